@@ -1,0 +1,52 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both install what they need.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_OUT ?= out/demo
+# Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint).
+APT_PACKAGES ?=
+
+.PHONY: demo test lint typecheck unit schema bench clean system-deps
+
+$(STAMP): pyproject.toml
+	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
+	@$(PY) -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+system-deps:
+	@if [ -n "$(APT_PACKAGES)" ]; then \
+	  missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; \
+	fi
+
+demo: $(STAMP) system-deps
+	$(BIN)/xoff check inventory/lab-mini
+	$(BIN)/xoff plan inventory/lab-mini -o $(DEMO_OUT)/plan.json
+	$(BIN)/xoff plan inventory/lab-mini --device leaf1
+	$(BIN)/xoff headroom --speed 400G --cable 40m --asic spectrum4 --model dynamic --small-packet-percent 100
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -q
+
+test: $(STAMP) system-deps lint typecheck unit
+
+schema: $(STAMP)
+	$(BIN)/xoff schema -o docs/intent.schema.json
+
+bench: $(STAMP)
+	$(BIN)/python bench/plan_scale.py --record bench/results/plan_scale.md
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,3 @@
+"""xoff: intent-driven configuration and validation for GPU cluster networks."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,80 @@
+"""Read an intent from one YAML file or from every YAML file under a directory.
+
+Files are read in sorted path order. Top-level lists (switches, hosts, links, ...) are
+concatenated; top-level mappings (networks, qos_policies, roles, ...) are merged key by key,
+and a key defined in two files is an error that names both places.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from xoff.errors import InputError, Location, Problem
+from xoff.intent.yamlsource import SourceMap, load_yaml
+
+
+def intent_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.suffix in (".yaml", ".yml") and p.is_file() and not any(s.startswith(".") for s in p.parts)
+        )
+        if not files:
+            raise InputError([Problem(Location(str(path), 1, 1), "", "no .yaml or .yml files in this directory")])
+        return files
+    if not path.exists():
+        raise InputError([Problem(Location(str(path), 1, 1), "", "no such file or directory")])
+    return [path]
+
+
+def read_intent(path: Path) -> tuple[dict[str, Any], SourceMap]:
+    """The merged raw data of an intent, and where every value of it was written."""
+    merged: dict[str, Any] = {}
+    smap = SourceMap()
+    problems: list[Problem] = []
+    for file in intent_files(path):
+        try:
+            data, fmap = load_yaml(file)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            problems.append(Problem(fmap.value(()), "", "the top level must be a mapping of sections"))
+            continue
+        for key, value in data.items():
+            problems.extend(_merge_section(merged, smap, fmap, key, value))
+    if problems:
+        raise InputError(problems)
+    return merged, smap
+
+
+def _merge_section(merged: dict[str, Any], smap: SourceMap, fmap: SourceMap, key: str, value: Any) -> list[Problem]:
+    if key not in merged:
+        merged[key] = value
+        smap.update_prefixed(fmap, (key,), (key,))
+        return []
+    have = merged[key]
+    if isinstance(have, list) and isinstance(value, list):
+        offset = len(have)
+        have.extend(value)
+        for i in range(len(value)):
+            smap.update_prefixed(fmap, (key, i), (key, offset + i))
+        return []
+    if isinstance(have, dict) and isinstance(value, dict):
+        problems = []
+        for sub, subvalue in value.items():
+            if sub in have:
+                first = smap.key((key, sub))
+                problems.append(
+                    Problem(fmap.key((key, sub)), f"{key}.{sub}", f"defined twice (first at {first})")
+                )
+                continue
+            have[sub] = subvalue
+            smap.update_prefixed(fmap, (key, sub), (key, sub))
+        return problems
+    first = smap.key((key,))
+    return [Problem(fmap.key((key,)), key, f"section defined twice (first at {first})")]

@@ -1,0 +1,165 @@
+"""``load_intent``: files -> validated document -> resolved, checked :class:`Intent`.
+
+Nothing downstream runs unless every stage is clean; all problems found at a stage are reported
+together, sorted by file and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from ipaddress import IPv4Address, IPv4Network
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from xoff.errors import InputError
+from xoff.intent import semantic
+from xoff.intent.context import Context
+from xoff.intent.document import IntentDocument
+from xoff.intent.files import intent_files, read_intent
+from xoff.intent.networks import RoceNetwork
+from xoff.intent.pydantic_errors import translate
+from xoff.intent.resolve import AddressPool, DeviceResolver
+from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
+from xoff.intent.wiring import Wiring
+from xoff.intent.yamlsource import Path_
+
+IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
+
+
+def load_intent(path: Path) -> Intent:
+    """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
+    data, smap = read_intent(path)
+    try:
+        doc = IntentDocument.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(translate(exc, data, smap, IntentDocument)) from None
+    ctx = Context(doc, smap)
+    semantic.check_policies(ctx)
+
+    resolver = DeviceResolver(ctx)
+    paths: dict[str, Path_] = {}
+    switches: dict[str, Switch] = {}
+    ib_switches: dict[str, IbSwitch] = {}
+    hosts: dict[str, Host] = {}
+    need_mgmt: list[str] = []
+    need_loopback: list[str] = []
+    for sw, p, mgmt_given, lo_given in resolver.switches():
+        switches[sw.name], paths[sw.name] = sw, p
+        if not mgmt_given:
+            need_mgmt.append(sw.name)
+        if not lo_given:
+            need_loopback.append(sw.name)
+    for ib, p, mgmt_given in resolver.ib_switches(IB_GUID_BASE):
+        ib_switches[ib.name], paths[ib.name] = ib, p
+        if not mgmt_given:
+            need_mgmt.append(ib.name)
+    for host, p, mgmt_given in resolver.hosts():
+        hosts[host.name], paths[host.name] = host, p
+        if not mgmt_given:
+            need_mgmt.append(host.name)
+    if ctx.problems:
+        raise InputError(ctx.problems)
+
+    _allocate(ctx, switches, ib_switches, hosts, need_mgmt, need_loopback)
+    semantic.check_addresses(ctx, _address_entries(ctx, switches, ib_switches, hosts, paths))
+    semantic.check_asns(ctx, switches, paths)
+    semantic.check_networks(ctx, switches, ib_switches, hosts)
+
+    wiring = Wiring(ctx, switches, ib_switches, hosts)
+    wiring.explicit()
+    wiring.generate()
+    semantic.check_rails(ctx, hosts, wiring.links, paths)
+    if not ctx.problems:
+        wiring.address()
+    for name, pod in wiring.pod_of.items():
+        sw = switches.get(name)
+        if sw is not None and sw.pod is not None and sw.pod != pod:
+            ctx.report((*paths[name], "pod"), f"{name} is in pod {sw.pod} here but cabling puts it in pod {pod}")
+        elif sw is not None:
+            switches[name] = dataclasses.replace(sw, pod=pod)
+    if ctx.problems:
+        raise InputError(ctx.problems)
+    return Intent(
+        document=doc,
+        files=[str(f) for f in intent_files(path)],
+        switches=switches,
+        ib_switches=ib_switches,
+        hosts=hosts,
+        links=wiring.links,
+        provenance=resolver.provenance,
+    )
+
+
+def _allocate(
+    ctx: Context,
+    switches: dict[str, Switch],
+    ib_switches: dict[str, IbSwitch],
+    hosts: dict[str, Host],
+    need_mgmt: list[str],
+    need_loopback: list[str],
+) -> None:
+    """Give each device without an explicit address the next free one of its pool, in intent order."""
+    mgmt = ctx.doc.networks.management
+    taken = {d.mgmt for d in [*switches.values(), *ib_switches.values(), *hosts.values()]}
+    taken |= {h.bmc for h in hosts.values() if h.bmc is not None}
+    if mgmt.gateway is not None:
+        taken.add(mgmt.gateway)
+    pool = AddressPool(mgmt.prefix, taken)
+    for name in need_mgmt:
+        addr = pool.next()
+        if addr is None:
+            ctx.report(
+                ("networks", "management", "prefix"),
+                f"{mgmt.prefix} has no free address left for {name} (allowed: a larger prefix, or explicit mgmt addresses)",
+            )
+            return
+        _set(switches, ib_switches, hosts, name, mgmt=addr)
+    pools: dict[str, AddressPool] = {}
+    for name in need_loopback:
+        sw = switches[name]
+        net = getattr(ctx.doc.networks, sw.network)
+        if not isinstance(net, RoceNetwork):
+            continue
+        if sw.network not in pools:
+            pools[sw.network] = AddressPool(net.loopback_prefix, {s.loopback for s in switches.values()})
+        addr = pools[sw.network].next()
+        if addr is None:
+            ctx.report(
+                ("networks", sw.network, "loopback_prefix"),
+                f"{net.loopback_prefix} has no free address left for {name} (allowed: a larger prefix)",
+            )
+            return
+        switches[name] = dataclasses.replace(sw, loopback=addr)
+
+
+def _set(switches: dict[str, Switch], ib: dict[str, IbSwitch], hosts: dict[str, Host], name: str, mgmt: IPv4Address) -> None:
+    if name in switches:
+        switches[name] = dataclasses.replace(switches[name], mgmt=mgmt)
+    elif name in ib:
+        ib[name] = dataclasses.replace(ib[name], mgmt=mgmt)
+    else:
+        hosts[name] = dataclasses.replace(hosts[name], mgmt=mgmt)
+
+
+def _address_entries(
+    ctx: Context,
+    switches: dict[str, Switch],
+    ib_switches: dict[str, IbSwitch],
+    hosts: dict[str, Host],
+    paths: dict[str, Path_],
+) -> list[tuple[str, str, IPv4Address, Path_, IPv4Network | None]]:
+    mgmt_prefix = ctx.doc.networks.management.prefix
+    out: list[tuple[str, str, IPv4Address, Path_, IPv4Network | None]] = []
+    for sw in switches.values():
+        out.append((sw.name, "mgmt address", sw.mgmt, (*paths[sw.name], "mgmt"), mgmt_prefix))
+        net = getattr(ctx.doc.networks, sw.network)
+        lo_prefix = net.loopback_prefix if isinstance(net, RoceNetwork) else None
+        out.append((sw.name, "loopback", sw.loopback, (*paths[sw.name], "loopback"), lo_prefix))
+    for ib in ib_switches.values():
+        out.append((ib.name, "mgmt address", ib.mgmt, (*paths[ib.name], "mgmt"), mgmt_prefix))
+    for host in hosts.values():
+        out.append((host.name, "mgmt address", host.mgmt, (*paths[host.name], "mgmt"), mgmt_prefix))
+        if host.bmc is not None:
+            out.append((host.name, "BMC address", host.bmc, (*paths[host.name], "bmc"), mgmt_prefix))
+    return out

@@ -1,0 +1,223 @@
+"""Resolve the written intent into flat devices: expand patterns, apply defaults -> role -> device
+inheritance once (remembering where each value came from), and allocate addresses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from ipaddress import IPv4Address, IPv4Network
+from typing import Any
+
+from xoff.buffers import get_asic
+from xoff.errors import Location
+from xoff.intent.context import Context
+from xoff.intent.devices import IbSwitchEntry, PortSpec, SwitchEntry, SwitchSettings
+from xoff.intent.patterns import PatternError, expand
+from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
+from xoff.intent.yamlsource import Path_, dotted
+
+Provenance = dict[tuple[str, str], tuple[Location | None, str]]
+_INHERITED = ("platform", "asic", "hwsku", "network", "mtu", "asn", "ports")
+_REQUIRED = ("platform", "asic", "ports")
+
+
+def _names(ctx: Context, pattern: str, path: Path_) -> list[str]:
+    try:
+        return expand(pattern)
+    except PatternError as exc:
+        ctx.report(path, str(exc))
+        return []
+
+
+def _ports(ctx: Context, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port]:
+    ports: dict[str, Port] = {}
+    for k, spec in enumerate(specs):
+        for name in _names(ctx, spec.name, (*path, k, "name")):
+            if name in ports:
+                ctx.report((*path, k, "name"), f"{device} lists port {name!r} twice (allowed: each port once)")
+                continue
+            ports[name] = Port(name, spec.speed, spec.use, spec.mtu, spec.shutdown)
+    return ports
+
+
+class DeviceResolver:
+    """Builds switches, InfiniBand switches and hosts; reports problems into the context."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.doc = ctx.doc
+        self.provenance: Provenance = {}
+        self.seen: dict[str, Path_] = {}
+
+    def _claim(self, name: str, path: Path_) -> bool:
+        first = self.seen.get(name)
+        if first is not None:
+            self.ctx.report(path, f"duplicate device name {name!r} (first at {self.ctx.at(first)})")
+            return False
+        self.seen[name] = path
+        return True
+
+    def _settle(self, name: str, entry: SwitchEntry, path: Path_) -> dict[str, Any]:
+        """Each inherited field from the device, else its role, else defaults.switch."""
+        layers: list[tuple[SwitchSettings, Path_]] = [(entry, path)]
+        role = self.doc.roles.get(entry.role)
+        if role is not None:
+            layers.append((role, ("roles", entry.role)))
+        layers.append((self.doc.defaults.switch, ("defaults", "switch")))
+        out: dict[str, Any] = {}
+        for field in _INHERITED:
+            for layer, lpath in layers:
+                if field in layer.model_fields_set and getattr(layer, field) is not None:
+                    out[field] = getattr(layer, field)
+                    out[f"{field}@"] = (*lpath, field)
+                    self.provenance[(name, field)] = (self.ctx.at((*lpath, field)), dotted((*lpath, field)))
+                    break
+        return out
+
+    def switches(self) -> Iterator[tuple[Switch, Path_, bool, bool]]:
+        """Yield (switch, path, mgmt_given, loopback_given); addresses not given are placeholders."""
+        for i, entry in enumerate(self.doc.switches):
+            path: Path_ = ("switches", i)
+            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
+                if not self._claim(name, (*path, "name")):
+                    continue
+                s = self._settle(name, entry, path)
+                missing = [f for f in _REQUIRED if f not in s]
+                for f in missing:
+                    self.ctx.report(
+                        path, f"{name}: {f} is not set (set it on the switch, in roles.{entry.role} or in defaults.switch)"
+                    )
+                if missing:
+                    continue
+                try:
+                    asic = get_asic(s["asic"]).name
+                except KeyError as exc:
+                    self.ctx.report(s["asic@"], str(exc.args[0]))
+                    continue
+                network = s.get("network", "compute")
+                net = getattr(self.doc.networks, network)
+                mtu = s.get("mtu") or (getattr(net, "switch_mtu", 9100) if net is not None else 9100)
+                yield (
+                    Switch(
+                        name=name,
+                        role=entry.role,
+                        platform=s["platform"],
+                        asic=asic,
+                        hwsku=s.get("hwsku"),
+                        network=network,
+                        mtu=mtu,
+                        asn=s.get("asn"),
+                        mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
+                        loopback=entry.loopback + j if entry.loopback else IPv4Address(0),
+                        pod=entry.pod,
+                        ports=_ports(self.ctx, s["ports"], s["ports@"], name),
+                    ),
+                    path,
+                    entry.mgmt is not None,
+                    entry.loopback is not None,
+                )
+
+    def ib_switches(self, guid_base: int) -> Iterator[tuple[IbSwitch, Path_, bool]]:
+        n = 0
+        defaults = self.doc.defaults.ib_switch
+        for i, entry in enumerate(self.doc.ib_switches):
+            path: Path_ = ("ib_switches", i)
+            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
+                if not self._claim(name, (*path, "name")):
+                    continue
+                n += 1
+                yield (
+                    IbSwitch(
+                        name=name,
+                        role=entry.role,
+                        model=_pick(entry, defaults, "model") or "quantum2",
+                        mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
+                        guid=entry.guid or f"0x{guid_base + n:016x}",
+                        ports=self._ib_ports(entry, path, name),
+                    ),
+                    path,
+                    entry.mgmt is not None,
+                )
+
+    def _ib_ports(self, entry: IbSwitchEntry, path: Path_, name: str) -> dict[str, Port]:
+        if entry.ports is not None:
+            return _ports(self.ctx, entry.ports, (*path, "ports"), name)
+        if self.doc.defaults.ib_switch.ports is not None:
+            return _ports(self.ctx, self.doc.defaults.ib_switch.ports, ("defaults", "ib_switch", "ports"), name)
+        self.ctx.report(path, f"{name}: ports is not set (set it on the switch or in defaults.ib_switch)")
+        return {}
+
+    def hosts(self) -> Iterator[tuple[Host, Path_, bool]]:
+        profiles = self.doc.host_profiles
+        nic_cache: dict[str, dict[str, Nic]] = {}
+        for i, entry in enumerate(self.doc.hosts):
+            path: Path_ = ("hosts", i)
+            profile = profiles.get(entry.profile)
+            if profile is None:
+                known = ", ".join(sorted(profiles)) or "none defined in host_profiles"
+                self.ctx.report((*path, "profile"), f"unknown host profile {entry.profile!r} (allowed: {known})")
+                continue
+            if entry.profile not in nic_cache:
+                nic_cache[entry.profile] = self._nics(entry.profile)
+            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
+                if not self._claim(name, (*path, "name")):
+                    continue
+                yield (
+                    Host(
+                        name=name,
+                        profile_name=entry.profile,
+                        profile=profile,
+                        mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
+                        bmc=entry.bmc + j if entry.bmc else None,
+                        unit=entry.unit,
+                        nics=nic_cache[entry.profile],
+                    ),
+                    path,
+                    entry.mgmt is not None,
+                )
+
+    def _nics(self, profile_name: str) -> dict[str, Nic]:
+        nics: dict[str, Nic] = {}
+        for k, spec in enumerate(self.doc.host_profiles[profile_name].nics):
+            path: Path_ = ("host_profiles", profile_name, "nics", k)
+            netdevs = _names(self.ctx, spec.netdev, (*path, "netdev"))
+            rdmas = _names(self.ctx, spec.rdma, (*path, "rdma")) if spec.rdma else [None] * len(netdevs)
+            if len(rdmas) != len(netdevs):
+                self.ctx.report(
+                    (*path, "rdma"),
+                    f"{spec.rdma!r} names {len(rdmas)} devices but netdev names {len(netdevs)} (allowed: equal counts)",
+                )
+                continue
+            for m, (netdev, rdma) in enumerate(zip(netdevs, rdmas, strict=True)):
+                if netdev in nics:
+                    self.ctx.report((*path, "netdev"), f"NIC {netdev!r} appears twice in profile {profile_name!r}")
+                    continue
+                nics[netdev] = Nic(
+                    netdev=netdev,
+                    rdma=rdma,
+                    network=spec.network,
+                    rail=None if spec.rail is None else spec.rail + m,
+                    gpu=None if spec.gpu is None else spec.gpu + m,
+                    speed=spec.speed,
+                    mtu=spec.mtu,
+                )
+        return nics
+
+
+def _pick(entry: Any, defaults: Any, field: str) -> Any:
+    value = getattr(entry, field)
+    return value if value is not None else getattr(defaults, field)
+
+
+class AddressPool:
+    """Hands out the next free host address of a prefix, skipping those already taken."""
+
+    def __init__(self, prefix: IPv4Network, taken: set[IPv4Address]) -> None:
+        self._hosts = prefix.hosts() if prefix.prefixlen < 31 else iter(prefix)
+        self._taken = taken
+
+    def next(self) -> IPv4Address | None:
+        for addr in self._hosts:
+            if addr not in self._taken:
+                self._taken.add(addr)
+                return addr
+        return None

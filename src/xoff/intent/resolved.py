@@ -1,0 +1,110 @@
+"""The resolved intent: every pattern expanded, every inherited value settled, every cable explicit.
+
+Plain frozen dataclasses (not pydantic): the input was validated already, and a 10k-GPU fabric
+holds tens of thousands of these, so building them must be cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface
+
+from xoff.errors import Location
+from xoff.intent.devices import HostProfile, NetworkName, Platform, SwitchRole
+from xoff.intent.document import IntentDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    name: str
+    speed: int
+    use: str
+    mtu: int | None
+    shutdown: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    name: str
+    role: SwitchRole
+    platform: Platform
+    asic: str
+    hwsku: str | None
+    network: NetworkName
+    mtu: int
+    asn: int | None
+    mgmt: IPv4Address
+    loopback: IPv4Address
+    pod: int | None
+    ports: dict[str, Port]
+
+
+@dataclass(frozen=True, slots=True)
+class IbSwitch:
+    name: str
+    role: SwitchRole
+    model: str
+    mgmt: IPv4Address
+    guid: str
+    ports: dict[str, Port]
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    netdev: str
+    rdma: str | None
+    network: NetworkName
+    rail: int | None
+    gpu: int | None
+    speed: int
+    mtu: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    name: str
+    profile_name: str
+    profile: HostProfile
+    mgmt: IPv4Address
+    bmc: IPv4Address | None
+    unit: int | None
+    nics: dict[str, Nic]
+
+
+Device = Switch | IbSwitch | Host
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One cable. ``a``/``b`` are (device, port); addresses are set for routed Ethernet links."""
+
+    a: tuple[str, str]
+    b: tuple[str, str]
+    speed: int
+    length: int
+    role: str  # host_leaf | leaf_spine | spine_super_spine | other
+    network: str  # compute | storage
+    origin: str  # where it came from: "links[3]" or "cabling[0] (leaf_spine)"
+    a_address: IPv4Interface | None = None
+    b_address: IPv4Interface | None = None
+
+
+@dataclass
+class Intent:
+    """The intent, resolved once at load time; everything downstream reads only this."""
+
+    document: IntentDocument
+    files: list[str]
+    switches: dict[str, Switch]
+    ib_switches: dict[str, IbSwitch]
+    hosts: dict[str, Host]
+    links: list[Link]
+    # where each (device, field) value came from: the location and the intent path that set it
+    provenance: dict[tuple[str, str], tuple[Location | None, str]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.document.fabric.name
+
+    def device(self, name: str) -> Device | None:
+        return self.switches.get(name) or self.ib_switches.get(name) or self.hosts.get(name)

@@ -1,0 +1,171 @@
+"""Checks that need the whole intent: references, uniqueness, lossless-plan sanity, addressing.
+
+These run at load time on the resolved intent; a failure here is bad input (exit 2), unlike the
+validators in ``xoff.validate``, which judge a well-formed fabric.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+
+from xoff.intent.context import Context
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.qos import QosPolicy
+from xoff.intent.resolved import Host, IbSwitch, Link, Switch
+from xoff.intent.yamlsource import Path_
+
+
+def check_policies(ctx: Context) -> None:
+    doc = ctx.doc
+    known = ", ".join(sorted(doc.qos_policies)) or "none defined in qos_policies"
+    refs: list[tuple[Path_, str | None]] = [(("networks", "management", "qos_policy"), doc.networks.management.qos_policy)]
+    for name in ("compute", "storage"):
+        net = getattr(doc.networks, name)
+        if isinstance(net, RoceNetwork):
+            refs.append((("networks", name, "qos_policy"), net.qos_policy))
+    for path, ref in refs:
+        if ref is not None and ref not in doc.qos_policies:
+            ctx.report(path, f"unknown QoS policy {ref!r} (allowed: {known})")
+    mgmt = doc.networks.management.qos_policy
+    if mgmt in doc.qos_policies and doc.qos_policies[mgmt].lossless_classes:
+        ctx.report(
+            ("networks", "management", "qos_policy"),
+            f"policy {mgmt!r} has lossless classes {', '.join(doc.qos_policies[mgmt].lossless_classes)}"
+            " (allowed: the management network is always lossy)",
+        )
+    for name, policy in doc.qos_policies.items():
+        _check_policy(ctx, name, policy)
+
+
+def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
+    base: Path_ = ("qos_policies", name)
+    classes = ", ".join(policy.classes)
+    for field in ("default_class", "cnp_class"):
+        ref = getattr(policy, field)
+        if ref is not None and ref not in policy.classes:
+            ctx.report((*base, field), f"unknown class {ref!r} (allowed: {classes})")
+    owner: dict[int, str] = {}
+    by_priority: dict[int, tuple[str, int, bool]] = {}
+    for cname, cls in policy.classes.items():
+        cpath = (*base, "classes", cname)
+        for k, dscp in enumerate(cls.dscp):
+            if dscp in owner:
+                where = "twice in this class" if owner[dscp] == cname else f"also in class {owner[dscp]!r}"
+                ctx.report((*cpath, "dscp", k), f"DSCP {dscp} is {where} (allowed: each DSCP in one class)")
+            else:
+                owner[dscp] = cname
+        prev = by_priority.get(cls.priority)
+        if prev is None:
+            by_priority[cls.priority] = (cname, cls.tc, cls.lossless)
+        elif prev[2] != cls.lossless:
+            ctx.report(
+                (*cpath, "priority"),
+                f"priority {cls.priority} is lossless in one class and lossy in the other ({prev[0]!r}, {cname!r})"
+                " (allowed: PFC is per priority, so classes sharing a priority agree on lossless)",
+            )
+        elif prev[1] != cls.tc:
+            ctx.report(
+                (*cpath, "priority"),
+                f"priority {cls.priority} maps to traffic class {prev[1]} in {prev[0]!r} and {cls.tc} here"
+                " (allowed: one traffic class per priority)",
+            )
+        if cls.lossless and policy.cnp_class == cname:
+            ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
+    lossless = policy.lossless_priorities
+    if len(lossless) > policy.max_lossless_classes:
+        ctx.report(
+            (*base, "classes"),
+            f"{len(lossless)} lossless priorities {lossless} exceed the limit of {policy.max_lossless_classes}"
+            " (allowed: raise max_lossless_classes if the ASICs support more)",
+        )
+
+
+def check_networks(ctx: Context, switches: dict[str, Switch], ib_switches: dict[str, IbSwitch], hosts: dict[str, Host]) -> None:
+    doc = ctx.doc
+    mgmt = doc.networks.management
+    if mgmt.gateway is not None and mgmt.gateway not in mgmt.prefix:
+        ctx.report(("networks", "management", "gateway"), f"{mgmt.gateway} is outside {mgmt.prefix} (allowed: an address in it)")
+    roce = [(n, getattr(doc.networks, n)) for n in ("compute", "storage") if isinstance(getattr(doc.networks, n), RoceNetwork)]
+    prefixes: list[tuple[Path_, IPv4Network]] = [(("networks", "management", "prefix"), mgmt.prefix)]
+    for name, net in roce:
+        prefixes += [(("networks", name, "p2p_prefix"), net.p2p_prefix), (("networks", name, "loopback_prefix"), net.loopback_prefix)]
+    for i, (path, prefix) in enumerate(prefixes):
+        for path2, prefix2 in prefixes[:i]:
+            if prefix.overlaps(prefix2):
+                ctx.report(path, f"{prefix} overlaps {'.'.join(map(str, path2))} {prefix2} (allowed: disjoint prefixes)")
+    compute = doc.networks.compute
+    if isinstance(compute, InfinibandNetwork):
+        sm = compute.subnet_manager.host
+        if sm not in hosts:
+            ctx.report(("networks", "compute", "subnet_manager", "host"), f"no host named {sm!r} (allowed: a host of this intent)")
+        for sw in switches.values():
+            if sw.network == "compute":
+                ctx.report(("switches",), f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)")
+        known_hosts = set(hosts)
+        for k, part in enumerate(compute.partitions):
+            if isinstance(part.members, list):
+                for m, member in enumerate(part.members):
+                    if member not in known_hosts:
+                        ctx.report(("networks", "compute", "partitions", k, "members", m), f"no host named {member!r}")
+        seen: dict[int, int] = {}
+        for k, part in enumerate(compute.partitions):
+            if part.pkey in seen or part.pkey == 0x7FFF:
+                ctx.report(("networks", "compute", "partitions", k, "pkey"), f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)")
+            seen[part.pkey] = k
+    elif ib_switches:
+        ctx.report(("ib_switches",), "InfiniBand switches need networks.compute.kind infiniband (allowed: remove them, or make compute InfiniBand)")
+    for sw in switches.values():
+        if sw.network == "storage" and doc.networks.storage is None:
+            ctx.report(("switches",), f"{sw.name} is on the storage network, which is not defined (allowed: define networks.storage)")
+    for host in hosts.values():
+        for nic in host.nics.values():
+            if nic.network == "storage" and doc.networks.storage is None:
+                ctx.report(("host_profiles", host.profile_name), f"NIC {nic.netdev} is on the storage network, which is not defined")
+                break
+
+
+def check_addresses(ctx: Context, entries: list[tuple[str, str, IPv4Address, Path_, IPv4Network | None]]) -> None:
+    """Unique addresses, each inside its network's prefix. Entries: (device, what, address, path, prefix)."""
+    seen: dict[IPv4Address, tuple[str, str]] = {}
+    for device, what, addr, path, prefix in entries:
+        if prefix is not None and addr not in prefix:
+            ctx.report(path, f"{device} {what} {addr} is outside {prefix} (allowed: an address in it)")
+        if addr in seen:
+            other = seen[addr]
+            ctx.report(path, f"{device} {what} {addr} is already {other[0]}'s {other[1]} (allowed: unique addresses)")
+        else:
+            seen[addr] = (device, what)
+
+
+def check_asns(ctx: Context, switches: dict[str, Switch], paths: dict[str, Path_]) -> None:
+    """Explicit ASNs: a leaf's ASN is its own; a spine tier or super-spine tier may share one (RFC 7938)."""
+    owners: dict[int, list[Switch]] = {}
+    for sw in switches.values():
+        if sw.asn is not None:
+            owners.setdefault(sw.asn, []).append(sw)
+    for asn, group in owners.items():
+        if len(group) < 2:
+            continue
+        roles = {s.role for s in group}
+        pods = {s.pod for s in group}
+        if "leaf" in roles or len(roles) > 1 or (roles == {"spine"} and len(pods) > 1):
+            for sw in group[1:]:
+                ctx.report(
+                    (*paths[sw.name], "asn"),
+                    f"ASN {asn} of {sw.name} is also {group[0].name}'s"
+                    " (allowed: unique per leaf; shared only by the spines of one pod or by the super-spines)",
+                )
+
+
+def check_rails(ctx: Context, hosts: dict[str, Host], links: list[Link], paths: dict[str, Path_]) -> None:
+    """Every compute or storage NIC is cabled (to its own network; the link check enforced that)."""
+    cabled = {end for link in links for end in (link.a, link.b)}
+    for host in hosts.values():
+        for nic in host.nics.values():
+            if (host.name, nic.netdev) not in cabled:
+                rail = f" (rail {nic.rail})" if nic.rail is not None else ""
+                ctx.report(
+                    paths[host.name],
+                    f"{host.name}:{nic.netdev}{rail} on the {nic.network} network is not cabled"
+                    " (allowed: add a link or a cabling generator for it)",
+                )

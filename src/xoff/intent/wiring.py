@@ -1,0 +1,290 @@
+"""Cabling: explicit links and generators become one list of checked, addressed links."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Interface, IPv4Network
+
+from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
+from xoff.intent.context import Context
+from xoff.intent.patterns import PatternError, expand_names
+from xoff.intent.qos import CableLengths
+from xoff.intent.resolved import Host, IbSwitch, Link, Switch
+from xoff.intent.yamlsource import Path_
+
+_TIER = {"host": 0, "leaf": 1, "spine": 2, "super-spine": 3}
+_ROLE_OF_TIERS = {(0, 1): "host_leaf", (1, 2): "leaf_spine", (2, 3): "spine_super_spine"}
+_USE_LABEL = {"uplink": "uplink", "downlink": "downlink"}
+
+
+def _speed(mbps: int) -> str:
+    return f"{mbps // 1000}G"
+
+
+class Wiring:
+    """Checks each cable end, tracks used ports, and hands out free ports to generators."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        switches: dict[str, Switch],
+        ib_switches: dict[str, IbSwitch],
+        hosts: dict[str, Host],
+    ) -> None:
+        self.ctx = ctx
+        self.switches = switches
+        self.ib_switches = ib_switches
+        self.hosts = hosts
+        self.used: dict[tuple[str, str], Path_] = {}
+        self.links: list[Link] = []
+        self.pod_of: dict[str, int] = {}
+        self._cursor: dict[tuple[str, str], int] = {}
+
+    # -- ends -----------------------------------------------------------------------------------
+    def _port_speed(self, device: str, port: str, path: Path_) -> int | None:
+        dev = self.switches.get(device) or self.ib_switches.get(device)
+        if dev is not None:
+            p = dev.ports.get(port)
+            if p is None:
+                self.ctx.report(path, f"{device} has no port {port!r} ({_port_summary(list(dev.ports))})")
+                return None
+            return p.speed
+        host = self.hosts.get(device)
+        if host is not None:
+            nic = host.nics.get(port)
+            if nic is None:
+                known = ", ".join(host.nics) or "none"
+                self.ctx.report(path, f"{device} has no NIC {port!r} (allowed: {known})")
+                return None
+            return nic.speed
+        self.ctx.report(path, f"no device named {device!r} (allowed: a switch, InfiniBand switch or host of this intent)")
+        return None
+
+    def _tier(self, device: str) -> int:
+        dev = self.switches.get(device) or self.ib_switches.get(device)
+        return 0 if dev is None else _TIER[dev.role]
+
+    def _network(self, device: str) -> str:
+        sw = self.switches.get(device)
+        return sw.network if sw is not None else "compute"
+
+    def add(self, a: tuple[str, str], b: tuple[str, str], speed: int | None, length: int | None, path: Path_, origin: str) -> None:
+        """Check and record one cable; ``path`` is where to point when something is wrong with it."""
+        ok = True
+        speeds = []
+        for end, sub in ((a, "a"), (b, "b")):
+            epath = (*path, sub) if origin.startswith("links") else path
+            s = self._port_speed(end[0], end[1], epath)
+            if s is None:
+                ok = False
+                continue
+            speeds.append(s)
+            first = self.used.get(end)
+            if first is not None:
+                self.ctx.report(
+                    epath, f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)"
+                )
+                ok = False
+            else:
+                self.used[end] = epath
+        if not ok:
+            return
+        if speeds[0] != speeds[1]:
+            self.ctx.report(
+                path,
+                f"speeds differ: {a[0]}:{a[1]} is {_speed(speeds[0])}, {b[0]}:{b[1]} is {_speed(speeds[1])}"
+                " (allowed: equal speeds at both ends)",
+            )
+            return
+        if speed is not None and speed != speeds[0]:
+            self.ctx.report(
+                (*path, "speed"), f"link speed {_speed(speed)} differs from its ports' {_speed(speeds[0])} (allowed: {_speed(speeds[0])})"
+            )
+            return
+        if not self._networks_agree(a, b, path):
+            return
+        # the upper tier is always the a end, so addressing and reports read top-down
+        if self._tier(a[0]) < self._tier(b[0]):
+            a, b = b, a
+        tiers = (self._tier(b[0]), self._tier(a[0]))
+        role = _ROLE_OF_TIERS.get(tiers, "other")
+        network = self._network(a[0])
+        self.links.append(Link(a, b, speeds[0], length if length is not None else self._default_length(role, network), role, network, origin))
+
+    def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
+        ends = []
+        for dev, port in (a, b):
+            if dev in self.hosts:
+                ends.append((f"{dev}:{port}", self.hosts[dev].nics[port].network, "NIC"))
+            elif dev in self.ib_switches:
+                ends.append((dev, "compute", "InfiniBand switch"))
+            else:
+                ends.append((dev, self.switches[dev].network, "switch"))
+        if ends[0][1] != ends[1][1]:
+            (n1, w1, k1), (n2, w2, k2) = ends
+            self.ctx.report(
+                path,
+                f"{k1} {n1} is on the {w1} network but {k2} {n2} is on the {w2} network"
+                " (allowed: both ends on one network)",
+            )
+            return False
+        return True
+
+    def _default_length(self, role: str, network: str) -> int:
+        lengths = CableLengths()
+        net = getattr(self.ctx.doc.networks, network, None)
+        policy = self.ctx.doc.qos_policies.get(getattr(net, "qos_policy", "") or "")
+        if policy is not None:
+            lengths = policy.cable_lengths
+        return int(getattr(lengths, role, lengths.leaf_spine))
+
+    # -- explicit links ---------------------------------------------------------------------------
+    def explicit(self) -> None:
+        for i, spec in enumerate(self.ctx.doc.links):
+            path: Path_ = ("links", i)
+            a = tuple(spec.a.split(":", 1))
+            b = tuple(spec.b.split(":", 1))
+            self.add((a[0], a[1]), (b[0], b[1]), spec.speed, spec.length, path, f"links[{i}]")
+
+    # -- generators -------------------------------------------------------------------------------
+    def generate(self) -> None:
+        for i, gen in enumerate(self.ctx.doc.cabling):
+            path: Path_ = ("cabling", i)
+            if isinstance(gen, LeafSpine):
+                self._leaf_spine(gen, path)
+            elif isinstance(gen, Clos3):
+                self._clos3(gen, path)
+            else:
+                self._rail(gen, path)
+
+    def _select(self, names: str | list[str], path: Path_, kinds: str) -> list[str] | None:
+        try:
+            out = expand_names(names)
+        except PatternError as exc:
+            self.ctx.report(path, str(exc))
+            return None
+        pool = self.hosts if kinds == "host" else {**self.switches, **self.ib_switches}
+        missing = [n for n in out if n not in pool]
+        if missing:
+            what = "host" if kinds == "host" else "switch"
+            self.ctx.report(path, f"no {what} named {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+            return None
+        return out
+
+    def _free(self, device: str, use: str, path: Path_, toward: str) -> str | None:
+        dev = self.switches.get(device) or self.ib_switches.get(device)
+        assert dev is not None
+        names = list(dev.ports)
+        start = self._cursor.get((device, use), 0)
+        for k in range(start, len(names)):
+            port = dev.ports[names[k]]
+            if port.use in (use, "any") and (device, port.name) not in self.used:
+                self._cursor[(device, use)] = k + 1
+                return port.name
+        count = sum(1 for p in dev.ports.values() if p.use in (use, "any"))
+        self.ctx.report(
+            path,
+            f"{device} has no free {_USE_LABEL[use]} port for its link to {toward} ({count} {use} or 'any' ports, all cabled)",
+        )
+        return None
+
+    def _pair(self, low: str, high: str, length: int | None, path: Path_, origin: str) -> None:
+        up = self._free(low, "uplink", path, high)
+        down = self._free(high, "downlink", path, low)
+        if up is not None and down is not None:
+            self.add((high, down), (low, up), None, length, path, origin)
+
+    def _leaf_spine(self, gen: LeafSpine, path: Path_) -> None:
+        leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
+        spines = self._select(gen.spines, (*path, "spines"), "switch")
+        if leaves is None or spines is None:
+            return
+        for leaf in leaves:
+            for spine in spines:
+                for _ in range(gen.links_per_pair):
+                    self._pair(leaf, spine, gen.length, path, f"cabling[{path[1]}] (leaf_spine)")
+
+    def _clos3(self, gen: Clos3, path: Path_) -> None:
+        leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
+        spines = self._select(gen.spines, (*path, "spines"), "switch")
+        supers = self._select(gen.super_spines, (*path, "super_spines"), "switch")
+        if leaves is None or spines is None or supers is None:
+            return
+        for what, group in (("leaves", leaves), ("spines", spines)):
+            if len(group) % gen.pods:
+                self.ctx.report((*path, what), f"{len(group)} {what} do not split evenly into {gen.pods} pods")
+                return
+        per_pod_leaves, per_pod_spines = len(leaves) // gen.pods, len(spines) // gen.pods
+        if len(supers) % per_pod_spines:
+            self.ctx.report(
+                (*path, "super_spines"),
+                f"{len(supers)} super-spines do not split evenly into {per_pod_spines} planes (one per spine of a pod)",
+            )
+            return
+        plane_size = len(supers) // per_pod_spines
+        origin = f"cabling[{path[1]}] (clos3)"
+        for pod in range(gen.pods):
+            pod_leaves = leaves[pod * per_pod_leaves : (pod + 1) * per_pod_leaves]
+            pod_spines = spines[pod * per_pod_spines : (pod + 1) * per_pod_spines]
+            for name in pod_leaves + pod_spines:
+                self.pod_of[name] = pod + 1
+            for leaf in pod_leaves:
+                for spine in pod_spines:
+                    self._pair(leaf, spine, gen.leaf_spine_length, path, origin)
+            for plane, spine in enumerate(pod_spines):
+                for sup in supers[plane * plane_size : (plane + 1) * plane_size]:
+                    self._pair(spine, sup, gen.spine_super_spine_length, path, origin)
+
+    def _rail(self, gen: RailOptimized, path: Path_) -> None:
+        hosts = self._select(gen.hosts, (*path, "hosts"), "host")
+        leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
+        if hosts is None or leaves is None:
+            return
+        origin = f"cabling[{path[1]}] (rail_optimized)"
+        for host in hosts:
+            nics = [n for n in self.hosts[host].nics.values() if n.network == gen.network]
+            for nic in nics:
+                if nic.rail is None or nic.rail >= len(leaves):
+                    rail = "no rail" if nic.rail is None else f"rail {nic.rail}"
+                    self.ctx.report(
+                        (*path, "leaves"),
+                        f"{host}:{nic.netdev} has {rail} (allowed: rails 0..{len(leaves) - 1}, one leaf per rail)",
+                    )
+                    return
+                leaf = leaves[nic.rail]
+                port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}")
+                if port is None:
+                    return
+                self.add((leaf, port), (host, nic.netdev), None, gen.length, path, origin)
+
+    # -- addressing -------------------------------------------------------------------------------
+    def address(self) -> None:
+        """A /31 per routed Ethernet link from its network's p2p pool; the upper end takes the even one."""
+        pools: dict[str, tuple[IPv4Network, int]] = {}
+        for i, link in enumerate(self.links):
+            if link.a[0] in self.ib_switches:
+                continue
+            net = getattr(self.ctx.doc.networks, link.network)
+            prefix, cursor = pools.get(link.network, (net.p2p_prefix, 0))
+            if cursor + 2 > prefix.num_addresses:
+                need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)
+                self.ctx.report(
+                    ("networks", link.network, "p2p_prefix"),
+                    f"{prefix} holds {prefix.num_addresses // 2} /31s but {need} links need one"
+                    f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
+                )
+                return
+            base = prefix.network_address + cursor
+            pools[link.network] = (prefix, cursor + 2)
+            self.links[i] = _with_addresses(link, IPv4Interface(f"{base}/31"), IPv4Interface(f"{base + 1}/31"))
+
+
+def _with_addresses(link: Link, a: IPv4Interface, b: IPv4Interface) -> Link:
+    return Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, a, b)
+
+
+def _port_summary(names: list[str]) -> str:
+    if not names:
+        return "it has no ports"
+    if len(names) <= 6:
+        return "allowed: " + ", ".join(names)
+    return f"allowed: {names[0]}, {names[1]}, ... {names[-1]} ({len(names)} ports)"

@@ -135,6 +135,9 @@ class QosPolicy(IntentModel):
     classes: dict[str, TrafficClassSpec] = Field(min_length=1)
     default_class: str = Field(description="class that takes every DSCP no class lists")
     cnp_class: str | None = Field(default=None, description="class carrying DCQCN congestion notifications")
+    roce_class: str | None = Field(
+        default=None, description="class RoCE data uses (host TOS, NCCL_IB_TC); defaults to the first lossless class"
+    )
     max_lossless_classes: LosslessLimit = 2
     pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog)
     buffers: Buffers = Field(default_factory=Buffers)
@@ -143,6 +146,12 @@ class QosPolicy(IntentModel):
     @property
     def lossless_classes(self) -> dict[str, TrafficClassSpec]:
         return {n: c for n, c in self.classes.items() if c.lossless}
+
+    @property
+    def rdma_class(self) -> str | None:
+        if self.roce_class is not None:
+            return self.roce_class
+        return next(iter(self.lossless_classes), None)
 
     @property
     def lossless_priorities(self) -> list[int]:

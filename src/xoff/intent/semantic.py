@@ -40,7 +40,7 @@ def check_policies(ctx: Context) -> None:
 def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
     base: Path_ = ("qos_policies", name)
     classes = ", ".join(policy.classes)
-    for field in ("default_class", "cnp_class"):
+    for field in ("default_class", "cnp_class", "roce_class"):
         ref = getattr(policy, field)
         if ref is not None and ref not in policy.classes:
             ctx.report((*base, field), f"unknown class {ref!r} (allowed: {classes})")

@@ -1,0 +1,146 @@
+"""``build_fabric_state``: the resolved intent -> FabricState, fabric-wide facts first."""
+
+from __future__ import annotations
+
+from xoff.desired.builders.buffers import build_buffers
+from xoff.desired.builders.host import build_host
+from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
+from xoff.desired.builders.qos import build_qos, cnp, roce_tos
+from xoff.desired.builders.switch import build_bgp, build_switch_interfaces, build_watchdog
+from xoff.desired.facts import Facts, build_facts
+from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Qos
+from xoff.errors import InputError, Problem
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.resolved import Intent, Switch
+
+
+def build_fabric_state(intent: Intent) -> FabricState:
+    """Plan every device; raise :class:`InputError` if the intent cannot be realised (e.g. no headroom row)."""
+    facts = build_facts(intent)
+    doc = intent.document
+    qos_by_network: dict[str, Qos] = {}
+    for name, policy in facts.policies.items():
+        net = getattr(doc.networks, name)
+        assert isinstance(net, RoceNetwork)
+        qos_by_network[name] = build_qos(net.qos_policy, policy)
+
+    devices: dict[str, Device] = {}
+    problems: list[Problem] = []
+    for sw in intent.switches.values():
+        try:
+            devices[sw.name] = _switch(facts, sw, qos_by_network.get(sw.network))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    sm_host = doc.networks.compute.subnet_manager.host if isinstance(doc.networks.compute, InfinibandNetwork) else None
+    for ib in intent.ib_switches.values():
+        devices[ib.name] = Device(
+            name=ib.name,
+            kind="ib_switch",
+            platform="infiniband",
+            role=ib.role,
+            network="compute",
+            asic=ib.model,
+            guid=ib.guid,
+            mgmt_address=str(ib.mgmt),
+            interfaces=build_ib_interfaces(facts, ib),
+        )
+    for host in intent.hosts.values():
+        settings, interfaces = build_host(facts, host)
+        devices[host.name] = Device(
+            name=host.name,
+            kind="host",
+            platform="linux",
+            role="subnet-manager" if host.name == sm_host else "gpu-host" if host.profile.gpus else "host",
+            mgmt_address=str(host.mgmt),
+            interfaces=interfaces,
+            host=settings,
+            subnet_manager=build_subnet_manager(facts) if host.name == sm_host else None,
+        )
+    return FabricState(
+        fabric=intent.name,
+        networks=_network_plans(facts, devices),
+        links=[
+            Link(
+                a=Peer(device=lk.a[0], port=lk.a[1]),
+                b=Peer(device=lk.b[0], port=lk.b[1]),
+                speed_mbps=lk.speed,
+                cable_m=lk.length,
+                role=lk.role,
+                network=lk.network,
+            )
+            for lk in intent.links
+        ],
+        devices=devices,
+    )
+
+
+def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
+    policy = facts.policy_for(sw.network)
+    interfaces = build_switch_interfaces(facts, sw, policy)
+    buffers = watchdog = None
+    if policy is not None and qos is not None:
+        lossless_ports = [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
+        if lossless_ports:
+            buffers = build_buffers(sw, policy, qos.policy, lossless_ports)
+        watchdog = build_watchdog(policy, interfaces)
+    return Device(
+        name=sw.name,
+        kind="switch",
+        platform=sw.platform,
+        role=sw.role,
+        network=sw.network,
+        asic=sw.asic,
+        hwsku=sw.hwsku,
+        mgmt_address=str(sw.mgmt),
+        interfaces=interfaces,
+        bgp=build_bgp(facts, sw),
+        qos=qos,
+        buffers=buffers,
+        pfc_watchdog=watchdog,
+    )
+
+
+def _network_plans(facts: Facts, devices: dict[str, Device]) -> dict[str, NetworkPlan]:
+    doc = facts.intent.document
+    count: dict[str, int] = {}
+    for d in devices.values():
+        if d.network:
+            count[d.network] = count.get(d.network, 0) + 1
+    plans = {
+        "management": NetworkPlan(
+            kind="management",
+            qos_policy=doc.networks.management.qos_policy,
+            lossless_priorities=[],
+            roce_dscp=None,
+            roce_tos=None,
+            cnp_dscp=None,
+            devices=len(devices),
+        )
+    }
+    for name in ("compute", "storage"):
+        net = getattr(doc.networks, name)
+        if isinstance(net, RoceNetwork):
+            policy = doc.qos_policies[net.qos_policy]
+            tos = roce_tos(policy)
+            plans[name] = NetworkPlan(
+                kind="roce",
+                qos_policy=net.qos_policy,
+                lossless_priorities=policy.lossless_priorities,
+                roce_dscp=None if tos is None else tos >> 2,
+                roce_tos=tos,
+                cnp_dscp=cnp(policy)[0],
+                devices=count.get(name, 0),
+            )
+        elif isinstance(net, InfinibandNetwork):
+            plans[name] = NetworkPlan(
+                kind="infiniband",
+                qos_policy=None,
+                lossless_priorities=[],
+                roce_dscp=None,
+                roce_tos=None,
+                cnp_dscp=None,
+                devices=count.get(name, 0),
+            )
+    return plans

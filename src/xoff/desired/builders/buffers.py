@@ -1,0 +1,116 @@
+"""Buffer pools and per-port lossless headroom (reference/lossless.md §1.3-1.4, §6 rule 4)."""
+
+from __future__ import annotations
+
+from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
+from xoff.desired.models import BufferPool, BufferProfile, Buffers
+from xoff.errors import InputError, Problem
+from xoff.intent.qos import QosPolicy
+from xoff.intent.resolved import Switch
+
+INGRESS_LOSSLESS_POOL = "ingress_lossless_pool"
+
+
+def _pools(asic: AsicSpec, mode: str) -> list[BufferPool]:
+    p = asic.pools
+    m = "dynamic" if mode == "dynamic" else "static"
+    out = [
+        BufferPool(name=INGRESS_LOSSLESS_POOL, type="ingress", mode="dynamic", size=p.ingress_lossless_pool, xoff=p.shared_headroom_pool_xoff),
+        BufferPool(name="ingress_lossy_pool", type="ingress", mode="dynamic", size=p.ingress_lossy_pool),
+        BufferPool(name="egress_lossless_pool", type="egress", mode="dynamic" if m == "dynamic" else "static", size=p.egress_lossless_pool),
+        BufferPool(name="egress_lossy_pool", type="egress", mode="dynamic", size=p.egress_lossy_pool),
+    ]
+    return out
+
+
+def _site_row(policy: QosPolicy, speed: int, cable: int, policy_name: str) -> Headroom | None:
+    for k, row in enumerate(policy.buffers.headroom_rows):
+        if row.speed == speed and row.cable == cable:
+            return Headroom(
+                xon=row.xon,
+                xoff=row.xoff,
+                size=row.size,
+                xon_offset=row.xon_offset,
+                source=f"intent: qos_policies.{policy_name}.buffers.headroom_rows[{k}]",
+                speed_mbps=speed,
+                cable_m=cable,
+            )
+    return None
+
+
+def build_buffers(
+    switch: Switch, policy: QosPolicy, policy_name: str, lossless_ports: list[tuple[str, int, int]]
+) -> Buffers:
+    """``lossless_ports``: (port, speed Mb/s, cable m) for each port carrying lossless priorities."""
+    asic = get_asic(switch.asic)
+    spec = policy.buffers
+    profiles: dict[str, BufferProfile] = {}
+    port_pgs: dict[str, dict[str, str]] = {}
+    totals: dict[str, int] = {}
+    pgs = sorted({c.tc for c in policy.classes.values() if c.lossless})
+    pg_key = _pg_ranges(pgs)
+    problems: list[Problem] = []
+    for port, speed, cable in lossless_ports:
+        try:
+            room = _site_row(policy, speed, cable, policy_name) or headroom_for(
+                asic,
+                speed,
+                cable,
+                model=spec.model,
+                port_mtu=switch.mtu,
+                lossless_mtu=spec.lossless_mtu,
+                small_packet_percent=spec.small_packet_percent,
+                shared_headroom_pool=spec.shared_headroom_pool,
+            )
+        except HeadroomUnavailable as exc:
+            problems.append(
+                Problem(
+                    None,
+                    f"qos_policies.{policy_name}.buffers",
+                    f"{switch.name}:{port}: {exc} (allowed: add a headroom_rows entry for it)",
+                )
+            )
+            continue
+        name = room.profile_name
+        if name not in profiles:
+            profiles[name] = BufferProfile(
+                name=name,
+                pool=INGRESS_LOSSLESS_POOL,
+                xon=room.xon,
+                xoff=room.xoff,
+                size=room.size,
+                xon_offset=room.xon_offset,
+                dynamic_th=spec.dynamic_th,
+                source=room.source,
+            )
+        port_pgs[port] = dict.fromkeys(pg_key, name)
+        totals[port] = room.size * len(pgs)
+    if problems:
+        raise InputError(problems)
+    return Buffers(
+        model=spec.model,
+        lossless_mtu=spec.lossless_mtu,
+        small_packet_percent=spec.small_packet_percent,
+        pools=_pools(asic, spec.model),
+        profiles=dict(sorted(profiles.items())),
+        port_priority_groups=port_pgs,
+        port_headroom_bytes=totals,
+    )
+
+
+def _pg_ranges(pgs: list[int]) -> list[str]:
+    """SONiC-style keys: contiguous PGs collapse into 'a-b' (``3-4``), others stand alone."""
+    out: list[str] = []
+    start = prev = None
+    for pg in pgs:
+        if start is None:
+            start = prev = pg
+        elif prev is not None and pg == prev + 1:
+            prev = pg
+        else:
+            out.append(f"{start}-{prev}" if start != prev else str(start))
+            start = prev = pg
+    if start is not None:
+        out.append(f"{start}-{prev}" if start != prev else str(start))
+    return out
+

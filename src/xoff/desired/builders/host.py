@@ -1,0 +1,169 @@
+"""GPU host settings: ConnectX QoS, RoCE knobs, addressing, NCCL and GPUDirect (reference §4)."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+
+from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
+from xoff.desired.facts import Facts
+from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Peer, Route, Rule
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.resolved import Host, Nic
+
+ROCE_HEADERS = 96  # GRH+UDP+BTH+XRC+AtomicETH+ICRC: netdev MTU minus this bounds the RoCE MTU (§4.3)
+IB_MTUS = (4096, 2048, 1024, 512, 256)
+RAIL_TABLE_BASE = 100  # one policy-routing table per RDMA NIC, so each rail answers from its own port
+
+
+def roce_active_mtu(netdev_mtu: int) -> int | None:
+    return next((m for m in IB_MTUS if m <= netdev_mtu - ROCE_HEADERS), None)
+
+
+def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
+    doc = facts.intent.document
+    net = getattr(doc.networks, nic.network)
+    peer_link = next(((link, port) for link, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
+    address = gateway = None
+    if peer_link is not None:
+        link, _ = peer_link
+        mine_is_a = link.a == (host.name, nic.netdev)
+        mine = link.a_address if mine_is_a else link.b_address
+        theirs = link.b_address if mine_is_a else link.a_address
+        address = str(mine) if mine is not None else None
+        gateway = str(theirs.ip) if theirs is not None else None
+    if isinstance(net, RoceNetwork):
+        policy = doc.qos_policies[net.qos_policy]
+        mtu = nic.mtu or net.host_mtu
+        lossless = set(policy.lossless_priorities)
+        cnp_dscp, cnp_priority = cnp(policy)
+        listed = {d for c in policy.classes.values() for d in c.dscp}
+        full = dscp_to_priority(policy)
+        return HostNic(
+            netdev=nic.netdev,
+            rdma=nic.rdma,
+            network=nic.network,
+            rail=nic.rail,
+            gpu=nic.gpu,
+            speed_mbps=nic.speed,
+            mtu=mtu,
+            address=address,
+            gateway=gateway,
+            trust=policy.trust,
+            pfc=[1 if p in lossless else 0 for p in range(8)],
+            dscp_to_priority={d: full[d] for d in sorted(listed)},
+            roce_mode="RoCE v2",
+            roce_tos=roce_tos(policy),
+            ecn_np_priorities=sorted(lossless),
+            ecn_rp_priorities=sorted(lossless),
+            cnp_dscp=cnp_dscp,
+            cnp_priority=cnp_priority,
+            roce_active_mtu=roce_active_mtu(mtu),
+        )
+    return HostNic(  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
+        netdev=nic.netdev,
+        rdma=nic.rdma,
+        network=nic.network,
+        rail=nic.rail,
+        gpu=nic.gpu,
+        speed_mbps=nic.speed,
+        mtu=nic.mtu or 4096,
+        address=None,
+        gateway=None,
+        trust=None,
+        pfc=[0] * 8,
+        dscp_to_priority={},
+        roce_mode=None,
+        roce_tos=None,
+        ecn_np_priorities=[],
+        ecn_rp_priorities=[],
+        cnp_dscp=None,
+        cnp_priority=None,
+        roce_active_mtu=None,
+    )
+
+
+def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interface]]:
+    doc = facts.intent.document
+    nics = {name: _nic_state(facts, host, nic) for name, nic in host.nics.items()}
+    routes: list[Route] = []
+    rules: list[Rule] = []
+    interfaces: dict[str, Interface] = {}
+    peers = {port: peer for _, port, peer in facts.links_of.get(host.name, [])}
+    links = {port: link for link, port, _ in facts.links_of.get(host.name, [])}
+    for k, nic in enumerate(nics.values()):
+        peer = peers.get(nic.netdev)
+        link = links.get(nic.netdev)
+        interfaces[nic.netdev] = Interface(
+            name=nic.netdev,
+            kind="infiniband" if nic.roce_mode is None else "ethernet",
+            speed_mbps=nic.speed_mbps,
+            mtu=nic.mtu,
+            addresses=[nic.address] if nic.address else [],
+            peer=Peer(device=peer[0], port=peer[1]) if peer else None,
+            cable_m=link.length if link else None,
+            link_role=link.role if link else None,
+            network=nic.network,
+            pfc_priorities=[p for p in range(8) if nic.pfc[p]],
+        )
+        if nic.address is None or nic.gateway is None:
+            continue
+        table = RAIL_TABLE_BASE + k
+        net = getattr(doc.networks, nic.network)
+        assert isinstance(net, RoceNetwork)
+        for dest in (net.p2p_prefix, net.loopback_prefix):
+            routes.append(Route(destination=str(dest), via=nic.gateway, device=nic.netdev, table=table))
+        rules.append(Rule(source=nic.address.split("/")[0] + "/32", table=table, priority=1000 + k))
+    mgmt_prefix: IPv4Network = doc.networks.management.prefix
+    interfaces[host.profile.mgmt_interface] = Interface(
+        name=host.profile.mgmt_interface, kind="mgmt", addresses=[f"{host.mgmt}/{mgmt_prefix.prefixlen}"]
+    )
+    return (
+        HostSettings(
+            profile=host.profile_name,
+            gpus=host.profile.gpus,
+            nic_model=host.profile.nic_model,
+            nics=nics,
+            routes=routes,
+            rules=rules,
+            nccl_env=_nccl_env(facts, host, nics),
+            gpudirect=_gpudirect(host, nics),
+        ),
+        interfaces,
+    )
+
+
+def _nccl_env(facts: Facts, host: Host, nics: dict[str, HostNic]) -> dict[str, str]:
+    """NCCL variables (reference §4.4); empty when the host has no compute NIC."""
+    compute = sorted((n for n in nics.values() if n.network == "compute" and n.rdma), key=lambda n: (n.rail or 0, n.netdev))
+    if not compute:
+        return {}
+    env = {
+        "NCCL_IB_HCA": "=" + ",".join(f"{n.rdma}:1" for n in compute),
+        "NCCL_SOCKET_IFNAME": "=" + host.profile.mgmt_interface,
+        "NCCL_NET_GDR_LEVEL": "PXB",
+    }
+    net = facts.intent.document.networks.compute
+    if isinstance(net, InfinibandNetwork):
+        env["NCCL_IB_SL"] = str(net.service_level)
+    else:
+        tos = compute[0].roce_tos
+        if tos is not None:
+            env["NCCL_IB_TC"] = str(tos)
+        # -1 lets NCCL pick the RoCE v2 IPv4 GID itself: index 3 is common but not guaranteed (§4.3)
+        env["NCCL_IB_GID_INDEX"] = "-1"
+        env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
+        env["NCCL_IB_ADDR_FAMILY"] = "AF_INET"
+    return dict(sorted(env.items()))
+
+
+def _gpudirect(host: Host, nics: dict[str, HostNic]) -> GpuDirect | None:
+    if host.profile.gpus == 0:
+        return None
+    gpu_nic = {n.gpu: n.rdma for n in nics.values() if n.network == "compute" and n.gpu is not None and n.rdma}
+    return GpuDirect(
+        nvidia_peermem=True,
+        acs_disabled=True,
+        iommu="passthrough",
+        gdr_level="PXB",
+        gpu_nic=dict(sorted(gpu_nic.items())),
+    )

@@ -1,0 +1,90 @@
+"""Switch interfaces, BGP underlay and PFC watchdog from the resolved intent and fabric facts."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Interface, IPv4Network
+
+from xoff.desired.facts import Facts
+from xoff.desired.models import Bgp, BgpNeighbor, Interface, Peer, PfcWatchdog
+from xoff.intent.networks import RoceNetwork
+from xoff.intent.qos import QosPolicy
+from xoff.intent.resolved import Link, Switch
+from xoff.platforms import get_platform
+
+
+def _end_address(link: Link, port_side_is_a: bool) -> IPv4Interface | None:
+    return link.a_address if port_side_is_a else link.b_address
+
+
+def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) -> dict[str, Interface]:
+    info = get_platform(sw.platform)
+    lossless = policy.lossless_priorities if policy is not None else []
+    watchdog = policy is not None and policy.pfc_watchdog.enabled and bool(lossless)
+    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
+    out: dict[str, Interface] = {}
+    for port in sw.ports.values():
+        hit = cabled.get(port.name)
+        if hit is None:
+            out[port.name] = Interface(name=port.name, kind="ethernet", speed_mbps=port.speed, mtu=port.mtu or sw.mtu, admin_up=False)
+            continue
+        link, peer = hit
+        addr = _end_address(link, link.a == (sw.name, port.name))
+        out[port.name] = Interface(
+            name=port.name,
+            kind="ethernet",
+            speed_mbps=port.speed,
+            mtu=port.mtu or sw.mtu,
+            admin_up=not port.shutdown,
+            addresses=[str(addr)] if addr is not None else [],
+            peer=Peer(device=peer[0], port=peer[1]),
+            cable_m=link.length,
+            link_role=link.role,
+            network=link.network,
+            pfc_priorities=list(lossless),
+            pfc_watchdog=watchdog,
+        )
+    if info.loopback_interface is not None:
+        out[info.loopback_interface] = Interface(
+            name=info.loopback_interface, kind="loopback", addresses=[f"{sw.loopback}/32"]
+        )
+    mgmt_prefix = facts.intent.document.networks.management.prefix
+    out[info.mgmt_interface] = Interface(
+        name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
+    )
+    return out
+
+
+def build_bgp(facts: Facts, sw: Switch) -> Bgp:
+    net = getattr(facts.intent.document.networks, sw.network)
+    max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
+    neighbors: list[BgpNeighbor] = []
+    originated = [f"{sw.loopback}/32"]
+    for link, port, peer in facts.links_of.get(sw.name, []):
+        mine_is_a = link.a == (sw.name, port)
+        theirs = link.b_address if mine_is_a else link.a_address
+        mine = link.a_address if mine_is_a else link.b_address
+        if theirs is None or mine is None:
+            continue
+        if peer[0] in facts.asn:
+            neighbors.append(
+                BgpNeighbor(address=str(theirs.ip), remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port)
+            )
+        else:  # a host: advertise its /31 so every rail reaches every other
+            originated.append(str(IPv4Network(mine.network)))
+    return Bgp(asn=facts.asn[sw.name], router_id=str(sw.loopback), max_paths=max_paths, neighbors=neighbors, networks=originated)
+
+
+def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:
+    wd = policy.pfc_watchdog
+    ports = [i.name for i in interfaces.values() if i.pfc_watchdog]
+    if not wd.enabled or not ports:
+        return None
+    queues = sorted({c.egress_queue for c in policy.classes.values() if c.lossless})
+    return PfcWatchdog(
+        poll_interval_ms=wd.poll_interval_ms,
+        detection_ms=wd.detection_ms,
+        restoration_ms=wd.restoration_ms,
+        action=wd.action,
+        ports=ports,
+        queues=queues,
+    )

@@ -1,0 +1,97 @@
+"""Fabric-wide facts, computed once before any device is built (pyavd's two-phase pattern)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from xoff.errors import InputError, Problem
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.qos import QosPolicy
+from xoff.intent.resolved import Intent, Link
+
+# Per-network fallback ASN plans (RFC 7938 style, private ranges), used where the intent gives none.
+DEFAULT_ASN_PLANS = {
+    "compute": {"super_spine": 65000, "spine": 65100, "leaf": 4200000001},
+    "storage": {"super_spine": 65500, "spine": 65600, "leaf": 4201000001},
+}
+
+
+@dataclass
+class Facts:
+    intent: Intent
+    links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = field(default_factory=dict)
+    asn: dict[str, int] = field(default_factory=dict)
+    policies: dict[str, QosPolicy] = field(default_factory=dict)  # network name -> its policy
+
+    def policy_for(self, network: str | None) -> QosPolicy | None:
+        return self.policies.get(network or "")
+
+
+def build_facts(intent: Intent) -> Facts:
+    facts = Facts(intent)
+    links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = defaultdict(list)
+    for link in intent.links:
+        links_of[link.a[0]].append((link, link.a[1], link.b))
+        links_of[link.b[0]].append((link, link.b[1], link.a))
+    facts.links_of = dict(links_of)
+    doc = intent.document
+    for name in ("compute", "storage"):
+        net = getattr(doc.networks, name)
+        if isinstance(net, RoceNetwork):
+            facts.policies[name] = doc.qos_policies[net.qos_policy]
+    facts.asn = _plan_asns(intent)
+    return facts
+
+
+def _plan_asns(intent: Intent) -> dict[str, int]:
+    """RFC 7938: super-spines share one ASN, the spines of a pod share one, every leaf has its own."""
+    doc = intent.document
+    out: dict[str, int] = {}
+    leaf_index: dict[str, int] = defaultdict(int)
+    for sw in intent.switches.values():
+        if sw.asn is not None:
+            out[sw.name] = sw.asn
+            continue
+        net = getattr(doc.networks, sw.network)
+        plan = dict(DEFAULT_ASN_PLANS[sw.network])
+        if isinstance(net, RoceNetwork):
+            given = net.underlay.asn_plan.model_dump(exclude_none=True)
+            plan.update(given)
+        if sw.role == "super-spine":
+            out[sw.name] = plan["super_spine"]
+        elif sw.role == "spine":
+            out[sw.name] = plan["spine"] + (sw.pod or 1) - 1
+        else:
+            out[sw.name] = plan["leaf"] + leaf_index[sw.network]
+            leaf_index[sw.network] += 1
+    _check_asn_plan(intent, out)
+    return out
+
+
+def _check_asn_plan(intent: Intent, asns: dict[str, int]) -> None:
+    """A planned leaf ASN must not collide with another device's (e.g. a leaf range running into spines)."""
+    owners: dict[int, list[str]] = defaultdict(list)
+    for name, asn in asns.items():
+        owners[asn].append(name)
+    problems = []
+    for asn, names in owners.items():
+        roles = {intent.switches[n].role for n in names}
+        pods = {intent.switches[n].pod for n in names}
+        networks = {intent.switches[n].network for n in names}
+        if len(names) > 1 and ("leaf" in roles or len(roles) > 1 or len(pods) > 1 or len(networks) > 1):
+            net = intent.switches[names[0]].network
+            problems.append(
+                Problem(
+                    None,
+                    f"networks.{net}.underlay.asn_plan",
+                    f"the plan gives ASN {asn} to {', '.join(names[:4])}"
+                    " (allowed: ASN ranges that do not overlap: unique per leaf, per pod's spines, per super-spine tier)",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+
+
+def is_infiniband(intent: Intent) -> bool:
+    return isinstance(intent.document.networks.compute, InfinibandNetwork)

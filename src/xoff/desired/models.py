@@ -1,0 +1,258 @@
+"""FabricState: the vendor-neutral desired (or observed) state of every device.
+
+THE contract of xoff: builders produce it from intent, renderers read it, parsers of running
+state produce it, checks compare two of them. Values only, no vendor syntax; maps keyed by
+integers (DSCP, priority, queue) serialise with string keys and read back as integers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class State(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Peer(State):
+    device: str
+    port: str
+
+
+class Interface(State):
+    name: str
+    kind: Literal["ethernet", "loopback", "mgmt", "infiniband"]
+    speed_mbps: int | None = None
+    mtu: int | None = None
+    admin_up: bool = True
+    addresses: list[str] = Field(default_factory=list, description="IPv4 interface addresses, a.b.c.d/len")
+    peer: Peer | None = None
+    cable_m: int | None = None
+    link_role: str | None = None
+    network: str | None = None
+    pfc_priorities: list[int] = Field(default_factory=list, description="priorities with PFC (lossless) on this port")
+    pfc_watchdog: bool = False
+
+
+class BgpNeighbor(State):
+    address: str
+    remote_asn: int
+    peer: str
+    interface: str
+
+
+class Bgp(State):
+    asn: int
+    router_id: str
+    max_paths: int
+    neighbors: list[BgpNeighbor]
+    networks: list[str] = Field(description="prefixes this router originates")
+
+
+class Scheduler(State):
+    type: Literal["strict", "dwrr"]
+    weight: int | None = None
+
+
+class Ecn(State):
+    min_threshold: int
+    max_threshold: int
+    probability: int
+
+
+class TrafficClassPlan(State):
+    name: str
+    dscp: list[int]
+    priority: int
+    traffic_class: int
+    queue: int
+    priority_group: int
+    lossless: bool
+
+
+class Qos(State):
+    """Classification, PFC and scheduling, identical on every hop of a network."""
+
+    policy: str
+    trust: Literal["dscp", "pcp"]
+    classes: list[TrafficClassPlan]
+    dscp_to_tc: dict[int, int]
+    tc_to_queue: dict[int, int]
+    tc_to_priority_group: dict[int, int]
+    pfc_priority_to_queue: dict[int, int]
+    pfc_priority_to_priority_group: dict[int, int]
+    lossless_priorities: list[int]
+    cnp_dscp: int | None
+    cnp_priority: int | None
+    schedulers: dict[int, Scheduler] = Field(description="per egress queue")
+    ecn: dict[int, Ecn] = Field(description="per egress queue with ECN marking")
+
+
+class BufferPool(State):
+    name: str
+    type: Literal["ingress", "egress"]
+    mode: Literal["static", "dynamic"]
+    size: int | None = None
+    xoff: int | None = Field(default=None, description="shared headroom pool size")
+
+
+class BufferProfile(State):
+    name: str
+    pool: str
+    xon: int
+    xoff: int
+    size: int
+    xon_offset: int | None = None
+    dynamic_th: int | None = None
+    source: str = Field(description="the lookup row or formula the numbers came from")
+
+
+class Buffers(State):
+    model: Literal["static", "dynamic"]
+    lossless_mtu: int
+    small_packet_percent: int
+    pools: list[BufferPool]
+    profiles: dict[str, BufferProfile]
+    port_priority_groups: dict[str, dict[str, str]] = Field(description="port -> PG or PG range -> profile")
+    port_headroom_bytes: dict[str, int] = Field(description="port -> total headroom its lossless PGs reserve")
+
+
+class PfcWatchdog(State):
+    poll_interval_ms: int
+    detection_ms: int
+    restoration_ms: int
+    action: Literal["drop", "forward", "alert"]
+    ports: list[str]
+    queues: list[int]
+
+
+class Route(State):
+    destination: str
+    via: str
+    device: str
+    table: int
+
+
+class Rule(State):
+    source: str
+    table: int
+    priority: int
+
+
+class HostNic(State):
+    netdev: str
+    rdma: str | None
+    network: str
+    rail: int | None
+    gpu: int | None
+    speed_mbps: int
+    mtu: int
+    address: str | None
+    gateway: str | None
+    trust: Literal["dscp", "pcp"] | None
+    pfc: list[int] = Field(description="8 flags, priority 0..7, 1 = PFC on (mlnx_qos --pfc)")
+    dscp_to_priority: dict[int, int]
+    roce_mode: Literal["RoCE v2"] | None
+    roce_tos: int | None = Field(description="TOS byte: DSCP << 2 | ECN (ECT(0) = 2)")
+    ecn_np_priorities: list[int]
+    ecn_rp_priorities: list[int]
+    cnp_dscp: int | None
+    cnp_priority: int | None
+    roce_active_mtu: int | None = Field(description="IB MTU RoCE derives from the netdev MTU")
+
+
+class GpuDirect(State):
+    nvidia_peermem: bool
+    acs_disabled: bool
+    iommu: Literal["off", "passthrough"]
+    gdr_level: str
+    gpu_nic: dict[int, str] = Field(description="GPU index -> its rail's RDMA device (must be PIX or PXB)")
+
+
+class HostSettings(State):
+    profile: str
+    gpus: int
+    nic_model: str
+    nics: dict[str, HostNic]
+    routes: list[Route]
+    rules: list[Rule]
+    nccl_env: dict[str, str]
+    gpudirect: GpuDirect | None
+
+
+class Partition(State):
+    name: str
+    pkey: int
+    members: list[str]
+    membership: Literal["full", "limited"]
+    ipoib: bool
+
+
+class SubnetManager(State):
+    routing_engine: list[str]
+    no_fallback: bool
+    sm_priority: int
+    sweep_interval_s: int
+    lmc: int
+    root_guids: list[str]
+    compute_node_guids: list[str]
+    max_vls: int
+    high_limit: int
+    sl2vl: list[int]
+    vlarb_high: list[tuple[int, int]]
+    vlarb_low: list[tuple[int, int]]
+    service_level: int
+    partitions: list[Partition]
+
+
+class Device(State):
+    name: str
+    kind: Literal["switch", "host", "ib_switch"]
+    platform: str
+    role: str
+    network: str | None = None
+    asic: str | None = None
+    hwsku: str | None = None
+    guid: str | None = None
+    mgmt_address: str
+    interfaces: dict[str, Interface]
+    bgp: Bgp | None = None
+    qos: Qos | None = None
+    buffers: Buffers | None = None
+    pfc_watchdog: PfcWatchdog | None = None
+    host: HostSettings | None = None
+    subnet_manager: SubnetManager | None = None
+
+
+class Link(State):
+    a: Peer
+    b: Peer
+    speed_mbps: int
+    cable_m: int
+    role: str
+    network: str
+
+
+class NetworkPlan(State):
+    """Fabric-wide facts about one network, computed once."""
+
+    kind: Literal["management", "roce", "infiniband"]
+    qos_policy: str | None
+    lossless_priorities: list[int]
+    roce_dscp: int | None
+    roce_tos: int | None
+    cnp_dscp: int | None
+    devices: int
+
+
+class FabricState(State):
+    schema_version: int = SCHEMA_VERSION
+    fabric: str
+    source: Literal["desired", "observed"] = "desired"
+    networks: dict[str, NetworkPlan]
+    links: list[Link]
+    devices: dict[str, Device]

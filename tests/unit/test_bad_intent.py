@@ -1,0 +1,129 @@
+"""Bad input: every case must fail to load with exactly the rendered problems its table entry expects.
+
+Cases live in ``bad_intent_cases.yaml``. A case either edits the text of the valid
+``tests/fixtures/intent/minimal.yaml`` (``edits``) and loads it as ``intent.yaml``, or writes a
+directory intent (``files``) under ``intent/`` and loads that directory. The test runs in a
+temporary working directory and passes relative paths, so the file names in the rendered output
+are stable: ``{file}`` in an expected line stands for ``intent.yaml``; directory cases write the
+names as the loader prints them (``intent/<name>``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from xoff.errors import InputError
+from xoff.intent import load_intent
+
+HERE = Path(__file__).parent
+MINIMAL = HERE.parent / "fixtures" / "intent" / "minimal.yaml"
+CASES_FILE = HERE / "bad_intent_cases.yaml"
+SINGLE_FILE = "intent.yaml"
+DIRECTORY = "intent"
+
+
+def _load_cases() -> list[dict[str, Any]]:
+    cases = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))["cases"]
+    ids = [c["id"] for c in cases]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert not duplicates, f"duplicate case ids in {CASES_FILE.name}: {duplicates}"
+    return cases
+
+
+CASES = _load_cases()
+CASES_BY_ID = {c["id"]: c for c in CASES}
+
+
+def apply_edits(text: str, edits: list[dict[str, Any]], case_id: str) -> str:
+    """Apply a case's edits to the text of minimal.yaml, in order."""
+    for edit in edits:
+        assert len(edit) == 1, f"{case_id}: an edit has exactly one operation, got {sorted(edit)}"
+        ((op, arg),) = edit.items()
+        if op == "replace":
+            old, new = arg
+            count = text.count(old)
+            assert count == 1, f"{case_id}: replace {old!r} must match exactly once, matched {count} times"
+            text = text.replace(old, new)
+        elif op == "append":
+            text = text + ("" if text.endswith("\n") else "\n") + arg
+        elif op == "text":
+            text = arg
+        else:
+            raise AssertionError(f"{case_id}: unknown edit operation {op!r} (allowed: replace, append, text)")
+    return text
+
+
+def write_case(case: dict[str, Any], root: Path) -> Path:
+    """Write a case's intent under ``root``; return the relative path to pass to the loader."""
+    if "files" in case:
+        assert "edits" not in case, f"{case['id']}: give edits or files, not both"
+        for name, content in case["files"].items():
+            target = root / DIRECTORY / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        return Path(DIRECTORY)
+    text = apply_edits(MINIMAL.read_text(encoding="utf-8"), case["edits"], case["id"])
+    (root / SINGLE_FILE).write_text(text, encoding="utf-8")
+    return Path(SINGLE_FILE)
+
+
+def expected_lines(case: dict[str, Any]) -> list[str]:
+    return [line.replace("{file}", SINGLE_FILE) for line in case["expect"]]
+
+
+def test_minimal_intent_loads_cleanly() -> None:
+    intent = load_intent(MINIMAL)
+    assert intent.name == "minimal"
+    assert sorted(intent.switches) == ["leaf1", "leaf2", "spine1"]
+    assert sorted(intent.hosts) == ["gpu1", "gpu2"]
+    assert len(intent.links) == 6  # 2 leaf-spine + 4 host-leaf
+    assert set(intent.document.qos_policies) == {"rdma"}
+
+
+def test_edits_apply_to_minimal() -> None:
+    """Every edit case still matches the fixture: a stale replace would make a case test nothing."""
+    text = MINIMAL.read_text(encoding="utf-8")
+    for case in CASES:
+        if "edits" in case:
+            apply_edits(text, case["edits"], case["id"])
+
+
+def test_table_is_large_enough() -> None:
+    assert len(CASES) >= 34
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_bad_intent(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write_case(case, tmp_path)
+    with pytest.raises(InputError) as info:
+        load_intent(path)
+    assert info.value.render().splitlines() == expected_lines(case)
+    assert [str(p) for p in info.value.sorted()] == expected_lines(case)
+
+
+def test_cli_check_reports_bad_input_with_exit_status_2(tmp_path: Path) -> None:
+    """``xoff check`` prints the same problem lines as the loader, exits 2, and shows no traceback."""
+    case = CASES_BY_ID["dscp-64"]
+    path = write_case(case, tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "xoff", "check", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output
+    assert result.returncode == 2, output
+    expected = expected_lines(case)
+    assert len(expected) == 1
+    streams = [result.stderr.strip().splitlines(), result.stdout.strip().splitlines()]
+    assert expected in streams, output

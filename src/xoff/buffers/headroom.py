@@ -111,9 +111,7 @@ def _fmt_speed(speed_mbps: int) -> str:
     return f"{speed_mbps // 1000}G"
 
 
-def _check_inputs(
-    speed_mbps: int, cable_m: int, *, port_mtu: int, lossless_mtu: int, spp: int, gb: int
-) -> None:
+def _check_inputs(speed_mbps: int, cable_m: int, *, port_mtu: int, lossless_mtu: int, spp: int, gb: int) -> None:
     if speed_mbps <= 0:
         raise ValueError(f"speed_mbps must be positive, got {speed_mbps}")
     if cable_m < 0:
@@ -146,13 +144,9 @@ def compute_headroom(
     spec = _resolve(asic)
     k = _consts(spec, "the dynamic headroom formula")
     spp = small_packet_percent
-    _check_inputs(
-        speed_mbps, cable_m, port_mtu=port_mtu, lossless_mtu=lossless_mtu, spp=spp, gb=gearbox_delay_ns
-    )
+    _check_inputs(speed_mbps, cable_m, port_mtu=port_mtu, lossless_mtu=lossless_mtu, spp=spp, gb=gearbox_delay_ns)
 
-    ratio = (
-        k.cell_size / _MIN_PACKET if k.cell_size > 2 * _MIN_PACKET else 2 * k.cell_size / (1 + k.cell_size)
-    )
+    ratio = k.cell_size / _MIN_PACKET if k.cell_size > 2 * _MIN_PACKET else 2 * k.cell_size / (1 + k.cell_size)
     worst_case_factor = math.ceil(ratio)
     # Small packets' share by bytes, given the lossless traffic's packet mix.
     spp_bytes = 100 * _MIN_PACKET / ((spp * _MIN_PACKET + (100 - spp) * lossless_mtu) / 100)
@@ -166,12 +160,7 @@ def compute_headroom(
     bytes_on_gearbox = speed_mbps * gearbox_delay_ns / (8 * 1024)
     kb_on_tile = speed_mbps / 1000 * 120 / 8 if spec.kb_on_tile else 0.0
     propagation = (
-        port_mtu
-        + bytes_on_cable
-        + 2 * bytes_on_gearbox
-        + k.mac_phy_delay_kb * 1024
-        + peer_response
-        + kb_on_tile
+        port_mtu + bytes_on_cable + 2 * bytes_on_gearbox + k.mac_phy_delay_kb * 1024 + peer_response + kb_on_tile
     )
 
     xoff = _ceil1k(lossless_mtu + propagation * cell_occupancy) + spec.xoff_compensation_kb * 1024
@@ -266,9 +255,7 @@ def headroom_for(
     return Headroom(hr.xon, hr.xoff, hr.size, hr.xon_offset, source, speed_mbps, cable_m)
 
 
-def port_headroom_total(
-    asic: AsicSpec | str, profiles_sizes: Sequence[int], *, eight_lanes: bool = False
-) -> int:
+def port_headroom_total(asic: AsicSpec | str, profiles_sizes: Sequence[int], *, eight_lanes: bool = False) -> int:
     """Accumulative per-port headroom from ``buffer_check_headroom_mellanox.lua`` (§1.4).
 
     ``profiles_sizes`` holds one profile ``size`` per lossless PG (repeat a profile for each PG it

@@ -26,7 +26,8 @@ class PortSpec(IntentModel):
     name: str = Field(description="port name or brace pattern, e.g. Ethernet{0..248..8}, swp{1..32}")
     speed: SpeedMbps
     use: Literal["downlink", "uplink", "any"] = Field(
-        default="any", description="which cabling generators may take this port: toward hosts or toward spines"
+        default="any",
+        description="which cabling generators may take this port: toward hosts or toward spines",
     )
     mtu: SwitchMtu | None = None
     shutdown: bool = False

@@ -11,9 +11,9 @@ from xoff.intent.devices import (
     HostEntry,
     HostProfile,
     IbSwitchEntry,
+    SwitchEntry,
     SwitchRole,
     SwitchSettings,
-    SwitchEntry,
 )
 from xoff.intent.networks import FabricInfo, Networks
 from xoff.intent.qos import QosPolicy

@@ -69,9 +69,7 @@ def _merge_section(merged: dict[str, Any], smap: SourceMap, fmap: SourceMap, key
         for sub, subvalue in value.items():
             if sub in have:
                 first = smap.key((key, sub))
-                problems.append(
-                    Problem(fmap.key((key, sub)), f"{key}.{sub}", f"defined twice (first at {first})")
-                )
+                problems.append(Problem(fmap.key((key, sub)), f"{key}.{sub}", f"defined twice (first at {first})"))
                 continue
             have[sub] = subvalue
             smap.update_prefixed(fmap, (key, sub), (key, sub))

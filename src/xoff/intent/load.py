@@ -73,11 +73,11 @@ def load_intent(path: Path) -> Intent:
     if not ctx.problems:
         wiring.address()
     for name, pod in wiring.pod_of.items():
-        sw = switches.get(name)
-        if sw is not None and sw.pod is not None and sw.pod != pod:
-            ctx.report((*paths[name], "pod"), f"{name} is in pod {sw.pod} here but cabling puts it in pod {pod}")
-        elif sw is not None:
-            switches[name] = dataclasses.replace(sw, pod=pod)
+        placed = switches.get(name)
+        if placed is not None and placed.pod is not None and placed.pod != pod:
+            ctx.report((*paths[name], "pod"), f"{name} is in pod {placed.pod} here but cabling puts it in pod {pod}")
+        elif placed is not None:
+            switches[name] = dataclasses.replace(placed, pod=pod)
     if ctx.problems:
         raise InputError(ctx.problems)
     return Intent(
@@ -101,7 +101,9 @@ def _allocate(
 ) -> None:
     """Give each device without an explicit address the next free one of its pool, in intent order."""
     mgmt = ctx.doc.networks.management
-    taken = {d.mgmt for d in [*switches.values(), *ib_switches.values(), *hosts.values()]}
+    taken = (
+        {s.mgmt for s in switches.values()} | {s.mgmt for s in ib_switches.values()} | {h.mgmt for h in hosts.values()}
+    )
     taken |= {h.bmc for h in hosts.values() if h.bmc is not None}
     if mgmt.gateway is not None:
         taken.add(mgmt.gateway)
@@ -133,7 +135,9 @@ def _allocate(
         switches[name] = dataclasses.replace(sw, loopback=addr)
 
 
-def _set(switches: dict[str, Switch], ib: dict[str, IbSwitch], hosts: dict[str, Host], name: str, mgmt: IPv4Address) -> None:
+def _set(
+    switches: dict[str, Switch], ib: dict[str, IbSwitch], hosts: dict[str, Host], name: str, mgmt: IPv4Address
+) -> None:
     if name in switches:
         switches[name] = dataclasses.replace(switches[name], mgmt=mgmt)
     elif name in ib:

@@ -62,11 +62,13 @@ class RoceNetwork(IntentModel):
     underlay: Underlay = Field(default_factory=Underlay)
 
 
+RoutingEngine = Literal["minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp"]
+_DEFAULT_ENGINES: list[RoutingEngine] = ["ftree", "updn"]
+
+
 class SubnetManager(IntentModel):
     host: str = Field(description="the host that runs OpenSM; it must be cabled to the InfiniBand fabric")
-    routing_engine: list[
-        Literal["minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp"]
-    ] = Field(default_factory=lambda: ["ftree", "updn"], min_length=1)
+    routing_engine: list[RoutingEngine] = Field(default_factory=_DEFAULT_ENGINES.copy, min_length=1)
     no_fallback: bool = False
     priority: Annotated[int, in_range(0, 15, "SM priority"), schema_range(0, 15)] = 15
     sweep_interval_s: Annotated[int, in_range(0, 3600, "sweep interval"), schema_range(0, 3600)] = 10
@@ -95,9 +97,7 @@ class IbQos(IntentModel):
         default_factory=lambda: [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7], min_length=16, max_length=16
     )
     vlarb_high: list[VlArbEntry] = Field(default_factory=list)
-    vlarb_low: list[VlArbEntry] = Field(
-        default_factory=lambda: [VlArbEntry(vl=v, weight=4) for v in range(8)]
-    )
+    vlarb_low: list[VlArbEntry] = Field(default_factory=lambda: [VlArbEntry(vl=v, weight=4) for v in range(8)])
 
 
 class InfinibandNetwork(IntentModel):

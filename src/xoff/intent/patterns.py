@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address
 
-from braceexpand import UnbalancedBracesError, braceexpand
+from braceexpand import UnbalancedBracesError, braceexpand  # type: ignore[attr-defined]
 
 
 class PatternError(ValueError):

@@ -29,19 +29,25 @@ def _describe(value: Any) -> str:
     return str(value)
 
 
+def _child(cur: Any, part: str | int) -> tuple[bool, Any]:
+    """(True, value) if ``part`` indexes real data in ``cur``; (False, None) for a union tag."""
+    if isinstance(cur, dict) and isinstance(part, str) and part in cur:
+        return True, cur[part]
+    if isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+        return True, cur[part]
+    return False, None
+
+
 def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
     """The part of ``loc`` that indexes real data; union tags are dropped."""
     out: list[str | int] = []
     cur = data
     for i, part in enumerate(loc):
-        last = i == len(loc) - 1
-        if isinstance(cur, dict) and isinstance(part, str) and part in cur:
+        found, child = _child(cur, part)
+        if found:
             out.append(part)
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
-            out.append(part)
-            cur = cur[part]
-        elif last and isinstance(cur, dict):
+            cur = child
+        elif i == len(loc) - 1 and isinstance(cur, dict):
             out.append(part)  # a missing or unknown key names a place that holds no value
     return tuple(out)
 
@@ -62,7 +68,7 @@ def _model_fields_at(root: type[BaseModel], data: Any, path: Path_) -> list[str]
             elif get_origin(ann) is dict and isinstance(part, str):
                 nxt.append(get_args(ann)[1])
         candidates = nxt
-        cur = cur.get(part) if isinstance(cur, dict) else cur[part] if isinstance(cur, list) else None
+        cur = _child(cur, part)[1]
     models = [a for a in _flatten(candidates, cur) if isinstance(a, type) and issubclass(a, BaseModel)]
     return sorted(models[0].model_fields) if models else None
 

@@ -136,7 +136,8 @@ class QosPolicy(IntentModel):
     default_class: str = Field(description="class that takes every DSCP no class lists")
     cnp_class: str | None = Field(default=None, description="class carrying DCQCN congestion notifications")
     roce_class: str | None = Field(
-        default=None, description="class RoCE data uses (host TOS, NCCL_IB_TC); defaults to the first lossless class"
+        default=None,
+        description="class RoCE data uses (host TOS, NCCL_IB_TC); defaults to the first lossless class",
     )
     max_lossless_classes: LosslessLimit = 2
     pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog)

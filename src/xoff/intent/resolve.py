@@ -84,7 +84,8 @@ class DeviceResolver:
                 missing = [f for f in _REQUIRED if f not in s]
                 for f in missing:
                     self.ctx.report(
-                        path, f"{name}: {f} is not set (set it on the switch, in roles.{entry.role} or in defaults.switch)"
+                        path,
+                        f"{name}: {f} is not set (set it on the switch, in roles.{entry.role} or in defaults.switch)",
                     )
                 if missing:
                     continue
@@ -95,7 +96,7 @@ class DeviceResolver:
                     continue
                 network = s.get("network", "compute")
                 net = getattr(self.doc.networks, network)
-                mtu = s.get("mtu") or (getattr(net, "switch_mtu", 9100) if net is not None else 9100)
+                mtu = int(s.get("mtu") or (getattr(net, "switch_mtu", 9100) if net is not None else 9100))
                 yield (
                     Switch(
                         name=name,

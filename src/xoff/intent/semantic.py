@@ -18,7 +18,9 @@ from xoff.intent.yamlsource import Path_
 def check_policies(ctx: Context) -> None:
     doc = ctx.doc
     known = ", ".join(sorted(doc.qos_policies)) or "none defined in qos_policies"
-    refs: list[tuple[Path_, str | None]] = [(("networks", "management", "qos_policy"), doc.networks.management.qos_policy)]
+    refs: list[tuple[Path_, str | None]] = [
+        (("networks", "management", "qos_policy"), doc.networks.management.qos_policy)
+    ]
     for name in ("compute", "storage"):
         net = getattr(doc.networks, name)
         if isinstance(net, RoceNetwork):
@@ -80,47 +82,83 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
         )
 
 
-def check_networks(ctx: Context, switches: dict[str, Switch], ib_switches: dict[str, IbSwitch], hosts: dict[str, Host]) -> None:
+def check_networks(
+    ctx: Context, switches: dict[str, Switch], ib_switches: dict[str, IbSwitch], hosts: dict[str, Host]
+) -> None:
     doc = ctx.doc
     mgmt = doc.networks.management
     if mgmt.gateway is not None and mgmt.gateway not in mgmt.prefix:
-        ctx.report(("networks", "management", "gateway"), f"{mgmt.gateway} is outside {mgmt.prefix} (allowed: an address in it)")
-    roce = [(n, getattr(doc.networks, n)) for n in ("compute", "storage") if isinstance(getattr(doc.networks, n), RoceNetwork)]
+        ctx.report(
+            ("networks", "management", "gateway"),
+            f"{mgmt.gateway} is outside {mgmt.prefix} (allowed: an address in it)",
+        )
+    roce = [
+        (n, getattr(doc.networks, n))
+        for n in ("compute", "storage")
+        if isinstance(getattr(doc.networks, n), RoceNetwork)
+    ]
     prefixes: list[tuple[Path_, IPv4Network]] = [(("networks", "management", "prefix"), mgmt.prefix)]
     for name, net in roce:
-        prefixes += [(("networks", name, "p2p_prefix"), net.p2p_prefix), (("networks", name, "loopback_prefix"), net.loopback_prefix)]
+        prefixes += [
+            (("networks", name, "p2p_prefix"), net.p2p_prefix),
+            (("networks", name, "loopback_prefix"), net.loopback_prefix),
+        ]
     for i, (path, prefix) in enumerate(prefixes):
         for path2, prefix2 in prefixes[:i]:
             if prefix.overlaps(prefix2):
-                ctx.report(path, f"{prefix} overlaps {'.'.join(map(str, path2))} {prefix2} (allowed: disjoint prefixes)")
+                ctx.report(
+                    path,
+                    f"{prefix} overlaps {'.'.join(map(str, path2))} {prefix2} (allowed: disjoint prefixes)",
+                )
     compute = doc.networks.compute
     if isinstance(compute, InfinibandNetwork):
         sm = compute.subnet_manager.host
         if sm not in hosts:
-            ctx.report(("networks", "compute", "subnet_manager", "host"), f"no host named {sm!r} (allowed: a host of this intent)")
+            ctx.report(
+                ("networks", "compute", "subnet_manager", "host"),
+                f"no host named {sm!r} (allowed: a host of this intent)",
+            )
         for sw in switches.values():
             if sw.network == "compute":
-                ctx.report(("switches",), f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)")
+                ctx.report(
+                    ("switches",),
+                    f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)",
+                )
         known_hosts = set(hosts)
         for k, part in enumerate(compute.partitions):
             if isinstance(part.members, list):
                 for m, member in enumerate(part.members):
                     if member not in known_hosts:
-                        ctx.report(("networks", "compute", "partitions", k, "members", m), f"no host named {member!r}")
+                        ctx.report(
+                            ("networks", "compute", "partitions", k, "members", m),
+                            f"no host named {member!r}",
+                        )
         seen: dict[int, int] = {}
         for k, part in enumerate(compute.partitions):
             if part.pkey in seen or part.pkey == 0x7FFF:
-                ctx.report(("networks", "compute", "partitions", k, "pkey"), f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)")
+                ctx.report(
+                    ("networks", "compute", "partitions", k, "pkey"),
+                    f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)",
+                )
             seen[part.pkey] = k
     elif ib_switches:
-        ctx.report(("ib_switches",), "InfiniBand switches need networks.compute.kind infiniband (allowed: remove them, or make compute InfiniBand)")
+        ctx.report(
+            ("ib_switches",),
+            "InfiniBand switches need networks.compute.kind infiniband (allowed: remove them, or make compute InfiniBand)",
+        )
     for sw in switches.values():
         if sw.network == "storage" and doc.networks.storage is None:
-            ctx.report(("switches",), f"{sw.name} is on the storage network, which is not defined (allowed: define networks.storage)")
+            ctx.report(
+                ("switches",),
+                f"{sw.name} is on the storage network, which is not defined (allowed: define networks.storage)",
+            )
     for host in hosts.values():
         for nic in host.nics.values():
             if nic.network == "storage" and doc.networks.storage is None:
-                ctx.report(("host_profiles", host.profile_name), f"NIC {nic.netdev} is on the storage network, which is not defined")
+                ctx.report(
+                    ("host_profiles", host.profile_name),
+                    f"NIC {nic.netdev} is on the storage network, which is not defined",
+                )
                 break
 
 

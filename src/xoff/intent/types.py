@@ -24,7 +24,9 @@ def _speed_label(mbps: int) -> str:
 
 def _strict_int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise PydanticCustomError("not_int", "expected an integer {what}, got {got}", {"what": what, "got": _show(value)})
+        raise PydanticCustomError(
+            "not_int", "expected an integer {what}, got {got}", {"what": what, "got": _show(value)}
+        )
     return value
 
 
@@ -49,7 +51,9 @@ def in_range(lo: int, hi: int, what: str) -> BeforeValidator:
         v = _strict_int(value, what)
         if not lo <= v <= hi:
             raise PydanticCustomError(
-                "out_of_range", "{value} is out of range (allowed: {lo}..{hi})", {"value": v, "lo": lo, "hi": hi}
+                "out_of_range",
+                "{value} is out of range (allowed: {lo}..{hi})",
+                {"value": v, "lo": lo, "hi": hi},
             )
         return v
 
@@ -91,13 +95,16 @@ def _bytes(value: Any) -> int:
         m = _BYTES_RE.match(value.strip())
         if not m:
             raise PydanticCustomError(
-                "bad_bytes", "{got} is not a byte count (allowed: an integer, or a number with B, KB, KiB, MB, MiB)",
+                "bad_bytes",
+                "{got} is not a byte count (allowed: an integer, or a number with B, KB, KiB, MB, MiB)",
                 {"got": repr(value)},
             )
         value = int(float(m.group(1)) * _BYTE_UNITS[(m.group(2) or "b").lower()])
     v = _strict_int(value, "byte count")
     if v < 0 or v > 1 << 40:
-        raise PydanticCustomError("out_of_range", "{value} is out of range (allowed: 0..{hi} bytes)", {"value": v, "hi": 1 << 40})
+        raise PydanticCustomError(
+            "out_of_range", "{value} is out of range (allowed: 0..{hi} bytes)", {"value": v, "hi": 1 << 40}
+        )
     return v
 
 
@@ -114,13 +121,17 @@ def _speed(value: Any) -> int:
         m = _SPEED_RE.match(value.strip())
         if not m:
             raise PydanticCustomError(
-                "bad_speed", "{got} is not a port speed (allowed: {allowed})", {"got": repr(value), "allowed": allowed}
+                "bad_speed",
+                "{got} is not a port speed (allowed: {allowed})",
+                {"got": repr(value), "allowed": allowed},
             )
         value = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
     v = _strict_int(value, "speed in Mb/s")
     if v not in SPEEDS_MBPS:
         raise PydanticCustomError(
-            "bad_speed", "{got} is not a port speed (allowed: {allowed})", {"got": _speed_label(v), "allowed": allowed}
+            "bad_speed",
+            "{got} is not a port speed (allowed: {allowed})",
+            {"got": _speed_label(v), "allowed": allowed},
         )
     return v
 
@@ -128,7 +139,14 @@ def _speed(value: Any) -> int:
 SpeedMbps = Annotated[
     int,
     BeforeValidator(_speed),
-    WithJsonSchema({"anyOf": [{"type": "integer", "enum": list(SPEEDS_MBPS)}, {"type": "string", "pattern": _SPEED_RE.pattern}]}),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "enum": list(SPEEDS_MBPS)},
+                {"type": "string", "pattern": _SPEED_RE.pattern},
+            ]
+        }
+    ),
 ]
 
 
@@ -144,7 +162,14 @@ def _metres(value: Any) -> int:
 CableMetres = Annotated[
     int,
     BeforeValidator(_metres),
-    WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 0, "maximum": 10000}, {"type": "string", "pattern": "^[0-9]+m$"}]}),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": 10000},
+                {"type": "string", "pattern": "^[0-9]+m$"},
+            ]
+        }
+    ),
 ]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
@@ -178,36 +203,38 @@ def _ifname(value: Any) -> str:
     return value
 
 
-InterfaceName = Annotated[str, BeforeValidator(_ifname), WithJsonSchema({"type": "string", "pattern": _IFNAME_RE.pattern})]
+InterfaceName = Annotated[
+    str, BeforeValidator(_ifname), WithJsonSchema({"type": "string", "pattern": _IFNAME_RE.pattern})
+]
 
 __all__ = [
-    "in_range",
-    "schema_range",
     "SPEEDS_MBPS",
     "Asn",
     "Bytes",
     "CableMetres",
     "Count",
+    "DetectionMs",
     "Dscp",
+    "DynamicTh",
+    "GpuCount",
     "HostMtu",
     "Index",
     "InterfaceName",
-    "DetectionMs",
-    "DynamicTh",
-    "GpuCount",
     "LosslessLimit",
-    "PollIntervalMs",
-    "RestorationMs",
     "Milliseconds",
     "Name",
     "PKey",
     "Percent",
+    "PollIntervalMs",
     "Priority",
     "QueueId",
+    "RestorationMs",
     "ServiceLevel",
     "SpeedMbps",
     "SwitchMtu",
     "TrafficClass",
     "VirtualLane",
     "Weight",
+    "in_range",
+    "schema_range",
 ]

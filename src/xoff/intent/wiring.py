@@ -56,7 +56,9 @@ class Wiring:
                 self.ctx.report(path, f"{device} has no NIC {port!r} (allowed: {known})")
                 return None
             return nic.speed
-        self.ctx.report(path, f"no device named {device!r} (allowed: a switch, InfiniBand switch or host of this intent)")
+        self.ctx.report(
+            path, f"no device named {device!r} (allowed: a switch, InfiniBand switch or host of this intent)"
+        )
         return None
 
     def _tier(self, device: str) -> int:
@@ -67,7 +69,15 @@ class Wiring:
         sw = self.switches.get(device)
         return sw.network if sw is not None else "compute"
 
-    def add(self, a: tuple[str, str], b: tuple[str, str], speed: int | None, length: int | None, path: Path_, origin: str) -> None:
+    def add(
+        self,
+        a: tuple[str, str],
+        b: tuple[str, str],
+        speed: int | None,
+        length: int | None,
+        path: Path_,
+        origin: str,
+    ) -> None:
         """Check and record one cable; ``path`` is where to point when something is wrong with it."""
         ok = True
         speeds = []
@@ -81,7 +91,8 @@ class Wiring:
             first = self.used.get(end)
             if first is not None:
                 self.ctx.report(
-                    epath, f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)"
+                    epath,
+                    f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)",
                 )
                 ok = False
             else:
@@ -97,7 +108,8 @@ class Wiring:
             return
         if speed is not None and speed != speeds[0]:
             self.ctx.report(
-                (*path, "speed"), f"link speed {_speed(speed)} differs from its ports' {_speed(speeds[0])} (allowed: {_speed(speeds[0])})"
+                (*path, "speed"),
+                f"link speed {_speed(speed)} differs from its ports' {_speed(speeds[0])} (allowed: {_speed(speeds[0])})",
             )
             return
         if not self._networks_agree(a, b, path):
@@ -108,7 +120,17 @@ class Wiring:
         tiers = (self._tier(b[0]), self._tier(a[0]))
         role = _ROLE_OF_TIERS.get(tiers, "other")
         network = self._network(a[0])
-        self.links.append(Link(a, b, speeds[0], length if length is not None else self._default_length(role, network), role, network, origin))
+        self.links.append(
+            Link(
+                a,
+                b,
+                speeds[0],
+                length if length is not None else self._default_length(role, network),
+                role,
+                network,
+                origin,
+            )
+        )
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
         ends = []
@@ -166,7 +188,10 @@ class Wiring:
         missing = [n for n in out if n not in pool]
         if missing:
             what = "host" if kinds == "host" else "switch"
-            self.ctx.report(path, f"no {what} named {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+            self.ctx.report(
+                path,
+                f"no {what} named {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+            )
             return None
         return out
 

@@ -74,9 +74,7 @@ class _Builder:
         try:
             return self._scalars.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
-            self.problems.append(
-                Problem(_loc(self.file, node.start_mark), _dotted(path), f"bad value: {exc.problem}")
-            )
+            self.problems.append(Problem(_loc(self.file, node.start_mark), _dotted(path), f"bad value: {exc.problem}"))
             return None
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:

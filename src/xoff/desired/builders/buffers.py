@@ -13,14 +13,23 @@ INGRESS_LOSSLESS_POOL = "ingress_lossless_pool"
 
 def _pools(asic: AsicSpec, mode: str) -> list[BufferPool]:
     p = asic.pools
-    m = "dynamic" if mode == "dynamic" else "static"
-    out = [
-        BufferPool(name=INGRESS_LOSSLESS_POOL, type="ingress", mode="dynamic", size=p.ingress_lossless_pool, xoff=p.shared_headroom_pool_xoff),
+    return [
+        BufferPool(
+            name=INGRESS_LOSSLESS_POOL,
+            type="ingress",
+            mode="dynamic",
+            size=p.ingress_lossless_pool,
+            xoff=p.shared_headroom_pool_xoff,
+        ),
         BufferPool(name="ingress_lossy_pool", type="ingress", mode="dynamic", size=p.ingress_lossy_pool),
-        BufferPool(name="egress_lossless_pool", type="egress", mode="dynamic" if m == "dynamic" else "static", size=p.egress_lossless_pool),
+        BufferPool(
+            name="egress_lossless_pool",
+            type="egress",
+            mode="dynamic" if mode == "dynamic" else "static",
+            size=p.egress_lossless_pool,
+        ),
         BufferPool(name="egress_lossy_pool", type="egress", mode="dynamic", size=p.egress_lossy_pool),
     ]
-    return out
 
 
 def _site_row(policy: QosPolicy, speed: int, cable: int, policy_name: str) -> Headroom | None:
@@ -113,4 +122,3 @@ def _pg_ranges(pgs: list[int]) -> list[str]:
     if start is not None:
         out.append(f"{start}-{prev}" if start != prev else str(start))
     return out
-

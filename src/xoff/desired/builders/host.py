@@ -134,7 +134,9 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
 
 def _nccl_env(facts: Facts, host: Host, nics: dict[str, HostNic]) -> dict[str, str]:
     """NCCL variables (reference §4.4); empty when the host has no compute NIC."""
-    compute = sorted((n for n in nics.values() if n.network == "compute" and n.rdma), key=lambda n: (n.rail or 0, n.netdev))
+    compute = sorted(
+        (n for n in nics.values() if n.network == "compute" and n.rdma), key=lambda n: (n.rail or 0, n.netdev)
+    )
     if not compute:
         return {}
     env = {

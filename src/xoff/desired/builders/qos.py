@@ -71,7 +71,9 @@ def build_qos(policy_name: str, policy: QosPolicy) -> Qos:
         schedulers[plan.queue] = Scheduler(type=cls.scheduler.type, weight=cls.scheduler.weight)
         if cls.ecn is not None:
             ecn[plan.queue] = Ecn(
-                min_threshold=cls.ecn.min_threshold, max_threshold=cls.ecn.max_threshold, probability=cls.ecn.probability
+                min_threshold=cls.ecn.min_threshold,
+                max_threshold=cls.ecn.max_threshold,
+                probability=cls.ecn.probability,
             )
     cnp_dscp, cnp_priority = cnp(policy)
     return Qos(

@@ -25,7 +25,9 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     for port in sw.ports.values():
         hit = cabled.get(port.name)
         if hit is None:
-            out[port.name] = Interface(name=port.name, kind="ethernet", speed_mbps=port.speed, mtu=port.mtu or sw.mtu, admin_up=False)
+            out[port.name] = Interface(
+                name=port.name, kind="ethernet", speed_mbps=port.speed, mtu=port.mtu or sw.mtu, admin_up=False
+            )
             continue
         link, peer = hit
         addr = _end_address(link, link.a == (sw.name, port.name))
@@ -71,7 +73,13 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
             )
         else:  # a host: advertise its /31 so every rail reaches every other
             originated.append(str(IPv4Network(mine.network)))
-    return Bgp(asn=facts.asn[sw.name], router_id=str(sw.loopback), max_paths=max_paths, neighbors=neighbors, networks=originated)
+    return Bgp(
+        asn=facts.asn[sw.name],
+        router_id=str(sw.loopback),
+        max_paths=max_paths,
+        neighbors=neighbors,
+        networks=originated,
+    )
 
 
 def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:

@@ -1,0 +1,3 @@
+from xoff.cli import main
+
+main()

@@ -1,0 +1,235 @@
+"""The ``xoff`` command line. Thin: parse arguments, call one pipeline step, show the result.
+
+Exit status: 0 success, 1 checks found problems, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from xoff import __version__
+from xoff.errors import InputError, Problem
+
+app = typer.Typer(
+    name="xoff",
+    help="Intent-driven configuration and validation for GPU cluster networks (lossless RoCE, InfiniBand).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+IntentArg = Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="text for people, json for machines")]
+
+
+def _out() -> Console:
+    return Console(soft_wrap=True)
+
+
+def _problem_json(p: Problem) -> dict[str, Any]:
+    loc = p.location
+    return {
+        "file": loc.file if loc else None,
+        "line": loc.line if loc else None,
+        "column": loc.column if loc else None,
+        "path": p.path,
+        "message": p.message,
+    }
+
+
+def _fail_input(exc: InputError, fmt: Format) -> NoReturn:
+    problems = exc.sorted()
+    if fmt is Format.json:
+        print(json.dumps({"ok": False, "problems": [_problem_json(p) for p in problems]}, indent=2))
+    else:
+        for p in problems:
+            print(str(p), file=sys.stderr)
+    raise typer.Exit(EXIT_INPUT)
+
+
+def _load(path: Path, fmt: Format) -> tuple[Any, Any]:
+    from xoff.desired import build_fabric_state
+    from xoff.intent import load_intent
+
+    try:
+        intent = load_intent(path)
+        return intent, build_fabric_state(intent)
+    except InputError as exc:
+        _fail_input(exc, fmt)
+
+
+@app.command()
+def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
+    """Load the intent strictly and plan it: any problem is one line FILE:LINE:COL: path: what (allowed)."""
+    from xoff.report.plan_text import intent_summary
+
+    intent, state = _load(path, fmt)
+    if fmt is Format.json:
+        print(
+            json.dumps(
+                {
+                    "ok": True,
+                    "fabric": intent.name,
+                    "files": intent.files,
+                    "counts": {
+                        "switches": len(intent.switches),
+                        "ib_switches": len(intent.ib_switches),
+                        "hosts": len(intent.hosts),
+                        "links": len(intent.links),
+                    },
+                    "networks": {k: v.model_dump(mode="json") for k, v in state.networks.items()},
+                    "problems": [],
+                },
+                indent=2,
+            )
+        )
+        return
+    console = _out()
+    console.print(intent_summary(intent, state))
+    console.print("[green]intent OK[/green]")
+
+
+@app.command()
+def plan(
+    path: IntentArg,
+    fmt: FormatOpt = Format.json,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file")] = None,
+    device: Annotated[str | None, typer.Option("--device", "-d", help="only this device")] = None,
+) -> None:
+    """Build the vendor-neutral desired state (FabricState) of every device."""
+    from xoff.report.plan_text import device_detail, plan_summary
+
+    _, state = _load(path, fmt)
+    if device is not None and device not in state.devices:
+        print(f"{path}: --device: no device named {device!r} in this intent", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT)
+    if fmt is Format.json:
+        payload = state.devices[device].model_dump_json(indent=2) if device else state.model_dump_json(indent=2)
+        if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(payload + "\n", encoding="utf-8")
+            print(f"wrote {output} ({len(state.devices)} devices)", file=sys.stderr)
+        else:
+            print(payload)
+        return
+    console = Console(file=output.open("w", encoding="utf-8"), width=160) if output else _out()
+    console.print(device_detail(state.devices[device]) if device else plan_summary(state))
+
+
+@app.command()
+def schema(
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file")] = None,
+) -> None:
+    """Print the intent's JSON Schema (for editors), generated from the models."""
+    from xoff.intent.schema import intent_schema_text
+
+    text = intent_schema_text()
+    if output is None:
+        print(text, end="")
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+
+
+class Model(StrEnum):
+    static = "static"
+    dynamic = "dynamic"
+
+
+@app.command()
+def headroom(
+    speed: Annotated[str, typer.Option(help="port speed, e.g. 400G")],
+    cable: Annotated[str, typer.Option(help="cable length in metres, e.g. 40m")],
+    asic: Annotated[str, typer.Option(help="ASIC family, e.g. spectrum4, tomahawk5")],
+    model: Annotated[Model, typer.Option(help="static: vendor lookup row first; dynamic: formula")] = Model.static,
+    mtu: Annotated[int, typer.Option(help="port MTU")] = 9100,
+    lossless_mtu: Annotated[int, typer.Option(help="lossless traffic MTU (LOSSLESS_TRAFFIC_PATTERN)")] = 1024,
+    small_packet_percent: Annotated[int, typer.Option(help="share of small packets, percent")] = 100,
+    shared_headroom_pool: Annotated[bool, typer.Option(help="headroom comes from a shared pool")] = False,
+    eight_lanes: Annotated[bool, typer.Option(help="8-lane port (doubles pipeline latency)")] = False,
+    fmt: FormatOpt = Format.text,
+) -> None:
+    """Lossless PG headroom (xon, xoff, size) for one port, and which lookup row or formula gave it."""
+    from xoff.buffers import HeadroomUnavailable, get_asic, headroom_for
+    from xoff.intent.headroom_args import parse_headroom_args
+
+    try:
+        speed_mbps, cable_m = parse_headroom_args(speed, cable)
+        spec = get_asic(asic)
+        room = headroom_for(
+            spec,
+            speed_mbps,
+            cable_m,
+            model=model.value,
+            port_mtu=mtu,
+            lossless_mtu=lossless_mtu,
+            small_packet_percent=small_packet_percent,
+            shared_headroom_pool=shared_headroom_pool,
+            eight_lanes=eight_lanes,
+        )
+    except (ValueError, KeyError) as exc:
+        if isinstance(exc, HeadroomUnavailable):
+            print(f"headroom: {exc}", file=sys.stderr)
+        else:
+            print(f"headroom: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT) from None
+    result = {
+        "asic": spec.name,
+        "speed_mbps": speed_mbps,
+        "cable_m": cable_m,
+        "profile": room.profile_name,
+        "xon": room.xon,
+        "xoff": room.xoff,
+        "size": room.size,
+        "xon_offset": room.xon_offset,
+        "source": room.source,
+    }
+    if fmt is Format.json:
+        print(json.dumps(result, indent=2))
+        return
+    console = _out()
+    console.print(f"[bold]{room.profile_name}[/bold] on {spec.label}")
+    console.print(f"  xon  {room.xon:>8} bytes")
+    console.print(f"  xoff {room.xoff:>8} bytes")
+    console.print(f"  size {room.size:>8} bytes")
+    if room.xon_offset is not None:
+        console.print(f"  xon_offset {room.xon_offset} bytes")
+    console.print(f"  source: {room.source}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"xoff {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version")
+    ] = False,
+) -> None:
+    """xoff: declare a GPU cluster's networks once; render, push, collect and validate them."""
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

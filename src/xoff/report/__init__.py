@@ -1,0 +1,1 @@
+"""Reports: how results are shown to people (text, rich tables) and to machines (JSON)."""

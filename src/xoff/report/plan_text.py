@@ -1,0 +1,147 @@
+"""Human views of intents and plans, as rich renderables (the core never prints)."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from xoff.desired.models import Device, FabricState
+from xoff.intent.resolved import Intent
+
+
+def _speed(mbps: int | None) -> str:
+    return "" if mbps is None else f"{mbps // 1000}G"
+
+
+def intent_summary(intent: Intent, state: FabricState) -> RenderableType:
+    counts = Text.assemble(
+        (f"{intent.name}", "bold"),
+        f": {len(intent.switches)} switches, {len(intent.ib_switches)} InfiniBand switches, "
+        f"{len(intent.hosts)} hosts, {len(intent.links)} links, from {len(intent.files)} file(s)",
+    )
+    table = Table(title="networks", title_justify="left")
+    for col in (
+        "network",
+        "kind",
+        "QoS policy",
+        "lossless priorities",
+        "RoCE DSCP / TOS",
+        "CNP DSCP",
+        "devices",
+    ):
+        table.add_column(col)
+    for name, plan in state.networks.items():
+        dscp = "" if plan.roce_dscp is None else f"{plan.roce_dscp} / {plan.roce_tos}"
+        table.add_row(
+            name,
+            plan.kind,
+            plan.qos_policy or "",
+            ",".join(map(str, plan.lossless_priorities)) or "none (lossy)",
+            dscp,
+            "" if plan.cnp_dscp is None else str(plan.cnp_dscp),
+            str(plan.devices),
+        )
+    return Group(counts, table)
+
+
+def plan_summary(state: FabricState) -> RenderableType:
+    table = Table(title=f"plan for {state.fabric}", title_justify="left")
+    for col in (
+        "device",
+        "kind",
+        "platform",
+        "role",
+        "network",
+        "mgmt",
+        "ASN",
+        "cabled ports",
+        "lossless ports",
+    ):
+        table.add_column(col)
+    for d in state.devices.values():
+        cabled = sum(1 for i in d.interfaces.values() if i.peer is not None)
+        lossless = sum(1 for i in d.interfaces.values() if i.pfc_priorities)
+        table.add_row(
+            d.name,
+            d.kind,
+            d.platform,
+            d.role,
+            d.network or "",
+            d.mgmt_address,
+            "" if d.bgp is None else str(d.bgp.asn),
+            str(cabled),
+            str(lossless),
+        )
+    return table
+
+
+def device_detail(device: Device) -> RenderableType:
+    parts: list[RenderableType] = [
+        Text.assemble(
+            (device.name, "bold"),
+            f"  {device.kind} {device.platform} {device.role}  mgmt {device.mgmt_address}",
+        )
+    ]
+    ifs = Table(title="interfaces", title_justify="left")
+    for col in ("name", "speed", "mtu", "up", "address", "peer", "cable", "PFC", "watchdog"):
+        ifs.add_column(col)
+    for i in device.interfaces.values():
+        ifs.add_row(
+            i.name,
+            _speed(i.speed_mbps),
+            "" if i.mtu is None else str(i.mtu),
+            "yes" if i.admin_up else "no",
+            ", ".join(i.addresses),
+            "" if i.peer is None else f"{i.peer.device}:{i.peer.port}",
+            "" if i.cable_m is None else f"{i.cable_m} m",
+            ",".join(map(str, i.pfc_priorities)),
+            "yes" if i.pfc_watchdog else "",
+        )
+    parts.append(ifs)
+    if device.qos is not None:
+        q = Table(title=f"QoS (policy {device.qos.policy}, trust {device.qos.trust})", title_justify="left")
+        for col in (
+            "class",
+            "DSCP",
+            "priority",
+            "TC",
+            "queue",
+            "PG",
+            "lossless",
+            "scheduler",
+            "ECN min/max/prob",
+        ):
+            q.add_column(col)
+        for c in device.qos.classes:
+            sched = device.qos.schedulers.get(c.queue)
+            ecn = device.qos.ecn.get(c.queue)
+            q.add_row(
+                c.name,
+                ",".join(map(str, c.dscp)) or "(default)",
+                str(c.priority),
+                str(c.traffic_class),
+                str(c.queue),
+                str(c.priority_group),
+                "yes" if c.lossless else "",
+                "" if sched is None else (sched.type + (f" {sched.weight}" if sched.weight else "")),
+                "" if ecn is None else f"{ecn.min_threshold}/{ecn.max_threshold}/{ecn.probability}%",
+            )
+        parts.append(q)
+    if device.buffers is not None:
+        b = Table(title=f"lossless headroom ({device.buffers.model} buffer model)", title_justify="left")
+        for col in ("profile", "xon", "xoff", "size", "source"):
+            b.add_column(col)
+        for p in device.buffers.profiles.values():
+            b.add_row(p.name, str(p.xon), str(p.xoff), str(p.size), p.source)
+        parts.append(b)
+    if device.bgp is not None:
+        parts.append(
+            Text(
+                f"BGP AS{device.bgp.asn} router-id {device.bgp.router_id}: "
+                + ", ".join(f"{n.peer} AS{n.remote_asn}" for n in device.bgp.neighbors)
+            )
+        )
+    if device.host is not None and device.host.nccl_env:
+        parts.append(Text("NCCL: " + " ".join(f"{k}={v}" for k, v in device.host.nccl_env.items())))
+    return Group(*parts)

@@ -38,7 +38,8 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="text for peop
 
 
 def _out() -> Console:
-    return Console(soft_wrap=True)
+    # pipes and CI logs get wide tables rather than 80-column ones with clipped names
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
 def _problem_json(p: Problem) -> dict[str, Any]:

@@ -268,5 +268,5 @@ def get_asic(name: str) -> AsicSpec:
     """
     canonical = _ALIASES.get(_norm(name))
     if canonical is None:
-        raise KeyError(f"unknown ASIC {name!r}; known ASICs: {', '.join(ASICS)}")
+        raise KeyError(f"unknown ASIC {name!r} (allowed: {', '.join(ASICS)})")
     return ASICS[canonical]

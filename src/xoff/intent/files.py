@@ -40,10 +40,20 @@ def read_intent(path: Path) -> tuple[dict[str, Any], SourceMap]:
         except InputError as exc:
             problems.extend(exc.problems)
             continue
+        # the root's place is where a missing top-level section is reported: the first file that has content
+        if () not in smap.values or (data is not None and not merged):
+            smap.values[()] = fmap.value(()) or Location(str(file), 1, 1)
         if data is None:
             continue
         if not isinstance(data, dict):
-            problems.append(Problem(fmap.value(()), "", "the top level must be a mapping of sections"))
+            got = "a list" if isinstance(data, list) else f"{data!r}"
+            problems.append(
+                Problem(
+                    fmap.value(()),
+                    "",
+                    f"the top level must be a mapping of sections, got {got} (allowed: keys such as fabric, networks, switches)",
+                )
+            )
             continue
         for key, value in data.items():
             problems.extend(_merge_section(merged, smap, fmap, key, value))
@@ -69,10 +79,22 @@ def _merge_section(merged: dict[str, Any], smap: SourceMap, fmap: SourceMap, key
         for sub, subvalue in value.items():
             if sub in have:
                 first = smap.key((key, sub))
-                problems.append(Problem(fmap.key((key, sub)), f"{key}.{sub}", f"defined twice (first at {first})"))
+                problems.append(
+                    Problem(
+                        fmap.key((key, sub)),
+                        f"{key}.{sub}",
+                        f"defined twice, first at {first} (allowed: each {key} entry in one file only)",
+                    )
+                )
                 continue
             have[sub] = subvalue
             smap.update_prefixed(fmap, (key, sub), (key, sub))
         return problems
     first = smap.key((key,))
-    return [Problem(fmap.key((key,)), key, f"section defined twice (first at {first})")]
+    return [
+        Problem(
+            fmap.key((key,)),
+            key,
+            f"section defined twice, first at {first} (allowed: a list or mapping section split across files, or one definition)",
+        )
+    ]

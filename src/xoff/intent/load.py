@@ -67,9 +67,11 @@ def load_intent(path: Path) -> Intent:
     semantic.check_networks(ctx, switches, ib_switches, hosts)
 
     wiring = Wiring(ctx, switches, ib_switches, hosts)
+    before = len(ctx.problems)
     wiring.explicit()
     wiring.generate()
-    semantic.check_rails(ctx, hosts, wiring.links, paths)
+    if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
+        semantic.check_rails(ctx, hosts, wiring.links, paths)
     if not ctx.problems:
         wiring.address()
     for name, pod in wiring.pod_of.items():

@@ -6,6 +6,7 @@ printed path is exactly what the user wrote, and phrase each error as "what is w
 
 from __future__ import annotations
 
+import ipaddress
 import types
 from typing import Any, Union, get_args, get_origin
 
@@ -114,6 +115,21 @@ _EXPECTED = {
 }
 
 
+def _or_list(tags: str) -> str:
+    """pydantic's "'a', 'b', 'c'" -> "'a', 'b' or 'c'"."""
+    head, sep, last = tags.rpartition(", ")
+    return f"{head} or {last}" if sep else tags
+
+
+def _network_of(value: Any) -> str | None:
+    """The network a prefix with host bits set was probably meant to be."""
+    try:
+        iface = ipaddress.IPv4Interface(value)
+    except (ValueError, TypeError):
+        return None
+    return str(iface.network) if "/" in str(value) and iface.ip != iface.network.network_address else None
+
+
 def _message(err: Any, fields: list[str] | None) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
@@ -123,17 +139,22 @@ def _message(err: Any, fields: list[str] | None) -> str:
     if kind == "extra_forbidden":
         allowed = ", ".join(fields) if fields else "see `xoff schema`"
         return f"unknown key (allowed: {allowed})"
+    if kind == "list_type" and not isinstance(value, (dict, list)) and value is not None:
+        return f"expected a list, got {_describe(value)} (allowed: a list, e.g. [{_describe(value)}])"
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {_describe(value)}"
     if kind in ("literal_error", "enum"):
         return f"{_describe(value)} is not allowed (allowed: {ctx.get('expected')})"
     if kind == "union_tag_invalid":
-        return f"kind {ctx.get('tag')!r} is not allowed (allowed: {ctx.get('expected_tags')})"
+        return f"{ctx.get('tag')!r} is not allowed (allowed: {_or_list(str(ctx.get('expected_tags')))})"
     if kind == "union_tag_not_found":
         return f"missing {ctx.get('discriminator')} (allowed: one of the generator or network kinds)"
     if kind == "ip_v4_address":
         return f"{_describe(value)} is not an IPv4 address (allowed: a.b.c.d)"
     if kind == "ip_v4_network":
+        network = _network_of(value)
+        if network is not None:
+            return f"{_describe(value)} has host bits set (allowed: {network})"
         return f"{_describe(value)} is not an IPv4 prefix (allowed: a.b.c.d/len with no host bits set)"
     if kind == "too_short":
         return f"has {ctx.get('actual_length')} item(s) (allowed: at least {ctx.get('min_length')})"
@@ -151,6 +172,8 @@ def translate(exc: ValidationError, data: Any, smap: SourceMap, root: type[BaseM
     by_path: dict[Path_, list[tuple[str, str]]] = {}
     for err in exc.errors():
         path = _data_path(data, tuple(err["loc"]))
+        if err["type"] == "union_tag_invalid":
+            path = (*path, "kind")  # point at the tag itself, not the mapping holding it
         fields = _model_fields_at(root, data, path[:-1]) if err["type"] == "extra_forbidden" else None
         by_path.setdefault(path, []).append((err["type"], _message(err, fields)))
     problems: list[Problem] = []

@@ -11,6 +11,7 @@ from xoff.buffers import get_asic
 from xoff.errors import Location
 from xoff.intent.context import Context
 from xoff.intent.devices import IbSwitchEntry, PortSpec, SwitchEntry, SwitchSettings
+from xoff.intent.networks import RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
@@ -51,7 +52,9 @@ class DeviceResolver:
     def _claim(self, name: str, path: Path_) -> bool:
         first = self.seen.get(name)
         if first is not None:
-            self.ctx.report(path, f"duplicate device name {name!r} (first at {self.ctx.at(first)})")
+            self.ctx.report(
+                path, f"duplicate device name {name!r}, first at {self.ctx.at(first)} (allowed: unique device names)"
+            )
             return False
         self.seen[name] = path
         return True
@@ -96,7 +99,7 @@ class DeviceResolver:
                     continue
                 network = s.get("network", "compute")
                 net = getattr(self.doc.networks, network)
-                mtu = int(s.get("mtu") or (getattr(net, "switch_mtu", 9100) if net is not None else 9100))
+                mtu: int = s["mtu"] if "mtu" in s else net.switch_mtu if isinstance(net, RoceNetwork) else 9100
                 yield (
                     Switch(
                         name=name,

@@ -32,8 +32,8 @@ def check_policies(ctx: Context) -> None:
     if mgmt in doc.qos_policies and doc.qos_policies[mgmt].lossless_classes:
         ctx.report(
             ("networks", "management", "qos_policy"),
-            f"policy {mgmt!r} has lossless classes {', '.join(doc.qos_policies[mgmt].lossless_classes)}"
-            " (allowed: the management network is always lossy)",
+            f"policy {mgmt!r} has lossless class(es) {', '.join(doc.qos_policies[mgmt].lossless_classes)},"
+            " but the management network is always lossy (allowed: a policy with no lossless class)",
         )
     for name, policy in doc.qos_policies.items():
         _check_policy(ctx, name, policy)

@@ -22,10 +22,11 @@ def _speed_label(mbps: int) -> str:
     return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
 
 
-def _strict_int(value: Any, what: str) -> int:
+def _strict_int(value: Any, what: str, allowed: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
+        hint = f" (allowed: {allowed})" if allowed else ""
         raise PydanticCustomError(
-            "not_int", "expected an integer {what}, got {got}", {"what": what, "got": _show(value)}
+            "not_int", "expected an integer {what}, got {got}{hint}", {"what": what, "got": _show(value), "hint": hint}
         )
     return value
 
@@ -48,7 +49,7 @@ def in_range(lo: int, hi: int, what: str) -> BeforeValidator:
     """A validator bounding an integer to [lo, hi], with a message naming the range."""
 
     def check(value: Any) -> int:
-        v = _strict_int(value, what)
+        v = _strict_int(value, what, f"{lo}..{hi}")
         if not lo <= v <= hi:
             raise PydanticCustomError(
                 "out_of_range",
@@ -100,7 +101,7 @@ def _bytes(value: Any) -> int:
                 {"got": repr(value)},
             )
         value = int(float(m.group(1)) * _BYTE_UNITS[(m.group(2) or "b").lower()])
-    v = _strict_int(value, "byte count")
+    v = _strict_int(value, "byte count", "an integer, or a number with B, KB, KiB, MB, MiB")
     if v < 0 or v > 1 << 40:
         raise PydanticCustomError(
             "out_of_range", "{value} is out of range (allowed: 0..{hi} bytes)", {"value": v, "hi": 1 << 40}
@@ -153,7 +154,7 @@ SpeedMbps = Annotated[
 def _metres(value: Any) -> int:
     if isinstance(value, str) and value.strip().lower().endswith("m") and value.strip()[:-1].strip().isdigit():
         value = int(value.strip()[:-1])
-    v = _strict_int(value, "length in metres")
+    v = _strict_int(value, "length in metres", "0..10000, or a length like 40m")
     if not 0 <= v <= 10000:
         raise PydanticCustomError("out_of_range", "{value} is out of range (allowed: 0..10000 metres)", {"value": v})
     return v

@@ -188,10 +188,11 @@ class Wiring:
         missing = [n for n in out if n not in pool]
         if missing:
             what = "host" if kinds == "host" else "switch"
-            self.ctx.report(
-                path,
-                f"no {what} named {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
-            )
+            where = path
+            if isinstance(names, list):  # point at the list item that names it
+                where = next(((*path, k) for k, item in enumerate(names) if missing[0] in expand_names(item)), path)
+            more = f", and {len(missing) - 1} more" if len(missing) > 1 else ""
+            self.ctx.report(where, f"no {what} named {missing[0]!r}{more} (allowed: a {what} of this intent)")
             return None
         return out
 

@@ -49,7 +49,7 @@ class SourceMap:
         """Copy entries of ``other`` under ``old`` to live under ``new`` in this map."""
         n = len(old)
         for src, dst in ((other.values, self.values), (other.keys, self.keys)):
-            for p, loc in src.items():
+            for p, loc in list(src.items()):
                 if p[:n] == old:
                     dst[new + p[n:]] = loc
 
@@ -79,13 +79,18 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        inherited: dict[str, Any] = {}  # from `<<: *anchor`; explicit keys override these
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                merged = self.build(value_node, path)
-                for item in merged if isinstance(merged, list) else [merged]:
+                mpath = (*path, "<<")
+                merged = self.build(value_node, mpath)
+                for i, item in enumerate(merged if isinstance(merged, list) else [merged]):
                     if isinstance(item, dict):
+                        src = (*mpath, i) if isinstance(merged, list) else mpath
                         for k, v in item.items():
-                            out.setdefault(k, v)
+                            if k not in inherited:
+                                inherited[k] = v
+                                self.smap.update_prefixed(self.smap, (*src, k), (*path, k))
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
                 self.problems.append(
@@ -100,13 +105,13 @@ class _Builder:
                     Problem(
                         _loc(self.file, key_node.start_mark),
                         _dotted(here),
-                        f"duplicate key (first written at line {first.line if first else '?'})",
+                        f"duplicate key, first at {first} (allowed: each key once per mapping)",
                     )
                 )
                 continue
             self.smap.keys[here] = _loc(self.file, key_node.start_mark)
             out[key] = self.build(value_node, here)
-        return out
+        return {**{k: v for k, v in inherited.items() if k not in out}, **out}
 
 
 def _dotted(path: Iterable[str | int]) -> str:
@@ -117,6 +122,35 @@ def _dotted(path: Iterable[str | int]) -> str:
 
 
 dotted = _dotted
+
+
+# PyYAML's wording of common mistakes, and what to write instead.
+_HINTS = (
+    ("mapping values are not allowed", "a key indented like the keys above it; quote a value that contains ': '"),
+    ("expected '-' indicator", "every item of a list indented like its first '-'"),
+    ("tab character", "spaces for indentation, never tabs"),
+    ("could not find expected ':'", "'key: value' pairs; quote values that contain ':' or '#'"),
+    ("found undefined alias", "an alias *name that an earlier &name anchor defines"),
+)
+_UNCLOSED = {
+    "flow sequence": ("[", "a flow list [a, b, ...] closed with ']'"),
+    "flow mapping": ("{", "a flow mapping {a: 1, ...} closed with '}'"),
+}
+
+
+def _syntax_problem(name: str, exc: yaml.MarkedYAMLError) -> Problem:
+    """One line per syntax error, in words a network engineer can act on."""
+    problem = exc.problem or "malformed YAML"
+    context = exc.context or ""
+    for kind, (opener, allowed) in _UNCLOSED.items():
+        if f"while parsing a {kind}" in context and exc.context_mark is not None and "expected ','" in problem:
+            return Problem(
+                _loc(name, exc.context_mark), "", f"malformed YAML: '{opener}' is not closed (allowed: {allowed})"
+            )
+    mark = exc.problem_mark or exc.context_mark
+    loc = _loc(name, mark) if mark else Location(name, 1, 1)
+    hint = next((h for key, h in _HINTS if key in problem), "valid YAML")
+    return Problem(loc, "", f"malformed YAML: {problem} (allowed: {hint})")
 
 
 def load_yaml(path: Path, display: str | None = None) -> tuple[Any, SourceMap]:
@@ -131,12 +165,7 @@ def load_yaml(path: Path, display: str | None = None) -> tuple[Any, SourceMap]:
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = _loc(name, mark) if mark else Location(name, 1, 1)
-        what = exc.problem or "malformed YAML"
-        if exc.context:
-            what = f"{what} ({exc.context})"
-        raise InputError([Problem(loc, "", f"malformed YAML: {what}")]) from None
+        raise InputError([_syntax_problem(name, exc)]) from None
     builder = _Builder(name)
     data = None if node is None else builder.build(node, ())
     if builder.problems:

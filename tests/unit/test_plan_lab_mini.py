@@ -110,7 +110,7 @@ def test_host_rdma_settings(lab_mini_state: Any) -> None:
 
 
 def test_links_and_network_plans(lab_mini_state: Any) -> None:
-    intent, state = lab_mini_state
+    _, state = lab_mini_state
     assert len(state.links) == 16
     roles = sorted({(lk.role, lk.cable_m) for lk in state.links})
     assert roles == [("host_leaf", 5), ("host_leaf", 10), ("leaf_spine", 40)]

@@ -16,6 +16,18 @@ from xoff.intent.base import IntentModel
 from xoff.intent.types import Asn, GpuCount, HostMtu, Index, SpeedMbps, SwitchMtu, in_range, schema_range
 
 SwitchRole = Literal["leaf", "spine", "super-spine"]
+# roles.<role> applies to every switch of that role; roles.<network>-<role> only to that network's, and wins
+RoleKey = Literal[
+    "leaf",
+    "spine",
+    "super-spine",
+    "compute-leaf",
+    "compute-spine",
+    "compute-super-spine",
+    "storage-leaf",
+    "storage-spine",
+    "storage-super-spine",
+]
 Platform = Literal["sonic", "eos", "cumulus"]
 NetworkName = Literal["compute", "storage"]
 

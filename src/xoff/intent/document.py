@@ -11,8 +11,8 @@ from xoff.intent.devices import (
     HostEntry,
     HostProfile,
     IbSwitchEntry,
+    RoleKey,
     SwitchEntry,
-    SwitchRole,
     SwitchSettings,
 )
 from xoff.intent.networks import FabricInfo, Networks
@@ -26,7 +26,7 @@ class IntentDocument(IntentModel):
     networks: Networks
     qos_policies: dict[str, QosPolicy] = Field(default_factory=dict)
     defaults: Defaults = Field(default_factory=Defaults)
-    roles: dict[SwitchRole, SwitchSettings] = Field(default_factory=dict)
+    roles: dict[RoleKey, SwitchSettings] = Field(default_factory=dict)
     host_profiles: dict[str, HostProfile] = Field(default_factory=dict)
     switches: list[SwitchEntry] = Field(default_factory=list)
     ib_switches: list[IbSwitchEntry] = Field(default_factory=list)

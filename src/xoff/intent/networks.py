@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from xoff.intent.base import IntentModel
+from xoff.intent.qos import CableLengths
 from xoff.intent.types import (
     Asn,
     Count,
@@ -106,6 +107,7 @@ class InfinibandNetwork(IntentModel):
     partitions: list[Partition] = Field(default_factory=list)
     qos: IbQos = Field(default_factory=IbQos)
     service_level: ServiceLevel = Field(default=0, description="SL the jobs use (NCCL_IB_SL)")
+    cable_lengths: CableLengths = Field(default_factory=CableLengths, description="defaults for links without a length")
 
 
 class Networks(IntentModel):

@@ -60,12 +60,17 @@ class DeviceResolver:
         return True
 
     def _settle(self, name: str, entry: SwitchEntry, path: Path_) -> dict[str, Any]:
-        """Each inherited field from the device, else its role, else defaults.switch."""
+        """Each inherited field from the device, else ``roles.<network>-<role>``, else ``roles.<role>``,
+        else ``defaults.switch`` (the network itself comes from the device, its role or the defaults)."""
         layers: list[tuple[SwitchSettings, Path_]] = [(entry, path)]
         role = self.doc.roles.get(entry.role)
         if role is not None:
             layers.append((role, ("roles", entry.role)))
         layers.append((self.doc.defaults.switch, ("defaults", "switch")))
+        network = next((lay.network for lay, _ in layers if lay.network is not None), "compute")
+        scoped = f"{network}-{entry.role}"
+        if scoped in self.doc.roles:
+            layers.insert(1, (self.doc.roles[scoped], ("roles", scoped)))
         out: dict[str, Any] = {}
         for field in _INHERITED:
             for layer, lpath in layers:
@@ -97,6 +102,13 @@ class DeviceResolver:
                 except KeyError as exc:
                     self.ctx.report(s["asic@"], str(exc.args[0]))
                     continue
+                if s["platform"] != "sonic" and "hwsku" in s:
+                    if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
+                        self.ctx.report(
+                            s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
+                        )
+                        continue
+                    del s["hwsku"]
                 network = s.get("network", "compute")
                 net = getattr(self.doc.networks, network)
                 mtu: int = s["mtu"] if "mtu" in s else net.switch_mtu if isinstance(net, RoceNetwork) else 9100

@@ -12,6 +12,7 @@ from ipaddress import IPv4Address, IPv4Interface
 from xoff.errors import Location
 from xoff.intent.devices import HostProfile, NetworkName, Platform, SwitchRole
 from xoff.intent.document import IntentDocument
+from xoff.intent.patterns import expand
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,12 @@ class Intent:
     @property
     def name(self) -> str:
         return self.document.fabric.name
+
+    def partition_members(self, members: list[str] | str) -> list[str]:
+        """Hosts of an InfiniBand partition: 'all' means every host with an HCA on the compute fabric."""
+        if isinstance(members, str):
+            return [h.name for h in self.hosts.values() if any(n.network == "compute" for n in h.nics.values())]
+        return [name for item in members for name in expand(item)]
 
     def device(self, name: str) -> Device | None:
         return self.switches.get(name) or self.ib_switches.get(name) or self.hosts.get(name)

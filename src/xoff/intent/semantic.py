@@ -10,6 +10,7 @@ from ipaddress import IPv4Address, IPv4Network
 
 from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
 from xoff.intent.yamlsource import Path_
@@ -124,15 +125,24 @@ def check_networks(
                     ("switches",),
                     f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)",
                 )
-        known_hosts = set(hosts)
         for k, part in enumerate(compute.partitions):
             if isinstance(part.members, list):
-                for m, member in enumerate(part.members):
-                    if member not in known_hosts:
-                        ctx.report(
-                            ("networks", "compute", "partitions", k, "members", m),
-                            f"no host named {member!r}",
-                        )
+                for m, item in enumerate(part.members):
+                    mpath: Path_ = ("networks", "compute", "partitions", k, "members", m)
+                    try:
+                        names = expand(item)
+                    except PatternError as exc:
+                        ctx.report(mpath, str(exc))
+                        continue
+                    for member in names:
+                        host = hosts.get(member)
+                        if host is None:
+                            ctx.report(mpath, f"no host named {member!r} (allowed: a host of this intent)")
+                        elif not any(n.network == "compute" for n in host.nics.values()):
+                            ctx.report(
+                                mpath,
+                                f"{member} has no InfiniBand HCA on the compute network (allowed: hosts with a compute NIC)",
+                            )
         seen: dict[int, int] = {}
         for k, part in enumerate(compute.partitions):
             if part.pkey in seen or part.pkey == 0x7FFF:

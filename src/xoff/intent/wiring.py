@@ -6,6 +6,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
+from xoff.intent.networks import InfinibandNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
@@ -154,6 +155,8 @@ class Wiring:
     def _default_length(self, role: str, network: str) -> int:
         lengths = CableLengths()
         net = getattr(self.ctx.doc.networks, network, None)
+        if isinstance(net, InfinibandNetwork):
+            lengths = net.cable_lengths
         policy = self.ctx.doc.qos_policies.get(getattr(net, "qos_policy", "") or "")
         if policy is not None:
             lengths = policy.cable_lengths
@@ -196,27 +199,38 @@ class Wiring:
             return None
         return out
 
-    def _free(self, device: str, use: str, path: Path_, toward: str) -> str | None:
+    def _free(self, device: str, use: str, path: Path_, toward: str, speed: int | None = None) -> str | None:
+        """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
         assert dev is not None
         names = list(dev.ports)
-        start = self._cursor.get((device, use), 0)
-        for k in range(start, len(names)):
+        key = (device, f"{use}@{speed}")
+        for k in range(self._cursor.get(key, 0), len(names)):
             port = dev.ports[names[k]]
-            if port.use in (use, "any") and (device, port.name) not in self.used:
-                self._cursor[(device, use)] = k + 1
+            if (
+                port.use in (use, "any")
+                and (speed is None or port.speed == speed)
+                and (device, port.name) not in self.used
+            ):
+                self._cursor[key] = k + 1
                 return port.name
-        count = sum(1 for p in dev.ports.values() if p.use in (use, "any"))
+        fits = [p for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)]
+        at = f" {_speed(speed)}" if speed is not None else ""
         self.ctx.report(
             path,
-            f"{device} has no free {_USE_LABEL[use]} port for its link to {toward} ({count} {use} or 'any' ports, all cabled)",
+            f"{device} has no free{at} {_USE_LABEL[use]} port for its link to {toward}"
+            f" ({len(fits)}{at} {use} or 'any' ports, all cabled)",
         )
         return None
 
     def _pair(self, low: str, high: str, length: int | None, path: Path_, origin: str) -> None:
         up = self._free(low, "uplink", path, high)
-        down = self._free(high, "downlink", path, low)
-        if up is not None and down is not None:
+        if up is None:
+            return
+        lower = self.switches.get(low) or self.ib_switches.get(low)
+        assert lower is not None
+        down = self._free(high, "downlink", path, low, lower.ports[up].speed)
+        if down is not None:
             self.add((high, down), (low, up), None, length, path, origin)
 
     def _leaf_spine(self, gen: LeafSpine, path: Path_) -> None:
@@ -277,7 +291,7 @@ class Wiring:
                     )
                     return
                 leaf = leaves[nic.rail]
-                port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}")
+                port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}", nic.speed)
                 if port is None:
                     return
                 self.add((leaf, port), (host, nic.netdev), None, gen.length, path, origin)

@@ -37,7 +37,9 @@ def intent_summary(intent: Intent, state: FabricState) -> RenderableType:
             name,
             plan.kind,
             plan.qos_policy or "",
-            ",".join(map(str, plan.lossless_priorities)) or "none (lossy)",
+            "all (credit-based)"
+            if plan.kind == "infiniband"
+            else ",".join(map(str, plan.lossless_priorities)) or "none (lossy)",
             dscp,
             "" if plan.cnp_dscp is None else str(plan.cnp_dscp),
             str(plan.devices),

@@ -47,12 +47,11 @@ def build_subnet_manager(facts: Facts) -> SubnetManager:
     switches = list(facts.intent.ib_switches.values())
     top = max((_TIER[s.role] for s in switches), default=0)
     roots = [s.guid for s in switches if _TIER[s.role] == top]
-    hosts = list(facts.intent.hosts)
     partitions = [
         Partition(
             name=p.name,
             pkey=p.pkey,
-            members=hosts if p.members == "all" else list(p.members),
+            members=facts.intent.partition_members(p.members),
             membership=p.membership,
             ipoib=p.ipoib,
         )

@@ -30,66 +30,58 @@ import time
 from datetime import UTC, datetime
 from ipaddress import IPv4Address
 from pathlib import Path
+from string import Template
 from typing import Any
 
 import yaml
 
 RAILS, HOSTS_PER_SU, SUS_PER_POD, SPINES_PER_POD, HOSTS_PER_RACK = 8, 32, 4, 32, 4
-PHASES = {
-    "yaml": "YAML parse only (CSafeLoader)",
-    "load": "load_intent",
-    "plan": "load_intent + build_fabric_state",
-    "json": "load + plan + model_dump_json",
-}
+PHASES = {"yaml": "YAML parse only (CSafeLoader)", "load": "load_intent", "plan": "load_intent + build_fabric_state"}
+PHASES["json"] = "load + plan + model_dump_json"
 TARGET_S, TARGET_MIB = 10.0, 2048.0
+HEADER = (
+    "| phase | best s | median s | GC s | process s | peak RSS MiB | after imports MiB | time / yaml | RSS / yaml |"
+)
 # RFC 2544 benchmarking space, 198.18.0.0/15: disjoint p2p, management and loopback pools.
 P2P, MGMT, LOOPBACKS, BMC_FIRST = "198.18.0.0/16", "198.19.0.0/18", "198.19.64.0/20", IPv4Address("198.19.32.1")
 
-STATIC = """\
-fabric: {{name: ref-10k, site: bench, description: "{gpus} GPUs, rail-optimised RoCE"}}
+FABRIC = Template("""\
+fabric: {name: ref-10k, site: bench, description: "$gpus GPUs, rail-optimised RoCE"}
 networks:
-  management: {{prefix: {mgmt}, gateway: 198.19.0.1}}
-  compute:
-    kind: roce
-    qos_policy: rdma
-    p2p_prefix: {p2p}
-    loopback_prefix: {loopbacks}
-    underlay:
-      asn_plan: {{super_spine: 65000, spine: 65001, leaf: 4200000001}}
+  management: {prefix: $mgmt, gateway: 198.19.0.1}
+  compute: {kind: roce, qos_policy: rdma, p2p_prefix: $p2p, loopback_prefix: $loopbacks,
+            underlay: {asn_plan: {super_spine: 65000, spine: 65001, leaf: 4200000001}}}
 qos_policies:
   rdma:
     trust: dscp
     classes:
-      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
-             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
-      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
-      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
+      roce: {dscp: [26], priority: 3, lossless: true, scheduler: {type: dwrr, weight: 50},
+             ecn: {min_threshold: 150000, max_threshold: 1500000, probability: 100}}
+      cnp: {dscp: [48], priority: 6, scheduler: {type: strict}}
+      bulk: {priority: 0, scheduler: {type: dwrr, weight: 50}}
     default_class: bulk
     cnp_class: cnp
-    buffers: {{model: static}}
-    cable_lengths: {{host_leaf: 30, leaf_spine: 40, spine_super_spine: 300}}
+    buffers: {model: static}
+    cable_lengths: {host_leaf: 30, leaf_spine: 40, spine_super_spine: 300}
 defaults:
-  switch: {{platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}}
+  switch: {platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}
 roles:
   leaf:  # 32 x 400G down, 32 x 400G up
     ports: &halves
-      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
-      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
-  spine: {{ports: *halves}}
-  super-spine: {{ports: [{{name: "Ethernet{{0..504..8}}", speed: 400G, use: downlink}}]}}
+      - {name: "Ethernet{0..248..8}", speed: 400G, use: downlink}
+      - {name: "Ethernet{256..504..8}", speed: 400G, use: uplink}
+  spine: {ports: *halves}
+  super-spine: {ports: [{name: "Ethernet{0..504..8}", speed: 400G, use: downlink}]}
 switches:
-  - {{name: "{leaves}", role: leaf}}
-  - {{name: "{spines}", role: spine}}
-  - {{name: "{{supers}}", role: super-spine}}
+  - {name: "$leaves", role: leaf}
+  - {name: "$spines", role: spine}
+  - {name: "$supers", role: super-spine}
 host_profiles:
-  hgx-h100:
-    gpus: 8
-    gpu_model: H100
-    nic_model: connectx7
-    nics: [{{netdev: "rail{{0..7}}", rdma: "mlx5_{{0..7}}", network: compute, rail: 0, gpu: 0, speed: 400G}}]
+  hgx-h100: {gpus: 8, gpu_model: H100, nic_model: connectx7, nics: [
+    {netdev: "rail{0..7}", rdma: "mlx5_{0..7}", network: compute, rail: 0, gpu: 0, speed: 400G}]}
 cabling:
-  - {{kind: clos3, pods: {pods}, leaves: "{leaves}", spines: "{spines}", super_spines: "{{supers}}"}}
-"""
+  - {kind: clos3, pods: $pods, leaves: "$leaves", spines: "$spines", super_spines: "$supers"}
+""")
 
 
 def _rng(prefix: str, first: int, last: int, width: int) -> str:
@@ -117,10 +109,9 @@ def generate(hosts: int, out: Path) -> dict[str, int]:
     leaves = _rng("leaf", 1, lay["leaves"], w["leaves"])
     spines = _rng("spine", 1, lay["spines"], w["spines"])
     supers = _rng("super", 1, lay["super_spines"], w["super_spines"])
-    text = STATIC.format(
-        gpus=hosts * 8, mgmt=MGMT, p2p=P2P, loopbacks=LOOPBACKS, pods=lay["pods"], leaves=leaves, spines=spines
-    )
-    (out / "fabric.yaml").write_text(text.replace("{supers}", supers), encoding="utf-8")
+    values = {"gpus": hosts * 8, "mgmt": MGMT, "p2p": P2P, "loopbacks": LOOPBACKS, "pods": lay["pods"]}
+    text = FABRIC.substitute(values, leaves=leaves, spines=spines, supers=supers)
+    (out / "fabric.yaml").write_text(text, encoding="utf-8")
     (out / "su").mkdir(exist_ok=True)
     for su in range(lay["sus"]):
         first, last = su * HOSTS_PER_SU + 1, min((su + 1) * HOSTS_PER_SU, hosts)
@@ -169,7 +160,7 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
         prof.disable()
         for key in ("cumulative", "tottime"):
             pstats.Stats(prof, stream=sys.stderr).sort_stats(key).print_stats(15)
-    out = {"seconds": seconds, "gc_s": gc_s, "rss_mib": _maxrss_mib(), "import_rss_mib": rss0}
+    out: dict[str, Any] = {"seconds": seconds, "gc_s": gc_s, "rss_mib": _maxrss_mib(), "import_rss_mib": rss0}
     out |= {"files": len(files), "yaml_bytes": sum(f.stat().st_size for f in files), "json_bytes": json_bytes}
     if loaded is not None:
         roles = [sw.role for sw in loaded.switches.values()]
@@ -191,20 +182,13 @@ def measure(phase: str, intent: Path, runs: int, timeout: float) -> dict[str, An
         results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     secs = sorted(results, key=lambda r: float(r["seconds"]))
     med = secs[(len(secs) - 1) // 2]  # the lower median run, so its GC share belongs to it
-    return med | {
-        "best": secs[0]["seconds"],
-        "median": statistics.median(r["seconds"] for r in results),
-        "process": statistics.median(walls),
-        "rss_mib": max(r["rss_mib"] for r in results),
-    }
+    stats = {"best": secs[0]["seconds"], "median": statistics.median(r["seconds"] for r in results)}
+    return med | stats | {"process": statistics.median(walls), "rss_mib": max(r["rss_mib"] for r in results)}
 
 
 def report(res: dict[str, dict[str, Any]], lay: dict[str, int], runs: int, profile: str) -> str:
     base, plan = res["yaml"], res.get("plan")
-    rows = [
-        "| phase | best s | median s | GC s | process s | peak RSS MiB | after imports MiB | time / yaml | RSS / yaml |"
-    ]
-    rows.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = [HEADER, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for ph, r in res.items():
         rows.append(
             f"| {ph}: {PHASES[ph]} | {r['best']:.3f} | {r['median']:.3f} | {r['gc_s']:.2f} | {r['process']:.2f}"
@@ -228,7 +212,7 @@ def report(res: dict[str, dict[str, Any]], lay: dict[str, int], runs: int, profi
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {len(os.sched_getaffinity(0))} CPUs ({cpu}), Python {platform.python_version()}",
-        f"- command: `python bench/plan_scale.py --hosts {lay['hosts']} --runs {runs}`",
+        f"- command: `python bench/plan_scale.py --hosts {lay['hosts']} --runs {runs}{' --profile' * bool(profile)}`",
         f"- fabric: {facts.get('hosts')} hosts, {facts.get('gpus')} GPUs, {sum(sw.values())} switches"
         f" ({', '.join(f'{v} {k}' for k, v in sw.items())}), {facts.get('links')} links;"
         f" {lay['sus']} SUs, {lay['pods']} pods, {SPINES_PER_POD} super-spine planes",

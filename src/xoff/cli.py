@@ -76,15 +76,22 @@ def _load(path: Path, fmt: Format) -> tuple[Any, Any]:
 
 @app.command()
 def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
-    """Load the intent strictly and plan it: any problem is one line FILE:LINE:COL: path: what (allowed)."""
-    from xoff.report.plan_text import intent_summary
+    """Load the intent strictly, plan it and run the pre-change checks on the plan.
+
+    Bad input: one line per problem, FILE:LINE:COL: path: what (allowed), exit 2.
+    Checks that find problems: exit 1 (warnings alone do not fail).
+    """
+    from xoff.report.plan_text import check_results, intent_summary
+    from xoff.validate import run_checks
 
     intent, state = _load(path, fmt)
+    results = run_checks(state)
+    failed = any(r.blocking for r in results)
     if fmt is Format.json:
         print(
             json.dumps(
                 {
-                    "ok": True,
+                    "ok": not failed,
                     "fabric": intent.name,
                     "files": intent.files,
                     "counts": {
@@ -95,13 +102,27 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
                     },
                     "networks": {k: v.model_dump(mode="json") for k, v in state.networks.items()},
                     "problems": [],
+                    "checks": [
+                        {
+                            "id": r.id,
+                            "status": r.status.value,
+                            "severity": r.severity.value,
+                            "message": r.message,
+                            "findings": [str(f) for f in r.findings],
+                        }
+                        for r in results
+                    ],
                 },
                 indent=2,
             )
         )
-        return
+        raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
     console = _out()
     console.print(intent_summary(intent, state))
+    console.print(check_results(results))
+    if failed:
+        console.print("[red]intent loads, but checks found problems[/red]")
+        raise typer.Exit(EXIT_FINDINGS)
     console.print("[green]intent OK[/green]")
 
 

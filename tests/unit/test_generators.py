@@ -102,7 +102,10 @@ def test_generators_use_the_declared_port_groups(tmp_path: Path) -> None:
 
 
 def test_running_out_of_ports_names_the_device(tmp_path: Path) -> None:
-    text = CLOS3.replace('super_spines: "ss{1..4}"', 'super_spines: "ss{1..4}"}\n  - {kind: leaf_spine, leaves: leaf1, spines: "spine{1..4}"')
+    text = CLOS3.replace(
+        'super_spines: "ss{1..4}"',
+        'super_spines: "ss{1..4}"}\n  - {kind: leaf_spine, leaves: leaf1, spines: "spine{1..4}"',
+    )
     with pytest.raises(InputError) as exc:
         _load(tmp_path, text)
     # clos3 took 2 of leaf1's 4 uplinks; this leaf_spine takes 2 more, then spine3 and spine4 find none

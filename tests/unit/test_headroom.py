@@ -87,9 +87,7 @@ def test_source_string_and_profile_name() -> None:
         ("tomahawk5", 400000, 5, Headroom(0, 393192, 18796, 3556, "", 400000, 5), "7060x6"),
     ],
 )
-def test_static_returns_exact_lookup_rows(
-    asic: str, speed: int, cable: int, expected: Headroom, ini: str
-) -> None:
+def test_static_returns_exact_lookup_rows(asic: str, speed: int, cable: int, expected: Headroom, ini: str) -> None:
     hr = headroom_for(asic, speed, cable, model="static")
     assert (hr.xon, hr.xoff, hr.size, hr.xon_offset) == (
         expected.xon,
@@ -251,9 +249,7 @@ def test_bad_inputs_raise(kwargs: dict[str, Any]) -> None:
     spp=st.sampled_from([50, 100]),
     shp=st.booleans(),
 )
-def test_longer_cable_never_smaller_xoff(
-    asic: str, speed: int, cables: list[int], spp: int, shp: bool
-) -> None:
+def test_longer_cable_never_smaller_xoff(asic: str, speed: int, cables: list[int], spp: int, shp: bool) -> None:
     short, long_ = cables
     kw: dict[str, Any] = {"small_packet_percent": spp, "shared_headroom_pool": shp}
     assert compute_headroom(asic, speed, short, **kw).xoff <= compute_headroom(asic, speed, long_, **kw).xoff

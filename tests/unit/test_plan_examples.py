@@ -50,7 +50,7 @@ def test_roce_pod_is_one_rail_optimised_scalable_unit(roce_pod) -> None:  # type
 
 
 def test_ib_pod_subnet_manager(ib_pod) -> None:  # type: ignore[no-untyped-def]
-    intent, state = ib_pod
+    _, state = ib_pod
     sm = state.devices["sm01"]
     assert sm.role == "subnet-manager"
     settings = sm.subnet_manager

@@ -32,7 +32,9 @@ def test_duplicate_keys_are_errors(tmp_path: Path) -> None:
     p = _write(tmp_path, "a: 1\nb: 2\na: 3\n")
     with pytest.raises(InputError) as exc:
         load_yaml(p, display="i.yaml")
-    assert exc.value.render() == "i.yaml:3:1: a: duplicate key, first at i.yaml:1:1 (allowed: each key once per mapping)"
+    assert (
+        exc.value.render() == "i.yaml:3:1: a: duplicate key, first at i.yaml:1:1 (allowed: each key once per mapping)"
+    )
 
 
 def test_merge_keys_and_anchors(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from xoff.desired.models import Device, FabricState
 from xoff.intent.resolved import Intent
+from xoff.validate.model import CheckResult
 
 
 def _speed(mbps: int | None) -> str:
@@ -147,3 +148,20 @@ def device_detail(device: Device) -> RenderableType:
     if device.host is not None and device.host.nccl_env:
         parts.append(Text("NCCL: " + " ".join(f"{k}={v}" for k, v in device.host.nccl_env.items())))
     return Group(*parts)
+
+
+_STATUS_STYLE = {"success": "green", "failure": "red", "error": "magenta", "skipped": "dim", "unset": "dim"}
+
+
+def check_results(results: list[CheckResult]) -> RenderableType:
+    table = Table(title="checks", title_justify="left")
+    for col in ("check", "status", "findings"):
+        table.add_column(col)
+    for r in results:
+        style = _STATUS_STYLE[r.status.value]
+        status = r.status.value + (" (warning)" if r.findings and r.severity.value == "warning" else "")
+        detail = "\n".join(str(f) for f in r.findings[:10])
+        if len(r.findings) > 10:
+            detail += f"\n... and {len(r.findings) - 10} more"
+        table.add_row(r.id, f"[{style}]{status}[/{style}]", detail or (r.message or ""))
+    return table

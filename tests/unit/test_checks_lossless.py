@@ -1,0 +1,165 @@
+"""Each built-in check: one passing fabric, and at least one failing case that it must catch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from xoff.desired import FabricState, build_fabric_state
+from xoff.intent import load_intent
+from xoff.validate import CHECKS, Check, Status, register, run_checks
+from xoff.validate.registry import Registry
+
+MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "intent" / "minimal.yaml"
+
+
+def _plan(tmp_path: Path, *edits: tuple[str, str]) -> FabricState:
+    text = MINIMAL.read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "intent.yaml"
+    path.write_text(text)
+    return build_fabric_state(load_intent(path))
+
+
+def _replace_iface(state: FabricState, device: str, port: str, **changes: Any) -> FabricState:
+    dev = state.devices[device]
+    iface = dev.interfaces[port].model_copy(update=changes)
+    dev = dev.model_copy(update={"interfaces": {**dev.interfaces, port: iface}})
+    return state.model_copy(update={"devices": {**state.devices, device: dev}})
+
+
+def _replace_device(state: FabricState, device: str, **changes: Any) -> FabricState:
+    dev = state.devices[device].model_copy(update=changes)
+    return state.model_copy(update={"devices": {**state.devices, device: dev}})
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> FabricState:
+    return _plan(tmp_path_factory.mktemp("clean"))
+
+
+def test_every_check_passes_on_the_clean_fabric(clean: FabricState) -> None:
+    results = run_checks(clean)
+    assert {r.id: r.status for r in results} == dict.fromkeys(CHECKS.ids(), Status.SUCCESS)
+
+
+Mutation = Callable[[FabricState, Path], FabricState]
+
+CASES: list[tuple[str, Mutation, str]] = [
+    (
+        "lossless.pfc_symmetry",
+        lambda s, _: _replace_iface(s, "leaf1", "Ethernet32", pfc_priorities=[3, 4]),
+        "spine1: Ethernet0 - PFC priorities differ from leaf1:Ethernet32 - Expected: [3, 4] Actual: [3]",
+    ),
+    (
+        "lossless.pfc_symmetry",  # host side: a NIC with PFC off toward a lossless leaf port
+        lambda s, _: _replace_iface(s, "gpu1", "eth0", pfc_priorities=[]),
+        "leaf1: Ethernet0 - PFC priorities differ from gpu1:eth0 - Expected: [] Actual: [3]",
+    ),
+    (
+        "lossless.link_mtu",
+        lambda s, _: _replace_iface(s, "spine1", "Ethernet0", mtu=9000),
+        "spine1: Ethernet0 - MTU differs from leaf1:Ethernet32 - Expected: 9100 Actual: 9000",
+    ),
+    (
+        "lossless.link_mtu",
+        lambda _, t: _plan(t, ("    switch_mtu: 9100\n", "    switch_mtu: 4000\n")),
+        "leaf1: Ethernet0 - MTU below host gpu1:eth0 - Expected: >= 9000 Actual: 4000",
+    ),
+    (
+        "lossless.host_mtu",
+        lambda _, t: _plan(t, ("    host_mtu: 9000\n", "    host_mtu: 1500\n")),
+        "gpu1: eth0 - netdev MTU gives RoCE MTU 1024 - Expected: >= 4192 Actual: 1500",
+    ),
+    (
+        "lossless.ecn_on_lossless_queues",
+        lambda _, t: _plan(t, ("        ecn: {min_threshold: 150000, max_threshold: 1500000}\n", "")),
+        "spine1: queue 3 - lossless class roce has no ECN - Expected: ECN on Actual: off",
+    ),
+    (
+        "lossless.pfc_watchdog",
+        lambda _, t: _plan(
+            t, ("pfc_watchdog: {poll_interval_ms: 200,", "pfc_watchdog: {enabled: false, poll_interval_ms: 200,")
+        ),
+        "spine1: pfc watchdog - not configured on ports with PFC - Expected: enabled Actual: disabled",
+    ),
+    (
+        "lossless.pfc_watchdog",
+        lambda _, t: _plan(t, ("restoration_ms: 800}", "restoration_ms: 800, action: forward}")),
+        "spine1: pfc watchdog - action does not break a storm - Expected: drop Actual: forward",
+    ),
+    (
+        "lossless.cnp_strict",
+        lambda _, t: _plan(t, ("        scheduler: {type: strict}\n", "        scheduler: {type: dwrr, weight: 10}\n")),
+        "spine1: queue 6 - CNP queue is not strict - Expected: strict Actual: dwrr",
+    ),
+]
+
+
+@pytest.mark.parametrize(("check_id", "mutate", "first"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_check_catches(check_id: str, mutate: Mutation, first: str, clean: FabricState, tmp_path: Path) -> None:
+    (result,) = run_checks(mutate(clean, tmp_path), [check_id])
+    assert result.status is Status.FAILURE
+    assert str(result.findings[0]) == first
+
+
+def test_every_check_has_a_failing_case() -> None:
+    assert {c[0] for c in CASES} == set(CHECKS.ids())
+
+
+def test_warnings_do_not_block_but_errors_do(clean: FabricState, tmp_path: Path) -> None:
+    state = _plan(tmp_path, ("        scheduler: {type: strict}\n", "        scheduler: {type: dwrr, weight: 10}\n"))
+    assert not any(r.blocking for r in run_checks(state))
+    state = _replace_iface(clean, "leaf1", "Ethernet32", pfc_priorities=[])
+    assert any(r.blocking for r in run_checks(state))
+
+
+def test_skipped_without_lossless_roce(tmp_path: Path) -> None:
+    state = _plan(
+        tmp_path,
+        ("        lossless: true\n", ""),
+        ("        ecn: {min_threshold: 150000, max_threshold: 1500000}\n", ""),
+    )
+    statuses = {r.id: r.status for r in run_checks(state)}
+    assert statuses["lossless.pfc_symmetry"] is Status.SKIPPED
+    assert statuses["lossless.link_mtu"] is Status.SUCCESS
+
+
+def test_a_crashing_check_is_an_error_not_a_pass(clean: FabricState) -> None:
+    registry = Registry()
+
+    @registry.register
+    class Broken(Check):
+        id = "test.broken"
+        title = "raises"
+
+        def run(self, subject: FabricState) -> list[Any]:
+            raise RuntimeError("boom")
+
+    (result,) = run_checks(clean, registry=registry)
+    assert result.status is Status.ERROR and result.message == "RuntimeError: boom" and result.blocking
+
+
+def test_registry_rejects_duplicate_ids_and_names_unknown_ones() -> None:
+    with pytest.raises(ValueError, match="registered twice"):
+        register(CHECKS.get("lossless.pfc_symmetry"))
+    with pytest.raises(KeyError, match=r"unknown check 'nope' \(allowed: lossless\."):
+        CHECKS.get("nope")
+
+
+def test_cli_check_exits_1_on_findings(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    text = MINIMAL.read_text().replace("    host_mtu: 9000\n", "    host_mtu: 1500\n")
+    (tmp_path / "i.yaml").write_text(text)
+    r = subprocess.run(
+        [sys.executable, "-m", "xoff", "check", "i.yaml"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 1
+    assert "lossless.host_mtu" in r.stdout and "gpu1: eth0 - netdev MTU gives RoCE MTU 1024" in r.stdout

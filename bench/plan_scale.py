@@ -212,6 +212,7 @@ def report(res: dict[str, dict[str, Any]], lay: dict[str, int], runs: int, profi
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {len(os.sched_getaffinity(0))} CPUs ({cpu}), Python {platform.python_version()}",
+        f"- code: `git describe --always --dirty` = {_git_rev()}",
         f"- command: `python bench/plan_scale.py --hosts {lay['hosts']} --runs {runs}{' --profile' * bool(profile)}`",
         f"- fabric: {facts.get('hosts')} hosts, {facts.get('gpus')} GPUs, {sum(sw.values())} switches"
         f" ({', '.join(f'{v} {k}' for k, v in sw.items())}), {facts.get('links')} links;"
@@ -232,6 +233,11 @@ def report(res: dict[str, dict[str, Any]], lay: dict[str, int], runs: int, profi
         lines += ["## cProfile of phase plan (one run; GC pauses are charged to whatever allocated)", ""]
         lines += ["```", profile.strip(), "```", ""]
     return "\n".join(lines)
+
+
+def _git_rev() -> str:
+    cmd = ["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty"]
+    return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.strip() or "unknown"
 
 
 def _profile(intent: Path, timeout: float) -> str:

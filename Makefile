@@ -27,7 +27,7 @@ system-deps:
 demo: $(STAMP) system-deps
 	$(BIN)/xoff check inventory/lab-mini
 	$(BIN)/xoff plan inventory/lab-mini -o $(DEMO_OUT)/plan.json
-	$(BIN)/xoff plan inventory/lab-mini --device leaf1
+	$(BIN)/xoff plan inventory/lab-mini --device leaf1 --format text
 	$(BIN)/xoff headroom --speed 400G --cable 40m --asic spectrum4 --model dynamic --small-packet-percent 100
 
 lint: $(STAMP)

@@ -48,6 +48,13 @@ class DeviceResolver:
         self.doc = ctx.doc
         self.provenance: Provenance = {}
         self.seen: dict[str, Path_] = {}
+        self._port_cache: dict[Path_, dict[str, Port]] = {}
+
+    def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port]:
+        """Ports of a spec list, expanded once per place it is written (Port is immutable, so shared)."""
+        if path not in self._port_cache:
+            self._port_cache[path] = _ports(self.ctx, specs, path, device)
+        return self._port_cache[path]
 
     def _claim(self, name: str, path: Path_) -> bool:
         first = self.seen.get(name)
@@ -125,7 +132,7 @@ class DeviceResolver:
                         mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
                         loopback=entry.loopback + j if entry.loopback else IPv4Address(0),
                         pod=entry.pod,
-                        ports=_ports(self.ctx, s["ports"], s["ports@"], name),
+                        ports=self._ports_at(s["ports"], s["ports@"], name),
                     ),
                     path,
                     entry.mgmt is not None,
@@ -156,9 +163,9 @@ class DeviceResolver:
 
     def _ib_ports(self, entry: IbSwitchEntry, path: Path_, name: str) -> dict[str, Port]:
         if entry.ports is not None:
-            return _ports(self.ctx, entry.ports, (*path, "ports"), name)
+            return self._ports_at(entry.ports, (*path, "ports"), name)
         if self.doc.defaults.ib_switch.ports is not None:
-            return _ports(self.ctx, self.doc.defaults.ib_switch.ports, ("defaults", "ib_switch", "ports"), name)
+            return self._ports_at(self.doc.defaults.ib_switch.ports, ("defaults", "ib_switch", "ports"), name)
         self.ctx.report(path, f"{name}: ports is not set (set it on the switch or in defaults.ib_switch)")
         return {}
 

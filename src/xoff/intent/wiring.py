@@ -15,6 +15,7 @@ from xoff.intent.yamlsource import Path_
 _TIER = {"host": 0, "leaf": 1, "spine": 2, "super-spine": 3}
 _ROLE_OF_TIERS = {(0, 1): "host_leaf", (1, 2): "leaf_spine", (2, 3): "spine_super_spine"}
 _USE_LABEL = {"uplink": "uplink", "downlink": "downlink"}
+_DEFAULT_LENGTHS = CableLengths()
 
 
 def _speed(mbps: int) -> str:
@@ -153,7 +154,7 @@ class Wiring:
         return True
 
     def _default_length(self, role: str, network: str) -> int:
-        lengths = CableLengths()
+        lengths = _DEFAULT_LENGTHS
         net = getattr(self.ctx.doc.networks, network, None)
         if isinstance(net, InfinibandNetwork):
             lengths = net.cable_lengths
@@ -313,9 +314,9 @@ class Wiring:
                     f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
                 )
                 return
-            base = prefix.network_address + cursor
+            base = int(prefix.network_address) + cursor
             pools[link.network] = (prefix, cursor + 2)
-            self.links[i] = _with_addresses(link, IPv4Interface(f"{base}/31"), IPv4Interface(f"{base + 1}/31"))
+            self.links[i] = _with_addresses(link, IPv4Interface((base, 31)), IPv4Interface((base + 1, 31)))
 
 
 def _with_addresses(link: Link, a: IPv4Interface, b: IPv4Interface) -> Link:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Literal
+
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
 from xoff.desired.models import BufferPool, BufferProfile, Buffers
 from xoff.errors import InputError, Problem
@@ -30,6 +33,30 @@ def _pools(asic: AsicSpec, mode: str) -> list[BufferPool]:
         ),
         BufferPool(name="egress_lossy_pool", type="egress", mode="dynamic", size=p.egress_lossy_pool),
     ]
+
+
+@lru_cache(maxsize=4096)
+def _headroom(
+    asic: str,
+    speed: int,
+    cable: int,
+    model: Literal["static", "dynamic"],
+    mtu: int,
+    lossless_mtu: int,
+    spp: int,
+    shp: bool,
+) -> Headroom:
+    """A fabric has a handful of (speed, cable) pairs and tens of thousands of ports: compute each once."""
+    return headroom_for(
+        asic,
+        speed,
+        cable,
+        model=model,
+        port_mtu=mtu,
+        lossless_mtu=lossless_mtu,
+        small_packet_percent=spp,
+        shared_headroom_pool=shp,
+    )
 
 
 def _site_row(policy: QosPolicy, speed: int, cable: int, policy_name: str) -> Headroom | None:
@@ -61,15 +88,15 @@ def build_buffers(
     problems: list[Problem] = []
     for port, speed, cable in lossless_ports:
         try:
-            room = _site_row(policy, speed, cable, policy_name) or headroom_for(
-                asic,
+            room = _site_row(policy, speed, cable, policy_name) or _headroom(
+                asic.name,
                 speed,
                 cable,
-                model=spec.model,
-                port_mtu=switch.mtu,
-                lossless_mtu=spec.lossless_mtu,
-                small_packet_percent=spec.small_packet_percent,
-                shared_headroom_pool=spec.shared_headroom_pool,
+                spec.model,
+                switch.mtu,
+                spec.lossless_mtu,
+                spec.small_packet_percent,
+                spec.shared_headroom_pool,
             )
         except HeadroomUnavailable as exc:
             problems.append(

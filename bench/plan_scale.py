@@ -36,7 +36,11 @@ from typing import Any
 import yaml
 
 RAILS, HOSTS_PER_SU, SUS_PER_POD, SPINES_PER_POD, HOSTS_PER_RACK = 8, 32, 4, 32, 4
-PHASES = {"yaml": "YAML parse only (CSafeLoader)", "load": "load_intent", "plan": "load_intent + build_fabric_state"}
+PHASES = {
+    "yaml": "YAML parse only (CSafeLoader)",
+    "load": "load_intent",
+    "plan": "load_intent + build_fabric_state + run_checks (= xoff check)",
+}
 PHASES["json"] = "load + plan + model_dump_json"
 TARGET_S, TARGET_MIB = 10.0, 2048.0
 HEADER = (
@@ -139,6 +143,7 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
         from xoff.desired import build_fabric_state  # noqa: PLC0415 - keep xoff out of the yaml baseline
         from xoff.errors import InputError  # noqa: PLC0415
         from xoff.intent import load_intent  # noqa: PLC0415
+        from xoff.validate import run_checks  # noqa: PLC0415
     loaded: Any = None
     json_bytes, prof = 0, cProfile.Profile() if profile else None
     pauses.clear()
@@ -152,6 +157,8 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
         try:
             loaded = load_intent(intent)
             state = build_fabric_state(loaded) if phase in ("plan", "json") else None
+            if state is not None and phase == "plan":
+                run_checks(state)
             json_bytes = len(state.model_dump_json()) if state is not None and phase == "json" else 0
         except InputError as exc:
             sys.exit(f"{phase}: the intent did not load:\n{exc.render()}")

@@ -28,6 +28,15 @@ def test_check_ok_text_and_json() -> None:
     assert doc["networks"]["compute"]["roce_tos"] == 106
 
 
+@pytest.mark.parametrize("example", ["lab-mini", "roce-pod", "ib-pod"])
+def test_every_example_passes_check(example: str) -> None:
+    r = xoff("check", str(INVENTORY / example), "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["ok"] is True
+    assert all(c["status"] in ("success", "skipped") for c in doc["checks"]), doc["checks"]
+
+
 def test_check_bad_input_is_one_line_exit_2_no_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("fabric: {name: x}\nnetworks: {}\nbogus: 1\n")

@@ -89,6 +89,12 @@ class Link:
     a_address: IPv4Interface | None = None
     b_address: IPv4Interface | None = None
 
+    def addresses_from(self, end: tuple[str, str]) -> tuple[IPv4Interface | None, IPv4Interface | None]:
+        """(this end's address, the other end's) as seen from ``end``."""
+        if end == self.a:
+            return self.a_address, self.b_address
+        return self.b_address, self.a_address
+
 
 @dataclass
 class Intent:

@@ -22,63 +22,52 @@ def roce_active_mtu(netdev_mtu: int) -> int | None:
 def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     doc = facts.intent.document
     net = getattr(doc.networks, nic.network)
-    peer_link = next(((link, port) for link, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
-    address = gateway = None
-    if peer_link is not None:
-        link, _ = peer_link
-        mine_is_a = link.a == (host.name, nic.netdev)
-        mine = link.a_address if mine_is_a else link.b_address
-        theirs = link.b_address if mine_is_a else link.a_address
-        address = str(mine) if mine is not None else None
-        gateway = str(theirs.ip) if theirs is not None else None
-    if isinstance(net, RoceNetwork):
-        policy = doc.qos_policies[net.qos_policy]
-        mtu = nic.mtu or net.host_mtu
-        lossless = set(policy.lossless_priorities)
-        cnp_dscp, cnp_priority = cnp(policy)
-        listed = {d for c in policy.classes.values() for d in c.dscp}
-        full = dscp_to_priority(policy)
+    link = next((lk for lk, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
+    mine, theirs = link.addresses_from((host.name, nic.netdev)) if link is not None else (None, None)
+    common = {
+        "netdev": nic.netdev,
+        "rdma": nic.rdma,
+        "network": nic.network,
+        "rail": nic.rail,
+        "gpu": nic.gpu,
+        "speed_mbps": nic.speed,
+        "address": None if mine is None else str(mine),
+        "gateway": None if theirs is None else str(theirs.ip),
+    }
+    if not isinstance(net, RoceNetwork):  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
         return HostNic(
-            netdev=nic.netdev,
-            rdma=nic.rdma,
-            network=nic.network,
-            rail=nic.rail,
-            gpu=nic.gpu,
-            speed_mbps=nic.speed,
-            mtu=mtu,
-            address=address,
-            gateway=gateway,
-            trust=policy.trust,
-            pfc=[1 if p in lossless else 0 for p in range(8)],
-            dscp_to_priority={d: full[d] for d in sorted(listed)},
-            roce_mode="RoCE v2",
-            roce_tos=roce_tos(policy),
-            ecn_np_priorities=sorted(lossless),
-            ecn_rp_priorities=sorted(lossless),
-            cnp_dscp=cnp_dscp,
-            cnp_priority=cnp_priority,
-            roce_active_mtu=roce_active_mtu(mtu),
+            **common,
+            mtu=nic.mtu or 4096,
+            trust=None,
+            pfc=[0] * 8,
+            dscp_to_priority={},
+            roce_mode=None,
+            roce_tos=None,
+            ecn_np_priorities=[],
+            ecn_rp_priorities=[],
+            cnp_dscp=None,
+            cnp_priority=None,
+            roce_active_mtu=None,
         )
-    return HostNic(  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
-        netdev=nic.netdev,
-        rdma=nic.rdma,
-        network=nic.network,
-        rail=nic.rail,
-        gpu=nic.gpu,
-        speed_mbps=nic.speed,
-        mtu=nic.mtu or 4096,
-        address=None,
-        gateway=None,
-        trust=None,
-        pfc=[0] * 8,
-        dscp_to_priority={},
-        roce_mode=None,
-        roce_tos=None,
-        ecn_np_priorities=[],
-        ecn_rp_priorities=[],
-        cnp_dscp=None,
-        cnp_priority=None,
-        roce_active_mtu=None,
+    policy = doc.qos_policies[net.qos_policy]
+    mtu = nic.mtu or net.host_mtu
+    lossless = sorted(policy.lossless_priorities)
+    cnp_dscp, cnp_priority = cnp(policy)
+    listed = sorted({d for c in policy.classes.values() for d in c.dscp})
+    full = dscp_to_priority(policy)
+    return HostNic(
+        **common,
+        mtu=mtu,
+        trust=policy.trust,
+        pfc=[1 if p in lossless else 0 for p in range(8)],
+        dscp_to_priority={d: full[d] for d in listed},
+        roce_mode="RoCE v2",
+        roce_tos=roce_tos(policy),
+        ecn_np_priorities=lossless,
+        ecn_rp_priorities=lossless,
+        cnp_dscp=cnp_dscp,
+        cnp_priority=cnp_priority,
+        roce_active_mtu=roce_active_mtu(mtu),
     )
 
 

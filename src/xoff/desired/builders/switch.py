@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 
 from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, Peer, PfcWatchdog
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
-from xoff.intent.resolved import Link, Switch
+from xoff.intent.resolved import Switch
 from xoff.platforms import get_platform
-
-
-def _end_address(link: Link, port_side_is_a: bool) -> IPv4Interface | None:
-    return link.a_address if port_side_is_a else link.b_address
 
 
 def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) -> dict[str, Interface]:
@@ -30,7 +26,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
             )
             continue
         link, peer = hit
-        addr = _end_address(link, link.a == (sw.name, port.name))
+        addr, _ = link.addresses_from((sw.name, port.name))
         out[port.name] = Interface(
             name=port.name,
             kind="ethernet",
@@ -62,9 +58,7 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
     for link, port, peer in facts.links_of.get(sw.name, []):
-        mine_is_a = link.a == (sw.name, port)
-        theirs = link.b_address if mine_is_a else link.a_address
-        mine = link.a_address if mine_is_a else link.b_address
+        mine, theirs = link.addresses_from((sw.name, port))
         if theirs is None or mine is None:
             continue
         if peer[0] in facts.asn:

@@ -154,6 +154,42 @@ def plan(
 
 
 @app.command()
+def render(
+    path: IntentArg,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="directory to write <device>/<file> and manifest.json")
+    ] = Path("out/render"),
+    diff: Annotated[Path | None, typer.Option("--diff", help="show a unified diff against an earlier output")] = None,
+    device: Annotated[list[str] | None, typer.Option("--device", "-d", help="only these devices")] = None,
+    fmt: FormatOpt = Format.text,
+) -> None:
+    """Render every device's configuration (SONiC, EOS, NVUE, hosts, OpenSM) from the desired state."""
+    from xoff.render import diff_output, render_fabric, write_output
+
+    _, state = _load(path, fmt)
+    if device:
+        unknown = [d for d in device if d not in state.devices]
+        if unknown:
+            print(f"{path}: --device: no device named {unknown[0]!r} in this intent", file=sys.stderr)
+            raise typer.Exit(EXIT_INPUT)
+    files = render_fabric(state, device or None)
+    if diff is not None:
+        if not diff.is_dir():
+            print(f"{diff}: --diff: not a directory of an earlier `xoff render` output", file=sys.stderr)
+            raise typer.Exit(EXIT_INPUT)
+        print(diff_output(files, diff), end="")
+        return
+    manifest_path = write_output(state, files, output)
+    devices = len({f.device for f in files})
+    if fmt is Format.json:
+        print(
+            json.dumps({"output": str(output), "manifest": str(manifest_path), "devices": devices, "files": len(files)})
+        )
+    else:
+        _out().print(f"rendered {len(files)} files for {devices} devices into {output}/ (manifest: {manifest_path})")
+
+
+@app.command()
 def schema(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file")] = None,
 ) -> None:

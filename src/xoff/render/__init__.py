@@ -1,0 +1,82 @@
+"""Render FabricState into per-device files, write them with a manifest, and diff two outputs."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from xoff.desired.models import FabricState
+from xoff.render.registry import load_renderer, renderer_names
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    device: str
+    platform: str
+    name: str  # relative to the device's directory
+    content: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.device}/{self.name}"
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content.encode()).hexdigest()
+
+
+def render_fabric(state: FabricState, devices: list[str] | None = None) -> list[RenderedFile]:
+    """Every file of every (selected) device, in a stable order."""
+    out: list[RenderedFile] = []
+    for name, device in state.devices.items():
+        if devices is not None and name not in devices:
+            continue
+        for renderer in renderer_names(device):
+            files = load_renderer(renderer)(device, state)
+            out.extend(RenderedFile(name, device.platform, fname, text) for fname, text in files.items())
+    return out
+
+
+def manifest(state: FabricState, files: list[RenderedFile]) -> dict[str, object]:
+    devices: dict[str, dict[str, object]] = {}
+    for f in files:
+        entry = devices.setdefault(f.device, {"platform": f.platform, "files": {}})
+        entry["files"][f.name] = f.sha256  # type: ignore[index]
+    return {"fabric": state.fabric, "schema_version": 1, "devices": devices}
+
+
+def write_output(state: FabricState, files: list[RenderedFile], out_dir: Path) -> Path:
+    """Write each file under ``out_dir/<device>/`` and ``manifest.json`` (device, platform, files, sha256)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        target = out_dir / f.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.content, encoding="utf-8")
+    path = out_dir / MANIFEST
+    path.write_text(json.dumps(manifest(state, files), indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def diff_output(files: list[RenderedFile], old_dir: Path) -> str:
+    """Unified diff from an earlier ``xoff render`` output to this one (files added, changed, removed)."""
+    chunks: list[str] = []
+    new_paths = {f.path for f in files}
+    old_manifest = old_dir / MANIFEST
+    old_paths: set[str] = set()
+    if old_manifest.exists():
+        old = json.loads(old_manifest.read_text(encoding="utf-8"))
+        old_paths = {f"{d}/{n}" for d, e in old.get("devices", {}).items() for n in e.get("files", {})}
+    for f in files:
+        before_file = old_dir / f.path
+        before = before_file.read_text(encoding="utf-8").splitlines(keepends=True) if before_file.exists() else []
+        after = f.content.splitlines(keepends=True)
+        chunks.extend(difflib.unified_diff(before, after, f"a/{f.path}", f"b/{f.path}"))
+    for gone in sorted(old_paths - new_paths):
+        before = (old_dir / gone).read_text(encoding="utf-8").splitlines(keepends=True)
+        chunks.extend(difflib.unified_diff(before, [], f"a/{gone}", f"b/{gone}"))
+    return "".join(chunks)

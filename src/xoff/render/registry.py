@@ -13,7 +13,7 @@ RenderFn = Callable[[Device, FabricState], dict[str, str]]
 
 # device platform -> renderer packages (in output order)
 BY_PLATFORM: dict[str, tuple[str, ...]] = {
-    "sonic": ("sonic",),
+    "sonic": ("sonic", "frr"),  # SONiC runs its BGP in FRR: config_db.json + frr.conf
     "eos": ("eos",),
     "cumulus": ("cumulus",),
     "linux": ("host",),

@@ -138,6 +138,8 @@ def _network_plans(facts: Facts, devices: dict[str, Device]) -> dict[str, Networ
                 roce_tos=tos,
                 cnp_dscp=cnp(policy)[0],
                 devices=count.get(name, 0),
+                p2p_prefix=str(net.p2p_prefix),
+                loopback_prefix=str(net.loopback_prefix),
             )
         elif isinstance(net, InfinibandNetwork):
             plans[name] = NetworkPlan(

@@ -247,6 +247,8 @@ class NetworkPlan(State):
     roce_tos: int | None
     cnp_dscp: int | None
     devices: int
+    p2p_prefix: str | None = Field(default=None, description="pool of the network's point-to-point /31s")
+    loopback_prefix: str | None = Field(default=None, description="pool of the network's router loopbacks")
 
 
 class FabricState(State):

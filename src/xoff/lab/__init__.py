@@ -1,0 +1,1 @@
+"""The embedded lab: simulated fabrics and hosts built from FabricState."""

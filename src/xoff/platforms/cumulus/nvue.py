@@ -1,0 +1,124 @@
+"""NVUE's configuration tree and its two printed forms: ``nv set`` lines and startup.yaml.
+
+NVUE keeps a switch's whole configuration as one tree (the ``- set:`` document of
+``/etc/nvue.d/startup.yaml``). ``nv set A B C V`` sets the leaf ``A/B/C`` to ``V``; a command with no
+value (``nv set interface swp1 ip address 198.19.0.0/31``) adds a member to a collection, which the
+YAML shows as ``198.19.0.0/31: {}``. So one tree gives both files, and each file parses back to it
+(CumulusNetworks/docs content/cumulus-linux-514/Layer-3/Border-Gateway-Protocol-BGP/Configuration-Example.md
+shows the same configuration both ways).
+
+Builders fill a ``Tree`` with :func:`put`; :func:`merge` joins the builders' trees (a leaf set twice to
+different values is an error, never a silent overwrite); :func:`commands` and :func:`yaml_lines` print it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Union
+
+Scalar = str | int
+Tree = dict[str, Union["Tree", Scalar]]
+
+_TOKEN = re.compile(r"\S+\Z")
+# a YAML 1.1 plain scalar that stays a string; anything else is quoted (keys too: '4', '198.19.0.0/31')
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")
+_YAML11_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+
+
+class NvueConflictError(ValueError):
+    """Two builders (or one builder twice) set the same NVUE leaf to different values."""
+
+
+def _check_token(token: str) -> str:
+    if not _TOKEN.match(token):
+        raise ValueError(f"NVUE path token {token!r} is empty or has whitespace")
+    return token
+
+
+def put(tree: Tree, path: Sequence[str], value: Scalar | None = None) -> None:
+    """Set ``path`` to ``value``, or add ``path[-1]`` as a collection member when ``value`` is None."""
+    if not path:
+        raise ValueError("empty NVUE path")
+    if isinstance(value, bool):
+        raise TypeError(f"{' '.join(path)}: NVUE values are strings or integers, not booleans")
+    node = tree
+    for i, key in enumerate(path[:-1]):
+        child = node.setdefault(_check_token(key), {})
+        if not isinstance(child, dict):
+            raise NvueConflictError(f"{' '.join(path[: i + 1])} is a value ({child!r}), not a container")
+        node = child
+    last = _check_token(path[-1])
+    if isinstance(value, str):
+        _check_token(value)
+    new: Tree | Scalar = {} if value is None else value
+    old = node.get(last)
+    if old is None:
+        node[last] = new
+    elif value is None and isinstance(old, dict):
+        return  # the member is already there (possibly with children)
+    elif old != new:
+        raise NvueConflictError(f"{' '.join(path)}: set to {old!r} and to {new!r}")
+
+
+def _copy(tree: Tree) -> Tree:
+    return {k: _copy(v) if isinstance(v, dict) else v for k, v in tree.items()}
+
+
+def merge(into: Tree, other: Tree, _prefix: tuple[str, ...] = ()) -> Tree:
+    """Merge a copy of ``other`` into ``into`` (``other``'s new keys appended in order); returns ``into``."""
+    for key, value in other.items():
+        old = into.get(key)
+        if old is None:
+            into[key] = _copy(value) if isinstance(value, dict) else value
+        elif isinstance(old, dict) and isinstance(value, dict):
+            merge(old, value, (*_prefix, key))
+        elif old != value:
+            raise NvueConflictError(f"{' '.join((*_prefix, key))}: set to {old!r} and to {value!r}")
+    return into
+
+
+def leaves(tree: Tree, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every leaf as command tokens: the path, plus the value for a valued leaf (depth first, in order)."""
+    for key, value in tree.items():
+        path = (*prefix, key)
+        if isinstance(value, dict):
+            if value:
+                yield from leaves(value, path)
+            else:
+                yield path
+        else:
+            yield (*path, str(value))
+
+
+def commands(tree: Tree) -> list[str]:
+    """``nv set`` lines for the tree, one per leaf, in tree order."""
+    return ["nv set " + " ".join(tokens) for tokens in leaves(tree)]
+
+
+def yaml_scalar(value: Scalar) -> str:
+    """A key or value as YAML that every loader (1.1 or 1.2) reads back as the same string or integer."""
+    if isinstance(value, bool):
+        raise TypeError("NVUE values are strings or integers, not booleans")
+    if isinstance(value, int):
+        return str(value)
+    if _PLAIN.match(value) and value.lower() not in _YAML11_WORDS:
+        return value
+    return "'" + value.replace("'", "''") + "'"
+
+
+def yaml_lines(tree: Tree, depth: int = 0) -> list[str]:
+    """The tree as block-style YAML lines, two spaces per level."""
+    out: list[str] = []
+    pad = "  " * depth
+    for key, value in tree.items():
+        k = yaml_scalar(key)
+        if isinstance(value, dict):
+            if value:
+                out.append(f"{pad}{k}:")
+                out.extend(yaml_lines(value, depth + 1))
+            else:
+                out.append(f"{pad}{k}: {{}}")
+        else:
+            out.append(f"{pad}{k}: {yaml_scalar(value)}")
+    return out

@@ -1,0 +1,55 @@
+"""Renderer ``cumulus``: ``nvue-commands.txt`` and ``startup.yaml`` for a Cumulus Linux switch.
+
+One builder per FabricState key fills an NVUE tree; the command file prints each builder's leaves
+as its own section, the startup file prints the merged tree. Both come from the same trees, and the
+tests parse both files back and compare them leaf by leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xoff.desired.models import Device, FabricState
+from xoff.platforms.cumulus import NVUE_RELEASES
+from xoff.platforms.cumulus.bgp import build_bgp
+from xoff.platforms.cumulus.interfaces import build_interfaces, build_system
+from xoff.platforms.cumulus.nvue import Tree, commands, merge, yaml_lines
+from xoff.platforms.cumulus.qos import build_qos
+from xoff.platforms.cumulus.watchdog import build_pfc_watchdog
+from xoff.render.jinja import render_template
+
+COMMANDS_FILE = "nvue-commands.txt"
+STARTUP_FILE = "startup.yaml"
+
+# (section title, FabricState key it renders, builder), in apply order: ports exist before QoS names them
+SECTIONS: tuple[tuple[str, str, Callable[[Device], Tree]], ...] = (
+    ("system", "Device.name", build_system),
+    ("interfaces", "Device.interfaces", build_interfaces),
+    ("qos", "Device.qos, Interface.pfc_priorities, Interface.cable_m", build_qos),
+    ("pfc watchdog", "Device.pfc_watchdog", build_pfc_watchdog),
+    ("bgp", "Device.bgp", build_bgp),
+)
+
+
+def build(device: Device) -> list[tuple[str, str, Tree]]:
+    """(section, state key, NVUE tree) per builder."""
+    return [(title, key, builder(device)) for title, key, builder in SECTIONS]
+
+
+def render(device: Device, fabric: FabricState) -> dict[str, str]:
+    """Both files of one switch; raises CumulusRenderError for what NVUE cannot express."""
+    if device.platform != "cumulus":
+        raise ValueError(f"{device.name}: platform {device.platform!r}, not cumulus (fabric {fabric.fabric})")
+    sections = build(device)
+    merged: Tree = {}
+    for _, _, tree in sections:
+        merge(merged, tree)
+    context = {"device": device.name, "fabric": fabric.fabric, "releases": NVUE_RELEASES}
+    return {
+        COMMANDS_FILE: render_template(
+            "cumulus/nvue-commands.txt.j2",
+            sections=[{"title": t, "key": k, "commands": commands(tree)} for t, k, tree in sections if tree],
+            **context,
+        ),
+        STARTUP_FILE: render_template("cumulus/startup.yaml.j2", lines=yaml_lines(merged), **context),
+    }

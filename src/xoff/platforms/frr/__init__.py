@@ -1,0 +1,2 @@
+"""FRR: the BGP underlay's frr.conf, for every switch whose BGP runs in FRR (SONiC; the lab's FRR
+standing in for EOS and Cumulus switches). ``render`` prints it, ``check`` proves it with the real FRR."""

@@ -1,0 +1,144 @@
+"""Shape of the EOS structured config: key names and nesting follow AVD's ``eos_cli_config_gen``.
+
+Where AVD offers a key only inside ``qos_profiles`` (``tx_queues[].priority``,
+``tx_queues[].bandwidth_percent``, ``priority_flow_control.watchdog.enabled``), xoff puts the same key
+on the interface, because it configures each port directly (reference/lossless.md §3.1: "qos profile
+ROCE ! or directly under interface EthernetX"). Unlike AVD, every key is always present: ``None``
+or an empty list means "not configured", so the strict templates never guess.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class EcnThreshold(TypedDict):
+    units: str  # bytes
+    min: int
+    max: int
+    max_probability: int
+
+
+class RandomDetectEcn(TypedDict):
+    threshold: EcnThreshold
+
+
+class RandomDetect(TypedDict):
+    ecn: RandomDetectEcn
+
+
+class TxQueue(TypedDict):
+    id: int
+    priority: str | None  # "priority strict" | "no priority" (AVD's valid values)
+    bandwidth_percent: int | None
+    random_detect: RandomDetect | None
+
+
+class PfcPriority(TypedDict):
+    priority: int
+    no_drop: bool
+
+
+class PfcWatchdogPort(TypedDict):
+    enabled: bool
+
+
+class InterfacePfc(TypedDict):
+    enabled: bool
+    priorities: list[PfcPriority]
+    watchdog: PfcWatchdogPort
+
+
+class InterfaceQos(TypedDict):
+    trust: str  # dscp | cos
+
+
+class Switchport(TypedDict):
+    enabled: bool
+
+
+class EthernetInterface(TypedDict):
+    name: str
+    description: str | None
+    shutdown: bool
+    mtu: int | None
+    speed: str | None
+    switchport: Switchport
+    ip_address: str | None
+    ip_address_secondaries: list[str]
+    qos: InterfaceQos | None
+    priority_flow_control: InterfacePfc | None
+    tx_queues: list[TxQueue]
+
+
+class AddressedInterface(TypedDict):
+    """A loopback or management interface."""
+
+    name: str
+    ip_address: str | None
+    ip_address_secondaries: list[str]
+
+
+class QosMap(TypedDict):
+    cos: list[str]  # "3 to traffic-class 3"
+    dscp: list[str]  # "26 to traffic-class 3"
+
+
+class Qos(TypedDict):
+    map: QosMap
+
+
+class GlobalWatchdog(TypedDict):
+    timeout: str  # seconds, up to 2 decimals
+    recovery_time: str  # seconds, up to 2 decimals
+    polling_interval: str  # seconds, up to 3 decimals
+    action: str  # drop | errdisable | notify-only
+
+
+class PriorityFlowControl(TypedDict):
+    watchdog: GlobalWatchdog
+
+
+class MaximumPaths(TypedDict):
+    paths: int
+    ecmp: int
+
+
+class BgpNeighbor(TypedDict):
+    ip_address: str
+    remote_as: str
+    description: str
+
+
+class BgpNetwork(TypedDict):
+    prefix: str
+
+
+class AddressFamilyIpv4(TypedDict):
+    networks: list[BgpNetwork]
+
+
+# Functional syntax: "as" is a Python keyword.
+RouterBgp = TypedDict(
+    "RouterBgp",
+    {
+        "as": str,
+        "router_id": str,
+        "maximum_paths": MaximumPaths,
+        "neighbors": list[BgpNeighbor],
+        "address_family_ipv4": AddressFamilyIpv4,
+    },
+)
+
+
+class StructuredConfig(TypedDict):
+    """One device; the keys are in running-config order (as AVD's eos-intended-config.j2 orders them)."""
+
+    hostname: str
+    ethernet_interfaces: list[EthernetInterface]
+    loopback_interfaces: list[AddressedInterface]
+    management_interfaces: list[AddressedInterface]
+    ip_routing: bool
+    qos: Qos | None
+    priority_flow_control: PriorityFlowControl | None
+    router_bgp: RouterBgp | None

@@ -84,7 +84,7 @@ def test_host_rdma_settings(lab_mini_state: Any) -> None:
     eth0 = host.nics["eth0"]
     assert eth0.trust == "dscp"
     assert eth0.pfc == [0, 0, 0, 1, 0, 0, 0, 0]
-    assert eth0.dscp_to_priority == {26: 3, 48: 6}
+    assert eth0.dscp_to_priority == {**dict.fromkeys(range(64), 0), 26: 3, 48: 6}  # all 64, as on the switches
     assert eth0.roce_tos == 106  # DSCP 26 << 2 | ECT(0)
     assert eth0.ecn_np_priorities == [3] and eth0.ecn_rp_priorities == [3]
     assert (eth0.cnp_dscp, eth0.cnp_priority) == (48, 6)

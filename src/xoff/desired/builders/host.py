@@ -53,14 +53,14 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     mtu = nic.mtu or net.host_mtu
     lossless = sorted(policy.lossless_priorities)
     cnp_dscp, cnp_priority = cnp(policy)
-    listed = sorted({d for c in policy.classes.values() for d in c.dscp})
-    full = dscp_to_priority(policy)
     return HostNic(
         **common,
         mtu=mtu,
         trust=policy.trust,
         pfc=[1 if p in lossless else 0 for p in range(8)],
-        dscp_to_priority={d: full[d] for d in listed},
+        # all 64: a DSCP left out keeps the NIC default (DSCP >> 3), which would send 24-31 to
+        # priority 3 on the host while the switches put them in the default class
+        dscp_to_priority=dscp_to_priority(policy),
         roce_mode="RoCE v2",
         roce_tos=roce_tos(policy),
         ecn_np_priorities=lossless,

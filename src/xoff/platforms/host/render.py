@@ -1,0 +1,29 @@
+"""``render(device, fabric)``: the files of a Linux GPU host (reference/lossless.md §4).
+
+- ``xoff-host-apply.sh``: idempotent bash that brings the host to the desired state and reports each
+  change (``--check``: report only, exit 1 on any difference);
+- ``xoff-host-state.json``: the desired values that script applies, for collect and verify;
+- ``nccl.env``: the NCCL environment, which the script also installs at ``/etc/xoff/nccl.env``.
+"""
+
+from __future__ import annotations
+
+from xoff.desired.models import Device, FabricState
+from xoff.platforms.host import builders as b
+from xoff.render.jinja import render_template
+
+APPLY_SCRIPT = "xoff-host-apply.sh"
+STATE_FILE = "xoff-host-state.json"
+NCCL_ENV = "nccl.env"
+
+
+def render(device: Device, fabric: FabricState) -> dict[str, str]:
+    config = b.host_config(device, fabric)
+    nccl_text = render_template(
+        "host/nccl.env.j2", device=config["device"], fabric=config["fabric"], nccl=config["nccl"]
+    )
+    return {
+        APPLY_SCRIPT: render_template("host/xoff-host-apply.sh.j2", **config, nccl_text=nccl_text),
+        STATE_FILE: render_template("host/xoff-host-state.json.j2", state=config),
+        NCCL_ENV: nccl_text,
+    }

@@ -126,7 +126,7 @@ def test_infiniband_only_host_gets_no_ethernet_qos() -> None:
 def test_mixed_host_applies_ethernet_qos_only_to_its_roce_nics() -> None:
     state = fabric("ib-pod")
     script = render(state.devices["gpu01"], state)[APPLY_SCRIPT]
-    dscp_map = " ".join(f"{d}:{ {34: 4, 48: 6}.get(d, 0)}" for d in range(64))
+    dscp_map = " ".join(f"{d}:{ {34: 4, 48: 6}.get(d, 0) }" for d in range(64))
     assert f"xoff_qos stor0 dscp 0,0,0,0,1,0,0,0 {dscp_map}\n" in script
     assert "xoff_qos ib0" not in script and "xoff_link ib0" not in script
     assert "xoff_link_layer mlx5_0 1 InfiniBand\n" in script and "xoff_link_layer mlx5_8 1 Ethernet\n" in script

@@ -29,6 +29,9 @@ demo: $(STAMP) system-deps
 	$(BIN)/xoff plan inventory/lab-mini -o $(DEMO_OUT)/plan.json
 	$(BIN)/xoff plan inventory/lab-mini --device leaf1 --format text
 	$(BIN)/xoff headroom --speed 400G --cable 40m --asic spectrum4 --model dynamic --small-packet-percent 100
+	$(BIN)/xoff render inventory/lab-mini -o $(DEMO_OUT)/render
+	@echo "rendered configuration: $(DEMO_OUT)/render/<device>/ (SONiC config_db.json + frr.conf, EOS running-config,"
+	@echo "NVUE commands + startup.yaml, host apply script + nccl.env); manifest: $(DEMO_OUT)/render/manifest.json"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -47,6 +50,8 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/plan_scale.py --record bench/results/plan_scale.md
+	$(BIN)/python bench/render_scale.py --record bench/results/render_scale.md
+	$(BIN)/python bench/render_eos_vs_pyavd.py --devices 50 --repeats 5 --record bench/results/render_eos_vs_pyavd.md
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,118 @@
+"""What every NOS emulator shares: its context, its fault hooks, and the session contract.
+
+The lab's SSH server (one asyncssh process per lab, a listening socket in each switch namespace)
+creates one ``Emulator`` per SSH session and feeds it lines; emulators never touch sockets. State
+that must outlive a session (the device's configuration) lives under ``ctx.state_dir``, so every
+session of a device sees the same device, and a lab restart keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FAULTS_FILE = "faults.json"
+
+
+@dataclass(frozen=True)
+class EmulatorContext:
+    device: str  # the intent's device name (hostname)
+    state_dir: Path  # persistent per-device state (configuration, counters, faults.json)
+    netns: str | None  # the device's network namespace; None in unit tests without a lab
+    frr_vty_dir: Path | None = None  # the device's FRR vty socket directory, for vtysh --vty_socket
+    fabric_state: Path | None = None  # the FabricState JSON the lab was built from (desired), if any
+
+    def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...)."""
+        full = ["ip", "netns", "exec", self.netns, *argv] if self.netns else argv
+        return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30)
+
+
+@dataclass
+class Faults:
+    """Test hooks, read from ``<state_dir>/faults.json`` before every command.
+
+    - ``reject_nth``: the Nth configuration command of a session is refused the platform's way
+      (counted by the emulator; 1-based);
+    - ``drop_after``: the session is closed abruptly after N commands;
+    - ``delay_ms``: every answer waits this long.
+    """
+
+    reject_nth: int | None = None
+    drop_after: int | None = None
+    delay_ms: int = 0
+
+    @classmethod
+    def load(cls, state_dir: Path) -> Faults:
+        path = state_dir / FAULTS_FILE
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            reject_nth=data.get("reject_nth"),
+            drop_after=data.get("drop_after"),
+            delay_ms=int(data.get("delay_ms", 0)),
+        )
+
+    def save(self, state_dir: Path) -> None:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        data = {"reject_nth": self.reject_nth, "drop_after": self.drop_after, "delay_ms": self.delay_ms}
+        (state_dir / FAULTS_FILE).write_text(json.dumps(data), encoding="utf-8")
+
+
+@dataclass
+class Reply:
+    output: str = ""  # text to send back, with the platform's line endings already applied
+    close: bool = False  # end the session after sending output (exit, logout, a dropped session)
+    status: int = 0  # exit status for exec channels
+
+
+@dataclass
+class SessionCounters:
+    commands: int = 0
+    config_commands: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+class EmulatorBase(ABC):
+    """One interactive CLI session on one device."""
+
+    def __init__(self, ctx: EmulatorContext) -> None:
+        self.ctx = ctx
+        self.counters = SessionCounters()
+
+    @abstractmethod
+    def banner(self) -> str:
+        """Text sent when the interactive session opens (may be empty)."""
+
+    @abstractmethod
+    def prompt(self) -> str:
+        """The prompt for the current mode, exactly as the real NOS prints it."""
+
+    @abstractmethod
+    def handle(self, line: str) -> Reply:
+        """Run one line typed at the prompt."""
+
+    def execute(self, command: str) -> Reply:
+        """An SSH exec request (``ssh host 'show version'``): one command, then the channel closes."""
+        return self.handle(command)
+
+    def step(self, line: str) -> Reply:
+        """What the SSH server calls: fault hooks first, then the platform's ``handle``."""
+        faults = Faults.load(self.ctx.state_dir)
+        self.counters.commands += 1
+        if faults.delay_ms:
+            time.sleep(faults.delay_ms / 1000)
+        if faults.drop_after is not None and self.counters.commands > faults.drop_after:
+            return Reply(close=True)
+        return self.handle(line)
+
+    def reject_this_config_command(self) -> bool:
+        """Count a configuration command; True if the reject_nth fault says to refuse it."""
+        self.counters.config_commands += 1
+        faults = Faults.load(self.ctx.state_dir)
+        return faults.reject_nth is not None and self.counters.config_commands == faults.reject_nth

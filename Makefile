@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 # Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint).
-APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck
+APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server
 
 .PHONY: demo test lint typecheck unit schema bench clean system-deps
 

@@ -270,6 +270,21 @@ def headroom(
     console.print(f"  source: {room.source}")
 
 
+def _lab_app() -> typer.Typer:
+    from xoff.lab.clab_cli import export_command
+    from xoff.lab.cli import lab_app
+
+    lab_app.command("export", help="Write a containerlab topology (.clab.yml) for the intent, for users with Docker.")(
+        export_command
+    )
+    return lab_app
+
+
+app.add_typer(
+    _lab_app(), name="lab", help="Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim)."
+)
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"xoff {__version__}")

@@ -98,8 +98,9 @@ class EmulatorBase(ABC):
         """Run one line typed at the prompt."""
 
     def execute(self, command: str) -> Reply:
-        """An SSH exec request (``ssh host 'show version'``): one command, then the channel closes."""
-        return self.handle(command)
+        """An SSH exec request (``ssh host 'show version'``): one command, no terminal, then the channel
+        closes. Platforms override it for what differs without a terminal (line ends, privilege level)."""
+        return self.step(command)
 
     def step(self, line: str) -> Reply:
         """What the SSH server calls: fault hooks first, then the platform's ``handle``."""

@@ -1,0 +1,249 @@
+"""Lab benchmark: ``lab up`` and ``lab down`` for lab-mini and for a generated 64-switch fabric.
+
+Each run brings the lab up from nothing (namespaces, veths, bridge, FRR zebra + bgpd and lldpd per
+switch, lldpd + OpenSSH per host, the switch SSH server), then, not timed as part of up, waits for
+every BGP session to be Established (reported as its own column), runs ``up`` again (the
+idempotent no-op), and takes the lab down (processes by PID, namespaces, interfaces, files).
+Best and median of N runs; the ratio up/down and the cost per device from the best runs.
+
+The 64-switch fabric (generated here, like plan_scale.py does): 8 spines and 56 leaves (SONiC,
+Spectrum-4), every leaf cabled to every spine (448 links), and by default one single-NIC host per
+leaf (56 hosts, 56 more links). Addresses from 198.18.0.0/15; labs come up with --remap, which
+keeps them (they are lab-safe) unless they are in use on this machine.
+
+Runs as root (namespaces). Uses the Python API (``xoff.lab.lab.up`` / ``xoff.lab.teardown.down``),
+so interpreter start-up (about 0.3 s for ``xoff lab up``) is not in the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from xoff.lab.lab import resolve, up
+from xoff.lab.observe import bgp_sessions
+from xoff.lab.teardown import down, leftovers_of
+
+ROOT = Path(__file__).resolve().parents[1]
+BGP_TIMEOUT_S = 120.0
+
+FABRIC = """\
+fabric: {{name: bench-{switches}, site: bench}}
+networks:
+  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
+  compute:
+    kind: roce
+    qos_policy: rdma
+    p2p_prefix: 198.18.0.0/21
+    loopback_prefix: 198.18.255.0/24
+    underlay: {{asn_plan: {{spine: 65100, leaf: 65101}}}}
+qos_policies:
+  rdma:
+    trust: dscp
+    classes:
+      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
+             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
+      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
+      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
+    default_class: bulk
+    cnp_class: cnp
+    buffers: {{model: static}}
+    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+defaults:
+  switch: {{platform: sonic, asic: spectrum4}}
+roles:
+  spine: {{ports: [{{name: "Ethernet{{0..504..8}}", speed: 400G, use: downlink}}]}}
+  leaf:
+    ports:
+      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
+      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
+switches:
+  - {{name: "spine{{1..{spines}}}", role: spine}}
+  - {{name: "leaf{{01..{leaves:02d}}}", role: leaf}}
+cabling:
+  - {{kind: leaf_spine, leaves: "leaf{{01..{leaves:02d}}}", spines: "spine{{1..{spines}}}"}}
+"""
+HOSTS = """\
+host_profiles:
+  one-nic:
+    gpus: 1
+    nic_model: connectx7
+    nics: [{{netdev: eth0, rdma: mlx5_0, network: compute, rail: 0, gpu: 0, speed: 400G}}]
+hosts:
+  - {{name: "gpu{{01..{hosts:02d}}}", profile: one-nic}}
+links:
+{links}
+"""
+
+
+def generate(where: Path, spines: int, leaves: int, hosts_per_leaf: int) -> Path:
+    text = FABRIC.format(switches=spines + leaves, spines=spines, leaves=leaves)
+    hosts = leaves * hosts_per_leaf
+    if hosts:
+        links = "\n".join(
+            f'  - {{a: "gpu{h + 1:02d}:eth0", b: "leaf{h // hosts_per_leaf + 1:02d}:Ethernet{(h % hosts_per_leaf) * 8}"}}'
+            for h in range(hosts)
+        )
+        text += HOSTS.format(hosts=hosts, links=links)
+    path = where / "fabric.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@dataclass
+class Run:
+    up_s: float
+    bgp_s: float
+    again_s: float
+    down_s: float
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    name: str
+    devices: int = 0
+    switches: int = 0
+    hosts: int = 0
+    links: int = 0
+    processes: int = 0
+    sessions: int = 0
+    runs: list[Run] = field(default_factory=list)
+
+
+def _wait_bgp(lab: str) -> tuple[float, int]:
+    state = resolve(lab)
+    switches = [d for d, r in state.devices.items() if r.kind == "switch"]
+    t0 = time.perf_counter()
+    while True:
+        sessions = [s for d in switches for s in bgp_sessions(state, d)]
+        if sessions and all(s.state == "Established" for s in sessions):
+            return time.perf_counter() - t0, len(sessions)
+        if time.perf_counter() - t0 > BGP_TIMEOUT_S:
+            raise SystemExit(f"{lab}: BGP not all Established after {BGP_TIMEOUT_S:.0f} s")
+        time.sleep(0.1)
+
+
+def measure(name: str, intent: Path, lab: str, runs: int, log: Callable[[str], None]) -> Result:
+    result = Result(name)
+    for i in range(runs):
+        t0 = time.perf_counter()
+        report = up(intent, lab, remap_addresses=True)
+        up_s = time.perf_counter() - t0
+        try:
+            bgp_s, sessions = _wait_bgp(lab)
+            t0 = time.perf_counter()
+            again = up(intent, lab, remap_addresses=True)
+            again_s = time.perf_counter() - t0
+            assert not again.changed, again
+            state = resolve(lab)
+        finally:
+            t0 = time.perf_counter()
+            down(lab)
+            down_s = time.perf_counter() - t0
+        assert leftovers_of(state) == []
+        result.devices = len(state.devices)
+        result.switches = sum(d.kind == "switch" for d in state.devices.values())
+        result.hosts = sum(d.kind == "host" for d in state.devices.values())
+        result.links = len(state.links)
+        result.processes = len(report.started)
+        result.sessions = sessions
+        result.runs.append(Run(up_s, bgp_s, again_s, down_s, report.phases))
+        log(f"{name} run {i + 1}: up {up_s:.2f} s, BGP {bgp_s:.2f} s, up again {again_s:.3f} s, down {down_s:.2f} s")
+    return result
+
+
+def _row(r: Result) -> str:
+    up_best = min(x.up_s for x in r.runs)
+    down_best = min(x.down_s for x in r.runs)
+    return (
+        f"| {r.name} | {r.devices} ({r.switches} sw, {r.hosts} hosts) | {r.links} | {r.processes} "
+        f"| {up_best:.2f} | {statistics.median(x.up_s for x in r.runs):.2f} "
+        f"| {down_best:.2f} | {statistics.median(x.down_s for x in r.runs):.2f} "
+        f"| {up_best / down_best:.1f} | {1000 * up_best / r.devices:.0f} | {1000 * down_best / r.devices:.0f} "
+        f"| {min(x.again_s for x in r.runs):.3f} | {min(x.bgp_s for x in r.runs):.1f} ({r.sessions}) |"
+    )
+
+
+def _phase_row(r: Result) -> str:
+    best = min(r.runs, key=lambda x: x.up_s).phases
+    cells = " | ".join(f"{best.get(k, 0.0):.2f}" for k in ("plan", "topology", "shims", "processes"))
+    return f"| {r.name} | {cells} |"
+
+
+def report(results: list[Result], args: argparse.Namespace) -> str:
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    lines = [
+        f"# lab_updown: `lab up` and `lab down` for {' and '.join(r.name for r in results)}",
+        "",
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code: `{commit.stdout.strip() or '?'}`",
+        f"- command: `python bench/lab_updown.py --runs {args.runs} --spines {args.spines} --leaves {args.leaves} "
+        f"--hosts-per-leaf {args.hosts_per_leaf}`",
+        f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "",
+        "| fabric | devices | links | processes | up best s | up median s | down best s | down median s "
+        "| up / down | up ms / device | down ms / device | up again s | BGP all Established s (sessions) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *(_row(r) for r in results),
+        "",
+        "Where the best `lab up` went (seconds): *plan* = load + plan + remap + keys, *topology* = namespaces,",
+        "bridge, veths, addresses (`ip -batch`), *shims* = the hosts' NIC tool shims and their state roots",
+        "(`xoff.lab.shims.install`), *processes* = start every daemon and wait until each is ready.",
+        "",
+        "| fabric | plan | topology | shims | processes |",
+        "|---|---:|---:|---:|---:|",
+        *(_phase_row(r) for r in results),
+        "",
+        f"Best and median of {args.runs} runs each. *up*: from nothing to every process started and ready",
+        "(zebra's and bgpd's sockets, lldpd's control socket, sshd listening, the switch SSH server listening);",
+        "*BGP*: from the end of up until every session is Established (FRR's timers: 3 s keepalive, 9 s hold);",
+        "*up again*: the idempotent second `lab up` (starts nothing); *down*: processes by PID, namespaces,",
+        "interfaces and files removed, then checked gone.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--spines", type=int, default=8)
+    ap.add_argument("--leaves", type=int, default=56)
+    ap.add_argument("--hosts-per-leaf", type=int, default=1)
+    ap.add_argument("--only", choices=["mini", "generated"], help="one fabric only")
+    ap.add_argument("--record", type=Path, help="also write the Markdown report here")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("lab_updown: needs root (network namespaces)")
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    results: list[Result] = []
+    tag = os.getpid()
+    if args.only != "generated":
+        results.append(measure("lab-mini", ROOT / "inventory" / "lab-mini", f"bench{tag}-mini", args.runs, log))
+    if args.only != "mini":
+        with tempfile.TemporaryDirectory(prefix="xoff-lab-bench-") as tmp:
+            intent = generate(Path(tmp), args.spines, args.leaves, args.hosts_per_leaf)
+            name = f"{args.spines + args.leaves}-switch"
+            results.append(measure(name, intent, f"bench{tag}-gen", args.runs, log))
+    text = report(results, args)
+    print(text)
+    if args.record:
+        args.record.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

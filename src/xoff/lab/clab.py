@@ -1,0 +1,331 @@
+"""A containerlab topology (``.clab.yml``) from FabricState, for users with Docker and NOS images.
+
+``export(fabric, lab_name)`` builds the topology as a dict (validated in tests against containerlab's
+own JSON Schema, ``../shared/schemas/containerlab/clab.schema.json``); ``render_yaml`` and ``write``
+print it with a header comment saying what was mapped and what was left out.
+
+Kinds (the schema's kind enum is the authority; it has no ``ceos``/``cvx`` aliases):
+
+- sonic -> ``sonic-vs``; eos -> ``arista_ceos``; linux hosts -> ``linux``;
+- cumulus -> ``nvidia_cumulusvx`` (containerlab's ``cvx``/``cumulus_cvx`` container kind is no longer
+  in the schema and is unmaintained; docs/manual/kinds/nvidia_cumulusvx.md);
+- InfiniBand switches are left out, and so are links with an InfiniBand end: containerlab has no
+  InfiniBand kind (the embedded lab simulates that fabric with ibsim instead).
+
+Interface names in links, per kind (containerlab docs, docs/manual/kinds/<kind>.md):
+
+- ``sonic-vs``: ``ethN`` (eth0 is management). docker-sonic-vs maps ``ethN`` to a front-panel port by
+  its HwSKU's lanemap: the default Force10-S6000 one puts eth1 on Ethernet0, eth2 on Ethernet4, ...
+  so port ``EthernetK`` is ``eth(K/4+1)`` and keeps its name inside the container; K must be a
+  multiple of 4. (The vs HwSKU has 32 ports: a switch with more needs an image built for its HwSKU.)
+- ``arista_ceos``: ``ethN`` is EthernetN, and the underscore form ``eth1_1`` is Ethernet1/1
+  (docs: "Additional interface naming considerations"), so ``EthernetA/B`` -> ``ethA_B``.
+- ``nvidia_cumulusvx``: ``swpN``, mapped 1:1 to the VM's swpN; VX has no breakout ports, so a switch
+  whose ports are not all ``swpN`` gets swp1, swp2, ... in port order (the header lists them).
+- ``linux``: the intent's netdev names, as containerlab creates any name. Because a host's data NICs
+  may be called ``eth0`` (lab-mini's are), hosts run with ``network-mode: none`` (docs:
+  manual/network.md, "user-defined eth0"): the management port keeps its intent name, is attached
+  to the management network with a ``mgmt-net`` link and gets its address from ``exec``.
+
+Management: the mgmt network is the prefix of the devices' management interfaces (``ipv4-subnet``);
+switches get their intent address as ``mgmt-ipv4``. Configuration: with ``config_dir`` (the relative
+path from the .clab.yml to an ``xoff render`` output), each node starts from its rendered files where
+the kind can: cEOS ``startup-config: <dir>/<node>/running-config``; sonic-vs binds ``config_db.json``
+to ``/etc/sonic/config_db.json`` (docker-sonic-vs's start.sh loads it at boot) and ``frr.conf`` to
+``/etc/frr/frr.conf``; Cumulus VX binds NVUE ``startup.yaml`` to ``/config/startup.yaml`` (the
+vrnetlab image applies it with ``nv config patch``/``apply``); hosts get their rendered files at
+``/etc/xoff/rendered`` to run ``xoff-host-apply.sh`` there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from xoff.desired.models import Device, FabricState
+
+KINDS = {"sonic": "sonic-vs", "eos": "arista_ceos", "cumulus": "nvidia_cumulusvx", "linux": "linux"}
+SKIPPED_PLATFORMS = {"infiniband": "containerlab has no InfiniBand kind"}
+DEFAULT_IMAGES = {
+    "sonic-vs": "docker-sonic-vs:latest",
+    "arista_ceos": "ceos:4.32.0F",
+    "nvidia_cumulusvx": "vrnetlab/nvidia_cumulus-vx:5.16.1",
+    "linux": "ghcr.io/hellt/network-multitool",
+}
+HOST_CONFIG_MOUNT = "/etc/xoff/rendered"
+_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._]*$")
+_NODE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._|]*$")
+_LINUX_IFNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$")
+
+
+class ExportError(ValueError):
+    """The fabric cannot be written as a containerlab topology (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    what: str
+    why: str
+
+
+def lab_name_for(fabric: FabricState) -> str:
+    """The default lab name: the fabric name with characters containerlab refuses replaced by '-'."""
+    name = re.sub(r"[^a-zA-Z0-9-._]", "-", fabric.fabric).lstrip("-._")
+    return name or "xoff"
+
+
+def _sort_key(name: str) -> list[Any]:
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
+
+
+def interface_map(device: Device) -> dict[str, str]:
+    """The device's front-panel ports -> the interface names its containerlab kind expects (see above)."""
+    ports = [i.name for i in device.interfaces.values() if i.kind == "ethernet"]
+    kind = KINDS[device.platform]
+    out: dict[str, str] = {}
+    if kind == "sonic-vs":
+        for p in ports:
+            m = re.fullmatch(r"Ethernet(\d+)", p)
+            if m is None or int(m.group(1)) % 4:
+                raise ExportError(
+                    f"{device.name}: {p}: sonic-vs names ports Ethernet<4k> (eth<k+1>), so {p} has no eth interface"
+                )
+            out[p] = f"eth{int(m.group(1)) // 4 + 1}"
+    elif kind == "arista_ceos":
+        for p in ports:
+            m = re.fullmatch(r"Ethernet(\d+(?:/\d+)*)", p)
+            if m is None:
+                raise ExportError(f"{device.name}: {p}: cEOS front-panel ports are Ethernet<n>[/<m>...]")
+            out[p] = "eth" + m.group(1).replace("/", "_")
+    elif kind == "nvidia_cumulusvx":
+        plain = all(re.fullmatch(r"swp\d+", p) for p in ports)
+        out = {p: p if plain else f"swp{n}" for n, p in enumerate(ports, start=1)}
+    else:
+        for p in ports:
+            if not _LINUX_IFNAME.fullmatch(p):
+                raise ExportError(f"{device.name}: {p} is not a Linux interface name (at most 15 characters)")
+            out[p] = p
+    if len(set(out.values())) != len(out):
+        raise ExportError(f"{device.name}: two ports map to one containerlab interface: {out}")
+    return out
+
+
+def _exported(device: Device) -> bool:
+    return device.platform not in SKIPPED_PLATFORMS
+
+
+def _mgmt_interface(device: Device) -> tuple[str, ipaddress.IPv4Interface] | None:
+    for iface in device.interfaces.values():
+        if iface.kind == "mgmt" and iface.addresses:
+            return iface.name, ipaddress.IPv4Interface(iface.addresses[0])
+    return None
+
+
+def _mgmt_subnet(fabric: FabricState) -> ipaddress.IPv4Network:
+    nets = set()
+    for device in fabric.devices.values():
+        if _exported(device):
+            mgmt = _mgmt_interface(device)
+            if mgmt is not None:
+                nets.add(mgmt[1].network)
+    if len(nets) != 1:
+        found = ", ".join(sorted(map(str, nets))) or "none"
+        raise ExportError(
+            f"{fabric.fabric}: containerlab has one management network; the devices' mgmt prefixes are: {found}"
+        )
+    (net,) = nets
+    for device in fabric.devices.values():
+        if _exported(device) and ipaddress.IPv4Address(device.mgmt_address) not in net:
+            raise ExportError(f"{device.name}: management address {device.mgmt_address} is outside {net}")
+    return net
+
+
+def _infiniband_end(fabric: FabricState, device: str, port: str) -> bool:
+    d = fabric.devices[device]
+    iface = d.interfaces.get(port)
+    return d.platform == "infiniband" or (iface is not None and iface.kind == "infiniband")
+
+
+def mgmt_host_interface(lab_name: str, node: str, port: str) -> str:
+    """The root-namespace end of a host's mgmt-net link: unique per lab, node and port, 10 characters."""
+    return "xc" + hashlib.sha256(f"{lab_name}/{node}/{port}".encode()).hexdigest()[:8]
+
+
+def _node(device: Device, lab_name: str, config_dir: str | None, links: list[dict[str, Any]]) -> dict[str, Any]:
+    kind = KINDS[device.platform]
+    node: dict[str, Any] = {"kind": kind, "group": device.role}
+    cfg = f"{config_dir.rstrip('/')}/{device.name}" if config_dir else None
+    mgmt = _mgmt_interface(device)
+    if kind == "linux" and mgmt is not None:
+        port, address = mgmt
+        node["network-mode"] = "none"
+        node["exec"] = [f"ip link set {port} up", f"ip addr add {address.with_prefixlen} dev {port}"]
+        links.append(
+            {"endpoints": [f"{device.name}:{port}", f"mgmt-net:{mgmt_host_interface(lab_name, device.name, port)}"]}
+        )
+    else:
+        node["mgmt-ipv4"] = device.mgmt_address
+    if cfg is not None:
+        if kind == "arista_ceos":
+            node["startup-config"] = f"{cfg}/running-config"
+        elif kind == "sonic-vs":
+            node["binds"] = [f"{cfg}/config_db.json:/etc/sonic/config_db.json", f"{cfg}/frr.conf:/etc/frr/frr.conf"]
+        elif kind == "nvidia_cumulusvx":
+            node["binds"] = [f"{cfg}/startup.yaml:/config/startup.yaml"]
+        else:
+            node["binds"] = [f"{cfg}:{HOST_CONFIG_MOUNT}:ro"]
+    return node
+
+
+@dataclass(frozen=True)
+class Export:
+    topology: dict[str, Any]
+    skipped: list[Skipped]
+    renamed: dict[str, dict[str, str]]  # node -> intent port -> containerlab interface (only the renamed)
+
+
+def build(
+    fabric: FabricState, lab_name: str, *, images: Mapping[str, str] | None = None, config_dir: str | None = None
+) -> Export:
+    """The topology, what was left out, and the interface renames (for the header comment)."""
+    if not _NAME.fullmatch(lab_name):
+        raise ExportError(f"lab name {lab_name!r}: containerlab names are letters, digits and -._ (not first)")
+    unknown = sorted({d.platform for d in fabric.devices.values()} - set(KINDS) - set(SKIPPED_PLATFORMS))
+    if unknown:
+        raise ExportError(
+            f"{fabric.fabric}: no containerlab kind for platform(s) {', '.join(unknown)} (known: {', '.join(KINDS)})"
+        )
+    image_of = {**DEFAULT_IMAGES, **(images or {})}
+    bad = sorted(set(image_of) - set(DEFAULT_IMAGES))
+    if bad:
+        raise ExportError(f"images for unknown kind(s) {', '.join(bad)} (kinds: {', '.join(DEFAULT_IMAGES)})")
+    subnet = _mgmt_subnet(fabric)
+    skipped = [Skipped(d.name, SKIPPED_PLATFORMS[d.platform]) for d in fabric.devices.values() if not _exported(d)]
+    maps: dict[str, dict[str, str]] = {}
+    for name, device in fabric.devices.items():
+        if not _NODE.fullmatch(name):
+            raise ExportError(f"{name}: containerlab node names are letters, digits and -._|")
+        if _exported(device):
+            maps[name] = interface_map(device)
+    mgmt_links: list[dict[str, Any]] = []
+    nodes = {
+        name: _node(device, lab_name, config_dir, mgmt_links)
+        for name, device in fabric.devices.items()
+        if _exported(device)
+    }
+    links: list[dict[str, Any]] = []
+    left_out = 0
+    for link in fabric.links:
+        ends = (link.a, link.b)
+        if any(e.device not in maps or e.port not in maps[e.device] for e in ends):
+            if not any(_infiniband_end(fabric, e.device, e.port) for e in ends):
+                raise ExportError(
+                    f"{link.a.device}:{link.a.port} -- {link.b.device}:{link.b.port}: no front-panel port to export"
+                )
+            left_out += 1
+            continue
+        entry: dict[str, Any] = {"endpoints": [f"{e.device}:{maps[e.device][e.port]}" for e in ends]}
+        mtus = [fabric.devices[e.device].interfaces[e.port].mtu for e in ends]
+        if all(m is not None for m in mtus):
+            entry["mtu"] = max(m for m in mtus if m is not None)  # one MTU per veth pair: the larger end's
+        links.append(entry)
+    if left_out:
+        skipped.append(Skipped(f"{left_out} links", "with an InfiniBand end"))
+    kinds_used = list(dict.fromkeys(node["kind"] for node in nodes.values()))
+    topology: dict[str, Any] = {
+        "name": lab_name,
+        "mgmt": {"network": f"{lab_name}-mgmt", "ipv4-subnet": str(subnet)},
+        "topology": {
+            "kinds": {kind: {"image": image_of[kind]} for kind in kinds_used},
+            "nodes": nodes,
+            "links": links + mgmt_links,
+        },
+    }
+    used = {(e.device, e.port) for link in fabric.links for e in (link.a, link.b)}
+    renamed = {n: {p: c for p, c in m.items() if p != c and (n, p) in used} for n, m in maps.items()}
+    return Export(topology, skipped, {n: m for n, m in renamed.items() if m})
+
+
+def export(
+    fabric: FabricState, lab_name: str, *, images: Mapping[str, str] | None = None, config_dir: str | None = None
+) -> dict[str, Any]:
+    """The containerlab topology of ``fabric`` as a dict (what ``yaml.safe_load`` of the file gives).
+
+    ``images``: kind -> image, over ``DEFAULT_IMAGES``. ``config_dir``: path of an ``xoff render``
+    output relative to the .clab.yml; without it, nodes boot their images' default configuration.
+    Raises ExportError when the fabric cannot be expressed (see the module docstring).
+    """
+    return build(fabric, lab_name, images=images, config_dir=config_dir).topology
+
+
+class _Flow(list[str]):
+    """A list YAML prints inline: ``endpoints: ["leaf1:eth1", "spine1:eth1"]``."""
+
+
+class _Quoted(str):
+    __slots__ = ()
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _Flow, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+)
+_Dumper.add_representer(_Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"'))
+
+
+def render_yaml(
+    fabric: FabricState, lab_name: str, *, images: Mapping[str, str] | None = None, config_dir: str | None = None
+) -> str:
+    """The .clab.yml text: a header comment (source, mappings, what was left out), then the topology."""
+    result = build(fabric, lab_name, images=images, config_dir=config_dir)
+    data = result.topology
+    printable = {**data, "topology": {**data["topology"], "links": [
+        {**link, "endpoints": _Flow(_Quoted(e) for e in link["endpoints"])} for link in data["topology"]["links"]
+    ]}}  # fmt: skip
+    header = [
+        f"# containerlab topology of fabric {fabric.fabric}: exported by xoff (xoff lab export). Do not edit.",
+        "# Kinds: sonic -> sonic-vs, eos -> arista_ceos, cumulus -> nvidia_cumulusvx, linux hosts -> linux.",
+        "# Interfaces: sonic-vs EthernetK = eth(K/4+1) (docker-sonic-vs lanemap); cEOS EthernetA/B = ethA_B;",
+        "# Cumulus VX swpN; hosts keep their netdev names and run with network-mode none (their mgmt port is",
+        "# a mgmt-net link, addressed by exec). cEOS maps eth0 to Management0 (the intent says Management1).",
+    ]
+    if config_dir:
+        header.append(
+            f"# Startup configuration from the xoff render output in {config_dir}/ (per kind: see xoff.lab.clab)."
+        )
+    for node, ports in result.renamed.items():
+        pairs = ", ".join(f"{p}={c}" for p, c in ports.items())
+        header.append(f"# {node}: {pairs}")
+        if fabric.devices[node].platform == "sonic" and any(int(c[3:]) > 32 for c in ports.values()):
+            header.append(
+                f"# {node}: docker-sonic-vs's default HwSKU (Force10-S6000) has eth1-eth32 only; an image built for"
+                f" {fabric.devices[node].hwsku} maps eth interfaces by its own lanemap"
+            )
+    for s in result.skipped:
+        header.append(f"# left out: {s.what} ({s.why})")
+    body = yaml.dump(printable, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=1000)
+    return "\n".join(header) + "\n" + body
+
+
+def write(
+    path: Path,
+    fabric: FabricState,
+    lab_name: str,
+    *,
+    images: Mapping[str, str] | None = None,
+    config_dir: str | None = None,
+) -> Path:
+    """Write ``render_yaml`` to ``path`` (conventionally ``<name>.clab.yml``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_yaml(fabric, lab_name, images=images, config_dir=config_dir), encoding="utf-8")
+    return path

@@ -1,0 +1,315 @@
+"""What each lab daemon needs: its files under ``devices/<device>/`` and its command line.
+
+- switches with BGP: FRR ``zebra`` + ``bgpd`` (the rendered ``frr.conf``), as user ``frr``, with their
+  own pid files, zserv socket and vty socket directory (``frr/``), no vty TCP port;
+- every switch and host: ``lldpd`` with its own control socket (``lldpd/lldpd.sock``), tx-interval 1,
+  advertising the intent's port names as port IDs;
+- hosts: OpenSSH ``sshd`` on the management address, key auth for root, PATH with the NIC tool
+  shims and ``XOFF_HOST_ROOT`` set for every session;
+- switches: the lab's one SSH server (``python -m xoff.lab.sshd``) driving the NOS emulators;
+- InfiniBand: ``ibsim`` and OpenSM in the subnet manager host's namespace, OpenSM with the rendered
+  ``opensm.conf``, ``partitions.conf``, ``qos-policy.conf`` and GUID files.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+from xoff.desired.models import Device, FabricState
+from xoff.lab import credentials
+from xoff.lab.ibsim import UMAD2SIM, client_env, topology
+from xoff.lab.processes import ProcessSpec
+from xoff.lab.state import LabState, write_atomic
+from xoff.lab.topology import DevicePlan
+from xoff.platforms.frr.render import render_frr_conf
+from xoff.platforms.opensm.render import render as render_opensm
+
+ZEBRA = "/usr/lib/frr/zebra"
+BGPD = "/usr/lib/frr/bgpd"
+FRR_USER = "frr"
+LLDPD = "lldpd"
+SSHD = "/usr/sbin/sshd"
+SSHD_PRIVSEP_DIR = Path("/run/sshd")  # sshd refuses to start without it (Debian's init script makes it)
+IBSIM = "ibsim"
+OPENSM = "opensm"
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SHIMS_MODULE = "xoff.lab.shims"
+
+
+# What the lab runs, and the Debian package that has it.
+TOOLS: dict[str, str] = {
+    "ip": "iproute2",
+    "ss": "iproute2",
+    "unshare": "util-linux",
+    ZEBRA: "frr",
+    BGPD: "frr",
+    "vtysh": "frr",
+    LLDPD: "lldpd",
+    "lldpcli": "lldpd",
+    SSHD: "openssh-server",
+}
+IB_TOOLS: dict[str, str] = {
+    IBSIM: "ibsim-utils",
+    UMAD2SIM: "ibsim-utils",
+    OPENSM: "opensm",
+    "sminfo": "infiniband-diags",
+}
+
+
+def missing_tools(infiniband: bool) -> list[str]:
+    """``tool (Debian package)`` for every tool the lab needs and this machine lacks."""
+    wanted = TOOLS | (IB_TOOLS if infiniband else {})
+    found = {
+        t: Path(t).exists() if t.startswith("/") else shutil.which(t, path=f"{SYSTEM_PATH}") is not None for t in wanted
+    }
+    return [f"{t} ({wanted[t]})" for t, ok in found.items() if not ok]
+
+
+def device_dir(lab_dir: Path, device: str) -> Path:
+    return lab_dir / "devices" / device
+
+
+def frr_dir(lab_dir: Path, device: str) -> Path:
+    return device_dir(lab_dir, device) / "frr"
+
+
+def lldpd_socket(lab_dir: Path, device: str) -> Path:
+    return device_dir(lab_dir, device) / "lldpd" / "lldpd.sock"
+
+
+def state_dir(lab_dir: Path, device: str) -> Path:
+    """The emulator's persistent files (configuration, faults.json)."""
+    return device_dir(lab_dir, device) / "state"
+
+
+def shims_bin(lab_dir: Path, device: str) -> Path:
+    return device_dir(lab_dir, device) / "bin"
+
+
+def host_root(lab_dir: Path, device: str) -> Path:
+    return device_dir(lab_dir, device) / "root"
+
+
+def _write_once(path: Path, text: str) -> None:
+    """Configuration is written once: a second ``lab up`` keeps what the lab (or a test) changed."""
+    if not path.exists():
+        write_atomic(path, text)
+
+
+# --- FRR -----------------------------------------------------------------------------------------
+
+
+def frr_specs(lab_dir: Path, device: Device, fabric: FabricState, plan: DevicePlan) -> list[ProcessSpec]:
+    d = frr_dir(lab_dir, device.name)
+    d.mkdir(parents=True, exist_ok=True)
+    _write_once(d / "frr.conf", render_frr_conf(device, fabric))
+    _write_once(d / "zebra.conf", f"hostname {device.name}\n")
+    _write_once(d / "vtysh.conf", "")
+    shutil.chown(d, FRR_USER, FRR_USER)  # the daemons drop to user frr and write their pid and socket files here
+    common = ["-P", "0", "-z", str(d / "zserv.api"), "--vty_socket", str(d)]
+    return [
+        ProcessSpec(
+            key=f"{device.name}/{name}",
+            role=name,
+            device=device.name,
+            netns=plan.netns,
+            argv=[binary, "-f", str(d / conf), "-i", str(d / f"{name}.pid"), *common, "--log", f"file:{d / name}.log"],
+            log=d / f"{name}.out",
+            ready_file=d / ready,
+            stale=(d / ready, d / f"{name}.vty", d / f"{name}.pid"),
+        )
+        for name, binary, conf, ready in (
+            ("zebra", ZEBRA, "zebra.conf", "zserv.api"),  # bgpd connects to zebra here
+            ("bgpd", BGPD, "frr.conf", "bgpd.vty"),
+        )
+    ]
+
+
+def vtysh_argv(lab_dir: Path, device: str, command: str) -> list[str]:
+    d = frr_dir(lab_dir, device)
+    return ["vtysh", "--vty_socket", str(d), "--config_dir", str(d), "-c", command]
+
+
+# --- lldpd ---------------------------------------------------------------------------------------
+
+
+def lldpd_spec(lab_dir: Path, plan: DevicePlan) -> ProcessSpec:
+    d = device_dir(lab_dir, plan.name) / "lldpd"
+    d.mkdir(parents=True, exist_ok=True)
+    ports = {plan.mgmt_ifname: plan.mgmt_port} | {p.ifname: p.port for p in plan.ports.values()}
+    lines = [
+        f"# lldpd of {plan.name} in lab {plan.netns}: written by xoff lab up",
+        "configure lldp tx-interval 1",
+        f'configure system hostname "{plan.name}"',
+        f'configure system description "{plan.platform} {plan.role} (xoff lab)"',
+        f"configure system ip management pattern {plan.mgmt_address.split('/')[0]}",
+        f"configure system interface pattern {','.join(ports)}",
+        *(
+            f'configure ports {ifname} lldp portidsubtype local "{port}" description "{port}"'
+            for ifname, port in ports.items()
+        ),
+    ]
+    _write_once(d / "lldpd.conf", "\n".join(lines) + "\n")
+    return ProcessSpec(
+        key=f"{plan.name}/lldpd",
+        role="lldpd",
+        device=plan.name,
+        netns=plan.netns,
+        argv=[LLDPD, "-d", "-u", str(d / "lldpd.sock"), "-O", str(d / "lldpd.conf")],
+        log=d / "lldpd.log",
+        ready_file=d / "lldpd.sock",
+        stale=(d / "lldpd.sock",),
+    )
+
+
+# --- hosts: OpenSSH + NIC tool shims -------------------------------------------------------------
+
+
+def host_home(lab_dir: Path, device: str) -> Path:
+    return device_dir(lab_dir, device) / "home"
+
+
+def host_env(lab_dir: Path, device: str) -> dict[str, str]:
+    """What every SSH session (and ``lab exec``) on a host gets: the shims first on PATH, the state
+    root, and a home of its own (hosts do not share ~/.ansible, ~/.bashrc, ...)."""
+    return {
+        "PATH": f"{shims_bin(lab_dir, device)}:{SYSTEM_PATH}",
+        "XOFF_HOST_ROOT": str(host_root(lab_dir, device)),
+        "HOME": str(host_home(lab_dir, device)),
+    }
+
+
+def with_hostname(device: str, argv: list[str]) -> list[str]:
+    """Run ``argv`` in a UTS namespace of its own whose hostname is the device's (``hostname`` on an
+    SSH session says which host it is); ``exec`` keeps the PID."""
+    return ["unshare", "--uts", "--", "/bin/sh", "-c", 'hostname "$0" && exec "$@"', device, *argv]
+
+
+def install_shims(lab_dir: Path, device: Device) -> str | None:
+    """Install the NIC tool shims if ``xoff.lab.shims`` exists; else a warning for ``lab status``."""
+    bin_dir, root = shims_bin(lab_dir, device.name), host_root(lab_dir, device.name)
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)
+    if importlib.util.find_spec(SHIMS_MODULE) is None:
+        return f"{SHIMS_MODULE} is not available: hosts have no NIC tool shims (mlnx_qos, nvidia-smi, ...)"
+    module = importlib.import_module(SHIMS_MODULE)
+    install = getattr(module, "install", None)
+    if install is None:
+        return f"{SHIMS_MODULE} has no install(): hosts have no NIC tool shims"
+    install(bin_dir, root, device)
+    return None
+
+
+def sshd_spec(lab_dir: Path, plan: DevicePlan) -> ProcessSpec:
+    SSHD_PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
+    d = device_dir(lab_dir, plan.name) / "sshd"
+    d.mkdir(parents=True, exist_ok=True)
+    host_home(lab_dir, plan.name).mkdir(mode=0o700, exist_ok=True)
+    env = " ".join(f"{k}={v}" for k, v in host_env(lab_dir, plan.name).items())
+    config = f"""\
+# sshd of host {plan.name}: written by xoff lab up. Key auth for root only, with the lab's client key.
+Port 22
+ListenAddress {plan.mgmt_address.split("/")[0]}
+HostKey {credentials.host_key(lab_dir, plan.name)}
+PidFile {d / "sshd.pid"}
+AuthorizedKeysFile {credentials.ssh_dir(lab_dir) / "authorized_keys"}
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+# the lab's files are root's own, under a directory that may be below /tmp in tests
+StrictModes no
+PrintMotd no
+PrintLastLog no
+MaxStartups 100:30:200
+MaxSessions 50
+SetEnv {env}
+Subsystem sftp internal-sftp
+"""
+    _write_once(d / "sshd_config", config)
+    return ProcessSpec(
+        key=f"{plan.name}/sshd",
+        role="sshd",
+        device=plan.name,
+        netns=plan.netns,
+        argv=with_hostname(plan.name, [SSHD, "-D", "-e", "-f", str(d / "sshd_config")]),
+        log=d / "sshd.log",
+        ready_text=(d / "sshd.log", "Server listening on"),
+        stale=(d / "sshd.pid",),
+    )
+
+
+# --- switches: the lab's SSH server --------------------------------------------------------------
+
+SWITCH_SSH_READY = "xoff lab sshd: listening"
+
+
+def switch_ssh_spec(lab_dir: Path) -> ProcessSpec:
+    return ProcessSpec(
+        key="lab/switch-ssh",
+        role="switch-ssh",
+        device=None,
+        netns=None,
+        argv=[sys.executable, "-m", "xoff.lab.sshd", "--lab-dir", str(lab_dir)],
+        log=lab_dir / "switch-ssh.log",
+        ready_text=(lab_dir / "switch-ssh.log", SWITCH_SSH_READY),
+    )
+
+
+# --- InfiniBand: ibsim + OpenSM on the subnet manager host ---------------------------------------
+
+IBSIM_READY = "Network simulator ready"
+OPENSM_READY = "SUBNET UP"
+
+
+def ib_env(state: LabState) -> dict[str, str]:
+    """ibsim clients (OpenSM, infiniband-diags) on the SM host: umad2sim preloaded, attached at the SM's HCA."""
+    if state.ib is None:
+        return {}
+    full = client_env({}, state.ib.sm_node, state.ib.scratch)
+    return {k: full[k] for k in ("LD_PRELOAD", "SIM_HOST", "OSM_TMP_DIR", "OSM_CACHE_DIR")}
+
+
+def ib_specs(lab_dir: Path, fabric: FabricState, sm_host: str, netns: str) -> tuple[list[ProcessSpec], dict[str, str]]:
+    """ibsim and OpenSM specs, and the IbRecord fields (sm_node, netfile, scratch, opensm_log)."""
+    d = device_dir(lab_dir, sm_host) / "opensm"
+    scratch = d / "cache"
+    scratch.mkdir(parents=True, exist_ok=True)
+    topo = topology(fabric, sm_host)
+    netfile = d / "fabric.net"
+    _write_once(netfile, topo.text)
+    for name, text in render_opensm(fabric.devices[sm_host], fabric, config_dir=str(d)).items():
+        _write_once(d / name, text)
+    if not Path(UMAD2SIM).exists():
+        raise FileNotFoundError(f"{UMAD2SIM} missing: install Debian package ibsim-utils")
+    env = client_env({"PATH": SYSTEM_PATH}, topo.sm_node, str(scratch))
+    log = d / "opensm.log"
+    specs = [
+        ProcessSpec(
+            f"{sm_host}/ibsim",
+            "ibsim",
+            sm_host,
+            netns,
+            [IBSIM, "-s", "-n", str(netfile)],
+            d / "ibsim.log",
+            cwd=d,
+            ready_text=(d / "ibsim.log", IBSIM_READY),
+        ),
+        ProcessSpec(
+            f"{sm_host}/opensm",
+            "opensm",
+            sm_host,
+            netns,
+            [OPENSM, "-F", str(d / "opensm.conf"), "-f", str(log), "-d2"],  # -d2: flush the log at every line
+            d / "opensm.out",
+            env=env,
+            cwd=d,
+            ready_text=(log, OPENSM_READY),
+        ),
+    ]
+    return specs, {"sm_node": topo.sm_node, "netfile": str(netfile), "scratch": str(scratch), "opensm_log": str(log)}

@@ -1,0 +1,9 @@
+"""Arista EOS emulator: the CLI that netmiko's ``arista_eos`` driver and Ansible's ``arista.eos``
+collection drive, over a strict grammar of what xoff renders (``commands.py``), with configuration
+sessions, commit timers and ``configure replace``; state under the device's state dir (``store.py``),
+changes applied to the lab's namespace and FRR (``apply.py``).
+"""
+
+from xoff.lab.emulators.eos.emulator import Emulator
+
+__all__ = ["Emulator"]

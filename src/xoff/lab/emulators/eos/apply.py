@@ -1,0 +1,138 @@
+"""Make the lab follow the running-config: interface addresses, MTU and admin state in the device's
+namespace (``ip``), IP forwarding for ``ip routing``, and BGP in the device's FRR (``vtysh``).
+
+Only differences are applied (old configuration -> new), so a commit, a ``configure replace``, a
+commit-timer rollback and a single typed line all go through ``sync``. ASIC state (QoS, PFC, ECN)
+has no kernel counterpart here and lives only in the configuration.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos.model import DEFAULT_MTU, Bgp, Interface, RunningConfig
+from xoff.lab.names import linux_ifname
+
+FABRIC_PEER_GROUP = "FABRIC"  # the peer group xoff's frr.conf puts fabric neighbours in (platforms/frr)
+
+
+def linux_name(port: str) -> str:
+    """The kernel's name for an EOS port: loopback addresses live on ``lo`` (the lab has no dummy interfaces)."""
+    return "lo" if ifnames.kind(port) == "Loopback" else linux_ifname(port)
+
+
+def _run(ctx: EmulatorContext, argv: list[str], errors: list[str]) -> str:
+    try:
+        done = ctx.run_in_netns(argv, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        errors.append(f"% Error: {' '.join(argv)}: {exc}")
+        return ""
+    if done.returncode != 0 and "Cannot find device" not in done.stderr:
+        # a port the namespace does not have: EOS too accepts configuration for an absent module
+        errors.append(f"% Error: {' '.join(argv)}: {(done.stderr or done.stdout).strip()}")
+    return done.stdout
+
+
+def _interface_argv(old: Interface | None, new: Interface | None) -> list[list[str]]:
+    ref = new if new is not None else old
+    assert ref is not None
+    dev = linux_name(ref.name)
+    out: list[list[str]] = []
+    before = set(old.addresses) if old is not None else set()
+    after = set(new.addresses) if new is not None else set()
+    out += [["ip", "address", "del", a, "dev", dev] for a in sorted(before - after)]
+    out += [["ip", "address", "replace", a, "dev", dev] for a in sorted(after - before)]
+    if dev == "lo":
+        return out
+    if ref.kind == "Ethernet":
+        mtu_old = (old.mtu or DEFAULT_MTU) if old is not None else None
+        mtu_new = (new.mtu or DEFAULT_MTU) if new is not None else DEFAULT_MTU
+        if mtu_old != mtu_new:
+            out.append(["ip", "link", "set", "dev", dev, "mtu", str(mtu_new)])
+    down_old = old.shutdown if old is not None else None
+    down_new = new.shutdown if new is not None else False
+    if down_old != down_new:
+        out.append(["ip", "link", "set", "dev", dev, "down" if down_new else "up"])
+    return out
+
+
+def interface_commands(old: RunningConfig | None, new: RunningConfig) -> list[list[str]]:
+    """The ``ip`` commands that take the namespace from ``old`` to ``new`` (everything, if ``old`` is None)."""
+    out: list[list[str]] = []
+    before = old.interfaces if old is not None else {}
+    for name in ifnames.sort_names(sorted(set(before) | set(new.interfaces))):
+        # a port seen for the first time was there all along, with its defaults; at boot (no old
+        # configuration) the kernel's state is unknown, so everything is set
+        a = before.get(name, Interface(name)) if old is not None else None
+        b = new.interfaces.get(name)
+        if a != b:
+            out += _interface_argv(a, b)
+    if old is None or old.ip_routing != new.ip_routing:
+        out.append(["sysctl", "-q", "-w", f"net.ipv4.ip_forward={int(new.ip_routing)}"])
+    return out
+
+
+def _bgp_body(old: Bgp | None, new: Bgp, peer_group: bool) -> list[str]:
+    """vtysh lines inside ``router bgp`` taking FRR from ``old`` to ``new`` (same ASN)."""
+    out: list[str] = []
+    was_bgp = old if old is not None else Bgp(new.asn)  # a new instance starts from nothing configured
+    if was_bgp.router_id != new.router_id:
+        out.append(f"bgp router-id {new.router_id}" if new.router_id else "no bgp router-id")
+    for addr in sorted(set(was_bgp.neighbors) - set(new.neighbors)):
+        out.append(f"no neighbor {addr}")
+    for addr, n in new.neighbors.items():
+        was = was_bgp.neighbors.get(addr)
+        if was is None or was.remote_as != n.remote_as:
+            out.append(f"neighbor {addr} remote-as {n.remote_as}")
+            if peer_group:
+                out.append(f"neighbor {addr} peer-group {FABRIC_PEER_GROUP}")
+        if (was.description if was is not None else None) != n.description:
+            out.append(
+                f"neighbor {addr} description {n.description}" if n.description else f"no neighbor {addr} description"
+            )
+    af: list[str] = []
+    if was_bgp.maximum_paths != new.maximum_paths:
+        af.append(f"maximum-paths {new.maximum_paths}" if new.maximum_paths else "no maximum-paths")
+    af += [f"no network {p}" for p in sorted(was_bgp.networks - new.networks)]
+    af += [f"network {p}" for p in sorted(new.networks - was_bgp.networks)]
+    if af:
+        out += ["address-family ipv4 unicast", *af, "exit-address-family"]
+    return out
+
+
+def bgp_commands(old: Bgp | None, new: Bgp | None, peer_group: bool) -> list[str]:
+    """vtysh configuration lines for an EOS ``router bgp`` change."""
+    if old == new:
+        return []
+    out: list[str] = []
+    if old is not None and (new is None or old.asn != new.asn):
+        out.append(f"no router bgp {old.asn}")
+        old = None
+    if new is not None:
+        out += [f"router bgp {new.asn}", *_bgp_body(old, new, peer_group), "exit"]
+    return out
+
+
+def _frr_has_peer_group(ctx: EmulatorContext, errors: list[str]) -> bool:
+    assert ctx.frr_vty_dir is not None
+    shown = _run(ctx, ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "show running-config"], errors)
+    return f"neighbor {FABRIC_PEER_GROUP} peer-group" in shown
+
+
+def sync(ctx: EmulatorContext, old: RunningConfig | None, new: RunningConfig) -> list[str]:
+    """Apply the difference to the namespace and FRR; the errors, in EOS's ``% Error`` form."""
+    errors: list[str] = []
+    if ctx.netns is not None:
+        for argv in interface_commands(old, new):
+            _run(ctx, argv, errors)
+    if ctx.frr_vty_dir is not None:
+        old_bgp = old.bgp if old is not None else None
+        if old_bgp != new.bgp:
+            lines = bgp_commands(old_bgp, new.bgp, _frr_has_peer_group(ctx, errors))
+            argv = ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "configure terminal"]
+            for line in lines:
+                argv += ["-c", line]
+            _run(ctx, argv, errors)
+    return errors

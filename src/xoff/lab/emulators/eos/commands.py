@@ -1,0 +1,395 @@
+"""The configuration grammar: exactly what xoff's EOS renderer writes, plus the ``no`` forms and the
+mode commands netmiko and Ansible's ``arista.eos`` send. Anything else is ``% Invalid input``.
+
+Each mode has its table; a line that no command of the current mode takes is tried in the parent
+modes (as EOS does: ``interface Ethernet2/1`` typed under ``tx-queue 3`` moves to that interface),
+which is also how a running-config file is read back, indentation or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
+from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, TxQueue
+
+
+class CommandError(Exception):
+    """A line the grammar takes but EOS refuses for its values; the text is what EOS prints."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``."""
+
+    kind: str
+    intf: str | None = None
+    txq: int | None = None
+
+    @property
+    def parent(self) -> Mode | None:
+        return {
+            "config": None,
+            "if": CONFIG,
+            "bgp": CONFIG,
+            "txq": Mode("if", self.intf),
+            "af": Mode("bgp"),
+        }[self.kind]
+
+    def prompt_suffix(self) -> str:
+        """What follows ``config`` in the prompt: ``-if-Et1/1``, ``-if-Et1/1-txq-3``, ``-router-bgp-af``."""
+        if self.kind in {"if", "txq"}:
+            assert self.intf is not None
+            txq = f"-txq-{self.txq}" if self.kind == "txq" else ""
+            return f"-if-{ifnames.short(self.intf)}{txq}"
+        return {"config": "", "bgp": "-router-bgp", "af": "-router-bgp-af"}[self.kind]
+
+
+CONFIG = Mode("config")
+Handler = Callable[[RunningConfig, Mode, Args], Mode | None]
+
+
+def _bgp(cfg: RunningConfig) -> Bgp:
+    assert cfg.bgp is not None  # the bgp and af modes exist only while router bgp does
+    return cfg.bgp
+
+
+# --- global configuration -----------------------------------------------------------------------
+
+
+def _hostname(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    cfg.hostname = a["name"]
+
+
+def _interface(cfg: RunningConfig, _m: Mode, a: Args) -> Mode:
+    cfg.interface(a["name"])
+    return Mode("if", a["name"])
+
+
+def _no_interface(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    name = a["name"]
+    if ifnames.kind(name) == "Loopback":
+        cfg.interfaces.pop(name, None)
+    elif name in cfg.interfaces:  # a physical port cannot go away: it returns to its defaults
+        cfg.interfaces[name] = type(cfg.interfaces[name])(name)
+
+
+def _ip_routing(on: bool) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, _a: Args) -> None:
+        cfg.ip_routing = on
+
+    return run
+
+
+def _qos_map(table: str, remove: bool) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+        target = cfg.dscp_to_tc if table == "dscp" else cfg.cos_to_tc
+        for v in a["values"]:
+            if not remove:
+                target[v] = a["tc"]
+            elif target.get(v) == a["tc"]:
+                del target[v]
+
+    return run
+
+
+def _watchdog_default(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    setattr(cfg.watchdog, a["which"].replace("-", "_"), a.get("value"))
+
+
+def _watchdog_action(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    cfg.watchdog.action = a.get("action")
+
+
+def _router_bgp(cfg: RunningConfig, _m: Mode, a: Args) -> Mode:
+    if cfg.bgp is None:
+        cfg.bgp = Bgp(a["asn"])
+    elif cfg.bgp.asn != a["asn"]:
+        raise CommandError(f"% BGP is already running with AS number {cfg.bgp.asn}")
+    return Mode("bgp")
+
+
+def _no_router_bgp(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    if cfg.bgp is not None and a.get("asn", cfg.bgp.asn) == cfg.bgp.asn:
+        cfg.bgp = None
+
+
+# --- interface ------------------------------------------------------------------------------------
+
+
+def _set(attr: str, key: str | None, default: object = None) -> Handler:
+    """An interface attribute from an argument (``key``) or to a fixed value."""
+
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        assert m.intf is not None
+        setattr(cfg.interface(m.intf), attr, a[key] if key is not None else default)
+
+    return run
+
+
+def _ip_address(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    iface = cfg.interface(m.intf)
+    addr = a["addr"]
+    if addr.endswith("/32") and iface.kind == "Ethernet":
+        raise CommandError("% Prefix length must be less than 32")
+    if "secondary" in a:
+        if not iface.addresses:
+            raise CommandError("% Primary address must be configured before secondary")
+        if addr not in iface.addresses:
+            iface.addresses.append(addr)
+    elif iface.addresses:
+        iface.addresses[0] = addr
+    else:
+        iface.addresses.append(addr)
+
+
+def _no_ip_address(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    iface = cfg.interface(m.intf)
+    addr = a.get("addr")
+    if addr is None or (iface.addresses and iface.addresses[0] == addr and "secondary" not in a):
+        iface.addresses.clear()
+    elif addr in iface.addresses[1:]:
+        iface.addresses.remove(addr)
+
+
+def _pfc_priority(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    nodrop = cfg.interface(m.intf).pfc_no_drop
+    if a.get("drop") == "no-drop":
+        nodrop.add(a["prio"])
+    else:  # "drop" is the default, and the "no" form returns to it
+        nodrop.discard(a["prio"])
+
+
+def _tx_queue(cfg: RunningConfig, m: Mode, a: Args) -> Mode:
+    assert m.intf is not None
+    cfg.interface(m.intf).tx_queues.setdefault(a["q"], TxQueue())
+    return Mode("txq", m.intf, a["q"])
+
+
+def _no_tx_queue(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    cfg.interface(m.intf).tx_queues.pop(a["q"], None)
+
+
+def _txq(cfg: RunningConfig, m: Mode) -> TxQueue:
+    assert m.intf is not None and m.txq is not None
+    return cfg.interface(m.intf).tx_queues.setdefault(m.txq, TxQueue())
+
+
+def _txq_priority(strict: bool | None) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, _a: Args) -> None:
+        _txq(cfg, m).strict = strict
+
+    return run
+
+
+def _txq_bandwidth(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    _txq(cfg, m).bandwidth_percent = a.get("pct")
+
+
+def _txq_ecn(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    if a["min"] > a["max"] and a["u1"] == a["u2"]:
+        raise CommandError("% Minimum threshold cannot be greater than the maximum threshold")
+    _txq(cfg, m).ecn = Ecn(a["min"], a["u1"], a["max"], a["u2"], a.get("prob"), a.get("weight"))
+
+
+def _txq_no_ecn(cfg: RunningConfig, m: Mode, _a: Args) -> None:
+    _txq(cfg, m).ecn = None
+
+
+# --- router bgp -----------------------------------------------------------------------------------
+
+
+def _router_id(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    _bgp(cfg).router_id = a.get("id")
+
+
+def _max_paths(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    bgp = _bgp(cfg)
+    if "n" in a and a.get("ecmp", a["n"]) < a["n"]:
+        raise CommandError("% ecmp value must be greater than or equal to maximum-paths")
+    bgp.maximum_paths, bgp.ecmp = a.get("n"), a.get("ecmp")
+
+
+def _neighbor(field: str) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+        bgp = _bgp(cfg)
+        n = bgp.neighbors.get(a["peer"])
+        if n is None:
+            if field != "remote_as":
+                raise CommandError(f"% Neighbor {a['peer']} does not exist; configure its remote-as first")
+            n = bgp.neighbors[a["peer"]] = Neighbor()
+        setattr(n, field, a["value"])
+
+    return run
+
+
+def _no_neighbor(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    bgp = _bgp(cfg)
+    what = a.get("what")
+    if what is None or what == "remote-as":
+        bgp.neighbors.pop(a["peer"], None)
+    elif a["peer"] in bgp.neighbors:
+        bgp.neighbors[a["peer"]].description = None
+
+
+def _address_family(_c: RunningConfig, _m: Mode, _a: Args) -> Mode:
+    return Mode("af")
+
+
+def _network(add: bool) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+        nets = _bgp(cfg).networks
+        if add:
+            nets.add(a["prefix"])
+        else:
+            nets.discard(a["prefix"])
+
+    return run
+
+
+def _cmds(*pairs: tuple[str, Handler]) -> list[Command]:
+    return [Command(p, h) for p, h in pairs]
+
+
+WD = "priority-flow-control pause watchdog"
+GLOBAL = _cmds(
+    ("hostname <name:word>", _hostname),
+    ("interface <name:intf>", _interface),
+    ("no interface <name:intf>", _no_interface),
+    ("ip routing", _ip_routing(True)),
+    ("no ip routing", _ip_routing(False)),
+    ("qos map dscp <values:dscp+> to traffic-class <tc:0-7>", _qos_map("dscp", False)),
+    ("no qos map dscp <values:dscp+> to traffic-class <tc:0-7>", _qos_map("dscp", True)),
+    ("qos map cos <values:cos+> to traffic-class <tc:0-7>", _qos_map("cos", False)),
+    ("no qos map cos <values:cos+> to traffic-class <tc:0-7>", _qos_map("cos", True)),
+    (f"{WD} default <which:timeout|recovery-time> <value:secs2>", _watchdog_default),
+    (f"{WD} default <which:=polling-interval> <value:secs3>", _watchdog_default),
+    (f"no {WD} default <which:timeout|recovery-time|polling-interval>", _watchdog_default),
+    (f"{WD} action <action:drop|errdisable|notify-only>", _watchdog_action),
+    (f"no {WD} action", _watchdog_action),
+    ("router bgp <asn:asn>", _router_bgp),
+    ("no router bgp [<asn:asn>]", _no_router_bgp),
+)
+COMMON_IF = _cmds(
+    ("description <value:line>", _set("description", "value")),
+    ("no description", _set("description", None)),
+    ("shutdown", _set("shutdown", None, True)),
+    ("no shutdown", _set("shutdown", None, False)),
+    ("ip address <addr:prefix> [<secondary:=secondary>]", _ip_address),
+    ("no ip address [<addr:prefix> [<secondary:=secondary>]]", _no_ip_address),
+)
+ETHERNET = COMMON_IF + _cmds(
+    ("mtu <value:mtu>", _set("mtu", "value")),
+    ("no mtu", _set("mtu", None)),
+    ("speed <value:speed>", _set("speed", "value")),
+    ("no speed", _set("speed", None)),
+    ("switchport", _set("routed", None, False)),
+    ("no switchport", _set("routed", None, True)),
+    ("qos trust <value:dscp|cos>", _set("qos_trust", "value")),
+    ("no qos trust", _set("qos_trust", None)),
+    ("priority-flow-control on", _set("pfc_on", None, True)),
+    ("no priority-flow-control", _set("pfc_on", None, False)),
+    ("priority-flow-control priority <prio:0-7> <drop:drop|no-drop>", _pfc_priority),
+    ("no priority-flow-control priority <prio:0-7>", _pfc_priority),
+    ("priority-flow-control pause watchdog", _set("pfc_watchdog", None, True)),
+    ("no priority-flow-control pause watchdog", _set("pfc_watchdog", None, False)),
+    ("tx-queue <q:queue>", _tx_queue),
+    ("no tx-queue <q:queue>", _no_tx_queue),
+)
+UNITS = "segments|bytes|kbytes|mbytes|milliseconds"
+TXQ = _cmds(
+    ("priority strict", _txq_priority(True)),
+    ("no priority", _txq_priority(False)),
+    ("bandwidth percent <pct:percent>", _txq_bandwidth),
+    ("no bandwidth percent", _txq_bandwidth),
+    (
+        f"random-detect ecn minimum-threshold <min:uint> <u1:{UNITS}> maximum-threshold <max:uint> <u2:{UNITS}>"
+        " [max-mark-probability <prob:percent>] [weight <weight:weight>]",
+        _txq_ecn,
+    ),
+    ("no random-detect ecn", _txq_no_ecn),
+)
+BGP = _cmds(
+    ("router-id <id:ipv4>", _router_id),
+    ("no router-id", _router_id),
+    ("maximum-paths <n:paths> [ecmp <ecmp:paths>]", _max_paths),
+    ("no maximum-paths", _max_paths),
+    ("neighbor <peer:ipv4> remote-as <value:asn>", _neighbor("remote_as")),
+    ("neighbor <peer:ipv4> description <value:line>", _neighbor("description")),
+    ("no neighbor <peer:ipv4> [<what:remote-as|description>]", _no_neighbor),
+    ("address-family ipv4", _address_family),
+)
+AF = _cmds(("network <prefix:prefix>", _network(True)), ("no network <prefix:prefix>", _network(False)))
+
+
+def table(mode: Mode) -> list[Command]:
+    if mode.kind == "if":
+        assert mode.intf is not None
+        return ETHERNET if ifnames.kind(mode.intf) == "Ethernet" else COMMON_IF
+    return {"config": GLOBAL, "txq": TXQ, "bgp": BGP, "af": AF}[mode.kind]
+
+
+def resolve(mode: Mode, toks: Tokens) -> tuple[Mode, Command, Args]:
+    """The mode that takes the line (the current one or a parent) and the command; the current mode's
+    ``ParseError`` when none does."""
+    first: ParseError | None = None
+    m: Mode | None = mode
+    while m is not None:
+        try:
+            cmd, args = match(table(m), toks)
+        except ParseError as err:
+            first = first or err
+            m = m.parent
+            continue
+        return m, cmd, args
+    assert first is not None
+    raise first
+
+
+def execute(cfg: RunningConfig, mode: Mode, line: str) -> Mode:
+    """Run one configuration line against ``cfg``; the mode after it. Raises ``ParseError`` or ``CommandError``."""
+    toks = Tokens.split(line)
+    at, cmd, args = resolve(mode, toks)
+    new: Mode | None = cmd.handler(cfg, at, args)
+    return new if new is not None else at
+
+
+@dataclass
+class LoadError:
+    line_no: int
+    line: str
+    message: str
+
+    def eos(self) -> str:
+        """EOS's form for a failed line of a configuration file (as config replace / eAPI validation print it)."""
+        return f"> {self.line}{self.message} at line {self.line_no}"
+
+
+def load(text: str, base: RunningConfig | None = None) -> tuple[RunningConfig, list[LoadError]]:
+    """A configuration file (running-config format) applied line by line to ``base`` (default: empty).
+
+    Comments (``!``) and blank lines are skipped, ``end`` closes the file. Every failed line is
+    reported, so a caller that needs atomicity (configure replace) can refuse the whole file.
+    """
+    cfg = base if base is not None else RunningConfig()
+    mode = CONFIG
+    errors: list[LoadError] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("!"):
+            continue
+        if line == "end":
+            break
+        try:
+            mode = execute(cfg, mode, line)
+        except ParseError as err:
+            errors.append(LoadError(n, raw, "% " + err.detailed()))
+        except CommandError as err:
+            errors.append(LoadError(n, raw, str(err)))
+    return cfg, errors

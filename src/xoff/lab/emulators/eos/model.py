@@ -1,0 +1,203 @@
+"""The device's configuration as data, and the running-config text EOS prints for it.
+
+Only what the grammar (``commands.py``) can set exists here. ``render`` prints it in EOS's order
+with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
+N drop``, an MTU of 1500), interfaces are sorted by type and number, BGP neighbours by address,
+``qos map`` values are grouped one line per traffic class. ``no ip routing`` is shown, as EOS does.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from xoff.lab.emulators.eos import ifnames
+
+DEFAULT_MTU = 1500
+INDENT = "   "
+
+
+@dataclass
+class Ecn:
+    min: int
+    min_unit: str
+    max: int
+    max_unit: str
+    probability: int | None = None
+    weight: int | None = None
+
+    def line(self) -> str:
+        text = f"random-detect ecn minimum-threshold {self.min} {self.min_unit} maximum-threshold {self.max} {self.max_unit}"
+        if self.probability is not None:
+            text += f" max-mark-probability {self.probability}"
+        if self.weight is not None:
+            text += f" weight {self.weight}"
+        return text
+
+
+@dataclass
+class TxQueue:
+    strict: bool | None = None  # True: "priority strict"; False: "no priority" (round robin); None: not set
+    bandwidth_percent: int | None = None
+    ecn: Ecn | None = None
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        if self.strict is not None:
+            out.append("priority strict" if self.strict else "no priority")
+        if self.bandwidth_percent is not None:
+            out.append(f"bandwidth percent {self.bandwidth_percent}")
+        if self.ecn is not None:
+            out.append(self.ecn.line())
+        return out
+
+
+@dataclass
+class Interface:
+    name: str
+    description: str | None = None
+    shutdown: bool = False
+    mtu: int | None = None
+    speed: str | None = None
+    routed: bool = False  # "no switchport" (Ethernet only; EOS Ethernet ports are switchports by default)
+    addresses: list[str] = field(default_factory=list)  # primary first, then secondaries
+    qos_trust: str | None = None  # dscp | cos
+    pfc_on: bool = False
+    pfc_no_drop: set[int] = field(default_factory=set)
+    pfc_watchdog: bool = False
+    tx_queues: dict[int, TxQueue] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return ifnames.kind(self.name)
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        if self.description is not None:
+            out.append(f"description {self.description}")
+        if self.shutdown:
+            out.append("shutdown")
+        if self.mtu is not None and self.mtu != DEFAULT_MTU:
+            out.append(f"mtu {self.mtu}")
+        if self.speed is not None:
+            out.append(f"speed {self.speed}")
+        if self.routed:
+            out.append("no switchport")
+        for i, addr in enumerate(self.addresses):
+            out.append(f"ip address {addr}" + (" secondary" if i else ""))
+        if self.qos_trust is not None:
+            out.append(f"qos trust {self.qos_trust}")
+        if self.pfc_on:
+            out.append("priority-flow-control on")
+        out.extend(f"priority-flow-control priority {p} no-drop" for p in sorted(self.pfc_no_drop))
+        if self.pfc_watchdog:
+            out.append("priority-flow-control pause watchdog")
+        for qid in sorted(self.tx_queues):
+            body = self.tx_queues[qid].lines()
+            if body:
+                out.extend(["!", f"tx-queue {qid}", *(INDENT + b for b in body)])
+        return out
+
+
+@dataclass
+class Watchdog:
+    timeout: str | None = None
+    recovery_time: str | None = None
+    polling_interval: str | None = None
+    action: str | None = None
+
+    def lines(self) -> list[str]:
+        pre = "priority-flow-control pause watchdog"
+        out = [f"{pre} default {k} {v}" for k, v in self.defaults().items()]
+        if self.action is not None:
+            out.append(f"{pre} action {self.action}")
+        return out
+
+    def defaults(self) -> dict[str, str]:
+        pairs = {
+            "timeout": self.timeout,
+            "recovery-time": self.recovery_time,
+            "polling-interval": self.polling_interval,
+        }
+        return {k: v for k, v in pairs.items() if v is not None}
+
+
+@dataclass
+class Neighbor:
+    remote_as: str | None = None
+    description: str | None = None
+
+
+@dataclass
+class Bgp:
+    asn: str
+    router_id: str | None = None
+    maximum_paths: int | None = None
+    ecmp: int | None = None
+    neighbors: dict[str, Neighbor] = field(default_factory=dict)
+    networks: set[str] = field(default_factory=set)
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        if self.router_id is not None:
+            out.append(f"router-id {self.router_id}")
+        if self.maximum_paths is not None:
+            out.append(f"maximum-paths {self.maximum_paths}" + (f" ecmp {self.ecmp}" if self.ecmp is not None else ""))
+        for addr in sorted(self.neighbors, key=ipaddress.IPv4Address):
+            n = self.neighbors[addr]
+            if n.remote_as is not None:
+                out.append(f"neighbor {addr} remote-as {n.remote_as}")
+            if n.description is not None:
+                out.append(f"neighbor {addr} description {n.description}")
+        if self.networks:
+            out.extend(["!", "address-family ipv4"])
+            nets = sorted(self.networks, key=lambda p: ipaddress.IPv4Network(p, strict=False))
+            out.extend(f"{INDENT}network {p}" for p in nets)
+        return out
+
+
+@dataclass
+class RunningConfig:
+    hostname: str = "localhost"
+    interfaces: dict[str, Interface] = field(default_factory=dict)
+    ip_routing: bool = False
+    dscp_to_tc: dict[int, int] = field(default_factory=dict)
+    cos_to_tc: dict[int, int] = field(default_factory=dict)
+    watchdog: Watchdog = field(default_factory=Watchdog)
+    bgp: Bgp | None = None
+
+    def interface(self, name: str) -> Interface:
+        """The interface, created on first use (a physical port, once seen, stays)."""
+        if name not in self.interfaces:
+            self.interfaces[name] = Interface(name)
+        return self.interfaces[name]
+
+
+def map_lines(values: dict[int, int], target: str) -> list[str]:
+    """``{dscp: tc}`` -> one ``"v1 v2 to traffic-class tc"`` line per class, ordered by the lowest value."""
+    by_tc: dict[int, list[int]] = {}
+    for value in sorted(values):
+        by_tc.setdefault(values[value], []).append(value)
+    groups = sorted(by_tc.items(), key=lambda item: item[1][0])
+    return [f"{' '.join(map(str, vs))} to {target} {tc}" for tc, vs in groups]
+
+
+def render(cfg: RunningConfig) -> str:
+    """The body of ``show running-config`` (from the first ``!`` to ``end``), with trailing newline."""
+    out = ["!", f"hostname {cfg.hostname}"]
+    for name in ifnames.sort_names(list(cfg.interfaces)):
+        out.extend(["!", f"interface {name}"])
+        out.extend(INDENT + line for line in cfg.interfaces[name].lines())
+    out.extend(["!", "ip routing" if cfg.ip_routing else "no ip routing"])
+    qos = [f"qos map cos {line}" for line in map_lines(cfg.cos_to_tc, "traffic-class")]
+    qos += [f"qos map dscp {line}" for line in map_lines(cfg.dscp_to_tc, "traffic-class")]
+    if qos:
+        out.extend(["!", *qos])
+    wd = cfg.watchdog.lines()
+    if wd:
+        out.extend(wd if qos else ["!", *wd])
+    if cfg.bgp is not None:
+        out.extend(["!", f"router bgp {cfg.bgp.asn}"])
+        out.extend(INDENT + line for line in cfg.bgp.lines())
+    out.extend(["!", "end"])
+    return "\n".join(out) + "\n"

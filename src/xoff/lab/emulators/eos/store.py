@@ -1,0 +1,198 @@
+"""What outlives an SSH session: ``<state_dir>/running-config``, ``startup-config``, ``sessions.json``
+(configuration sessions, with the persisted commit-timer deadline), ``files/mnt/flash/`` (EOS's
+``flash:``, where SCP to ``/mnt/flash`` puts files for ``configure replace flash:NAME``) and ``boot-time``.
+
+Every session of a device reads and writes these under one lock (``flock`` on ``.lock``), so two
+SSH sessions see one device. The parsed running-config is cached by file identity and mtime.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from xoff.lab.emulators.eos import commands
+from xoff.lab.emulators.eos.model import Interface, RunningConfig, render
+
+RUNNING = "running-config"
+STARTUP = "startup-config"
+SESSIONS = "sessions.json"
+FILES = "files"  # the root SFTP/SCP write under (xoff.lab.sshd): /mnt/flash/x lands in files/mnt/flash/x
+FLASH = f"{FILES}/mnt/flash"  # EOS's flash: file system
+BOOT = "boot-time"
+LOCK = ".lock"
+
+MODEL = "cEOSLab"
+VERSION = "4.32.2F"
+
+
+class ConfigRefusedError(Exception):
+    """A configuration file with lines EOS would refuse; ``errors`` holds them in EOS's form."""
+
+    def __init__(self, errors: list[commands.LoadError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(e.eos() for e in errors))
+
+
+def header(hostname: str, command: str = "show running-config") -> str:
+    return f"! Command: {command}\n! device: {hostname} ({MODEL}, EOS-{VERSION})\n"
+
+
+def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
+    """The factory configuration: nothing configured, but the physical ports (Ethernet, Management) still exist."""
+    cfg = RunningConfig(hostname=hostname)
+    for name, iface in (current.interfaces if current is not None else {}).items():
+        if iface.kind != "Loopback":
+            cfg.interfaces[name] = Interface(name)
+    return cfg
+
+
+def parse(text: str, base: RunningConfig | None = None) -> RunningConfig:
+    """A configuration file onto ``base`` (default: factory), all or nothing."""
+    cfg, errors = commands.load(text, copy.deepcopy(base) if base is not None else clean())
+    if errors:
+        raise ConfigRefusedError(errors)
+    return cfg
+
+
+@dataclass
+class Session:
+    """A configuration session: ``pending`` (being edited), ``pendingCommitTimer`` (committed with a
+    timer, rolled back to ``rollback`` at ``deadline`` unless confirmed) or ``completed``."""
+
+    state: str
+    config: str  # the session's configuration (running-config body)
+    created: float
+    deadline: float | None = None
+    rollback: str | None = None
+    completed: float | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Session:
+        return cls(**data)
+
+
+class Store:
+    MAX_PENDING = 5
+    MAX_COMPLETED = 1
+
+    def __init__(self, state_dir: Path, device: str) -> None:
+        self.dir = state_dir
+        self.device = device
+        self._cache: tuple[tuple[int, int, int], RunningConfig] | None = None
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / FLASH).mkdir(parents=True, exist_ok=True)
+
+    # --- locking --------------------------------------------------------------------------------
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        with (self.dir / LOCK).open("a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    # --- running / startup ----------------------------------------------------------------------
+
+    def boot(self) -> float:
+        """When the device "booted": its first use; created with the running-config."""
+        path = self.dir / BOOT
+        if not path.exists():
+            _write(path, f"{time.time():.3f}\n")
+        return float(path.read_text(encoding="utf-8"))
+
+    def ensure(self) -> RunningConfig | None:
+        """A device without a running-config boots: from its startup-config, else the factory
+        configuration. The configuration it booted with, or None if it was already running."""
+        with self.locked():
+            self.boot()
+            if (self.dir / RUNNING).exists():
+                return None
+            base = clean(hostname=self.device)
+            startup = self.dir / STARTUP
+            cfg = parse(startup.read_text(encoding="utf-8"), base) if startup.exists() else base
+            self.write_running(cfg)
+            return cfg
+
+    def peek(self) -> RunningConfig:
+        """The running configuration, shared: do not modify it (``running()`` gives a copy)."""
+        path = self.dir / RUNNING
+        st = path.stat()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, parse(path.read_text(encoding="utf-8")))
+        return self._cache[1]
+
+    def running(self) -> RunningConfig:
+        return copy.deepcopy(self.peek())
+
+    def running_text(self) -> str:
+        return (self.dir / RUNNING).read_text(encoding="utf-8")
+
+    def write_running(self, cfg: RunningConfig) -> None:
+        """Write the running-config (and keep a copy of ``cfg`` as the parsed form: no re-reading)."""
+        path = self.dir / RUNNING
+        _write(path, header(cfg.hostname) + render(cfg))
+        st = path.stat()
+        self._cache = ((st.st_ino, st.st_mtime_ns, st.st_size), copy.deepcopy(cfg))
+
+    def startup_text(self) -> str | None:
+        path = self.dir / STARTUP
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def save_startup(self) -> None:
+        _write(self.dir / STARTUP, self.running_text())
+
+    def file_for(self, url: str) -> Path | None:
+        """``flash:NAME`` (or ``flash:/NAME``, or a bare ``NAME``) -> under ``files/mnt/flash/``;
+        ``file:/PATH`` -> under ``files/``. None for anything else, or a path that leaves the root."""
+        if url.startswith("file:"):
+            rel, root = url.removeprefix("file:"), self.dir / FILES
+        elif ":" in url:
+            if not url.startswith("flash:"):
+                return None
+            rel, root = url.removeprefix("flash:"), self.dir / FLASH
+        else:
+            rel, root = url, self.dir / FLASH
+        path = (root / rel.lstrip("/")).resolve()
+        return path if rel.strip("/") and root.resolve() in path.parents else None
+
+    # --- sessions -------------------------------------------------------------------------------
+
+    def sessions(self) -> dict[str, Session]:
+        path = self.dir / SESSIONS
+        if not path.exists():
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {name: Session.from_json(s) for name, s in data.items()}
+
+    def save_sessions(self, sessions: dict[str, Session]) -> None:
+        done = sorted((s.completed or 0.0, n) for n, s in sessions.items() if s.state == "completed")
+        for _, name in done[: max(0, len(done) - self.MAX_COMPLETED)]:
+            del sessions[name]
+        _write(self.dir / SESSIONS, json.dumps({n: asdict(s) for n, s in sessions.items()}, indent=1) + "\n")
+
+
+def install_startup_config(state_dir: Path, text: str) -> None:
+    """For the lab: give a device its startup-config (e.g. xoff's rendered running-config) before it
+    first boots. Refused whole (``ConfigRefusedError``, EOS's messages) if EOS would refuse a line."""
+    parse(text)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    _write(state_dir / STARTUP, text)
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomically: a reader sees the old file or the new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,315 @@
+"""``show`` outputs in sonic-utilities 202411's formats, from CONFIG_DB plus what Linux, lldpd and
+FRR report. Sources (sonic-utilities 202411): ``scripts/intfutil`` (interfaces status),
+``scripts/pfcstat``, ``scripts/queuestat``, ``scripts/watermarkstat``, ``pfcwd/main.py``,
+``scripts/ecnconfig``, ``scripts/lldpshow``, ``utilities_common/bgp_util.py``, ``show/main.py``.
+
+Commands run through ``run_command`` print their script's output with trailing newlines
+stripped and one added; the in-process ones (version, runningconfiguration, pfcwd, bgp) print
+as ``click.echo`` does. Counters are zero unless ``counters.json`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from xoff.lab.emulators.sonic.store import ConfigDb
+from xoff.lab.emulators.sonic.textfmt import natsorted, tabulate
+
+DEFAULT_MTU = "9100"
+NA = "N/A"
+QUEUES = [f"UC{i}" for i in range(8)] + [f"MC{i}" for i in range(8, 16)]  # unicast 0-7, multicast 8-15
+
+
+def run_command_output(text: str) -> str:
+    """What ``clicommon.run_command`` echoes: the script's output, trailing newlines stripped."""
+    stripped = text.rstrip("\n")
+    return f"{stripped}\n" if stripped else ""
+
+
+def ports(config: ConfigDb) -> list[str]:
+    return natsorted(config.get("PORT", {}))
+
+
+# --- show interfaces status -----------------------------------------------------------------------
+
+
+def speed_text(speed: str | None) -> str:
+    """intfutil ``port_speed_parse`` (Mb/s -> 100G, 2.5G, 100M)."""
+    if speed is None:
+        return NA
+    value = int(speed)
+    if value < 1000:
+        return f"{value}M"
+    if value % 1000 >= 100:
+        return f"{value / 1000:.1f}G"
+    return f"{value / 1000:.0f}G"
+
+
+def interfaces_status(config: ConfigDb, oper: Callable[[str], str], selected: list[str] | None = None) -> str:
+    rows = []
+    for port in ports(config):
+        if selected is not None and port not in selected:
+            continue
+        f = config["PORT"][port]
+        rows.append(
+            (
+                port,
+                f.get("lanes", NA),
+                speed_text(f.get("speed")),
+                f.get("mtu", DEFAULT_MTU),
+                f.get("fec", NA),
+                f.get("alias", NA),
+                "routed",
+                oper(port),
+                f.get("admin_status", "down"),
+                NA,
+                f.get("pfc_asym", NA),
+            )
+        )
+    headers = ["Interface", "Lanes", "Speed", "MTU", "FEC", "Alias", "Vlan", "Oper", "Admin", "Type", "Asym PFC"]
+    return run_command_output(tabulate(natsorted(rows), headers, stralign="right"))
+
+
+# --- counters ------------------------------------------------------------------------------------
+
+
+def _number(value: Any) -> str:
+    """netstat.format_number_with_comma."""
+    return f"{int(value):,}"
+
+
+def pfc_counters(config: ConfigDb, counters: Mapping[str, Any]) -> str:
+    data = counters.get("pfc", {})
+    out = []
+    for direction, title in (("rx", "Port Rx"), ("tx", "Port Tx")):
+        rows = []
+        for port in ports(config):
+            values = list(data.get(port, {}).get(direction, [])) + [0] * 8
+            rows.append((port, *(_number(v) for v in values[:8])))
+        out.append(tabulate(rows, [title, *(f"PFC{i}" for i in range(8))], stralign="right"))
+    return run_command_output(f"{out[0]}\n\n{out[1]}\n")
+
+
+def queue_counters(config: ConfigDb, counters: Mapping[str, Any], port: str | None = None) -> str:
+    if port is not None and port not in config.get("PORT", {}):
+        return f"Port doesn't exist! {port}\n"
+    data = counters.get("queue", {})
+    headers = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
+    text = ""
+    for name in [port] if port is not None else ports(config):
+        rows = []
+        for queue in QUEUES:
+            q = data.get(name, {}).get(queue, {})
+            rows.append(
+                (
+                    name,
+                    queue,
+                    str(q.get("packets", 0)),
+                    str(q.get("bytes", 0)),
+                    str(q.get("drop_packets", 0)),
+                    str(q.get("drop_bytes", 0)),
+                )
+            )
+        text += "For namespace :\n" + tabulate(rows, headers, stralign="right") + "\n\n"
+    return run_command_output(text)
+
+
+def pg_headroom_persistent_watermark(config: ConfigDb, counters: Mapping[str, Any]) -> str:
+    data = counters.get("pg_headroom_persistent_watermark", {})
+    rows = []
+    for port in ports(config):
+        values = list(data.get(port, [])) + [0] * 8
+        rows.append((port, *(str(int(v)) for v in values[:8])))
+    table = tabulate(rows, ["Port", *(f"PG{i}" for i in range(8))], stralign="right")
+    return run_command_output(f"Ingress headroom per PG:\n{table}\n")
+
+
+# --- configuration views ---------------------------------------------------------------------------
+
+
+def pfcwd_config(config: ConfigDb, selected: list[str]) -> str:
+    watchdog = config.get("PFC_WD", {})
+    rows = []
+    for port in selected or [p for p in ports(config) if p.startswith("Ethernet")]:
+        entry = watchdog.get(port)
+        if not entry:
+            continue
+        rows.append(
+            [
+                port,
+                entry.get("action", "drop"),
+                entry.get("detection_time", NA),
+                entry.get("restoration_time", "infinite"),
+            ]
+        )
+    lines = []
+    if rows:
+        glob = watchdog.get("GLOBAL", {})
+        if "POLL_INTERVAL" in glob:
+            lines.append(f"Changed polling interval to {glob['POLL_INTERVAL']}ms")
+        if "BIG_RED_SWITCH" in glob:
+            lines.append(f"BIG_RED_SWITCH status is {glob['BIG_RED_SWITCH']}")
+    headers = ["PORT", "ACTION", "DETECTION TIME", "RESTORATION TIME"]
+    lines.append(tabulate(rows, headers, stralign="right", numalign="right"))
+    return "\n".join(lines) + "\n"
+
+
+def ecn(config: ConfigDb) -> str:
+    text = ""
+    for name, fields in config.get("WRED_PROFILE", {}).items():
+        text += f"Profile: {name}\n" + tabulate([[k, v] for k, v in fields.items()]) + "\n\n"
+    return run_command_output(text)
+
+
+def running_all(config: ConfigDb, bgpraw: str) -> str:
+    """``show runningconfiguration all``: sonic-cfggen's sorted dump, re-printed with ``bgpraw``
+    (FRR's running-config) added."""
+    data: dict[str, Any] = json.loads(json.dumps(config, sort_keys=True))
+    data["bgpraw"] = bgpraw
+    return json.dumps(data, indent=4) + "\n"
+
+
+# --- LLDP ----------------------------------------------------------------------------------------
+
+LLDP_RULE = "-" * 79
+EMPTY_LLDP = f"{LLDP_RULE}\nLLDP neighbors:\n{LLDP_RULE}\n"
+
+
+def lldp_neighbors(lldpctl_text: str | None) -> str:
+    """``show lldp neighbors`` = ``lldpshow -d`` = lldpctl's own text."""
+    return run_command_output(lldpctl_text if lldpctl_text is not None else EMPTY_LLDP)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def lldp_table(neighbors: Mapping[str, Any] | None) -> str:
+    """``show lldp table`` (lldpshow's summary) from ``lldpcli -f json show neighbors``."""
+    entries: list[list[str]] = []
+    interfaces = (neighbors or {}).get("lldp", {}).get("interface", [])
+    for item in _as_list(interfaces):
+        for local, data in item.items():
+            chassis = data.get("chassis", {})
+            name, body = next(iter(chassis.items())) if chassis else ("", {})
+            if name == "id":  # a chassis without a system name
+                name, body = "", chassis
+            caps = ""
+            for cap in _as_list(body.get("capability", [])):
+                if cap.get("enabled"):
+                    caps += {"Router": "R", "Bridge": "B"}.get(cap.get("type", ""), "O")
+            port = data.get("port", {})
+            entries.append([local, name, port.get("id", {}).get("value", ""), caps, port.get("descr", "")])
+    entries.sort(key=lambda e: _alnum(e[0]))
+    table = tabulate(entries, ["LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr"])
+    text = "Capability codes: (R) Router, (B) Bridge, (O) Other\n" + table + "\n" + "-" * 50 + "\n"
+    return run_command_output(text + f"Total entries displayed:  {len(entries)}")
+
+
+def _alnum(key: str) -> list[Any]:
+    """lldpshow's ``sort_sum`` key."""
+    return [re.findall("[A-Za-z]+", key) + [int(n) for n in re.findall(r"\d+", key)]]
+
+
+# --- BGP -----------------------------------------------------------------------------------------
+
+
+def bgp_summary(summary: Mapping[str, Any], bgp_json: Mapping[str, Any] | None, config: ConfigDb) -> str:
+    """``show ip bgp summary`` from FRR's ``show ip bgp summary json`` (and ``show ip bgp json``
+    when there is no neighbour), with neighbour names from CONFIG_DB's BGP_NEIGHBOR."""
+    names = {k.rpartition("|")[2]: v.get("name") for k, v in config.get("BGP_NEIGHBOR", {}).items()}
+    af = summary.get("ipv4Unicast")
+    lines = ["", "IPv4 Unicast Summary:"]
+    peers: list[tuple[Any, ...]] = []
+    if af is not None:
+        lines.append(f"BGP router identifier {af['routerId']}, local AS number {af['as']} vrf-id {af['vrfId']}")
+        lines.append(f"BGP table version {af['tableVersion']}")
+        lines.append(f"RIB entries {af.get('ribCount', 0)}, using {af.get('ribMemory', 0)} bytes of memory")
+        lines.append(f"Peers {af.get('peerCount', 0)}, using {af.get('peerMemory', 0)} KiB of memory")
+        lines.append(f"Peer groups {af.get('peerGroupCount', 0)}, using {af.get('peerGroupMemory', 0)} bytes of memory")
+        for address, p in af.get("peers", {}).items():
+            state = p["pfxRcd"] if p.get("state") == "Established" else p.get("state")
+            peers.append(
+                (
+                    address,
+                    p.get("version"),
+                    p.get("remoteAs"),
+                    p.get("msgRcvd"),
+                    p.get("msgSent"),
+                    p.get("tableVersion"),
+                    p.get("inq"),
+                    p.get("outq"),
+                    p.get("peerUptime"),
+                    state,
+                    names.get(address),
+                )
+            )
+    else:
+        info = bgp_json or {}
+        lines.append(
+            f"BGP router identifier {info.get('routerId')}, local AS number {info.get('localAS')} vrf-id {info.get('vrfId')}"
+        )
+        lines.append(f"BGP table version {info.get('tableVersion')}")
+        lines += ["RIB entries 0, using 0 bytes of memory", "Peers 0, using 0 KiB of memory"]
+        lines.append("Peer groups 0, using 0 bytes of memory")
+    lines += ["", ""]
+    headers = ["Neighbhor", "V", "AS", "MsgRcvd", "MsgSent", "TblVer", "InQ", "OutQ", "Up/Down", "State/PfxRcd"]
+    lines.append(tabulate(natsorted(peers), [*headers, "NeighborName"]))
+    lines += ["", f"Total number of neighbors {len(peers)}"]
+    return "\n".join(lines) + "\n"
+
+
+# --- show version --------------------------------------------------------------------------------
+
+BUILD = {
+    "build_version": "202411.0-xoff-lab",
+    "sonic_os_version": "12",
+    "debian_version": "12.8",
+    "kernel_version": "6.1.0-22-2-amd64",
+    "commit_id": "0a1b2c3d4",
+    "build_date": "Mon Jan 13 08:00:00 UTC 2025",
+    "built_by": "xoff-lab@emulator",
+}
+DOCKER_IMAGES = [
+    ("docker-orchagent", "202411.0-xoff-lab", "4f2c1d0e7a11", "335MB"),
+    ("docker-fpm-frr", "202411.0-xoff-lab", "8b3e9a2c4d55", "356MB"),
+    ("docker-lldp", "202411.0-xoff-lab", "1d7e6f5a3b22", "299MB"),
+    ("docker-database", "202411.0-xoff-lab", "6c5b4a3d2e99", "301MB"),
+    ("docker-platform-monitor", "202411.0-xoff-lab", "9a8b7c6d5e44", "421MB"),
+]
+
+
+def version(config: ConfigDb, asic: str, uptime: str, now: datetime) -> str:
+    meta = config.get("DEVICE_METADATA", {}).get("localhost", {})
+    lines = [
+        "",
+        f"SONiC Software Version: SONiC.{BUILD['build_version']}",
+        f"SONiC OS Version: {BUILD['sonic_os_version']}",
+        f"Distribution: Debian {BUILD['debian_version']}",
+        f"Kernel: {BUILD['kernel_version']}",
+        f"Build commit: {BUILD['commit_id']}",
+        f"Build date: {BUILD['build_date']}",
+        f"Built by: {BUILD['built_by']}",
+        "",
+        f"Platform: {meta.get('platform', 'x86_64-kvm_x86_64-r0')}",
+        f"HwSKU: {meta.get('hwsku', NA)}",
+        f"ASIC: {asic}",
+        "ASIC Count: 1",
+        "Serial Number: N/A",
+        "Model Number: N/A",
+        "Hardware Revision: N/A",
+        f"Uptime: {uptime}",
+        f"Date: {now.strftime('%a %d %b %Y %X')}",
+        "",
+        "Docker images:",
+    ]
+    rows = [("REPOSITORY", "TAG", "IMAGE ID", "SIZE")]
+    for repo, tag, image, size in DOCKER_IMAGES:
+        rows += [(repo, tag, image, size), (repo, "latest", image, size)]
+    widths = [max(20, *(len(r[i]) + 3 for r in rows)) for i in range(3)]  # docker's tabwriter
+    lines += ["".join(r[i].ljust(widths[i]) for i in range(3)) + r[3] for r in rows]
+    return "\n".join(lines) + "\n\n"

@@ -1,0 +1,214 @@
+"""``show ...``: the command tree and what each command reads (CONFIG_DB, the namespace's links,
+lldpd, FRR). Formatting is in ``show``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xoff.lab.emulators.sonic import show
+from xoff.lab.emulators.sonic.apply import link_states, linux_name_function, vtysh_base
+from xoff.lab.emulators.sonic.clish import Argument, Command, Option
+from xoff.lab.emulators.sonic.result import Result
+
+if TYPE_CHECKING:
+    from xoff.lab.emulators.sonic.emulator import Emulator
+
+VTYSH_NO_DAEMONS = "Exiting: failed to connect to any daemons."
+VERBOSE = Option(("--verbose",), "verbose", help="Enable verbose output")
+NAMESPACE = Option(("-n", "--namespace"), "namespace", flag=False, help="Namespace name or all")
+DISPLAY = Option(("-d", "--display"), "display", flag=False, help="all|frontend")
+LLDP_SOCKET = "lldpd.sock"  # <state_dir>/../lldpd/lldpd.sock: the lab core's per-device lldpd (xoff.lab.daemons)
+
+
+def build_tree(s: Emulator) -> Command:
+    c = ShowCommands(s)
+    root = Command("show", "SONiC command line - 'show' command")
+    root.add(Command("version", "Show version information", (VERBOSE,), (), c.version))
+    running = root.add(Command("runningconfiguration", "Show current running configuration information"))
+    running.add(Command("all", "Show full running configuration", (VERBOSE,), (), c.running_all))
+    interfaces = root.add(Command("interfaces", "Show details of the network interfaces", (NAMESPACE, DISPLAY)))
+    interfaces.add(
+        Command(
+            "status",
+            "Show Interface status information",
+            (NAMESPACE, DISPLAY, VERBOSE),
+            (Argument("interfacename", "INTERFACENAME", required=False),),
+            c.interfaces_status,
+        )
+    )
+    pfc = root.add(Command("pfc", "Show details of the priority-flow-control (pfc)"))
+    pfc.add(Command("counters", "Show pfc counters", (NAMESPACE, DISPLAY, VERBOSE), (), c.pfc_counters))
+    queue = root.add(Command("queue", "Show details of the queues"))
+    queue.add(
+        Command(
+            "counters",
+            "Show queue counters",
+            (NAMESPACE, DISPLAY, VERBOSE),
+            (Argument("interfacename", "INTERFACENAME", required=False),),
+            c.queue_counters,
+        )
+    )
+    pg = root.add(Command("priority-group", "Show details of the PGs"))
+    pwm = pg.add(Command("persistent-watermark", "Show priority-group persistent WM"))
+    pwm.add(Command("headroom", "Show persistent headroom WM for pg", (NAMESPACE,), (), c.pg_headroom))
+    pfcwd = root.add(Command("pfcwd", "Show details of the pfc watchdog"))
+    pfcwd.add(
+        Command(
+            "config",
+            "Show pfc watchdog configuration",
+            (NAMESPACE, DISPLAY),
+            (Argument("ports", "[PORTS]", required=False, many=True),),
+            c.pfcwd_config,
+        )
+    )
+    root.add(Command("ecn", "Show ECN configuration", (NAMESPACE, VERBOSE), (), c.ecn))
+    lldp = root.add(Command("lldp", "Show LLDP information"))
+    lldp.add(
+        Command(
+            "neighbors",
+            "Show LLDP neighbors",
+            (VERBOSE,),
+            (Argument("interfacename", "INTERFACENAME", required=False),),
+            c.lldp_neighbors,
+        )
+    )
+    lldp.add(Command("table", "Show LLDP neighbors in tabular format", (VERBOSE,), (), c.lldp_table))
+    ip = root.add(Command("ip", "Show IP (IPv4) commands"))
+    bgp = ip.add(Command("bgp", "Show IPv4 BGP (Border Gateway Protocol) information"))
+    bgp.add(
+        Command("summary", "Show summarized information of IPv4 BGP state", (NAMESPACE, DISPLAY), (), c.bgp_summary)
+    )
+    return root
+
+
+def uptime_text(now: float | None = None) -> str:
+    """The ``uptime`` command's line (this machine's)."""
+    try:
+        seconds = float(Path("/proc/uptime").read_text(encoding="utf-8").split()[0])
+        load = Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3]
+    except OSError:
+        seconds, load = 0.0, ["0.00", "0.00", "0.00"]
+    clock = time.strftime("%H:%M:%S", time.localtime(now))
+    minutes = int(seconds // 60)
+    days, rest = divmod(minutes, 1440)
+    hours, mins = divmod(rest, 60)
+    up = f"{hours}:{mins:02d}" if hours else f"{mins} min"
+    if days:
+        up = f"{days} day{'s' if days != 1 else ''}, {up}"
+    return f"{clock} up {up},  1 user,  load average: {', '.join(load)}"
+
+
+class ShowCommands:
+    def __init__(self, session: Emulator) -> None:
+        self.s = session
+
+    # --- external state --------------------------------------------------------------------------
+
+    def _vtysh(self, command: str) -> str | None:
+        """FRR's answer, or None when FRR is not reachable."""
+        if self.s.ctx.frr_vty_dir is None:
+            return None
+        try:
+            proc = self.s.ctx.run_in_netns([*vtysh_base(self.s.ctx.frr_vty_dir), "-c", command], check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def _lldpcli(self, *args: str) -> str | None:
+        socket = self.s.ctx.state_dir.parent / "lldpd" / LLDP_SOCKET
+        if self.s.ctx.netns is None or not socket.exists():
+            return None
+        try:
+            proc = self.s.ctx.run_in_netns(["lldpcli", "-u", str(socket), *args], check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def _oper(self) -> Any:
+        links = link_states(self.s.ctx)
+        ifname = linux_name_function()
+
+        def oper(port: str) -> str:
+            link = links.get(ifname(port))
+            return "up" if link is not None and link.get("operstate") == "UP" else "down"
+
+        return oper
+
+    # --- commands --------------------------------------------------------------------------------
+
+    def version(self, _p: dict[str, Any]) -> Result:
+        config = self.s.running()
+        return Result(show.version(config, self.s.asic_type(), uptime_text(), datetime.now()))
+
+    def running_all(self, _p: dict[str, Any]) -> Result:
+        raw = self._vtysh("show running-config") or ""
+        return Result(show.running_all(self.s.running(), raw))
+
+    def interfaces_status(self, p: dict[str, Any]) -> Result:
+        selected = None
+        if p["interfacename"]:
+            selected = [n.strip() for n in p["interfacename"].split(",")]
+        return Result(show.interfaces_status(self.s.running(), self._oper(), selected))
+
+    def pfc_counters(self, _p: dict[str, Any]) -> Result:
+        return Result(show.pfc_counters(self.s.running(), self.s.store.counters()))
+
+    def queue_counters(self, p: dict[str, Any]) -> Result:
+        text = show.queue_counters(self.s.running(), self.s.store.counters(), p["interfacename"])
+        return Result(text, 1 if text.startswith("Port doesn't exist!") else 0)
+
+    def pg_headroom(self, _p: dict[str, Any]) -> Result:
+        return Result(show.pg_headroom_persistent_watermark(self.s.running(), self.s.store.counters()))
+
+    def pfcwd_config(self, p: dict[str, Any]) -> Result:
+        return Result(show.pfcwd_config(self.s.running(), list(p["ports"])))
+
+    def ecn(self, _p: dict[str, Any]) -> Result:
+        return Result(show.ecn(self.s.running()))
+
+    def lldp_neighbors(self, p: dict[str, Any]) -> Result:
+        args = ["show", "neighbors"]
+        if p["interfacename"]:
+            args += ["ports", linux_name_function()(p["interfacename"])]
+        text = self._lldpcli(*args)
+        if text is not None:
+            text = self._intent_names(text)
+            if p["interfacename"] and p["interfacename"] not in text:
+                text = ""
+        return Result(show.lldp_neighbors(text))
+
+    def _intent_names(self, text: str) -> str:
+        """lldpd sees Linux names; users see intent names (``Interface:    Ethernet1_1,``)."""
+        ifname = linux_name_function()
+        for port in self.s.running().get("PORT", {}):
+            linux = ifname(port)
+            if linux != port:
+                text = text.replace(f"Interface:    {linux},", f"Interface:    {port},")
+        return text
+
+    def lldp_table(self, _p: dict[str, Any]) -> Result:
+        text = self._lldpcli("-f", "json", "show", "neighbors")
+        data = json.loads(text) if text else None
+        if data is not None:
+            ifname = linux_name_function()
+            back = {ifname(port): port for port in self.s.running().get("PORT", {})}
+            for item in show._as_list(data.get("lldp", {}).get("interface", [])):
+                for linux in list(item):
+                    if linux in back and back[linux] != linux:
+                        item[back[linux]] = item.pop(linux)
+        return Result(show.lldp_table(data))
+
+    def bgp_summary(self, _p: dict[str, Any]) -> Result:
+        text = self._vtysh("show ip bgp summary json")
+        if text is None:
+            return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
+        summary = json.loads(text)
+        extra = None
+        if "ipv4Unicast" not in summary:
+            extra = json.loads(self._vtysh("show ip bgp json") or "{}")
+        return Result(show.bgp_summary(summary, extra, self.s.running()))

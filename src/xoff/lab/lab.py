@@ -1,0 +1,356 @@
+"""``lab up``: make a fabric's lab exist, and say what was done (``teardown.py`` undoes it).
+
+``up`` is a reconciliation: it creates what is missing (namespaces, bridge, veths, processes that
+are not alive) and keeps what exists, so a second ``up`` starts nothing and a lab whose daemon died
+gets that daemon back. ``lab.json`` is saved before each step acts, so ``down`` can remove exactly
+what exists even after a crash half way.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from ipaddress import IPv4Interface, IPv4Network, ip_network
+from pathlib import Path
+
+from xoff.desired import build_fabric_state
+from xoff.desired.models import FabricState
+from xoff.intent import load_intent
+from xoff.lab import credentials, daemons, names, netns, processes
+from xoff.lab.processes import ProcessSpec
+from xoff.lab.remap import Management, remap, unsafe
+from xoff.lab.state import FABRIC_FILE, DeviceRecord, IbRecord, LabState, LinkRecord, load, save, write_atomic
+from xoff.lab.topology import LabPlan, device_commands, plan, root_commands
+
+LOCK_TIMEOUT_S = 120.0
+READY_TIMEOUT_S = 20.0
+OPENSM_TIMEOUT_S = 60.0
+WORKERS = 8
+
+
+class LabError(RuntimeError):
+    """The lab cannot do what was asked; the message says why and what to do."""
+
+
+@dataclass
+class UpReport:
+    lab: str
+    lab_dir: Path
+    created: dict[str, int] = field(default_factory=dict)  # what -> how many were made now
+    started: list[str] = field(default_factory=list)  # process keys started now
+    kept: list[str] = field(default_factory=list)  # process keys already running
+    remap: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per step: plan, topology, shims, processes
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.started or any(self.created.values()))
+
+
+# --- locating labs ---------------------------------------------------------------------------------
+
+
+def labs(root: Path | None = None) -> list[str]:
+    base = root or names.labs_root()
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if (p / "lab.json").exists())
+
+
+def resolve(name: str | None, root: Path | None = None) -> LabState:
+    """The lab called ``name``, or the only lab that is up."""
+    if name is None:
+        found = labs(root)
+        if not found:
+            raise LabError("no lab is up (xoff lab up INTENT)")
+        if len(found) > 1:
+            raise LabError(f"several labs are up ({', '.join(found)}): say which with --name")
+        name = found[0]
+    state = load(names.lab_dir(name, root))
+    if state is None:
+        raise LabError(f"no lab named {name!r} (labs up: {', '.join(labs(root)) or 'none'})")
+    return state
+
+
+@contextmanager
+def locked(lab: str, root: Path | None, remove: bool = False) -> Iterator[None]:
+    base = root or names.labs_root()
+    base.mkdir(parents=True, exist_ok=True, mode=0o755)
+    path = base / f".{lab}.lock"
+    with path.open("a") as f:
+        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise LabError(f"lab {lab}: another xoff lab command holds {path}") from None
+                time.sleep(0.1)
+        try:
+            yield
+            if remove:  # the lab is gone: so is its lock file
+                path.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+# --- up --------------------------------------------------------------------------------------------
+
+
+def _root_networks() -> list[tuple[str, IPv4Network]]:
+    """(interface, network) of every IPv4 address and route in the root namespace."""
+    out: list[tuple[str, IPv4Network]] = []
+    for item in json.loads(netns.ip(["-j", "-4", "addr", "show"]).stdout or "[]"):
+        for a in item.get("addr_info", []):
+            out.append((item["ifname"], IPv4Interface(f"{a['local']}/{a['prefixlen']}").network))
+    for r in json.loads(netns.ip(["-j", "-4", "route", "show", "table", "all"]).stdout or "[]"):
+        dst = r.get("dst", "")
+        if dst and dst != "default" and r.get("type", "unicast") == "unicast":
+            net = ip_network(dst if "/" in dst else f"{dst}/32", strict=False)
+            if isinstance(net, IPv4Network):
+                out.append((r.get("dev", "?"), net))
+    return out
+
+
+def _load_intent(intent: Path) -> tuple[FabricState, Management]:
+    loaded = load_intent(intent)
+    mgmt = loaded.document.networks.management
+    return build_fabric_state(loaded), Management(prefix=mgmt.prefix, gateway=mgmt.gateway)
+
+
+def _digest(fabric: FabricState) -> str:
+    return hashlib.sha256(fabric.model_dump_json().encode()).hexdigest()
+
+
+def _new_state(lab: str, intent: Path, d: Path, fabric: FabricState, p: LabPlan, digest: str) -> LabState:
+    return LabState(
+        name=lab,
+        fabric=fabric.fabric,
+        intent=str(intent.resolve()),
+        intent_digest=digest,
+        lab_dir=str(d),
+        bridge=p.bridge,
+        controller_address=p.controller_address,
+        mgmt_prefix=str(p.mgmt_prefix),
+        created_at=time.time(),
+    )
+
+
+def up(intent: Path, name: str | None = None, *, remap_addresses: bool = False, root: Path | None = None) -> UpReport:
+    """Bring the lab of ``intent`` up (or complete it); see the module doc."""
+    t0 = time.perf_counter()
+    fabric, management = _load_intent(intent)
+    digest = _digest(fabric)
+    lab = names.check_lab_name(name or names.lab_name(fabric.fabric))
+    d = names.lab_dir(lab, root)
+    _preflight(fabric, d)
+    report = UpReport(lab, d)
+    with locked(lab, root):
+        state = load(d)
+        if state is not None:
+            if state.intent_digest != digest:
+                raise LabError(
+                    f"lab {lab} runs {state.fabric} from {state.intent} as it was then; the intent differs now: "
+                    f"xoff lab down --name {lab} first"
+                )
+            fabric = FabricState.model_validate_json((d / FABRIC_FILE).read_text(encoding="utf-8"))
+            management = Management(IPv4Network(state.mgmt_prefix), IPv4Interface(state.controller_address).ip)
+            blocks = list(state.remap)
+        else:
+            fabric, management, blocks = _addresses(fabric, management, remap_addresses)
+        report.remap = [f"{a} -> {b}" for a, b in blocks]
+        p = plan(lab, fabric, management)
+        if state is None:
+            _check_free(p)
+            d.mkdir(parents=True, exist_ok=True, mode=0o755)
+            write_atomic(d / FABRIC_FILE, fabric.model_dump_json(indent=1) + "\n")
+            state = _new_state(lab, intent, d, fabric, p, digest)
+            state.remap = blocks
+        _record_topology(state, p)
+        save(state)
+        ssh = {n: dp.mgmt_address.split("/")[0] for n, dp in p.devices.items() if dp.kind in {"switch", "host"}}
+        switches = {n for n, dp in p.devices.items() if dp.kind == "switch"}
+        credentials.ensure(d, lab, ssh, switches)
+        t1 = time.perf_counter()
+        report.phases["plan"] = t1 - t0
+        fresh = _make_topology(p, report)
+        t2 = time.perf_counter()
+        report.phases["topology"] = t2 - t1
+        hosts = [fabric.devices[n] for n in fresh if p.devices[n].kind == "host"]
+        with ThreadPoolExecutor(WORKERS) as pool:  # file writing: threads overlap its system calls
+            for warning in pool.map(lambda host: daemons.install_shims(d, host), hosts):
+                if warning and warning not in state.warnings:
+                    state.warnings.append(warning)
+        t3 = time.perf_counter()
+        report.phases["shims"] = t3 - t2
+        _start_processes(state, fabric, p, report)
+        report.phases["processes"] = time.perf_counter() - t3
+        report.warnings = list(state.warnings)
+        save(state)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _preflight(fabric: FabricState, d: Path) -> None:
+    if os.geteuid() != 0:
+        raise LabError("the lab needs root (network namespaces, veths, daemons in namespaces)")
+    missing = daemons.missing_tools(any(n.kind == "infiniband" for n in fabric.networks.values()))
+    if missing:
+        raise LabError(f"missing: {', '.join(missing)}; install them (Debian: apt-get install <package>)")
+    if any(ch.isspace() for ch in str(d)):
+        raise LabError(f"{d}: the lab directory may not contain blanks (sshd_config and FRR paths)")
+
+
+def _addresses(
+    fabric: FabricState, management: Management, remap_addresses: bool
+) -> tuple[FabricState, Management, list[tuple[str, str]]]:
+    if remap_addresses:
+        moved = remap(fabric, management, avoid=[n for _, n in _root_networks()])
+        return moved.fabric, moved.management, [(str(a), str(b)) for a, b in moved.blocks]
+    bad = unsafe(fabric, management)
+    if bad:
+        shown = ", ".join(bad[:8]) + (f" and {len(bad) - 8} more" if len(bad) > 8 else "")
+        raise LabError(
+            f"{fabric.fabric}: addresses outside the lab-safe ranges (198.18.0.0/15, 192.0.2.0/24, 2001:db8::/32): "
+            f"{shown}; use --remap to map them into 198.18.0.0/15"
+        )
+    return fabric, management, []
+
+
+def _check_free(p: LabPlan) -> None:
+    """The management prefix goes on the root namespace's bridge: nothing there may overlap it."""
+    for ifname, net in _root_networks():
+        if ifname != p.bridge and net.overlaps(p.mgmt_prefix):
+            raise LabError(
+                f"management prefix {p.mgmt_prefix} overlaps {net} on {ifname} in the root namespace "
+                "(another lab?): bring that down, or use --remap (which picks free addresses)"
+            )
+
+
+def _record_topology(state: LabState, p: LabPlan) -> None:
+    for n, dp in p.devices.items():
+        state.devices[n] = DeviceRecord(
+            name=n,
+            kind=dp.kind,
+            platform=dp.platform,
+            role=dp.role,
+            netns=dp.netns,
+            mgmt_port=dp.mgmt_port,
+            mgmt_ifname=dp.mgmt_ifname,
+            mgmt_address=dp.mgmt_address,
+            root_veth=dp.root_veth,
+            dir=str(daemons.device_dir(state.dir, n)),
+        )
+    state.links = [
+        LinkRecord(
+            a_device=lk.a.device,
+            a_port=lk.a.port,
+            a_ifname=lk.a.ifname,
+            b_device=lk.b.device,
+            b_port=lk.b.port,
+            b_ifname=lk.b.ifname,
+            network=lk.network,
+        )
+        for lk in p.links
+    ]
+
+
+def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
+    """Create what is missing; returns the devices whose namespace is new."""
+    root_links = netns.links(None)
+    fresh = [n for n, dp in p.devices.items() if not netns.exists(dp.netns)]
+    mgmt = [n for n, dp in p.devices.items() if n in fresh or dp.root_veth not in root_links]
+    present: dict[str, set[str]] = {}
+
+    def has(device: str, ifname: str) -> bool:
+        if device in fresh:
+            return False
+        if device not in present:
+            present[device] = netns.links(p.devices[device].netns)
+        return ifname in present[device]
+
+    links = [lk for lk in p.links if not has(lk.a.device, lk.a.ifname)]
+    bridge_exists = p.bridge in root_links
+    netns.ip_batch(root_commands(p, fresh, bridge_exists, mgmt, links))
+    new_ports: dict[str, list[str]] = {}
+    for lk in links:
+        new_ports.setdefault(lk.a.device, []).append(lk.a.port)
+        new_ports.setdefault(lk.b.device, []).append(lk.b.port)
+
+    def configure(device: str) -> None:
+        dp = p.devices[device]
+        ports = [dp.ports[port] for port in new_ports.get(device, [])]
+        netns.ip_batch(device_commands(dp, fresh=device in fresh, mgmt=device in mgmt, ports=ports), netns=dp.netns)
+        if device in fresh and dp.forwarding:
+            with netns.entered(dp.netns):
+                Path("/proc/sys/net/ipv4/ip_forward").write_text("1", encoding="ascii")
+
+    todo = sorted(set(fresh) | set(mgmt) | set(new_ports))
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(configure, todo))
+    report.created = {
+        "namespaces": len(fresh),
+        "bridge": 0 if bridge_exists else 1,
+        "mgmt veths": len(mgmt),
+        "link veths": len(links),
+    }
+    return fresh
+
+
+def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[ProcessSpec]]:
+    """The lab's processes in start order: each phase is started together, then waited for."""
+    d = state.dir
+    frr = [
+        daemons.frr_specs(d, fabric.devices[n], fabric, dp)
+        for n, dp in p.devices.items()
+        if dp.kind == "switch" and fabric.devices[n].bgp
+    ]
+    phases: list[list[ProcessSpec]] = [[z for z, _ in frr]]
+    second = [b for _, b in frr]
+    second += [daemons.lldpd_spec(d, dp) for dp in p.devices.values() if dp.kind in {"switch", "host"}]
+    second += [daemons.sshd_spec(d, dp) for dp in p.devices.values() if dp.kind == "host"]
+    if any(dp.kind == "switch" for dp in p.devices.values()):
+        second.append(daemons.switch_ssh_spec(d))
+    phases.append(second)
+    sm = next((dev.name for dev in fabric.devices.values() if dev.subnet_manager is not None), None)
+    if sm is not None and any(net.kind == "infiniband" for net in fabric.networks.values()):
+        ib, info = daemons.ib_specs(d, fabric, sm, p.devices[sm].netns)
+        state.ib = IbRecord(sm_host=sm, **info)
+        phases += [[ib[0]], [ib[1]]]
+    return phases
+
+
+def _start_processes(state: LabState, fabric: FabricState, p: LabPlan, report: UpReport) -> None:
+    for phase in _specs(state, fabric, p):
+        waiting: list[tuple[ProcessSpec, int]] = []
+        try:
+            for spec in phase:
+                old = state.processes.get(spec.key)
+                if old is not None and processes.alive(old):
+                    report.kept.append(spec.key)
+                    continue
+                offset = processes.size(spec.ready_text[0]) if spec.ready_text else 0
+                state.processes[spec.key] = processes.start(spec)
+                report.started.append(spec.key)
+                waiting.append((spec, offset))
+        finally:
+            save(state)  # what started is recorded before anything waits (or after a failed start)
+        timeout = OPENSM_TIMEOUT_S if any(s.role == "opensm" for s, _ in waiting) else READY_TIMEOUT_S
+        records = [state.processes[s.key] for s, _ in waiting]
+        pending = list(waiting)
+
+        def ready(pending: list[tuple[ProcessSpec, int]] = pending) -> bool:
+            pending[:] = [(s, o) for s, o in pending if not processes.is_ready(s, o)]
+            return not pending
+
+        processes.wait_for(f"lab {state.name}", ready, timeout, records)

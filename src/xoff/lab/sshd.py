@@ -1,0 +1,332 @@
+"""The lab's switch SSH server: one asyncssh process per lab, one listening socket per switch.
+
+``python -m xoff.lab.sshd --lab-dir DIR`` reads the lab's ``lab.json`` and ``secrets.yaml`` and
+listens on ``<mgmt address>:22`` inside every switch namespace (the socket is made inside the
+namespace with ``setns`` and then served from here). Authentication is by password (the lab's
+switch credentials). Each session, shell (with or without a PTY) or exec, gets a new
+``xoff.lab.emulators.<platform>.Emulator`` and is driven line by line through ``step()``; SFTP and
+SCP write under the device's ``state/files/`` (so ``/etc/sonic/x.json`` lands in
+``state/files/etc/sonic/x.json``), where emulators read the files a command names.
+
+The shell is a cooked-mode line discipline as network CLIs have it: characters are echoed (with a
+PTY), Backspace/^U edit, ^C drops the line, ^D on an empty line ends the session, CR, LF and CRLF
+end a line, and escape sequences (arrow keys) are ignored. Input typed while a command runs is
+echoed when it is read, after that command's output and prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hmac
+import importlib
+import importlib.util
+import signal
+import socket
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import asyncssh
+
+from xoff.lab import credentials, daemons, netns
+from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults, Reply
+from xoff.lab.state import FABRIC_FILE, LabState, load
+
+EMULATORS = "xoff.lab.emulators"
+FILES_DIR = "files"  # under the device's state dir: the root of what SFTP/SCP see
+SEEDED_DIRS = ("tmp", "etc", "home")
+SSH_PORT = 22
+IP_FREEBIND = 15  # bind even before the address is up (linux/in.h)
+
+
+class EmulatorMissingError(LookupError):
+    """No emulator for a platform: the session is refused with this message."""
+
+
+Lookup = Callable[[str], type[EmulatorBase]]
+
+
+def default_lookup(platform: str) -> type[EmulatorBase]:
+    """``xoff.lab.emulators.<platform>.Emulator``, or EmulatorMissingError saying why not."""
+    module_name = f"{EMULATORS}.{platform}"
+    if importlib.util.find_spec(module_name) is None:
+        raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({module_name} does not exist)")
+    cls = getattr(importlib.import_module(module_name), "Emulator", None)
+    if not (isinstance(cls, type) and issubclass(cls, EmulatorBase)):
+        raise EmulatorMissingError(f"{module_name} has no Emulator class (a subclass of EmulatorBase)")
+    return cls
+
+
+@dataclass(frozen=True)
+class Listener:
+    device: str
+    platform: str
+    netns: str | None
+    address: str
+    port: int
+    host_key: Path
+    context: EmulatorContext
+
+
+def listeners(state: LabState, port: int = SSH_PORT) -> list[Listener]:
+    """One listener per switch of the lab."""
+    out: list[Listener] = []
+    for d in state.devices.values():
+        if d.kind != "switch":
+            continue
+        frr = daemons.frr_dir(state.dir, d.name)
+        ctx = EmulatorContext(
+            device=d.name,
+            state_dir=daemons.state_dir(state.dir, d.name),
+            netns=d.netns,
+            frr_vty_dir=frr if frr.is_dir() else None,
+            fabric_state=state.dir / FABRIC_FILE,
+        )
+        address = d.mgmt_address.split("/")[0]
+        out.append(Listener(d.name, d.platform, d.netns, address, port, credentials.host_key(state.dir, d.name), ctx))
+    return out
+
+
+def bound_socket(listener: Listener) -> socket.socket:
+    """A listening TCP socket on the listener's address, made inside its namespace."""
+
+    def make() -> socket.socket:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
+        sock.bind((listener.address, listener.port))
+        sock.listen(128)
+        sock.setblocking(False)
+        return sock
+
+    if listener.netns is None:
+        return make()
+    with netns.entered(listener.netns):
+        return make()
+
+
+class _Auth(asyncssh.SSHServer):
+    def __init__(self, username: str, password: str) -> None:
+        self._username = username.encode()
+        self._password = password.encode()
+
+    def begin_auth(self, username: str) -> bool:  # noqa: ARG002 (asyncssh's signature)
+        return True  # always ask for a password
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def validate_password(self, username: str, password: str) -> bool:
+        ok_user = hmac.compare_digest(username.encode(), self._username)
+        return hmac.compare_digest(password.encode(), self._password) and ok_user
+
+
+class _Session:
+    """One SSH session on one device: the line discipline around an emulator."""
+
+    def __init__(self, process: asyncssh.SSHServerProcess[str], emulator: EmulatorBase, pool: ThreadPoolExecutor):
+        self.process = process
+        self.emulator = emulator
+        self.pool = pool
+        self.echo = process.get_terminal_type() is not None
+
+    def write(self, text: str) -> None:
+        if text:
+            self.process.stdout.write(text)
+
+    async def run_line(self, line: str, *, exec_channel: bool = False) -> Reply | None:
+        """The emulator's reply, or None when the session was dropped (a fault) or failed."""
+        loop = asyncio.get_running_loop()
+        run = self.emulator.execute if exec_channel else self.emulator.step
+        try:
+            reply = await loop.run_in_executor(self.pool, run, line)
+        except Exception:  # an emulator bug: say so on the session, keep the server up
+            self.process.stderr.write(f"\r\nxoff lab: emulator error on {self.emulator.ctx.device}:\r\n")
+            self.process.stderr.write(traceback.format_exc().replace("\n", "\r\n"))
+            self.process.exit(1)
+            return None
+        faults = Faults.load(self.emulator.ctx.state_dir)
+        if reply.close and faults.drop_after is not None and self.emulator.counters.commands > faults.drop_after:
+            self.process.channel.get_connection().abort()  # the session drops, as a broken link would
+            return None
+        return reply
+
+    async def exec(self, command: str) -> None:
+        reply = await self.run_line(command, exec_channel=True)
+        if reply is not None:
+            self.write(reply.output)
+            self.process.exit(reply.status)
+
+    async def shell(self) -> None:
+        self.write(self.emulator.banner())
+        self.write(self.emulator.prompt())
+        discipline = LineDiscipline(echo=self.echo)
+        while True:
+            data = await self.process.stdin.read(4096)
+            if not data:
+                self.process.exit(0)
+                return
+            for kind, text in discipline.feed(data):  # lazy: later input is echoed after this line's output
+                if kind == "echo":
+                    self.write(text)
+                elif kind == "interrupt":
+                    self.write(text + self.emulator.prompt())
+                elif kind == "eof":
+                    self.process.exit(0)
+                    return
+                else:
+                    reply = await self.run_line(text)
+                    if reply is None:
+                        return
+                    self.write(reply.output)
+                    if reply.close:
+                        self.process.exit(reply.status)
+                        return
+                    self.write(self.emulator.prompt())
+
+
+class LineDiscipline:
+    """Cooked-mode input: ``feed(data)`` yields ("echo", text), ("line", text), ("interrupt", echo)
+    and ("eof", "") events, in order."""
+
+    def __init__(self, echo: bool) -> None:
+        self.echo = echo
+        self.line: list[str] = []
+        self.escape = ""
+        self.last_cr = False
+
+    def _echo(self, text: str) -> Iterator[tuple[str, str]]:
+        if self.echo and text:
+            yield ("echo", text)
+
+    def feed(self, data: str) -> Iterator[tuple[str, str]]:
+        for ch in data:
+            if self.escape:  # ESC x, or ESC [ / ESC O, parameters, then one final byte
+                if self.escape == "\x1b" and ch in "[O":
+                    self.escape += ch
+                elif self.escape == "\x1b" or "@" <= ch <= "~" or len(self.escape) > 16:
+                    self.escape = ""
+                else:
+                    self.escape += ch
+                continue
+            if ch == "\n" and self.last_cr:  # CRLF is one end of line
+                self.last_cr = False
+                continue
+            self.last_cr = ch == "\r"
+            if ch in "\r\n":
+                yield from self._echo("\r\n")
+                text = "".join(self.line)
+                self.line.clear()
+                yield ("line", text)
+            elif ch == "\x1b":
+                self.escape = ch
+            elif ch in "\x7f\x08":
+                if self.line:
+                    self.line.pop()
+                    yield from self._echo("\b \b")
+            elif ch == "\x15":  # ^U
+                yield from self._echo("\b \b" * len(self.line))
+                self.line.clear()
+            elif ch == "\x03":  # ^C
+                self.line.clear()
+                yield ("interrupt", "^C\r\n" if self.echo else "\r\n")
+            elif ch == "\x04":  # ^D: end of input on an empty line
+                if not self.line:
+                    yield ("eof", "")
+            elif ch >= " " or ch == "\t":
+                self.line.append(ch)
+                yield from self._echo(ch)
+
+
+async def _handle(
+    listener: Listener, lookup: Lookup, pool: ThreadPoolExecutor, process: asyncssh.SSHServerProcess[str]
+) -> None:
+    try:
+        cls = lookup(listener.platform)
+    except EmulatorMissingError as exc:
+        process.stderr.write(f"xoff lab: {listener.device}: session refused: {exc}\r\n")
+        process.exit(1)
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        emulator = await loop.run_in_executor(pool, cls, listener.context)
+    except Exception as exc:
+        process.stderr.write(
+            f"xoff lab: {listener.device}: the {listener.platform} emulator failed to start: {exc}\r\n"
+        )
+        process.exit(1)
+        return
+    session = _Session(process, emulator, pool)
+    if process.command is not None:
+        await session.exec(process.command)
+    else:
+        await session.shell()
+
+
+def _sftp(root: Path, chan: asyncssh.SSHServerChannel[bytes]) -> asyncssh.SFTPServer:
+    for top in SEEDED_DIRS:  # what every switch's filesystem has
+        (root / top).mkdir(parents=True, exist_ok=True)
+    return asyncssh.SFTPServer(chan, chroot=str(root).encode())
+
+
+async def serve(
+    found: list[Listener],
+    username: str,
+    password: str,
+    lookup: Lookup = default_lookup,
+    pool: ThreadPoolExecutor | None = None,
+) -> list[asyncssh.SSHAcceptor]:
+    """Start listening for every listener; the caller keeps the loop running and closes the acceptors."""
+    workers = pool or ThreadPoolExecutor(max_workers=64, thread_name_prefix="xoff-lab-emulator")
+    acceptors = []
+    for listener in found:
+        acceptors.append(
+            await asyncssh.listen(
+                sock=bound_socket(listener),
+                server_factory=partial(_Auth, username, password),
+                server_host_keys=[str(listener.host_key)],
+                process_factory=partial(_handle, listener, lookup, workers),
+                sftp_factory=partial(_sftp, listener.context.state_dir / FILES_DIR),
+                allow_scp=True,
+                line_editor=False,
+                encoding="utf-8",
+                agent_forwarding=False,
+                x11_forwarding=False,
+                login_timeout=30,
+            )
+        )
+    return acceptors
+
+
+async def _main(lab_dir: Path) -> None:
+    state = load(lab_dir)
+    if state is None:
+        raise SystemExit(f"{lab_dir}: no lab.json")
+    secrets = credentials.Secrets.load(lab_dir)
+    found = listeners(state)
+    acceptors = await serve(found, secrets.switch_username, secrets.switch_password)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print(f"{daemons.SWITCH_SSH_READY} on {len(found)} switches", flush=True)
+    await stop.wait()
+    for acceptor in acceptors:
+        acceptor.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m xoff.lab.sshd", description=__doc__.split("\n")[0])
+    parser.add_argument("--lab-dir", required=True, type=Path)
+    args = parser.parse_args(argv)
+    asyncio.run(_main(args.lab_dir))
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -179,6 +179,60 @@ def test_switch_ssh_asks_for_the_lab_password_and_names_a_missing_emulator(lab: 
     asyncio.run(asyncio.wait_for(main(), 30))
 
 
+def test_netmiko_drives_the_eos_emulator_over_the_lab(lab: tuple[UpReport, LabState]) -> None:
+    """netmiko's unmodified arista_eos driver, host-key checking on, against spine2 at its mgmt address."""
+    from netmiko import ConnectHandler
+
+    _, state = lab
+    secrets = credentials.Secrets.load(state.dir)
+    conn = ConnectHandler(
+        device_type="arista_eos",
+        host=state.devices["spine2"].mgmt_address.split("/")[0],
+        username=secrets.switch_username,
+        password=secrets.switch_password,
+        ssh_strict=True,
+        system_host_keys=False,
+        alt_host_keys=True,
+        alt_key_file=str(credentials.known_hosts(state.dir)),
+        timeout=20,
+    )
+    try:
+        assert "Arista" in conn.send_command("show version")
+        conn.enable()  # the lab's user logs in at privilege 1, as a user without "privilege 15" does
+        conn.send_config_set(["interface Ethernet1/1", "description netmiko-was-here"])
+        assert "description netmiko-was-here" in conn.send_command("show running-config | section Ethernet1/1")
+    finally:
+        conn.disconnect()
+
+
+def test_invalid_config_db_patch_is_refused_over_ssh_and_nothing_changes(lab: tuple[UpReport, LabState]) -> None:
+    """SONiC leaf1: a JSON Patch that breaks a YANG rule is refused whole with libyang's message."""
+    _, state = lab
+    secrets = credentials.Secrets.load(state.dir)
+    address = state.devices["leaf1"].mgmt_address.split("/")[0]
+    patch = json.dumps([{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3,9"}}}])
+
+    async def main() -> None:
+        async with asyncssh.connect(
+            address,
+            username=secrets.switch_username,
+            password=secrets.switch_password,
+            known_hosts=str(credentials.known_hosts(state.dir)),
+            client_keys=None,
+        ) as conn:
+            before = await conn.run("show runningconfiguration all", check=False, timeout=20)
+            async with conn.start_sftp_client() as sftp, sftp.open("/tmp/bad.json", "w") as f:
+                await f.write(patch)
+            refused = await conn.run("sudo config apply-patch /tmp/bad.json", check=False, timeout=30)
+            after = await conn.run("show runningconfiguration all", check=False, timeout=20)
+        text = str(refused.stdout) + str(refused.stderr)
+        assert refused.exit_status != 0, text
+        assert '"3,9" does not conform to' in text, text
+        assert json.loads(str(after.stdout)) == json.loads(str(before.stdout))
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
 def _addresses(ip_j: list[dict[str, Any]]) -> dict[str, tuple[int, set[str]]]:
     return {
         i["ifname"]: (

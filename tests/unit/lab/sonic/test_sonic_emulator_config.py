@@ -24,12 +24,16 @@ def loaded(session: Session, rendered: dict[str, Any]) -> Emulator:
     return emulator
 
 
-def test_factory_config_is_yang_valid_and_ports_are_down(session: Session, state_dir: Path) -> None:
+def test_factory_config_is_yang_valid_and_provisioned_for_the_underlay_only(session: Session, state_dir: Path) -> None:
+    """As the lab brings switches up (docs/lab.md): cabled ports up with addresses, loopback, BGP;
+    nothing of the lossless plan, which is what a push brings."""
     emulator = session()
     config = emulator.running()
     assert emulator.validate(config) == []
-    assert set(config) == {"DEVICE_METADATA", "PORT"}
-    assert {f["admin_status"] for f in config["PORT"].values()} == {"down"}
+    assert set(config) == {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "BGP_NEIGHBOR"}
+    admin = {name: f["admin_status"] for name, f in config["PORT"].items()}
+    assert admin["Ethernet0"] == "up" and admin["Ethernet48"] == "down"  # cabled / spare
+    assert "Ethernet0|198.18.0.8/31" in config["INTERFACE"]
     # startup configuration = running configuration at first use
     assert (state_dir / "saved" / "config_db.json").read_text() == (state_dir / "config_db.json").read_text()
 

@@ -40,7 +40,7 @@ def netns() -> Iterator[str]:
     name = f"xl-test{uuid.uuid4().hex[:6]}-leaf1"
     try:
         ip("netns", "add", name)
-        ip("-n", name, "link", "add", "Ethernet0", "type", "veth", "peer", "name", "peer0")
+        ip("-n", name, "link", "add", "Ethernet48", "type", "veth", "peer", "name", "peer0")
         ip("-n", name, "link", "set", "dev", "peer0", "up")
         yield name
     finally:
@@ -54,29 +54,29 @@ def link(netns: str, name: str) -> dict[str, Any]:
 
 def test_interface_changes_apply_to_the_real_veth(session: Session, netns: str) -> None:
     emulator = session(netns=netns)
-    assert "UP" not in link(netns, "Ethernet0")["flags"]
-    assert run(emulator, "sudo config interface startup Ethernet0").status == 0
-    assert "UP" in link(netns, "Ethernet0")["flags"]
-    assert run(emulator, "sudo config interface mtu Ethernet0 4200").status == 0
-    assert link(netns, "Ethernet0")["mtu"] == 4200
-    assert run(emulator, "sudo config interface ip add Ethernet0 198.18.200.0/31").status == 0
-    addresses = [(a["local"], a["prefixlen"]) for a in link(netns, "Ethernet0")["addr_info"] if a["family"] == "inet"]
+    assert "UP" not in link(netns, "Ethernet48")["flags"]
+    assert run(emulator, "sudo config interface startup Ethernet48").status == 0
+    assert "UP" in link(netns, "Ethernet48")["flags"]
+    assert run(emulator, "sudo config interface mtu Ethernet48 4200").status == 0
+    assert link(netns, "Ethernet48")["mtu"] == 4200
+    assert run(emulator, "sudo config interface ip add Ethernet48 198.18.200.0/31").status == 0
+    addresses = [(a["local"], a["prefixlen"]) for a in link(netns, "Ethernet48")["addr_info"] if a["family"] == "inet"]
     assert addresses == [("198.18.200.0", 31)]
-    status = run(emulator, "show interfaces status Ethernet0").output.splitlines()[2].split()
-    assert (status[0], status[7], status[8]) == ("Ethernet0", "up", "up")  # oper read from the namespace
+    status = run(emulator, "show interfaces status Ethernet48").output.splitlines()[2].split()
+    assert (status[0], status[7], status[8]) == ("Ethernet48", "up", "up")  # oper read from the namespace
 
-    put(emulator, "mtu.json", [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+    put(emulator, "mtu.json", [{"op": "replace", "path": "/PORT/Ethernet48/mtu", "value": "9000"}])
     assert run(emulator, "sudo config apply-patch mtu.json").status == 0
-    assert link(netns, "Ethernet0")["mtu"] == 9000
-    put(emulator, "bad.json", [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "99999"}])
+    assert link(netns, "Ethernet48")["mtu"] == 9000
+    put(emulator, "bad.json", [{"op": "replace", "path": "/PORT/Ethernet48/mtu", "value": "99999"}])
     assert run(emulator, "sudo config apply-patch bad.json").status == 2
-    assert link(netns, "Ethernet0")["mtu"] == 9000  # refused: the namespace is untouched
+    assert link(netns, "Ethernet48")["mtu"] == 9000  # refused: the namespace is untouched
 
-    assert run(emulator, "sudo config interface ip remove Ethernet0 198.18.200.0/31").status == 0
-    assert not [a for a in link(netns, "Ethernet0")["addr_info"] if a["family"] == "inet"]
-    assert run(emulator, "sudo config interface shutdown Ethernet0").status == 0
-    assert "UP" not in link(netns, "Ethernet0")["flags"]
-    status = run(emulator, "show interfaces status Ethernet0").output.splitlines()[2].split()
+    assert run(emulator, "sudo config interface ip remove Ethernet48 198.18.200.0/31").status == 0
+    assert not [a for a in link(netns, "Ethernet48")["addr_info"] if a["family"] == "inet"]
+    assert run(emulator, "sudo config interface shutdown Ethernet48").status == 0
+    assert "UP" not in link(netns, "Ethernet48")["flags"]
+    status = run(emulator, "show interfaces status Ethernet48").output.splitlines()[2].split()
     assert (status[7], status[8]) == ("down", "down")
 
 
@@ -87,15 +87,15 @@ def test_rollback_restores_the_namespace_too(session: Session, netns: str) -> No
         emulator,
         "up.json",
         [
-            {"op": "replace", "path": "/PORT/Ethernet0/admin_status", "value": "up"},
-            {"op": "add", "path": "/INTERFACE", "value": {"Ethernet0": {}, "Ethernet0|198.18.200.2/31": {}}},
+            {"op": "replace", "path": "/PORT/Ethernet48/admin_status", "value": "up"},
+            {"op": "add", "path": "/INTERFACE", "value": {"Ethernet48": {}, "Ethernet48|198.18.200.2/31": {}}},
         ],
     )
     assert run(emulator, "sudo config apply-patch up.json").status == 0
-    assert "UP" in link(netns, "Ethernet0")["flags"]
+    assert "UP" in link(netns, "Ethernet48")["flags"]
     assert run(emulator, "sudo config rollback factory").status == 0
-    assert "UP" not in link(netns, "Ethernet0")["flags"]
-    assert not [a for a in link(netns, "Ethernet0")["addr_info"] if a["family"] == "inet"]
+    assert "UP" not in link(netns, "Ethernet48")["flags"]
+    assert not [a for a in link(netns, "Ethernet48")["addr_info"] if a["family"] == "inet"]
 
 
 @pytest.fixture

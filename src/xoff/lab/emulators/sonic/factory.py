@@ -1,9 +1,11 @@
 """The CONFIG_DB a switch has before anything is pushed to it.
 
-From the lab's FabricState (``ctx.fabric_state``) when the device is a switch there: its
-DEVICE_METADATA and a PORT entry per Ethernet port (lanes, alias, speed from the same builders
-the renderer uses), every port admin down with SONiC's default MTU 9100, and nothing else: no
-addresses, no BGP, no QoS. Without one: DEVICE_METADATA of a SONiC virtual switch only.
+The lab brings switches up provisioned for the underlay (docs/lab.md): cabled ports up with the
+intent's MTU and addresses, the loopback, and BGP running in FRR. CONFIG_DB says the same, built
+by the renderer's own builders from the lab's FabricState (``ctx.fabric_state``): DEVICE_METADATA,
+PORT, INTERFACE, LOOPBACK_INTERFACE and BGP_NEIGHBOR, and nothing of the lossless plan (no QoS
+maps, PFC, ECN, buffers or watchdog): that is what a push brings. Without a FabricState:
+DEVICE_METADATA of a SONiC virtual switch only.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
-from xoff.platforms.sonic.config_db import device_tables, interface_tables
+from xoff.platforms.sonic.config_db import bgp_tables, device_tables, interface_tables
 from xoff.platforms.sonic.names import router_mac
 
 DEFAULT_MTU = "9100"  # portmgrd's default, and the MTU of SONiC's generated PORT entries
@@ -27,12 +29,9 @@ def factory_config_db(ctx: EmulatorContext) -> dict[str, dict[str, dict[str, Any
         if device is not None and device.kind == "switch":
             out: dict[str, dict[str, dict[str, Any]]] = {}
             out.update(device_tables(device))
-            ports = interface_tables(device).get("PORT", {})
-            if ports:
-                out["PORT"] = {
-                    name: {**fields, "admin_status": "down", "mtu": DEFAULT_MTU} for name, fields in ports.items()
-                }
-            return out
+            out.update(interface_tables(device))
+            out.update(bgp_tables(device))
+            return {table: rows for table, rows in out.items() if rows}
     return {
         "DEVICE_METADATA": {
             "localhost": {

@@ -270,6 +270,18 @@ def headroom(
     console.print(f"  source: {room.source}")
 
 
+@app.command()
+def deadlock(
+    snapshot: Annotated[Path, typer.Option("--snapshot", help="forwarding snapshot file (YAML or JSON)")],
+    fmt: FormatOpt = Format.text,
+    fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
+) -> None:
+    """PFC deadlock risk: cyclic buffer dependencies in a forwarding snapshot (reference/forwarding-snapshot.md)."""
+    from xoff.deadlock.cli import SnapshotFormat, snapshot_command
+
+    snapshot_command(snapshot, SnapshotFormat(fmt.value), fail_on_risk)
+
+
 def _lab_app() -> typer.Typer:
     from xoff.lab.clab_cli import export_command
     from xoff.lab.cli import lab_app

@@ -270,16 +270,42 @@ def headroom(
     console.print(f"  source: {room.source}")
 
 
+class Routing(StrEnum):
+    bgp = "bgp"
+    igp = "igp"
+
+
 @app.command()
 def deadlock(
-    snapshot: Annotated[Path, typer.Option("--snapshot", help="forwarding snapshot file (YAML or JSON)")],
+    intent: Annotated[Path | None, typer.Argument(help="intent file or directory (or give --snapshot)")] = None,
+    snapshot: Annotated[Path | None, typer.Option("--snapshot", help="forwarding snapshot file (YAML or JSON)")] = None,
+    failures: Annotated[
+        int, typer.Option("--failures", help="intent: also every single (1) / filtered double (2) link failure")
+    ] = 0,
+    routing: Annotated[
+        Routing, typer.Option("--routing", help="intent: bgp (RFC 7938 eBGP) or igp (shortest path)")
+    ] = Routing.bgp,
+    network: Annotated[str, typer.Option("--network", help="intent: the RoCE network to analyse")] = "compute",
+    export_snapshot: Annotated[
+        Path | None, typer.Option("--export-snapshot", help="intent: write the baseline snapshot")
+    ] = None,
     fmt: FormatOpt = Format.text,
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
 ) -> None:
-    """PFC deadlock risk: cyclic buffer dependencies in a forwarding snapshot (reference/forwarding-snapshot.md)."""
-    from xoff.deadlock.cli import SnapshotFormat, snapshot_command
+    """PFC deadlock risk (cyclic buffer dependency): of an intent's fabric from its routing model, or of a
+    forwarding snapshot (reference/forwarding-snapshot.md)."""
+    if (intent is None) == (snapshot is None):
+        print("deadlock: give an INTENT or --snapshot FILE, not both (allowed: one of them)", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT)
+    if snapshot is not None:
+        from xoff.deadlock.cli import SnapshotFormat, snapshot_command
 
-    snapshot_command(snapshot, SnapshotFormat(fmt.value), fail_on_risk)
+        snapshot_command(snapshot, SnapshotFormat(fmt.value), fail_on_risk)
+        return
+    from xoff.deadlock.intent_cli import intent_command
+
+    assert intent is not None
+    intent_command(intent, failures, routing.value, network, fmt.value, fail_on_risk, export_snapshot)
 
 
 def _lab_app() -> typer.Typer:

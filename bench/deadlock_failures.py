@@ -1,0 +1,176 @@
+"""Benchmark: the incremental single-link-failure deadlock sweep beside the naive full recompute.
+
+For each fabric and routing model, in one process:
+
+- ``sweep``: ``xoff.deadlock.failures.sweep(max_failures=1)``: route every destination class once,
+  analyse the baseline, then every fabric-link failure incrementally (critical classes only,
+  repaired rather than recomputed, new down -> up turns checked against the certificate).
+- ``naive``: per failure, route every class from scratch, build the snapshot and run the core
+  ``analyse`` on it. On large fabrics a deterministic sample of failures (every k-th link) is
+  timed and the per-failure mean is extrapolated to all links; both sides also count risky failures
+  and must agree on the sample.
+
+Fabrics: ``inventory/roce-pod`` (compute: 16 switches, 256 fabric links, 4 parallel links per
+leaf-spine pair) and the rail-optimised 3-tier reference of ``plan_scale.py`` (``--hosts``: 256
+gives 1,152 switches and 4,096 fabric links; 1250 gives the 10,000-GPU fabric, 1,664 switches and
+20,480 fabric links).
+
+    .venv/bin/python bench/deadlock_failures.py --record bench/results/deadlock_failures.md
+    .venv/bin/python bench/deadlock_failures.py --hosts 256 --routing bgp --naive-sample 8   # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import plan_scale  # noqa: E402 - the reference fabric generator lives beside this file
+from xoff.deadlock.analysis import analyse  # noqa: E402
+from xoff.deadlock.failures import sweep  # noqa: E402
+from xoff.deadlock.routing import Routing, build_snapshot, describe, fabric_of, route_all  # noqa: E402
+from xoff.desired import build_fabric_state  # noqa: E402
+from xoff.desired.models import FabricState  # noqa: E402
+from xoff.intent import load_intent  # noqa: E402
+
+HEADER = (
+    "| fabric | routing | switches | fabric links | classes | sweep s | of which routing + baseline s "
+    "| per failure ms | naive failures timed | naive per failure ms | naive all (est.) s | ratio | risky (sweep / naive sample) |"
+)
+
+
+def load(name: str, hosts: int | None) -> tuple[str, FabricState]:
+    if hosts is None:
+        return name, build_fabric_state(load_intent(ROOT / "inventory" / name))
+    with tempfile.TemporaryDirectory() as tmp:
+        lay = plan_scale.generate(hosts, Path(tmp))
+        state = build_fabric_state(load_intent(Path(tmp)))
+    label = f"clos3 reference, {hosts} hosts ({lay['pods']} pods, {lay['super_spines']} super-spines)"
+    return label, state
+
+
+def naive(state: FabricState, routing: Routing, sample: int | None) -> dict[str, Any]:
+    fab = fabric_of(state)
+    links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
+    step = 1 if sample is None or sample >= len(links) else max(1, len(links) // sample)
+    chosen = links[::step][: sample or None]
+    risky = 0
+    t0 = time.perf_counter()
+    for li in chosen:
+        dead = fab.down | {li}
+        routes = route_all(fab, routing, dead)
+        snap = build_snapshot(fab, routes, dead, description=describe(fab, routing, [fab.link_ids[li]]))
+        risky += analyse(snap).deadlock_risk
+    seconds = time.perf_counter() - t0
+    per = seconds / len(chosen)
+    return {"timed": len(chosen), "per_ms": per * 1000, "all_s": per * len(links), "risky": risky, "chosen": chosen}
+
+
+def run(label: str, state: FabricState, routing: Routing, sample: int | None) -> dict[str, Any]:
+    runs: list[tuple[float, Any]] = []
+    while not runs or (len(runs) < 3 and sum(t for t, _ in runs) < 5.0):  # best of 3 when it is quick
+        t0 = time.perf_counter()
+        report = sweep(state, routing=routing, max_failures=1)
+        runs.append((time.perf_counter() - t0, report))
+    total, report = min(runs, key=lambda r: r[0])
+    setup = report.seconds["routing"] + report.seconds["baseline_analysis"]
+    links = report.fabric_links
+    fab = fabric_of(state)
+    ref = naive(state, routing, sample)
+    risky_ids = {s.failed[0] for s in report.risky}
+    risky_in_sample = sum(1 for li in ref["chosen"] if fab.link_ids[li] in risky_ids)
+    if risky_in_sample != ref["risky"]:
+        sys.exit(f"{label} {routing}: sweep and naive disagree on the sample ({risky_in_sample} vs {ref['risky']})")
+    row = {
+        "fabric": label,
+        "routing": routing,
+        "switches": len(fab.switches),
+        "links": links,
+        "classes": len(fab.classes),
+        "sweep_s": total,
+        "setup_s": setup,
+        "per_failure_ms": (total - setup) / links * 1000,
+        "naive_timed": ref["timed"],
+        "naive_per_ms": ref["per_ms"],
+        "naive_all_s": ref["all_s"],
+        "ratio": ref["all_s"] / total,
+        "risky": f"{len(report.risky)} / {ref['risky']} of {ref['timed']}",
+        "levels": report.levels[1].to_json(),
+    }
+    print(
+        f"{label} [{routing}]: sweep {total:.2f} s ({setup:.2f} s routing + baseline), "
+        f"naive {ref['per_ms']:.1f} ms/failure x {links} = {ref['all_s']:.1f} s (timed {ref['timed']}), "
+        f"ratio {row['ratio']:.0f}x; {row['levels']}",
+        flush=True,
+    )
+    return row
+
+
+def markdown(rows: list[dict[str, Any]], command: str) -> str:
+    try:
+        rev = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=ROOT, check=False
+        ).stdout.strip()
+    except OSError:
+        rev = "unknown"
+    lines = [
+        "# deadlock_failures: incremental single-failure sweep vs naive full recompute",
+        "",
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- machine: {platform.machine()}, Python {platform.python_version()}",
+        f"- code: `git describe --always --dirty` = {rev}",
+        f"- command: `{command}`",
+        "",
+        "`sweep s`: the whole `sweep(max_failures=1)` call (best of 3 when under 5 s): routing every destination class once, the core",
+        "baseline analysis, then every fabric-link failure. `per failure ms` excludes routing + baseline.",
+        "`naive`: per failure, every class routed from scratch, snapshot built, core `analyse` run; timed on",
+        "every failure (roce-pod) or on an evenly spaced sample, and extrapolated to all links (`est.`).",
+        "`ratio` = naive all / sweep. Both sides must agree on which sampled failures are risky.",
+        "",
+        HEADER,
+        "|" + "---|" * 2 + "---:|" * 11,
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['fabric']} | {r['routing']} | {r['switches']} | {r['links']} | {r['classes']} | {r['sweep_s']:.3f} | "
+            f"{r['setup_s']:.3f} | {r['per_failure_ms']:.3f} | {r['naive_timed']} | {r['naive_per_ms']:.1f} | "
+            f"{r['naive_all_s']:.1f} | {r['ratio']:.0f}x | {r['risky']} |"
+        )
+    lines += ["", "Per fabric, what the sweep did (single failures):", ""]
+    lines += [f"- {r['fabric']} [{r['routing']}]: {r['levels']}" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1250], help="reference clos sizes (plan_scale)")
+    ap.add_argument("--routing", nargs="*", default=["bgp", "igp"], choices=["bgp", "igp"])
+    ap.add_argument("--naive-sample", type=int, default=24, help="failures timed naively on the large fabrics")
+    ap.add_argument("--no-roce-pod", action="store_true", help="skip inventory/roce-pod")
+    ap.add_argument("--record", type=Path, help="also write the Markdown report here")
+    args = ap.parse_args()
+    fabrics: list[tuple[str, FabricState, int | None]] = []
+    if not args.no_roce_pod:
+        fabrics.append((*load("roce-pod", None), None))  # naive on every failure
+    for hosts in args.hosts:
+        fabrics.append((*load("", hosts), args.naive_sample))
+    rows = [run(label, state, routing, sample) for label, state, sample in fabrics for routing in args.routing]
+    command = "python bench/deadlock_failures.py " + " ".join(sys.argv[1:])
+    text = markdown(rows, command.strip())
+    print(text)
+    if args.record is not None:
+        args.record.parent.mkdir(parents=True, exist_ok=True)
+        args.record.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

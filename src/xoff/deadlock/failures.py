@@ -1,0 +1,610 @@
+"""Deadlock risk after link failures: incremental single sweep and filtered double search (deadlock.md §5).
+
+Baseline: route every destination class once (``routing``), judge the snapshot with the core
+``analyse``. For each fabric link ``f``:
+
+1. Only classes for which ``f`` is *critical* are re-routed: a switch forwards over ``f`` and
+   losing it changes more than its own ECMP set (it was the last next hop, or, under BGP, the only
+   contributor of one of its AS paths). Anywhere else a failure only shrinks one ECMP set, which
+   removes turns and cannot create a cycle. The re-routing itself is incremental
+   (``routing.repair``).
+2. The turns the re-routed classes add are collected. Removals alone cannot create a cycle, and
+   when the baseline holds the up*/down* certificate every cycle needs a down -> up turn
+   (bounce): no new bounce, no risk.
+3. Otherwise a targeted search: from the heads of the new bounces (all new turns when the baseline
+   is not certified), breadth-first over the baseline turns plus the new ones, per lossless
+   priority. Reaching no tail proves there is no cycle; reaching one sends the scenario to the core
+   ``analyse`` on its exact snapshot, which decides and gives the witness.
+
+Double failures (§5.3): a pair can only close a cycle if both of its single failures add bounces;
+in a 2-tier leaf-spine the two must also bounce in opposite spine directions (S1 -> L -> S2 and
+S2 -> L' -> S1). Surviving pairs are re-routed (both failures, incrementally) and checked as above.
+With a risky baseline every scenario is judged in full by ``analyse`` (no incremental shortcut
+applies) and pairs are not searched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from xoff.deadlock.analysis import Result, analyse
+from xoff.deadlock.model import Snapshot
+from xoff.deadlock.render import render_text
+from xoff.deadlock.routing import (
+    Delta,
+    Fabric,
+    Routes,
+    RouteView,
+    Routing,
+    StaticRoute,
+    build_snapshot,
+    describe,
+    fabric_of,
+    forwarding_ports,
+    repair,
+    route_all,
+)
+from xoff.desired.models import FabricState
+
+_MAX_LISTED_BOUNCES = 8
+Analyser = Callable[[Snapshot], Result]
+
+
+@dataclass(frozen=True, slots=True)
+class BounceTurn:
+    """A down -> up turn a failure adds: at ``switch`` from ``in_port`` (from ``came_from``) to ``out_port``."""
+
+    switch: str
+    in_port: str
+    out_port: str
+    came_from: str
+    goes_to: str
+    dest: str  # the switch whose hosts' traffic makes the turn
+
+    def __str__(self) -> str:
+        return f"{self.came_from} -> {self.switch} -> {self.goes_to} ({self.switch}: {self.in_port} -> {self.out_port}, for hosts of {self.dest})"
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "switch": self.switch,
+            "in_port": self.in_port,
+            "out_port": self.out_port,
+            "from": self.came_from,
+            "to": self.goes_to,
+            "dest_class": self.dest,
+        }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One failure set with deadlock risk: the failed links, the core's result and the bounces it adds."""
+
+    failed: tuple[str, ...]
+    result: Result
+    bounces: tuple[BounceTurn, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        full = self.result.to_json()
+        return {
+            "failed_links": list(self.failed),
+            "deadlock_risk": full["deadlock_risk"],
+            "risky_priorities": full["risky_priorities"],
+            "example_cycle": full["example_cycle"],
+            "witness": full["cycles"][0]["witness"] if full["cycles"] else [],
+            "sccs": len(full["cycles"]),
+            "nodes_on_cycles": len(full["nodes_on_cycles"]),
+            "new_bounce_turns": [b.to_json() for b in self.bounces[:_MAX_LISTED_BOUNCES]],
+            "new_bounce_turns_total": len(self.bounces),
+        }
+
+
+@dataclass
+class LevelStats:
+    """What happened at one failure count k."""
+
+    scenarios: int = 0  # failure sets of size k (all of them)
+    checked: int = 0  # failure sets checked (k = 2: the pairs that passed the filter)
+    rerouted: int = 0  # destination classes re-routed over all checked sets (critical ones only)
+    with_bounces: int = 0  # add at least one down -> up turn with a lossless edge
+    targeted: int = 0  # needed the targeted search
+    analysed: int = 0  # judged by the core analyse()
+    risky: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "scenarios": self.scenarios,
+            "checked": self.checked,
+            "classes_rerouted": self.rerouted,
+            "with_bounces": self.with_bounces,
+            "targeted_search": self.targeted,
+            "analysed": self.analysed,
+            "risky": self.risky,
+        }
+
+
+@dataclass
+class SweepReport:
+    fabric: str
+    network: str
+    routing: Routing
+    max_failures: int
+    fabric_links: int
+    baseline: Result
+    levels: dict[int, LevelStats]
+    risky: list[Scenario]
+    resilient_to: int | None  # largest k checked with no risk; None when the baseline has risk
+    pair_filter: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def deadlock_risk(self) -> bool:
+        return self.baseline.deadlock_risk or bool(self.risky)
+
+    def to_json(self) -> dict[str, Any]:
+        base = self.baseline.to_json()
+        return {
+            "fabric": self.fabric,
+            "network": self.network,
+            "routing": self.routing,
+            "max_failures": self.max_failures,
+            "fabric_links": self.fabric_links,
+            "deadlock_risk": self.deadlock_risk,
+            "resilient_to": self.resilient_to,
+            "baseline": {
+                "deadlock_risk": base["deadlock_risk"],
+                "certified": base["certified"],
+                "risky_priorities": base["risky_priorities"],
+                "nodes_on_cycles": base["nodes_on_cycles"],
+                "example_cycle": base["example_cycle"],
+                "cycles": base["cycles"],
+                "pfc_mismatches": base["pfc_mismatches"],
+                "counts": base["counts"],
+            },
+            "levels": {str(k): s.to_json() for k, s in sorted(self.levels.items())},
+            "pair_filter": self.pair_filter or None,
+            "risky_scenarios": [s.to_json() for s in self.risky],
+            "seconds": {k: round(v, 4) for k, v in self.seconds.items()},
+        }
+
+    def to_text(self) -> str:
+        lines = [
+            f"{self.fabric} / {self.network}: routing {self.routing}, failures up to {self.max_failures}, "
+            f"{self.fabric_links} fabric links",
+            "baseline:",
+        ]
+        lines.extend("  " + line for line in render_text(self.baseline).splitlines())
+        for k, s in sorted(self.levels.items()):
+            if k == 0:
+                continue
+            what = "single link failures" if k == 1 else "double link failures"
+            lines.append(
+                f"{what}: {s.scenarios} scenario(s), {s.checked} checked ({s.rerouted} destination-class re-routes), "
+                f"{s.with_bounces} add down-to-up turns, {s.targeted} needed the targeted search, "
+                f"{s.analysed} fully analysed, {s.risky} with risk"
+            )
+        if self.pair_filter:
+            lines.append(f"  pairs searched: {self.pair_filter}")
+        for sc in self.risky:
+            lines.append(f"RISK after failure of {', '.join(sc.failed)}:")
+            lines.extend("  " + line for line in render_text(sc.result).splitlines()[1:])
+            if sc.bounces:
+                lines.append(f"  down-to-up turns the failure adds ({len(sc.bounces)}):")
+                lines.extend(f"    {b}" for b in sc.bounces[:_MAX_LISTED_BOUNCES])
+                if len(sc.bounces) > _MAX_LISTED_BOUNCES:
+                    lines.append(f"    ... {len(sc.bounces) - _MAX_LISTED_BOUNCES} more")
+        if self.resilient_to is None:
+            lines.append("verdict: DEADLOCK RISK in the baseline itself")
+        elif self.resilient_to >= self.max_failures:
+            lines.append(
+                f"verdict: no deadlock risk with up to {self.max_failures} failed link(s) "
+                f"(largest k checked without risk: {self.resilient_to})"
+            )
+        else:
+            lines.append(
+                f"verdict: DEADLOCK RISK after {self.resilient_to + 1} failed link(s) "
+                f"(largest k checked without risk: {self.resilient_to})"
+            )
+        return "\n".join(lines)
+
+
+class _Sweeper:
+    def __init__(
+        self,
+        state: FabricState,
+        routing: Routing,
+        network: str,
+        static_routes: Sequence[StaticRoute],
+        analyser: Analyser,
+    ) -> None:
+        self.routing = routing
+        self.analyser = analyser
+        self.fab = fab = fabric_of(state, network, static_routes)
+        self.base_dead: frozenset[int] = frozenset(fab.down)
+        self.routes: dict[int, Routes] = route_all(fab, routing, self.base_dead)
+        self.fwd0: dict[int, dict[int, tuple[int, ...]]] = {
+            c: self._fwd_table(c, per) for c, per in self.routes.items()
+        }
+        self.crit = self._critical()
+        self._turns0: tuple[dict[int, set[int]], dict[int, set[int]]] | None = None
+        self.certified = False
+
+    # -- baseline indexes --------------------------------------------------------------------------
+
+    def _fwd_table(self, c: int, per: Routes) -> dict[int, tuple[int, ...]]:
+        fab, dead = self.fab, self.base_dead
+        out = {v: forwarding_ports(fab, c, v, e, dead) for v, e in per.items() if v != c}
+        for (sc, v), _ in fab.static.items():
+            if sc == c and v != c:
+                out[v] = forwarding_ports(fab, c, v, per.get(v), dead)
+        return {v: f for v, f in out.items() if f}
+
+    def _critical(self) -> dict[int, list[int]]:
+        """Fabric link -> classes whose routing changes beyond one ECMP set shrinking when it fails."""
+        fab = self.fab
+        owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
+        crit: dict[int, set[int]] = {}
+        bgp = self.routing == "bgp"
+        for c, per in self.routes.items():
+            for v, (_, nh, paths) in per.items():
+                if not nh:
+                    continue
+                if len(nh) == 1:
+                    crit.setdefault(plink[nh[0]], set()).add(c)
+                    continue
+                by_nbr: dict[int, list[int]] = {}
+                for gp in nh:
+                    by_nbr.setdefault(owner[peer[gp]], []).append(gp)
+                if len(by_nbr) == 1 or not bgp or paths is None:
+                    continue  # parallel links to one neighbour, or igp: a shrink keeps the distance
+                a = asn[v]
+                single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
+                if not single:
+                    continue
+                for p in paths:
+                    rest = p - {a}
+                    contributors = [n for n in by_nbr if rest in (per[n][2] or ())]
+                    if len(contributors) == 1 and contributors[0] in single:
+                        crit.setdefault(plink[single[contributors[0]]], set()).add(c)
+            for (sc, _), gps in fab.static.items():
+                if sc == c:
+                    for gp in gps:
+                        crit.setdefault(plink[gp], set()).add(c)
+        return {li: sorted(cs) for li, cs in crit.items()}
+
+    def turns0(self) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
+        """Baseline turns (fabric only) as ingress -> egress ports and egress -> ingress ports; built when first needed."""
+        if self._turns0 is None:
+            fab = self.fab
+            owner, peer = fab.port_owner, fab.port_peer
+            succ: dict[int, set[int]] = {}
+            seen: set[tuple[int, int]] = set()
+            for fwd in self.fwd0.values():
+                for qs in fwd.values():
+                    for q in qs:
+                        pv = peer[q]
+                        out = fwd.get(owner[pv])
+                        if out and (pv, id(out)) not in seen:
+                            seen.add((pv, id(out)))
+                            succ.setdefault(pv, set()).update(out)
+            pred: dict[int, set[int]] = {}
+            for pv, outs in succ.items():
+                for qv in outs:
+                    pred.setdefault(qv, set()).add(pv)
+            self._turns0 = (succ, pred)
+        return self._turns0
+
+    # -- one scenario ------------------------------------------------------------------------------
+
+    def reroute(self, links: Sequence[int]) -> tuple[dict[int, Delta], frozenset[int]]:
+        """Deltas of the classes the failure of ``links`` (in order) changes beyond a shrink."""
+        classes: set[int] = set()
+        for li in links:
+            classes.update(self.crit.get(li, ()))
+        if len(links) > 1:
+            classes.update(self._shared_end_classes(links))
+        deltas: dict[int, Delta] = {}
+        for c in sorted(classes):
+            delta: Delta = {}
+            dead = set(self.base_dead)
+            for li in links:
+                dead.add(li)
+                repair(self.fab, self.routing, c, self.routes[c], delta, dead, li)
+            deltas[c] = delta
+        return deltas, self.base_dead | frozenset(links)
+
+    def _shared_end_classes(self, links: Sequence[int]) -> set[int]:
+        """Classes in which one switch forwards over two of the failed links (the second may be critical then)."""
+        fab = self.fab
+        ends: dict[int, list[int]] = {}
+        for li in links:
+            for gp in fab.link_ports[li]:
+                ends.setdefault(fab.port_owner[gp], []).append(gp)
+        out: set[int] = set()
+        for x, gps in ends.items():
+            if len(gps) < 2:
+                continue
+            for c, fwd in self.fwd0.items():
+                hops = fwd.get(x, ())
+                if sum(1 for gp in gps if gp in hops) >= 2:
+                    out.add(c)
+        return out
+
+    def added_turns(
+        self, deltas: dict[int, Delta], dead: frozenset[int]
+    ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """(bounces, other new turns) as (in-port, out-port, class), only those with a lossless edge."""
+        fab = self.fab
+        owner, peer, plink, up, ll = fab.port_owner, fab.port_peer, fab.port_link, fab.up_facing, fab.link_lossless
+        bounces: list[tuple[int, int, int]] = []
+        others: list[tuple[int, int, int]] = []
+        seen: set[tuple[int, int]] = set()
+
+        def record(pv: int, qv: int, c: int) -> None:
+            if (pv, qv) in seen or not (ll[plink[pv]] & ll[plink[qv]]):
+                return
+            seen.add((pv, qv))
+            (bounces if up[pv] and up[qv] else others).append((pv, qv, c))
+
+        for c, delta in deltas.items():
+            old = self.fwd0[c]
+            get = RouteView(self.routes[c], delta)
+            cache: dict[int, tuple[int, ...]] = {}
+
+            def new_fwd(
+                v: int, c: int = c, get: RouteView = get, cache: dict[int, tuple[int, ...]] = cache
+            ) -> tuple[int, ...]:
+                got = cache.get(v)
+                if got is None:
+                    got = () if v == c else forwarding_ports(fab, c, v, get(v), dead)
+                    cache[v] = got
+                return got
+
+            changed = {v for v in delta if new_fwd(v) != old.get(v, ())}
+            changed.update(v for (sc, v) in fab.static if sc == c and new_fwd(v) != old.get(v, ()))
+            # A turn pv -> qv at v is new iff qv is a new egress of v, or pv a new ingress, i.e. the
+            # upstream switch's new egress. Switches whose next hops only shrank add nothing.
+            for u in changed:
+                out_old = set(old.get(u, ()))
+                added = [q for q in new_fwd(u) if q not in out_old]
+                if not added:
+                    continue
+                for pv in fab.ports_of[u]:
+                    if plink[pv] in dead or peer[pv] not in new_fwd(owner[peer[pv]]):
+                        continue
+                    for qv in added:
+                        record(pv, qv, c)
+                for q in added:
+                    pv = peer[q]
+                    for qv in new_fwd(owner[pv]):
+                        record(pv, qv, c)
+        return bounces, others
+
+    def may_cycle(self, new_edges: Sequence[tuple[int, int, int]], dead: frozenset[int]) -> bool:
+        """Is the tail of some new turn reachable from the head of one, over baseline + new turns?
+
+        Per lossless priority, a bidirectional breadth-first search (forward from the heads, backward
+        from the tails, always growing the smaller frontier); nodes are ingress ports (directed links).
+        """
+        fab = self.fab
+        peer, plink, ll = fab.port_peer, fab.port_link, fab.link_lossless
+        succ0, pred0 = self.turns0()
+        succ_new: dict[int, set[int]] = {}
+        pred_new: dict[int, set[int]] = {}
+        for pv, qv, _ in new_edges:
+            succ_new.setdefault(pv, set()).add(qv)
+            pred_new.setdefault(qv, set()).add(pv)
+        empty: set[int] = set()
+        for p in sorted({p for pv, qv, _ in new_edges for p in ll[plink[pv]] & ll[plink[qv]]}):
+            edges = [(pv, qv) for pv, qv, _ in new_edges if p in ll[plink[pv]] & ll[plink[qv]]]
+            fseen = {peer[qv] for _, qv in edges}
+            bseen = {pv for pv, _ in edges}
+            if fseen & bseen:
+                return True
+            ffront, bfront = list(fseen), list(bseen)
+            while ffront and bfront:
+                grow: list[int] = []
+                if len(ffront) <= len(bfront):
+                    for n in ffront:
+                        for qv in _chain(succ0.get(n, empty), succ_new.get(n, empty)):
+                            li = plink[qv]
+                            if li in dead or p not in ll[li]:
+                                continue
+                            m = peer[qv]
+                            if m in bseen:
+                                return True
+                            if m not in fseen:
+                                fseen.add(m)
+                                grow.append(m)
+                    ffront = grow
+                else:
+                    for m in bfront:
+                        qv = peer[m]  # the egress port that feeds m
+                        for pv in _chain(pred0.get(qv, empty), pred_new.get(qv, empty)):
+                            li = plink[pv]
+                            if li in dead or p not in ll[li]:
+                                continue
+                            if pv in fseen:
+                                return True
+                            if pv not in bseen:
+                                bseen.add(pv)
+                                grow.append(pv)
+                    bfront = grow
+        return False
+
+    def snapshot(self, links: Sequence[int]) -> Snapshot:
+        """The exact snapshot of a failure scenario (every class re-routed)."""
+        dead = self.base_dead | frozenset(links)
+        routes = route_all(self.fab, self.routing, dead)
+        ids = [self.fab.link_ids[li] for li in links]
+        return build_snapshot(self.fab, routes, dead, description=describe(self.fab, self.routing, ids))
+
+    def name_bounce(self, b: tuple[int, int, int]) -> BounceTurn:
+        fab = self.fab
+        pv, qv, c = b
+        return BounceTurn(
+            switch=fab.switches[fab.port_owner[pv]],
+            in_port=fab.port_name[pv],
+            out_port=fab.port_name[qv],
+            came_from=fab.switches[fab.port_owner[fab.port_peer[pv]]],
+            goes_to=fab.switches[fab.port_owner[fab.port_peer[qv]]],
+            dest=fab.switches[c],
+        )
+
+
+def _chain(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
+    yield from a
+    yield from b
+
+
+def _two_tier(fab: Fabric) -> bool:
+    """Every fabric link joins a rank-1 switch to a rank-2 switch (the §5.3 direction filter applies)."""
+    return all(
+        {fab.rank[fab.port_owner[x]], fab.rank[fab.port_owner[y]]} == {1, 2}
+        for li, (x, y) in enumerate(fab.link_ports)
+        if li not in fab.down
+    )
+
+
+def sweep(
+    state: FabricState,
+    *,
+    routing: Routing = "bgp",
+    max_failures: int = 1,
+    network: str = "compute",
+    static_routes: Sequence[StaticRoute] = (),
+    analyser: Analyser = analyse,
+) -> SweepReport:
+    """Baseline analysis, then every single (and filtered double) fabric-link failure; see the module doc."""
+    if max_failures not in (0, 1, 2):
+        raise ValueError(f"max_failures {max_failures} is not supported (allowed: 0, 1, 2)")
+    clock = time.perf_counter()
+    sw = _Sweeper(state, routing, network, static_routes, analyser)
+    fab = sw.fab
+    seconds = {"routing": time.perf_counter() - clock}
+    clock = time.perf_counter()
+    base_snap = build_snapshot(fab, sw.routes, sw.base_dead, description=describe(fab, routing, ()))
+    baseline = analyser(base_snap)
+    sw.certified = baseline.certified
+    seconds["baseline_analysis"] = time.perf_counter() - clock
+    levels: dict[int, LevelStats] = {
+        0: LevelStats(scenarios=1, checked=1, analysed=1, risky=int(baseline.deadlock_risk))
+    }
+    risky: list[Scenario] = []
+    links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
+    report = SweepReport(
+        fabric=fab.fabric,
+        network=network,
+        routing=routing,
+        max_failures=max_failures,
+        fabric_links=len(links),
+        baseline=baseline,
+        levels=levels,
+        risky=risky,
+        resilient_to=None if baseline.deadlock_risk else 0,
+        seconds=seconds,
+    )
+    if max_failures == 0:
+        return report
+    clock = time.perf_counter()
+    single = levels[1] = LevelStats(scenarios=len(links))
+    bounces_of: dict[int, list[tuple[int, int, int]]] = {}
+    for li in links:
+        scenario, bounces_of[li] = _judge(sw, [li], single, baseline.deadlock_risk)
+        if scenario is not None:
+            risky.append(scenario)
+    seconds["single_failures"] = time.perf_counter() - clock
+    if baseline.deadlock_risk:
+        return report
+    if not single.risky:
+        report.resilient_to = 1
+    if max_failures < 2:
+        return report
+    clock = time.perf_counter()
+    double = levels[2] = LevelStats(scenarios=len(links) * (len(links) - 1) // 2)
+    risky_single = {sw.fab.link_index()[sc.failed[0]] for sc in risky}
+    if sw.certified:
+        candidates = sorted(li for li, b in bounces_of.items() if b and li not in risky_single)
+        report.pair_filter = "both single failures add down-to-up turns"
+    else:  # bounces exist already: no filter is sound, every pair is searched
+        candidates = [li for li in links if li not in risky_single]
+        report.pair_filter = "every pair (the baseline has down-to-up turns, so no pair filter applies)"
+    two_tier = sw.certified and _two_tier(fab)
+    dirs: dict[int, set[tuple[int, int]]] = {}
+    if two_tier:
+        owner, peer = fab.port_owner, fab.port_peer
+        for li in candidates:
+            dirs[li] = {(owner[peer[pv]], owner[peer[qv]]) for pv, qv, _ in bounces_of[li]}
+        report.pair_filter += ", in opposite spine directions (2-tier leaf-spine)"
+    if risky_single:
+        report.pair_filter += f"; pairs holding one of the {len(risky_single)} risky single failures are not searched"
+    for f, g in combinations(candidates, 2):
+        if two_tier and not any((b, a) in dirs[g] for a, b in dirs[f]):
+            continue
+        scenario, _ = _judge(sw, [f, g], double, False)
+        if scenario is not None:
+            risky.append(scenario)
+    seconds["double_failures"] = time.perf_counter() - clock
+    if not single.risky and not double.risky:
+        report.resilient_to = 2
+    return report
+
+
+def _judge(
+    sw: _Sweeper, links: list[int], stats: LevelStats, baseline_risky: bool
+) -> tuple[Scenario | None, list[tuple[int, int, int]]]:
+    """Check one failure set: (the scenario if it has deadlock risk, else None; the bounces it adds)."""
+    stats.checked += 1
+    deltas, dead = sw.reroute(links)
+    stats.rerouted += len(deltas)
+    bounces, others = sw.added_turns(deltas, dead)
+    if bounces:
+        stats.with_bounces += 1
+    if baseline_risky:
+        return _analyse(sw, links, stats, bounces), bounces
+    new_edges = bounces if sw.certified else bounces + others
+    if not new_edges:
+        return None, bounces
+    stats.targeted += 1
+    if not sw.may_cycle(new_edges, dead):
+        return None, bounces
+    return _analyse(sw, links, stats, bounces), bounces
+
+
+def _analyse(sw: _Sweeper, links: list[int], stats: LevelStats, bounces: list[tuple[int, int, int]]) -> Scenario | None:
+    stats.analysed += 1
+    result = sw.analyser(sw.snapshot(links))
+    if not result.deadlock_risk:
+        return None
+    stats.risky += 1
+    return Scenario(
+        failed=tuple(sw.fab.link_ids[li] for li in links),
+        result=result,
+        bounces=tuple(sw.name_bounce(b) for b in bounces),
+    )
+
+
+def brute_force(
+    state: FabricState,
+    *,
+    routing: Routing = "bgp",
+    failures: int = 1,
+    network: str = "compute",
+    static_routes: Sequence[StaticRoute] = (),
+    analyser: Analyser = analyse,
+) -> list[tuple[str, ...]]:
+    """The naive reference: every failure set of size ``failures`` re-routed from scratch and fully
+    analysed. Returns the failure sets with deadlock risk (for tests and the benchmark)."""
+    fab = fabric_of(state, network, static_routes)
+    links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
+    out = []
+    for combo in combinations(links, failures):
+        dead = fab.down | frozenset(combo)
+        routes = route_all(fab, routing, dead)
+        ids = tuple(fab.link_ids[li] for li in combo)
+        if analyser(build_snapshot(fab, routes, dead, description=describe(fab, routing, ids))).deadlock_risk:
+            out.append(ids)
+    return out

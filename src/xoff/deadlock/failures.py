@@ -11,10 +11,11 @@ Baseline: route every destination class once (``routing``), judge the snapshot w
 2. The turns the re-routed classes add are collected. Removals alone cannot create a cycle, and
    when the baseline holds the up*/down* certificate every cycle needs a down -> up turn
    (bounce): no new bounce, no risk.
-3. Otherwise a targeted search: from the heads of the new bounces (all new turns when the baseline
-   is not certified), breadth-first over the baseline turns plus the new ones, per lossless
-   priority. Reaching no tail proves there is no cycle; reaching one sends the scenario to the core
-   ``analyse`` on its exact snapshot, which decides and gives the witness.
+3. Otherwise a targeted search, per lossless priority: is the tail of a new bounce (of any new
+   turn when the baseline is not certified) reachable from the head of one, over the baseline
+   turns plus every new turn (a superset of the scenario's graph)? Bidirectional breadth-first
+   search. No: no cycle, proven. Maybe: the core ``analyse`` judges the scenario's exact snapshot
+   and gives the witness.
 
 Double failures (§5.3): a pair can only close a cycle if both of its single failures add bounces;
 in a 2-tier leaf-spine the two must also bounce in opposite spine directions (S1 -> L -> S2 and
@@ -26,7 +27,7 @@ applies) and pairs are not searched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -339,16 +340,8 @@ class _Sweeper:
         """(bounces, other new turns) as (in-port, out-port, class), only those with a lossless edge."""
         fab = self.fab
         owner, peer, plink, up, ll = fab.port_owner, fab.port_peer, fab.port_link, fab.up_facing, fab.link_lossless
-        bounces: list[tuple[int, int, int]] = []
-        others: list[tuple[int, int, int]] = []
-        seen: set[tuple[int, int]] = set()
-
-        def record(pv: int, qv: int, c: int) -> None:
-            if (pv, qv) in seen or not (ll[plink[pv]] & ll[plink[qv]]):
-                return
-            seen.add((pv, qv))
-            (bounces if up[pv] and up[qv] else others).append((pv, qv, c))
-
+        width = len(owner)
+        found: dict[int, int] = {}  # new turn (in-port * width + out-port) -> a class that makes it
         for c, delta in deltas.items():
             old = self.fwd0[c]
             get = RouteView(self.routes[c], delta)
@@ -373,43 +366,66 @@ class _Sweeper:
                 if not added:
                     continue
                 for pv in fab.ports_of[u]:
-                    if plink[pv] in dead or peer[pv] not in new_fwd(owner[peer[pv]]):
-                        continue
-                    for qv in added:
-                        record(pv, qv, c)
+                    if plink[pv] not in dead and peer[pv] in new_fwd(owner[peer[pv]]):
+                        key = pv * width
+                        for qv in added:
+                            found[key + qv] = c
                 for q in added:
                     pv = peer[q]
+                    key = pv * width
                     for qv in new_fwd(owner[pv]):
-                        record(pv, qv, c)
+                        found[key + qv] = c
+        bounces: list[tuple[int, int, int]] = []
+        others: list[tuple[int, int, int]] = []
+        for key, c in found.items():
+            pv, qv = divmod(key, width)
+            if ll[plink[pv]] & ll[plink[qv]]:
+                (bounces if up[pv] and up[qv] else others).append((pv, qv, c))
         return bounces, others
 
-    def may_cycle(self, new_edges: Sequence[tuple[int, int, int]], dead: frozenset[int]) -> bool:
-        """Is the tail of some new turn reachable from the head of one, over baseline + new turns?
+    def may_cycle(
+        self, seeds: Sequence[tuple[int, int, int]], new_turns: Sequence[tuple[int, int, int]], dead: frozenset[int]
+    ) -> bool:
+        """Is the tail of some seed turn reachable from the head of one, over the baseline plus the new turns?
 
-        Per lossless priority, a bidirectional breadth-first search (forward from the heads, backward
-        from the tails, always growing the smaller frontier); nodes are ingress ports (directed links).
+        A cycle of the scenario's graph must use a seed (a new bounce when the baseline is certified,
+        any new turn otherwise). Per lossless priority, a bidirectional breadth-first search (forward
+        from the seeds' heads, backward from their tails, always growing the smaller frontier) over
+        the baseline turns plus ``new_turns`` (a superset of the scenario's turns); nodes are ingress
+        ports (directed links). False means no cycle; True means "maybe", for ``analyse`` to decide.
         """
         fab = self.fab
         peer, plink, ll = fab.port_peer, fab.port_link, fab.link_lossless
         succ0, pred0 = self.turns0()
-        succ_new: dict[int, set[int]] = {}
-        pred_new: dict[int, set[int]] = {}
-        for pv, qv, _ in new_edges:
-            succ_new.setdefault(pv, set()).add(qv)
-            pred_new.setdefault(qv, set()).add(pv)
+        # the scenario's turns where they differ from the baseline's: merged once, read per node
+        succ: dict[int, set[int]] = {}
+        pred: dict[int, set[int]] = {}
+        for pv, qv, _ in new_turns:
+            got = succ.get(pv)
+            if got is None:
+                got = succ[pv] = set(succ0.get(pv, ()))
+            got.add(qv)
+            got = pred.get(qv)
+            if got is None:
+                got = pred[qv] = set(pred0.get(qv, ()))
+            got.add(pv)
+        by_prio: dict[int, list[tuple[int, int]]] = {}
+        for pv, qv, _ in seeds:
+            for p in ll[plink[pv]] & ll[plink[qv]]:
+                by_prio.setdefault(p, []).append((pv, qv))
         empty: set[int] = set()
-        for p in sorted({p for pv, qv, _ in new_edges for p in ll[plink[pv]] & ll[plink[qv]]}):
-            edges = [(pv, qv) for pv, qv, _ in new_edges if p in ll[plink[pv]] & ll[plink[qv]]]
-            fseen = {peer[qv] for _, qv in edges}
-            bseen = {pv for pv, _ in edges}
-            if fseen & bseen:
+        for p in sorted(by_prio):
+            fseen = {peer[qv] for _, qv in by_prio[p]}
+            bseen = {pv for pv, _ in by_prio[p]}
+            if not fseen.isdisjoint(bseen):
                 return True
             ffront, bfront = list(fseen), list(bseen)
             while ffront and bfront:
                 grow: list[int] = []
                 if len(ffront) <= len(bfront):
                     for n in ffront:
-                        for qv in _chain(succ0.get(n, empty), succ_new.get(n, empty)):
+                        outs = succ.get(n)
+                        for qv in succ0.get(n, empty) if outs is None else outs:
                             li = plink[qv]
                             if li in dead or p not in ll[li]:
                                 continue
@@ -423,7 +439,8 @@ class _Sweeper:
                 else:
                     for m in bfront:
                         qv = peer[m]  # the egress port that feeds m
-                        for pv in _chain(pred0.get(qv, empty), pred_new.get(qv, empty)):
+                        ins = pred.get(qv)
+                        for pv in pred0.get(qv, empty) if ins is None else ins:
                             li = plink[pv]
                             if li in dead or p not in ll[li]:
                                 continue
@@ -453,11 +470,6 @@ class _Sweeper:
             goes_to=fab.switches[fab.port_owner[fab.port_peer[qv]]],
             dest=fab.switches[c],
         )
-
-
-def _chain(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
-    yield from a
-    yield from b
 
 
 def _two_tier(fab: Fabric) -> bool:
@@ -565,11 +577,13 @@ def _judge(
         stats.with_bounces += 1
     if baseline_risky:
         return _analyse(sw, links, stats, bounces), bounces
-    new_edges = bounces if sw.certified else bounces + others
-    if not new_edges:
+    new_turns = bounces + others
+    # certified baseline: every cycle needs a down -> up turn, and only the new ones exist
+    seeds = bounces if sw.certified else new_turns
+    if not seeds:
         return None, bounces
     stats.targeted += 1
-    if not sw.may_cycle(new_edges, dead):
+    if not sw.may_cycle(seeds, new_turns, dead):
         return None, bounces
     return _analyse(sw, links, stats, bounces), bounces
 

@@ -1,0 +1,1 @@
+"""Push: take every targeted device from its running state to the rendered desired state, safely."""

@@ -4,69 +4,57 @@
 own JSON Schema, ``../shared/schemas/containerlab/clab.schema.json``); ``render_yaml`` and ``write``
 print it with a header comment saying what was mapped and what was left out.
 
-Kinds (the schema's kind enum is the authority; it has no ``ceos``/``cvx`` aliases):
-
-- sonic -> ``sonic-vs``; eos -> ``arista_ceos``; linux hosts -> ``linux``;
-- cumulus -> ``nvidia_cumulusvx`` (containerlab's ``cvx``/``cumulus_cvx`` container kind is no longer
-  in the schema and is unmaintained; docs/manual/kinds/nvidia_cumulusvx.md);
-- InfiniBand switches are left out, and so are links with an InfiniBand end: containerlab has no
-  InfiniBand kind (the embedded lab simulates that fabric with ibsim instead).
-
-Interface names in links, per kind (containerlab docs, docs/manual/kinds/<kind>.md):
-
-- ``sonic-vs``: ``ethN`` (eth0 is management). docker-sonic-vs maps ``ethN`` to a front-panel port by
-  its HwSKU's lanemap: the default Force10-S6000 one puts eth1 on Ethernet0, eth2 on Ethernet4, ...
-  so port ``EthernetK`` is ``eth(K/4+1)`` and keeps its name inside the container; K must be a
-  multiple of 4. (The vs HwSKU has 32 ports: a switch with more needs an image built for its HwSKU.)
-- ``arista_ceos``: ``ethN`` is EthernetN, and the underscore form ``eth1_1`` is Ethernet1/1
-  (docs: "Additional interface naming considerations"), so ``EthernetA/B`` -> ``ethA_B``.
-- ``nvidia_cumulusvx``: ``swpN``, mapped 1:1 to the VM's swpN; VX has no breakout ports, so a switch
-  whose ports are not all ``swpN`` gets swp1, swp2, ... in port order (the header lists them).
-- ``linux``: the intent's netdev names, as containerlab creates any name. Because a host's data NICs
-  may be called ``eth0`` (lab-mini's are), hosts run with ``network-mode: none`` (docs:
-  manual/network.md, "user-defined eth0"): the management port keeps its intent name, is attached
-  to the management network with a ``mgmt-net`` link and gets its address from ``exec``.
+Each platform says how it runs under containerlab in ``xoff.platforms.<package>.clab`` (kind, image,
+interface names, startup files: see ``xoff.lab.clab_kind``); ``CLAB_MODULES`` joins device platforms
+to them. InfiniBand switches are left out, and so are links with an InfiniBand end: containerlab has
+no InfiniBand kind (the embedded lab simulates that fabric with ibsim instead).
 
 Management: the mgmt network is the prefix of the devices' management interfaces (``ipv4-subnet``);
-switches get their intent address as ``mgmt-ipv4``. Configuration: with ``config_dir`` (the relative
-path from the .clab.yml to an ``xoff render`` output), each node starts from its rendered files where
-the kind can: cEOS ``startup-config: <dir>/<node>/running-config``; sonic-vs binds ``config_db.json``
-to ``/etc/sonic/config_db.json`` (docker-sonic-vs's start.sh loads it at boot) and ``frr.conf`` to
-``/etc/frr/frr.conf``; Cumulus VX binds NVUE ``startup.yaml`` to ``/config/startup.yaml`` (the
-vrnetlab image applies it with ``nv config patch``/``apply``); hosts get their rendered files at
-``/etc/xoff/rendered`` to run ``xoff-host-apply.sh`` there.
+switches get their intent address as ``mgmt-ipv4``; a kind with ``own_mgmt_link`` (hosts) runs with
+``network-mode: none`` and its mgmt port becomes a ``mgmt-net`` link addressed by ``exec``.
+Configuration: with ``config_dir`` (the relative path from the .clab.yml to an ``xoff render``
+output), each node starts from its rendered files the way its kind can (the kind's ``startup``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from xoff.desired.models import Device, FabricState
+from xoff.lab.clab_kind import ClabKind, ExportError
 
-KINDS = {"sonic": "sonic-vs", "eos": "arista_ceos", "cumulus": "nvidia_cumulusvx", "linux": "linux"}
-SKIPPED_PLATFORMS = {"infiniband": "containerlab has no InfiniBand kind"}
-DEFAULT_IMAGES = {
-    "sonic-vs": "docker-sonic-vs:latest",
-    "arista_ceos": "ceos:4.32.0F",
-    "nvidia_cumulusvx": "vrnetlab/nvidia_cumulus-vx:5.16.1",
-    "linux": "ghcr.io/hellt/network-multitool",
+# device platform -> the module whose KIND says how containerlab runs it (one line per platform)
+CLAB_MODULES = {
+    "sonic": "xoff.platforms.sonic.clab",
+    "eos": "xoff.platforms.eos.clab",
+    "cumulus": "xoff.platforms.cumulus.clab",
+    "linux": "xoff.platforms.host.clab",
 }
-HOST_CONFIG_MOUNT = "/etc/xoff/rendered"
+SKIPPED_PLATFORMS = {"infiniband": "containerlab has no InfiniBand kind"}
 _NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._]*$")
 _NODE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._|]*$")
-_LINUX_IFNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$")
+
+__all__ = ["ExportError", "build", "export", "interface_map", "lab_name_for", "render_yaml", "write"]
 
 
-class ExportError(ValueError):
-    """The fabric cannot be written as a containerlab topology (the message says why)."""
+@cache
+def kind_of(platform: str) -> ClabKind:
+    kind: ClabKind = importlib.import_module(CLAB_MODULES[platform]).KIND
+    return kind
+
+
+def default_images() -> dict[str, str]:
+    return {kind_of(p).kind: kind_of(p).image for p in CLAB_MODULES}
 
 
 @dataclass(frozen=True)
@@ -86,32 +74,9 @@ def _sort_key(name: str) -> list[Any]:
 
 
 def interface_map(device: Device) -> dict[str, str]:
-    """The device's front-panel ports -> the interface names its containerlab kind expects (see above)."""
+    """The device's front-panel ports -> the interface names its containerlab kind expects."""
     ports = [i.name for i in device.interfaces.values() if i.kind == "ethernet"]
-    kind = KINDS[device.platform]
-    out: dict[str, str] = {}
-    if kind == "sonic-vs":
-        for p in ports:
-            m = re.fullmatch(r"Ethernet(\d+)", p)
-            if m is None or int(m.group(1)) % 4:
-                raise ExportError(
-                    f"{device.name}: {p}: sonic-vs names ports Ethernet<4k> (eth<k+1>), so {p} has no eth interface"
-                )
-            out[p] = f"eth{int(m.group(1)) // 4 + 1}"
-    elif kind == "arista_ceos":
-        for p in ports:
-            m = re.fullmatch(r"Ethernet(\d+(?:/\d+)*)", p)
-            if m is None:
-                raise ExportError(f"{device.name}: {p}: cEOS front-panel ports are Ethernet<n>[/<m>...]")
-            out[p] = "eth" + m.group(1).replace("/", "_")
-    elif kind == "nvidia_cumulusvx":
-        plain = all(re.fullmatch(r"swp\d+", p) for p in ports)
-        out = {p: p if plain else f"swp{n}" for n, p in enumerate(ports, start=1)}
-    else:
-        for p in ports:
-            if not _LINUX_IFNAME.fullmatch(p):
-                raise ExportError(f"{device.name}: {p} is not a Linux interface name (at most 15 characters)")
-            out[p] = p
+    out = kind_of(device.platform).interfaces(ports, device.name)
     if len(set(out.values())) != len(out):
         raise ExportError(f"{device.name}: two ports map to one containerlab interface: {out}")
     return out
@@ -150,7 +115,7 @@ def _mgmt_subnet(fabric: FabricState) -> ipaddress.IPv4Network:
 def _infiniband_end(fabric: FabricState, device: str, port: str) -> bool:
     d = fabric.devices[device]
     iface = d.interfaces.get(port)
-    return d.platform == "infiniband" or (iface is not None and iface.kind == "infiniband")
+    return d.platform in SKIPPED_PLATFORMS or (iface is not None and iface.kind == "infiniband")
 
 
 def mgmt_host_interface(lab_name: str, node: str, port: str) -> str:
@@ -159,11 +124,10 @@ def mgmt_host_interface(lab_name: str, node: str, port: str) -> str:
 
 
 def _node(device: Device, lab_name: str, config_dir: str | None, links: list[dict[str, Any]]) -> dict[str, Any]:
-    kind = KINDS[device.platform]
-    node: dict[str, Any] = {"kind": kind, "group": device.role}
-    cfg = f"{config_dir.rstrip('/')}/{device.name}" if config_dir else None
+    kind = kind_of(device.platform)
+    node: dict[str, Any] = {"kind": kind.kind, "group": device.role}
     mgmt = _mgmt_interface(device)
-    if kind == "linux" and mgmt is not None:
+    if kind.own_mgmt_link and mgmt is not None:
         port, address = mgmt
         node["network-mode"] = "none"
         node["exec"] = [f"ip link set {port} up", f"ip addr add {address.with_prefixlen} dev {port}"]
@@ -172,15 +136,8 @@ def _node(device: Device, lab_name: str, config_dir: str | None, links: list[dic
         )
     else:
         node["mgmt-ipv4"] = device.mgmt_address
-    if cfg is not None:
-        if kind == "arista_ceos":
-            node["startup-config"] = f"{cfg}/running-config"
-        elif kind == "sonic-vs":
-            node["binds"] = [f"{cfg}/config_db.json:/etc/sonic/config_db.json", f"{cfg}/frr.conf:/etc/frr/frr.conf"]
-        elif kind == "nvidia_cumulusvx":
-            node["binds"] = [f"{cfg}/startup.yaml:/config/startup.yaml"]
-        else:
-            node["binds"] = [f"{cfg}:{HOST_CONFIG_MOUNT}:ro"]
+    if config_dir:
+        node.update(kind.startup(f"{config_dir.rstrip('/')}/{device.name}"))
     return node
 
 
@@ -197,15 +154,16 @@ def build(
     """The topology, what was left out, and the interface renames (for the header comment)."""
     if not _NAME.fullmatch(lab_name):
         raise ExportError(f"lab name {lab_name!r}: containerlab names are letters, digits and -._ (not first)")
-    unknown = sorted({d.platform for d in fabric.devices.values()} - set(KINDS) - set(SKIPPED_PLATFORMS))
+    unknown = sorted({d.platform for d in fabric.devices.values()} - set(CLAB_MODULES) - set(SKIPPED_PLATFORMS))
     if unknown:
         raise ExportError(
-            f"{fabric.fabric}: no containerlab kind for platform(s) {', '.join(unknown)} (known: {', '.join(KINDS)})"
+            f"{fabric.fabric}: no containerlab kind for platform(s) {', '.join(unknown)} (known: {', '.join(CLAB_MODULES)})"
         )
-    image_of = {**DEFAULT_IMAGES, **(images or {})}
-    bad = sorted(set(image_of) - set(DEFAULT_IMAGES))
+    defaults = default_images()
+    image_of = {**defaults, **(images or {})}
+    bad = sorted(set(image_of) - set(defaults))
     if bad:
-        raise ExportError(f"images for unknown kind(s) {', '.join(bad)} (kinds: {', '.join(DEFAULT_IMAGES)})")
+        raise ExportError(f"images for unknown kind(s) {', '.join(bad)} (kinds: {', '.join(defaults)})")
     subnet = _mgmt_subnet(fabric)
     skipped = [Skipped(d.name, SKIPPED_PLATFORMS[d.platform]) for d in fabric.devices.values() if not _exported(d)]
     maps: dict[str, dict[str, str]] = {}
@@ -258,7 +216,7 @@ def export(
 ) -> dict[str, Any]:
     """The containerlab topology of ``fabric`` as a dict (what ``yaml.safe_load`` of the file gives).
 
-    ``images``: kind -> image, over ``DEFAULT_IMAGES``. ``config_dir``: path of an ``xoff render``
+    ``images``: kind -> image, over each kind's default image. ``config_dir``: path of an ``xoff render``
     output relative to the .clab.yml; without it, nodes boot their images' default configuration.
     Raises ExportError when the fabric cannot be expressed (see the module docstring).
     """
@@ -294,10 +252,11 @@ def render_yaml(
     ]}}  # fmt: skip
     header = [
         f"# containerlab topology of fabric {fabric.fabric}: exported by xoff (xoff lab export). Do not edit.",
-        "# Kinds: sonic -> sonic-vs, eos -> arista_ceos, cumulus -> nvidia_cumulusvx, linux hosts -> linux.",
-        "# Interfaces: sonic-vs EthernetK = eth(K/4+1) (docker-sonic-vs lanemap); cEOS EthernetA/B = ethA_B;",
-        "# Cumulus VX swpN; hosts keep their netdev names and run with network-mode none (their mgmt port is",
-        "# a mgmt-net link, addressed by exec). cEOS maps eth0 to Management0 (the intent says Management1).",
+        "# Kinds and interface names, per platform:",
+        *(
+            f"#   {kind_of(p).header}"
+            for p in sorted({d.platform for d in fabric.devices.values()} & set(CLAB_MODULES))
+        ),
     ]
     if config_dir:
         header.append(
@@ -306,11 +265,8 @@ def render_yaml(
     for node, ports in result.renamed.items():
         pairs = ", ".join(f"{p}={c}" for p, c in ports.items())
         header.append(f"# {node}: {pairs}")
-        if fabric.devices[node].platform == "sonic" and any(int(c[3:]) > 32 for c in ports.values()):
-            header.append(
-                f"# {node}: docker-sonic-vs's default HwSKU (Force10-S6000) has eth1-eth32 only; an image built for"
-                f" {fabric.devices[node].hwsku} maps eth interfaces by its own lanemap"
-            )
+        device = fabric.devices[node]
+        header.extend(f"# {note}" for note in kind_of(device.platform).notes(device, ports))
     for s in result.skipped:
         header.append(f"# left out: {s.what} ({s.why})")
     body = yaml.dump(printable, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=1000)

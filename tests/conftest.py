@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # helper modules shared by test directories
 INVENTORY = ROOT / "inventory"
 GOLDEN = ROOT / "tests" / "golden"
 

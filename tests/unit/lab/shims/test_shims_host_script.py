@@ -11,13 +11,16 @@ the fixture's teardown.
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rail_netns import GPU1_IP_STEPS, ip, rail_namespace
 from shim_host import INVENTORY, ShimHost
 from typer.testing import CliRunner
 
@@ -25,26 +28,7 @@ from xoff.cli import app
 
 pytestmark = pytest.mark.lab
 
-IP_STEPS = [
-    "eth0 mtu 1500 -> 9000",
-    "eth0 admin down -> up",
-    "eth0 address + 198.18.0.9/31",
-    "eth1 mtu 1500 -> 9000",
-    "eth1 admin down -> up",
-    "eth1 address + 198.18.0.11/31",
-    "eth2 mtu 1500 -> 9000",
-    "eth2 admin down -> up",
-    "eth2 address + 198.19.0.1/31",
-    "table 100 route 198.18.0.0/24 via 198.18.0.8 dev eth0",
-    "table 100 route 198.18.255.0/24 via 198.18.0.8 dev eth0",
-    "table 101 route 198.18.0.0/24 via 198.18.0.10 dev eth1",
-    "table 101 route 198.18.255.0/24 via 198.18.0.10 dev eth1",
-    "table 102 route 198.19.0.0/24 via 198.19.0.0 dev eth2",
-    "table 102 route 198.19.255.0/24 via 198.19.0.0 dev eth2",
-    "rule 1000 from 198.18.0.9/32 lookup 100",
-    "rule 1001 from 198.18.0.11/32 lookup 101",
-    "rule 1002 from 198.19.0.1/32 lookup 102",
-]
+IP_STEPS = GPU1_IP_STEPS
 
 
 @dataclass(frozen=True)
@@ -65,31 +49,16 @@ class Run:
         return f"rc={self.rc}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
 
 
-def ip(*args: str) -> str:
-    return subprocess.run(["ip", *args], capture_output=True, text=True, check=True, timeout=30).stdout
-
-
 @pytest.fixture
 def make_netns() -> Iterator[Callable[[list[str]], str]]:
     """Namespaces with a veth per rail (named like the host's NICs, the peer up for carrier), deleted after."""
-    if os.geteuid() != 0:
-        pytest.fail("this lab test needs root to create a network namespace (ip netns add)")
-    made: list[str] = []
+    with ExitStack() as stack:
 
-    def make(netdevs: list[str]) -> str:
-        name = f"xofftest-shims-{os.getpid()}-{len(made)}"
-        made.append(name)
-        ip("netns", "add", name)
-        for i, dev in enumerate(netdevs):
-            ip("-n", name, "link", "add", dev, "type", "veth", "peer", "name", f"peer{i}")
-            ip("-n", name, "link", "set", f"peer{i}", "mtu", "9216", "up")
-        return name
+        def make(netdevs: list[str]) -> str:
+            return stack.enter_context(rail_namespace(f"xofftest-shims-{os.getpid()}-{next(counter)}", netdevs))
 
-    try:
+        counter = itertools.count()
         yield make
-    finally:
-        for name in made:
-            subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False, timeout=30)
 
 
 def render_script(tmp_path: Path, example: str, device: str) -> Path:

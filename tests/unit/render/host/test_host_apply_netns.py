@@ -9,12 +9,12 @@ Addresses live only inside the namespace this test creates (198.18.0.0/15, 192.0
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from host_sandbox import Sandbox
+from rail_netns import GPU1_IP_STEPS, ip, rail_namespace
 
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
@@ -23,48 +23,13 @@ from xoff.platforms.host.render import APPLY_SCRIPT, render
 pytestmark = pytest.mark.lab
 
 NIC_TOOLS = ("mlnx_qos", "cma_roce_mode", "cma_roce_tos", "lspci", "modprobe")  # no fake ip
-IP_STEPS = [
-    "eth0 mtu 1500 -> 9000",
-    "eth0 admin down -> up",
-    "eth0 address + 198.18.0.9/31",
-    "eth1 mtu 1500 -> 9000",
-    "eth1 admin down -> up",
-    "eth1 address + 198.18.0.11/31",
-    "eth2 mtu 1500 -> 9000",
-    "eth2 admin down -> up",
-    "eth2 address + 198.19.0.1/31",
-    "table 100 route 198.18.0.0/24 via 198.18.0.8 dev eth0",
-    "table 100 route 198.18.255.0/24 via 198.18.0.8 dev eth0",
-    "table 101 route 198.18.0.0/24 via 198.18.0.10 dev eth1",
-    "table 101 route 198.18.255.0/24 via 198.18.0.10 dev eth1",
-    "table 102 route 198.19.0.0/24 via 198.19.0.0 dev eth2",
-    "table 102 route 198.19.255.0/24 via 198.19.0.0 dev eth2",
-    "rule 1000 from 198.18.0.9/32 lookup 100",
-    "rule 1001 from 198.18.0.11/32 lookup 101",
-    "rule 1002 from 198.19.0.1/32 lookup 102",
-]
-
-
-def ip(*args: str) -> str:
-    return subprocess.run(["ip", *args], capture_output=True, text=True, check=True, timeout=30).stdout
+IP_STEPS = GPU1_IP_STEPS
 
 
 @pytest.fixture
 def netns() -> Iterator[str]:
-    if os.geteuid() != 0:
-        pytest.fail("this lab test needs root to create a network namespace (ip netns add)")
-    name = f"xofftest-host-{os.getpid()}"
-    try:
-        ip("netns", "add", name)
-    except subprocess.CalledProcessError as e:
-        pytest.fail(f"cannot create network namespace {name}: {e.stderr}")
-    try:
-        for dev in ("eth0", "eth1", "eth2"):
-            ip("-n", name, "link", "add", dev, "type", "veth", "peer", "name", f"peer-{dev}")
-            ip("-n", name, "link", "set", f"peer-{dev}", "mtu", "9216", "up")  # carrier for the rail
+    with rail_namespace(f"xofftest-host-{os.getpid()}", ("eth0", "eth1", "eth2")) as name:
         yield name
-    finally:
-        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False, timeout=30)
 
 
 def test_real_iproute2_converges_and_detects_drift(tmp_path: Path, netns: str) -> None:

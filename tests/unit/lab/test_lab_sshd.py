@@ -248,5 +248,5 @@ def test_sftp_and_scp_land_in_the_device_files(ns: str, tmp_path: Path) -> None:
 
 
 def test_default_lookup_explains_what_is_missing() -> None:
-    with pytest.raises(EmulatorMissingError, match=r"no NOS emulator for platform 'cumulus'"):
-        default_lookup("cumulus")
+    with pytest.raises(EmulatorMissingError, match=r"no NOS emulator for platform 'no-such-nos'"):
+        default_lookup("no-such-nos")

@@ -1,0 +1,103 @@
+"""Forwarding from collected FIBs: the deadlock analysis on what the switches actually forward.
+
+The topology, PFC priorities and host endpoints come from a FabricState (the observed one after a
+collect, or desired); each switch's forwarding towards each host endpoint is the longest-prefix
+match of the endpoint's address in that switch's collected FIB (deadlock.md §5.2). Endpoints are
+named as the routing model names them (``host:netdev``), so a snapshot from FIBs and one from the
+intent's routing model can be compared port for port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from ipaddress import IPv4Address, IPv4Interface
+
+from xoff.deadlock.model import Link, Snapshot
+from xoff.deadlock.routing import RANKS
+from xoff.desired.models import Device, FabricState
+from xoff.platforms.frr.fib import FibEntry
+
+
+def _lossless(device: Device, port: str) -> frozenset[int] | None:
+    if device.host is not None and port in device.host.nics:
+        return frozenset(p for p, on in enumerate(device.host.nics[port].pfc) if on)
+    iface = device.interfaces.get(port)
+    return frozenset(iface.pfc_priorities) if iface is not None else None
+
+
+def _lpm(fib: Sequence[FibEntry], address: IPv4Address) -> FibEntry | None:
+    best: FibEntry | None = None
+    for entry in fib:
+        if address in entry.prefix and (best is None or entry.prefix.prefixlen > best.prefix.prefixlen):
+            best = entry
+    return best
+
+
+def snapshot_from_fibs(
+    state: FabricState, fibs: Mapping[str, Sequence[FibEntry]], network: str = "compute", name: str | None = None
+) -> Snapshot:
+    """One RoCE network's snapshot with forwarding from ``fibs`` (switch -> its FIB).
+
+    ``ValueError`` when a switch of the network has no collected FIB, or a host endpoint has no
+    address: an analysis on partial forwarding would read as "no risk" for what it never saw.
+    """
+    plan = state.networks.get(network)
+    if plan is None or plan.kind != "roce":
+        raise ValueError(f"no RoCE network {network!r} in fabric {state.fabric}")
+    devices = state.devices
+    switches = sorted(d.name for d in devices.values() if d.kind == "switch" and d.network == network)
+    missing = [s for s in switches if s not in fibs]
+    if missing:
+        raise ValueError(f"no FIB collected from {', '.join(missing)}")
+    members = set(switches)
+    links: list[Link] = []
+    lossless: dict[str, dict[str, frozenset[int]]] = {}
+    endpoints: dict[str, IPv4Address] = {}
+    for link in state.links:
+        if link.network != network:
+            continue
+        a, b = link.a, link.b
+        if a.device not in members:
+            a, b = b, a
+        if a.device not in members or b.device not in devices:
+            continue
+        peer = devices[b.device]
+        peer_name = b.device
+        if peer.kind == "host":
+            nic = peer.host.nics.get(b.port) if peer.host else None
+            if nic is None or nic.address is None:
+                raise ValueError(f"{b.device}:{b.port}: host endpoint without an address")
+            peer_name = f"{b.device}:{b.port}"
+            endpoints[peer_name] = IPv4Interface(nic.address).ip
+        elif b.device not in members:
+            continue
+        for dev_name, dev, port in ((a.device, devices[a.device], a.port), (peer_name, peer, b.port)):
+            found = _lossless(dev, port)
+            if found is not None:
+                lossless.setdefault(dev_name, {})[port] = found
+        up = devices[a.device].interfaces[a.port].admin_up if a.port in devices[a.device].interfaces else True
+        links.append(Link(f"{a.device}:{a.port}--{b.device}:{b.port}", a.device, a.port, peer_name, b.port, up))
+    link_ports = {end for lk in links if lk.up for end in ((lk.a, lk.a_port), (lk.b, lk.b_port))}
+    forwarding: dict[str, dict[str, tuple[str, ...]]] = {}
+    for endpoint, address in sorted(endpoints.items()):
+        per_switch: dict[str, tuple[str, ...]] = {}
+        for switch in switches:
+            entry = _lpm(fibs[switch], address)
+            if entry is None:
+                continue
+            ports = tuple(p for p in entry.ports if (switch, p) in link_ports)
+            if ports:
+                per_switch[switch] = ports
+        forwarding[endpoint] = per_switch
+    return Snapshot(
+        name=name or f"{state.fabric}-{network}-fib",
+        description=f"forwarding of network {network} of {state.fabric} from collected FIBs",
+        switches=tuple(switches),
+        hosts=tuple(sorted(endpoints)),
+        links=tuple(links),
+        lossless_default=frozenset(plan.lossless_priorities),
+        lossless=lossless,
+        rewrites=(),
+        forwarding=forwarding,
+        ranks={s: RANKS.get(devices[s].role, 1) for s in switches},
+    )

@@ -32,6 +32,17 @@ class Session(Protocol):
 
     def send_config_set(self, config_commands: Any = None, *args: Any, **kwargs: Any) -> str: ...
 
+    def enable(self, *args: Any, **kwargs: Any) -> str: ...
+
+    def exec_command(self, command: str, stdin: str = "", timeout: float | None = None) -> tuple[int, str, str]:
+        """Run ``command`` on an SSH exec channel of the same connection (no terminal, no login
+        shell); ``stdin`` is its input. (exit status, stdout, stderr)."""
+        ...
+
+    def put_file(self, path: str, text: str) -> None:
+        """Write ``text`` to ``path`` on the device (SFTP over the same SSH connection)."""
+        ...
+
 
 class ApplyError(Exception):
     """The device refused or failed a change; the message is one line, secrets masked."""
@@ -54,9 +65,19 @@ class ChangeSet:
 
 
 class ApplyStrategy(ABC):
+    """One instance per device and push: it may remember what ``apply`` did (a checkpoint or session
+    name) for ``rollback``. ``run_id`` names this push on the device (``xoff-<run_id>``)."""
+
     platform: ClassVar[str]
     capabilities: ClassVar[Capabilities]
     netmiko_device_type: ClassVar[str]
+    netmiko_options: ClassVar[dict[str, Any]] = {}  # extra ConnectHandler arguments the platform needs
+
+    def __init__(self, run_id: str = "manual") -> None:
+        self.run_id = run_id
+
+    def prepare(self, session: Session) -> None:  # noqa: B027 (optional hook: most platforms need nothing)
+        """Make a fresh session ready (e.g. EOS ``enable``); called after every connect."""
 
     @abstractmethod
     def backup(self, session: Session) -> str:
@@ -73,6 +94,10 @@ class ApplyStrategy(ABC):
     @abstractmethod
     def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
         """Read the touched state again; the mismatches with desired (empty: verified)."""
+
+    def confirm(self, session: Session) -> None:  # noqa: B027 (optional hook: most platforms need nothing)
+        """After a clean verify: make the change permanent where the platform committed it with a
+        timer (EOS ``commit timer``, NVUE ``--confirm``); a failure here rolls back."""
 
     @abstractmethod
     def rollback(self, session: Session, backup: str) -> None:
@@ -93,11 +118,15 @@ STRATEGY_MODULES: dict[str, str] = {
 }
 
 
-def strategy_for(platform: str) -> ApplyStrategy:
+def strategy_class(platform: str) -> type[ApplyStrategy]:
     try:
         module_name = STRATEGY_MODULES[platform]
     except KeyError:
         allowed = ", ".join(sorted(STRATEGY_MODULES))
         raise KeyError(f"no push strategy for platform {platform!r} (allowed: {allowed})") from None
     cls: type[ApplyStrategy] = importlib.import_module(module_name).Strategy
-    return cls()
+    return cls
+
+
+def strategy_for(platform: str, run_id: str = "manual") -> ApplyStrategy:
+    return strategy_class(platform)(run_id)

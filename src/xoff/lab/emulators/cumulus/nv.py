@@ -1,0 +1,322 @@
+"""The ``nv`` command: ``set``/``unset`` into the user's pending revision, ``show``, and ``config``
+(``apply [-y] [<rev>]``, ``diff [-o commands] [A [B]]``, ``revision``, ``history``, ``detach``, ``save``,
+``show [-o commands|yaml|json]``, ``patch``/``replace <file>``).
+
+Revision names: an integer id, ``applied``, ``startup``, ``empty``, ``pending`` (the user's). Output:
+``applied [rev_id: N]`` and ``saved [rev_id: applied]`` as NVUE prints them; a refused apply prints
+``Invalid config [rev_id: N]`` and one indented line per problem, and leaves the revision pending.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus import show as shows
+from xoff.lab.emulators.cumulus.apply import apply_to_system, check
+from xoff.lab.emulators.cumulus.schema import CommandError, check_set, check_unset
+from xoff.lab.emulators.cumulus.store import Nvue, Revision, Store, stamp
+from xoff.platforms.cumulus.nvue import Tree, commands
+from xoff.platforms.cumulus.patch import diff, patch_commands, patch_yaml, set_path, unset_path
+
+OUTPUTS = {"json", "yaml", "auto", "commands"}
+
+
+@dataclass
+class Out:
+    text: str = ""
+    status: int = 0
+
+
+def _err(text: str) -> Out:
+    return Out(text if text.endswith("\n") else text + "\n", 1)
+
+
+class Nv:
+    """One session's ``nv``; ``reject`` is the fault hook asked before every configuration change."""
+
+    def __init__(self, ctx: EmulatorContext, user: str, reject: Callable[[], bool], read_file: Callable[[str], Path]):
+        self.ctx = ctx
+        self.user = user
+        self.store = Store(ctx.state_dir)
+        self.reject = reject
+        self.read_file = read_file
+
+    def run(self, args: list[str]) -> Out:
+        if not args or args[0] in {"-h", "--help"}:
+            return Out("Usage:\n  nv [options] <command> [<args> ...]\n\nCommands:\n  set  unset  show  config\n")
+        verb, rest = args[0], args[1:]
+        if verb in {"set", "unset"}:
+            return self._edit(verb, rest)
+        if verb == "show":
+            return self._show(rest)
+        if verb == "config":
+            return self._config(rest)
+        return _err(f"Error: Invalid Command: {verb}")
+
+    # --- set / unset -------------------------------------------------------------------------------
+
+    def _edit(self, verb: str, words: list[str]) -> Out:
+        try:
+            if verb == "set":
+                path, value = check_set(words)
+            else:
+                path, value = check_unset(words), None
+        except CommandError as exc:
+            return _err(str(exc))
+        if self.reject():
+            return _err(f"Error: rejected by the lab's fault hook ({verb} {' '.join(words)})")
+        with self.store.locked() as state:
+            rev = self._pending(state)
+            if verb == "set":
+                set_path(rev.tree, path, value)
+            else:
+                unset_path(rev.tree, path)
+        return Out()
+
+    def _pending(self, state: Nvue) -> Revision:
+        rev_id = state.pending.get(self.user)
+        if rev_id is not None and rev_id in state.revisions:
+            return state.revisions[rev_id]
+        rev = state.new_revision(self.user, state.applied_tree())
+        state.pending[self.user] = rev.rev_id
+        return rev
+
+    # --- show --------------------------------------------------------------------------------------
+
+    def _show(self, args: list[str]) -> Out:
+        try:
+            opts, path = _options(
+                args, {"-o", "--output", "--rev", "-r"}, {"--applied", "--pending", "--startup", "--operational"}
+            )
+        except CommandError as exc:
+            return _err(str(exc))
+        output = opts.get("-o", opts.get("--output", "auto"))
+        state = self.store.read()
+        tree = state.applied_tree()
+        if "--pending" in opts:
+            tree = self._tree(state, "pending")
+        elif "--startup" in opts:
+            tree = state.startup
+        try:
+            value = shows.show(self.ctx, tree, tuple(path))
+        except shows.ShowError as exc:
+            return _err(str(exc))
+        return Out(shows.render(value, output))
+
+    # --- config ------------------------------------------------------------------------------------
+
+    def _config(self, args: list[str]) -> Out:
+        if not args:
+            return _err("Error: Incomplete Command: config")
+        sub, rest = args[0], args[1:]
+        handler = {
+            "apply": self._apply,
+            "diff": self._diff,
+            "revision": self._revisions,
+            "history": self._history,
+            "detach": self._detach,
+            "save": self._save,
+            "show": self._config_show,
+            "patch": self._patch,
+            "replace": self._patch,
+        }.get(sub)
+        if handler is None:
+            return _err(f"Error: Invalid Command: config {sub}")
+        if sub == "replace":
+            return self._patch(rest, replace=True)
+        return handler(rest)
+
+    def _tree(self, state: Nvue, name: str) -> Tree:
+        if name == "applied":
+            return state.applied_tree()
+        if name == "startup":
+            return state.startup
+        if name == "empty":
+            return {}
+        if name == "pending":
+            rev_id = state.pending.get(self.user)
+            return state.revisions[rev_id].tree if rev_id is not None else state.applied_tree()
+        if name.isdigit() and int(name) in state.revisions:
+            return state.revisions[int(name)].tree
+        raise CommandError(f"Error: Invalid revision: {name}")
+
+    def _apply(self, args: list[str]) -> Out:
+        try:
+            opts, rest = _options(args, {"-m", "--message", "--confirm"}, {"-y", "--assume-yes", "--assume-no"})
+        except CommandError as exc:
+            return _err(str(exc))
+        if "--confirm" in opts:
+            return _err("Error: xoff lab: nv config apply --confirm is not emulated")
+        if len(rest) > 1:
+            return _err(f"Error: Invalid Command: config apply {' '.join(rest)}")
+        if self.reject():
+            return _err("Error: rejected by the lab's fault hook (config apply)")
+        with self.store.locked() as state:
+            if rest and rest[0] in {"startup", "empty"}:
+                rev = state.new_revision(self.user, self._tree(state, rest[0]))
+            elif rest:
+                if not rest[0].isdigit() or int(rest[0]) not in state.revisions:
+                    return _err(f"Error: Invalid revision: {rest[0]}")
+                rev = state.revisions[int(rest[0])]
+            else:
+                rev = self._pending(state)
+            problems = check(rev.tree)
+            if problems:
+                return _err(f"Invalid config [rev_id: {rev.rev_id}]\n" + "".join(f"  {p}\n" for p in problems))
+            old = copy.deepcopy(state.applied_tree())
+            rev.state, rev.date = "applied", stamp()
+            rev.message = opts.get("-m", opts.get("--message", rev.message))
+            state.applied = rev.rev_id
+            state.startup = copy.deepcopy(rev.tree)  # auto-save is on, as shipped
+            state.pending = {u: r for u, r in state.pending.items() if r != rev.rev_id}
+            count = sum(1 for h in state.history if h["rev_id"] == rev.rev_id) + 1
+            state.history.append(
+                {"apply_id": f"rev_{rev.rev_id}_apply_{count}", "rev_id": rev.rev_id, "date": rev.date,
+                 "type": "CLI", "user": self.user, "message": rev.message}
+            )  # fmt: skip
+            new = copy.deepcopy(rev.tree)
+        warnings = apply_to_system(self.ctx, old, new)
+        return Out("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {rev.rev_id}]\n")
+
+    def _diff(self, args: list[str]) -> Out:
+        try:
+            opts, names = _options(args, {"-o", "--output"}, {"--verbose"})
+            if len(names) > 2:
+                raise CommandError(f"Error: Invalid Command: config diff {' '.join(names)}")
+            state = self.store.read()
+            a, b = ["applied", "pending"] if not names else [names[0], "pending"] if len(names) == 1 else names
+            old, new = self._tree(state, a), self._tree(state, b)
+        except CommandError as exc:
+            return _err(str(exc))
+        unset, sets = diff(old, new)
+        if opts.get("-o", opts.get("--output")) == "commands":
+            return Out("".join(f"{c}\n" for c in patch_commands(unset, sets)))
+        return Out(patch_yaml(unset, sets))
+
+    def _revisions(self, args: list[str]) -> Out:
+        if args:
+            return _err(f"Error: Invalid Command: config revision {' '.join(args)}")
+        state = self.store.read()
+        rows: list[tuple[str, ...]] = [("Rev ID", "State", "Apply Date", "User", "Message")]
+        for rev in state.revisions.values():
+            label = "applied" if rev.rev_id == state.applied else rev.state
+            rows.append((str(rev.rev_id), label, rev.date, rev.user, rev.message))
+        return Out(_table(rows))
+
+    def _history(self, args: list[str]) -> Out:
+        state = self.store.read()
+        wanted = {int(a) for a in args if a.isdigit()}
+        if len(wanted) != len(args):
+            return _err(f"Error: Invalid revision: {' '.join(args)}")
+        rows: list[tuple[str, ...]] = [("Apply ID", "Rev ID", "Apply Date", "Type", "User", "Message")]
+        for h in state.history:
+            if not wanted or h["rev_id"] in wanted:
+                rows.append((h["apply_id"], str(h["rev_id"]), h["date"], h["type"], h["user"], h.get("message", "")))
+        return Out(_table(rows))
+
+    def _detach(self, args: list[str]) -> Out:
+        if args:
+            return _err(f"Error: Invalid Command: config detach {' '.join(args)}")
+        with self.store.locked() as state:
+            rev_id = state.pending.pop(self.user, None)
+            if rev_id is not None:
+                state.revisions[rev_id].state = "detached"
+        return Out()
+
+    def _save(self, args: list[str]) -> Out:
+        if args:
+            return _err(f"Error: Invalid Command: config save {' '.join(args)}")
+        with self.store.locked() as state:
+            state.startup = copy.deepcopy(state.applied_tree())
+        return Out("saved [rev_id: applied]\n")
+
+    def _config_show(self, args: list[str]) -> Out:
+        try:
+            opts, rest = _options(args, {"-o", "--output", "-r", "--rev"}, set())
+            if rest:
+                raise CommandError(f"Error: Invalid Command: config show {' '.join(rest)}")
+            state = self.store.read()
+            name = opts.get("-r", opts.get("--rev", "applied"))
+            tree = self._tree(state, name)
+        except CommandError as exc:
+            return _err(str(exc))
+        output = opts.get("-o", opts.get("--output", "yaml"))
+        rev = f"{state.applied}.0" if name == "applied" else name
+        if output == "commands":
+            return Out("".join(f"{c}\n" for c in commands(tree)))
+        if output == "json":
+            return Out(shows.render(shows.config_document(tree, rev), "json"))
+        return Out(shows.config_yaml(tree, rev))
+
+    def _patch(self, args: list[str], replace: bool = False) -> Out:
+        if len(args) != 1:
+            return _err("Error: Incomplete Command: config patch <nvue-file>")
+        file = self.read_file(args[0])
+        if not file.is_file():
+            return _err(f"Error: {args[0]}: No such file or directory")
+        text = file.read_text(encoding="utf-8")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        edits: list[tuple[str, list[str]]] = []
+        if all(ln.startswith(("nv set ", "nv unset ")) for ln in lines):
+            for n, ln in enumerate(text.splitlines(), 1):
+                words = ln.split()
+                if len(words) > 2 and words[0] == "nv":
+                    edits.append((f"{n}: {ln.strip()}", words[1:]))
+        else:
+            try:
+                doc = yaml.safe_load(text)
+                tree = next(item["set"] for item in doc if isinstance(item, dict) and "set" in item)
+            except (yaml.YAMLError, TypeError, StopIteration, KeyError):
+                return _err(f"Error: {args[0]}: not an NVUE YAML document or command file")
+            edits = [(" ".join(c), ["set", *c.split()[2:]]) for c in commands(tree)]
+        with self.store.locked() as state:
+            rev = self._pending(state)
+            work = {} if replace else copy.deepcopy(rev.tree)
+            for where, words in edits:
+                try:
+                    if words[0] == "set":
+                        path, value = check_set(words[1:])
+                        set_path(work, path, value)
+                    else:
+                        unset_path(work, check_unset(words[1:]))
+                except CommandError as exc:
+                    return _err(f"{exc}\n  line {where}")
+            rev.tree = work
+        return Out()
+
+
+def _options(args: list[str], valued: set[str], flags: set[str]) -> tuple[dict[str, str], list[str]]:
+    opts: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in valued:
+            if i + 1 >= len(args):
+                raise CommandError(f"Error: option {word} needs a value")
+            opts[word] = args[i + 1]
+            if word in {"-o", "--output"} and args[i + 1] not in OUTPUTS:
+                raise CommandError(f"Error: Invalid output format: {args[i + 1]} (allowed: auto, json, yaml, commands)")
+            i += 2
+        elif word in flags:
+            opts[word] = ""
+            i += 1
+        elif word.startswith("-"):
+            raise CommandError(f"Error: no such option: {word}")
+        else:
+            rest.append(word)
+            i += 1
+    return opts, rest
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "".join(f"{line}\n" for line in lines)

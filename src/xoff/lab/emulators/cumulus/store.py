@@ -1,0 +1,127 @@
+"""The switch's NVUE revisions, persisted under ``ctx.state_dir`` (``nvue.json``), shared by every session.
+
+NVUE keeps configuration as numbered revisions (``/var/lib/nvue``): one pending revision per user that
+``nv set``/``nv unset`` edit, the applied revision, detached revisions, and the startup configuration
+(``/etc/nvue.d/startup.yaml``, written by ``nv config save`` and, with auto-save on as shipped, by every
+apply). Each apply is recorded in the history. Writers take an exclusive ``flock`` on ``.lock``.
+
+Factory state (first use of a state directory): revision 1, applied and saved, holding what a fresh
+switch's NVUE configuration says that xoff's grammar knows: ``system hostname cumulus``.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xoff.platforms.cumulus.nvue import Tree
+
+STATE_FILE = "nvue.json"
+FACTORY_HOSTNAME = "cumulus"
+
+
+def factory_tree() -> Tree:
+    return {"system": {"hostname": FACTORY_HOSTNAME}}
+
+
+@dataclass
+class Revision:
+    rev_id: int
+    tree: Tree
+    state: str  # pending | applied | detached | superseded (was applied once)
+    user: str
+    date: str = ""  # the apply date, once applied
+    message: str = ""
+
+
+@dataclass
+class Nvue:
+    revisions: dict[int, Revision] = field(default_factory=dict)
+    applied: int = 1
+    startup: Tree = field(default_factory=factory_tree)
+    pending: dict[str, int] = field(default_factory=dict)  # user -> their pending revision
+    history: list[dict[str, Any]] = field(default_factory=list)  # one entry per apply
+    next_id: int = 2
+
+    def applied_tree(self) -> Tree:
+        return self.revisions[self.applied].tree
+
+    def new_revision(self, user: str, tree: Tree, state: str = "pending") -> Revision:
+        rev = Revision(self.next_id, copy.deepcopy(tree), state, user)
+        self.revisions[rev.rev_id] = rev
+        self.next_id += 1
+        return rev
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revisions": {str(k): vars(v) for k, v in self.revisions.items()},
+            "applied": self.applied,
+            "startup": self.startup,
+            "pending": self.pending,
+            "history": self.history,
+            "next_id": self.next_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Nvue:
+        return cls(
+            revisions={int(k): Revision(**v) for k, v in data["revisions"].items()},
+            applied=int(data["applied"]),
+            startup=data["startup"],
+            pending={str(k): int(v) for k, v in data["pending"].items()},
+            history=list(data["history"]),
+            next_id=int(data["next_id"]),
+        )
+
+    @classmethod
+    def factory(cls) -> Nvue:
+        now = stamp()
+        rev = Revision(1, factory_tree(), "applied", "root", now, "Config update by startup")
+        return cls(
+            revisions={1: rev},
+            history=[{"apply_id": "rev_1_apply_1", "rev_id": 1, "date": now, "type": "CLI", "user": "root"}],
+        )
+
+
+def stamp() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+
+
+class Store:
+    def __init__(self, state_dir: Path) -> None:
+        self.root = state_dir
+        self.file = state_dir / STATE_FILE
+
+    @contextmanager
+    def locked(self) -> Iterator[Nvue]:
+        """The state, for reading and changing; written back when the block ends without an exception."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / ".lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                state = self._load()
+                yield state
+                self._save(state)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def read(self) -> Nvue:
+        with self.locked() as state:
+            return state
+
+    def _load(self) -> Nvue:
+        if not self.file.exists():
+            return Nvue.factory()
+        return Nvue.from_json(json.loads(self.file.read_text(encoding="utf-8")))
+
+    def _save(self, state: Nvue) -> None:
+        tmp = self.file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state.to_json(), indent=1), encoding="utf-8")
+        tmp.replace(self.file)

@@ -1,0 +1,128 @@
+"""Push to Cumulus Linux with NVUE: the whole configuration as one revision, applied atomically, undone by
+applying the previous revision.
+
+- backup: ``nv config show -o commands`` (the applied revision as ``nv set`` lines);
+- diff: hierarchical, on the NVUE tree (``patch.diff``): running vs the rendered nvue-commands.txt,
+  as ``nv unset`` / ``nv set`` lines: a replace, so settings xoff does not render are removed;
+- apply: ``nv config detach`` (a stale pending revision of an earlier session is set aside, never
+  applied), the unset/set lines into a fresh pending revision, ``nv config diff -o commands`` (NVUE's
+  own diff of pending vs applied; it must equal xoff's), then ``nv config apply -y``: NVUE applies the
+  whole revision or none of it. The applied revision before the push is read from ``nv config history``;
+- rollback: ``nv config apply <previous rev> -y`` after an apply, else ``nv config detach`` (nothing was
+  applied: the pending revision is set aside);
+- no commit-confirm: NVUE has ``nv config apply --confirm <time>``, but xoff does not use it yet (the
+  lab's emulator does not emulate it), so a controller that dies between apply and verify leaves the
+  change applied; the backup and ``nv config apply <rev>`` undo it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from netmiko.exceptions import ConfigInvalidException
+
+from xoff.platforms.cumulus.nvue import Tree
+from xoff.platforms.cumulus.patch import CommandsError, diff, patch_commands, tree_from_commands
+from xoff.platforms.cumulus.render import COMMANDS_FILE
+from xoff.push.model import Capabilities
+from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
+
+READ_TIMEOUT_S = 60.0
+ERROR_PATTERN = r"(?m)^(Error:|Invalid config)"
+_APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
+
+
+def _tree(text: str, what: str) -> Tree:
+    try:
+        return tree_from_commands(text)
+    except CommandsError as exc:
+        raise ApplyError(f"{what}: {exc}") from None
+
+
+def _refusal(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith(("Error:", "Invalid config", "-bash:")):
+            return line.strip()
+    return None
+
+
+class Strategy(ApplyStrategy):
+    platform = "cumulus"
+    netmiko_device_type = "cumulus_linux"
+    capabilities = Capabilities(
+        atomic_replace=True,
+        commit_confirm=False,
+        rollback=True,
+        on_box_diff=True,
+        apply_means="nv unset/set into a pending revision, nv config diff, nv config apply -y (whole revision or nothing)",
+        undo_means="nv config apply <previous revision> -y (no commit-confirm: nv config apply --confirm is not used)",
+    )
+
+    def __init__(self, run_id: str = "manual") -> None:
+        super().__init__(run_id)
+        self.previous: int | None = None  # the applied revision before this push
+        self.applied = False
+
+    def _run(self, session: Session, command: str) -> str:
+        out = str(session.send_command(command, read_timeout=READ_TIMEOUT_S))
+        refusal = _refusal(out)
+        if refusal is not None:
+            raise ApplyError(f"{command}: {refusal}")
+        return out
+
+    def backup(self, session: Session) -> str:
+        return self._run(session, "nv config show -o commands")
+
+    def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
+        try:
+            text = desired[COMMANDS_FILE]
+        except KeyError:
+            raise ApplyError(f"no rendered {COMMANDS_FILE}") from None
+        unset, sets = diff(_tree(running, "running configuration"), _tree(text, COMMANDS_FILE))
+        lines = patch_commands(unset, sets)
+        return ChangeSet(lines=lines, payload=lines)
+
+    def _applied_revision(self, session: Session) -> int:
+        rows = [r.split() for r in self._run(session, "nv config history").splitlines()[2:] if r.strip()]
+        if not rows or not rows[-1][1].isdigit():
+            raise ApplyError("nv config history: no applied revision found")
+        return int(rows[-1][1])
+
+    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
+        self.previous = self._applied_revision(session)
+        self._run(session, "nv config detach")
+        try:
+            out = session.send_config_set(
+                change.payload,
+                enter_config_mode=False,
+                exit_config_mode=False,
+                error_pattern=ERROR_PATTERN,
+                read_timeout=READ_TIMEOUT_S,
+            )
+        except ConfigInvalidException as exc:  # netmiko stops at the first refused line
+            raise ApplyError(f"nv set: {str(exc).splitlines()[0]}") from None
+        refusal = _refusal(out)
+        if refusal is not None:
+            raise ApplyError(f"nv set: {refusal}")
+        on_box = [ln for ln in self._run(session, "nv config diff -o commands").splitlines() if ln.strip()]
+        if sorted(on_box) != sorted(change.payload):
+            raise ApplyError(f"nv config diff shows {len(on_box)} changes, xoff sent {len(change.payload)}")
+        out = self._run(session, "nv config apply -y")
+        if not _APPLIED.search(out):
+            raise ApplyError(f"nv config apply: {out.strip().splitlines()[0] if out.strip() else 'no answer'}")
+        self.applied = True
+
+    def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
+        return self.diff(self.backup(session), desired).lines
+
+    def rollback(self, session: Session, backup: str) -> None:  # noqa: ARG002 (NVUE keeps the revision itself)
+        self._run(session, "nv config detach")  # a partial pending revision is set aside, never applied
+        if self.previous is None:
+            if self.applied:
+                raise ApplyError("no previous revision to return to")
+            return
+        # also when the session dropped during the apply: whatever is applied now, go back to the previous
+        if self._applied_revision(session) != self.previous:
+            out = self._run(session, f"nv config apply {self.previous} -y")
+            if not _APPLIED.search(out):
+                raise ApplyError(f"nv config apply {self.previous}: {out.strip() or 'no answer'}")

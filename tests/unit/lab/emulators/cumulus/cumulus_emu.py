@@ -1,0 +1,46 @@
+"""Helpers for the Cumulus NVUE emulator tests: sessions on a state directory, xoff's rendered files."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from xoff.desired import build_fabric_state
+from xoff.desired.models import FabricState
+from xoff.intent import load_intent
+from xoff.lab.emulators.base import EmulatorContext, Reply
+from xoff.lab.emulators.cumulus import Emulator
+from xoff.render import render_fabric
+
+INVENTORY = Path(__file__).resolve().parents[5] / "inventory"
+
+
+@functools.cache
+def fabric(name: str = "lab-mini") -> FabricState:
+    return build_fabric_state(load_intent(INVENTORY / name))
+
+
+@functools.cache
+def rendered(name: str = "lab-mini", device: str = "sleaf1") -> dict[str, str]:
+    return {f.name: f.content for f in render_fabric(fabric(name), devices=[device])}
+
+
+def set_lines(text: str) -> list[str]:
+    """The ``nv`` lines of a command file (comments and blank lines dropped)."""
+    return [line for line in text.splitlines() if line.startswith("nv ")]
+
+
+def session(state_dir: Path, device: str = "sleaf1") -> Emulator:
+    emulator = Emulator(EmulatorContext(device=device, state_dir=state_dir, netns=None))
+    emulator.exec_mode = True
+    return emulator
+
+
+def run(emulator: Emulator, line: str) -> Reply:
+    return emulator.step(line)
+
+
+def push(emulator: Emulator, lines: list[str]) -> None:
+    for line in lines:
+        reply = emulator.step(line)
+        assert (reply.status, reply.output) == (0, ""), line

@@ -308,6 +308,18 @@ def deadlock(
     intent_command(intent, failures, routing.value, network, fmt.value, fail_on_risk, export_snapshot)
 
 
+def _collect_command() -> Any:
+    from xoff.collect.cli import collect_command
+
+    return collect_command
+
+
+app.command(
+    "collect",
+    help="Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into a snapshot.",
+)(_collect_command())
+
+
 def _lab_app() -> typer.Typer:
     from xoff.lab.clab_cli import export_command
     from xoff.lab.cli import lab_app

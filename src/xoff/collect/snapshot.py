@@ -83,6 +83,12 @@ class Snapshot(Observed):
     fabric: str
     collected_at: str  # ISO 8601, UTC
     observed: FabricState
+    observed_fields: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="device -> the Device field paths read from it (``interfaces.*.mtu``, ``qos.dscp_to_tc``); "
+        "every other field of that observed device is a copy of desired (not observable on its platform): "
+        "compare only these",
+    )
     lldp: dict[str, list[LldpNeighbor]] = Field(default_factory=dict, description="device -> neighbours")
     bgp_sessions: dict[str, list[BgpSession]] = Field(default_factory=dict, description="device -> sessions")
     counters: dict[str, dict[str, PortCounters]] = Field(default_factory=dict, description="device -> port -> counters")

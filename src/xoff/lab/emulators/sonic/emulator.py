@@ -394,6 +394,12 @@ class Emulator(EmulatorBase):
     def _cmd_hostname(self, _args: list[str]) -> Result:
         return Result(f"{self.hostname()}\n")
 
+    def _cmd_vtysh(self, args: list[str]) -> Result:
+        return show_cmds.vtysh(self, args)
+
+    def _cmd_lldpctl(self, args: list[str]) -> Result:
+        return show_cmds.lldpctl(self, args)
+
     def _cmd_true(self, _args: list[str]) -> Result:
         return Result()
 

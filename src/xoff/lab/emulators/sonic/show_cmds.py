@@ -212,3 +212,52 @@ class ShowCommands:
         if "ipv4Unicast" not in summary:
             extra = json.loads(self._vtysh("show ip bgp json") or "{}")
         return Result(show.bgp_summary(summary, extra, self.s.running()))
+
+
+# --- host wrappers of the containers' tools --------------------------------------------------------
+# SONiC installs /usr/bin/vtysh (docker-fpm-frr) and /usr/bin/lldpctl (docker-lldp) on the host as
+# ``docker exec -i <container> <tool> "$@"``, so both run from the admin shell.
+
+VTYSH_USAGE = "Usage : vtysh [OPTION...]\n"
+
+
+def vtysh(s: Emulator, args: list[str]) -> Result:
+    """``vtysh -c CMD [-c CMD ...]``: FRR's own output (commands run in order, as vtysh does)."""
+    commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-c"]
+    if not commands or len(commands) * 2 != len(args):
+        return Result(VTYSH_USAGE, 1)
+    if s.ctx.frr_vty_dir is None:
+        return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
+    argv = [*vtysh_base(s.ctx.frr_vty_dir)]
+    for command in commands:
+        argv += ["-c", command]
+    try:
+        proc = s.ctx.run_in_netns(argv, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
+    return Result(proc.stdout + proc.stderr, proc.returncode)
+
+
+def lldpctl(s: Emulator, args: list[str]) -> Result:
+    """``lldpctl [-f FORMAT] [INTERFACE ...]``: lldpd's neighbours; Linux port names shown as SONiC's."""
+    options: list[str] = []
+    ports: list[str] = []
+    rest = list(args)
+    while rest:
+        word = rest.pop(0)
+        if word == "-f" and rest:
+            options += ["-f", rest.pop(0)]
+        elif word.startswith("-"):
+            return Result(f"lldpctl: invalid option -- '{word.lstrip('-')[:1]}'\n", 1)
+        else:
+            ports.append(linux_name_function()(word))
+    # lldpctl is ``lldpcli show neighbors`` (lldpd's client/lldpcli.c, when invoked as lldpctl)
+    text = ShowCommands(s)._lldpcli(*options, "show", "neighbors", *(["ports", ",".join(ports)] if ports else []))
+    if text is None:
+        return Result("lldpctl: unable to connect to lldpd daemon\n", 1)
+    ifname = linux_name_function()
+    for port in s.running().get("PORT", {}):
+        linux = ifname(port)
+        if linux != port:
+            text = text.replace(f'"{linux}"', f'"{port}"').replace(f"Interface:    {linux},", f"Interface:    {port},")
+    return Result(text)

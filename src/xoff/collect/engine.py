@@ -1,0 +1,197 @@
+"""Run the platform collectors over the targets in parallel and assemble a Snapshot.
+
+One thread per device in flight (``workers``); each opens one session (``Connector``), runs its
+collector's commands, saves every raw capture (secrets masked) and parses. A device that cannot be
+reached, refuses the login or the host key, times out or refuses a command becomes a CollectError
+entry; it never appears as an empty, so "clean", device. The InfiniBand fabric, when the intent has
+one, is read through ``platforms.infiniband`` from the subnet manager host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from xoff.collect.connection import Connector, ConnectSpec, classify, netmiko_connect
+from xoff.collect.protocol import Collector, DeviceObservation, collector_for, refused
+from xoff.collect.snapshot import CollectError, Snapshot
+from xoff.connect.credentials import CredentialSet, mask
+from xoff.connect.targets import Target
+from xoff.desired.models import FabricState
+
+InfinibandReader = Callable[[], dict[str, Any]]  # -> the IbObservation as JSON; raises on failure
+
+
+@dataclass
+class CollectOptions:
+    workers: int = 20
+    timeout_s: float = 20.0
+    raw_dir: Path | None = None  # <snapshot>.raw: raw captures per device and command
+
+
+@dataclass
+class DeviceRun:
+    target: Target
+    observation: DeviceObservation | None = None
+    errors: list[CollectError] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def _save_raw(raw_dir: Path | None, device: str, slug: str, text: str) -> None:
+    if raw_dir is None:
+        return
+    folder = raw_dir / device
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{slug}.txt").write_text(text, encoding="utf-8")
+
+
+def collect_device(
+    target: Target,
+    desired: FabricState,
+    creds: CredentialSet,
+    known_hosts: Path | None,
+    options: CollectOptions,
+    connect: Connector = netmiko_connect,
+) -> DeviceRun:
+    started = time.monotonic()
+    run = DeviceRun(target)
+    secrets = creds.secrets()
+    device = desired.devices[target.name]
+
+    def error(kind: str, command: str | None, message: str) -> None:
+        run.errors.append(
+            CollectError(device=target.name, command=command, kind=kind, message=_one_line(mask(message, secrets)))
+        )
+
+    try:
+        collector: Collector = collector_for(target.platform)
+    except (KeyError, ImportError) as exc:
+        error("command", None, f"no collector for platform {target.platform}: {exc}")
+        return run
+    spec = ConnectSpec(
+        target=target,
+        credentials=creds.for_device(target.platform, target.kind),
+        known_hosts=known_hosts,
+        device_type=collector.netmiko_device_type,
+        timeout_s=options.timeout_s,
+        enable=bool(getattr(collector, "enable", False)),
+        exec_channel=bool(getattr(collector, "exec_channel", False)),
+    )
+    outputs: dict[str, str] = {}
+    try:
+        session = connect(spec)
+    except Exception as exc:  # every failure to connect is classified
+        error(classify(exc), None, f"{type(exc).__name__}: {exc}")
+        run.elapsed_s = time.monotonic() - started
+        return run
+    try:
+        for command in collector.commands(device):
+            try:
+                text = str(session.send_command(command.text, read_timeout=options.timeout_s))
+            except Exception as exc:
+                error(classify(exc), command.text, f"{type(exc).__name__}: {exc}")
+                if classify(exc) in ("unreachable", "timeout"):
+                    break
+                continue
+            text = mask(text, secrets)
+            _save_raw(options.raw_dir, target.name, command.slug, text)
+            refusal = refused(text)
+            if refusal is not None:
+                error("command", command.text, refusal)
+                continue
+            outputs[command.text] = text
+    finally:
+        with contextlib.suppress(Exception):  # a failed goodbye loses nothing already read
+            session.disconnect()
+    run.observation = collector.parse(outputs, device)
+    run.elapsed_s = time.monotonic() - started
+    return run
+
+
+def assemble(
+    desired: FabricState,
+    runs: Iterable[DeviceRun],
+    infiniband: dict[str, Any] | None = None,
+    extra_errors: Iterable[CollectError] = (),
+) -> Snapshot:
+    """The Snapshot: observed devices (those read), extras, every error, in device order."""
+    devices = {}
+    fields: dict[str, list[str]] = {}
+    lldp, bgp, counters, hosts = {}, {}, {}, {}
+    errors: list[CollectError] = []
+    lab_only: set[str] = set()
+    for run in sorted(runs, key=lambda r: r.target.name):
+        name = run.target.name
+        errors += run.errors
+        obs = run.observation
+        if obs is None:
+            continue
+        errors += obs.errors
+        lab_only.update(obs.lab_only)
+        if obs.device is not None:
+            devices[name] = obs.device
+            fields[name] = obs.fields
+        if obs.lldp is not None:
+            lldp[name] = obs.lldp
+        if obs.bgp_sessions is not None:
+            bgp[name] = obs.bgp_sessions
+        if obs.counters:
+            counters[name] = obs.counters
+        if obs.host is not None:
+            hosts[name] = obs.host
+    errors += list(extra_errors)
+    observed = desired.model_copy(update={"source": "observed", "devices": devices})
+    return Snapshot(
+        fabric=desired.fabric,
+        collected_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        observed=FabricState.model_validate(observed.model_dump()),
+        observed_fields=fields,
+        lldp=lldp,
+        bgp_sessions=bgp,
+        counters=counters,
+        hosts=hosts,
+        infiniband=infiniband,
+        errors=errors,
+        lab_only=sorted(lab_only),
+    )
+
+
+def collect(
+    desired: FabricState,
+    targets: list[Target],
+    creds: CredentialSet,
+    known_hosts: Path | None,
+    options: CollectOptions,
+    *,
+    connect: Connector = netmiko_connect,
+    infiniband: InfinibandReader | None = None,
+) -> Snapshot:
+    """Collect every target (in parallel) and the InfiniBand fabric (if a reader is given)."""
+    with ThreadPoolExecutor(max(1, min(options.workers, len(targets) or 1))) as pool:
+        futures = [pool.submit(collect_device, t, desired, creds, known_hosts, options, connect) for t in targets]
+        ib_data: dict[str, Any] | None = None
+        extra: list[CollectError] = []
+        if infiniband is not None:
+            try:
+                ib_data = infiniband()
+            except Exception as exc:  # the SM host could not be read
+                extra.append(
+                    CollectError(device="infiniband", command=None, kind="unreachable", message=_one_line(str(exc)))
+                )
+        runs = [f.result() for f in futures]
+    return assemble(desired, runs, ib_data, extra)
+
+
+def raw_dir_for(snapshot_path: Path) -> Path:
+    """``<snapshot>.raw`` beside the snapshot file."""
+    return snapshot_path.with_name(snapshot_path.name + ".raw")

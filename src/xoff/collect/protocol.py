@@ -1,0 +1,120 @@
+"""The collector contract: per platform, which commands give the running state and how their output
+becomes the observed Device (FabricState model) plus what only running state has.
+
+Each platform implements it in ``xoff.platforms.<package>.collect`` as a class named ``Collector``;
+``COLLECTOR_MODULES`` below joins device platforms to those modules (one line per platform). The
+engine runs ``commands(desired)`` over one session, keyed by the command text, and hands the outputs
+to ``parse``; collectors never open connections, so parsers are tested on fixtures alone.
+
+Rules every collector keeps:
+- ``parse`` is pure and strict: output it cannot read is a ``CollectError(kind="parse")`` naming the
+  command, never a raw string passed on and never an empty (so "clean") value.
+- The observed ``Device`` carries only what was read; fields the platform cannot observe (the intent's
+  peers, link roles, QoS class names, ...) are copied from ``desired`` so the model validates, and the
+  paths that WERE read are listed in ``DeviceObservation.fields`` (see ``FIELD PATHS`` below). Checks
+  compare only those paths; everything else is "not observable on this platform", never "equal".
+- Optional ``enable: ClassVar[bool]``: enter the privileged level after login (EOS).
+- Optional ``exec_channel: ClassVar[bool]``: run each command on its own SSH exec channel (``ssh host
+  CMD``) instead of a CLI shell; a non-zero exit status is then a ``command`` error (Linux hosts).
+- A command the device refused (exit status, "% Invalid input", "command not found") is a
+  ``CollectError(kind="command")``; the engine detects that from ``Command.failed`` markers.
+
+FIELD PATHS name FabricState Device fields with ``*`` for every key of a map:
+``interfaces.*.mtu``, ``qos.dscp_to_tc``, ``bgp.neighbors``, ``host.nics.*.pfc``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+from xoff.collect.snapshot import BgpSession, CollectError, HostObserved, LldpNeighbor, PortCounters
+from xoff.desired.models import Device
+
+# Text a CLI prints when it refuses a command (any platform): the engine turns it into kind="command".
+REFUSALS = (
+    "% Invalid input",
+    "% Incomplete command",
+    "% Ambiguous command",
+    ": command not found",
+    "Error: No such command",
+    "Usage: ",
+    ": No such file or directory",
+    "Cannot find device",
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to run on the device, and the name its raw capture is saved under."""
+
+    text: str
+    optional: bool = False  # a refusal is recorded as an error but does not stop parsing of the others
+
+    @property
+    def slug(self) -> str:
+        """File-safe name: ``show pfc counters`` -> ``show_pfc_counters``."""
+        return re.sub(r"[^A-Za-z0-9.-]+", "_", self.text).strip("_")[:120]
+
+
+@dataclass
+class DeviceObservation:
+    """What one device showed: the observed Device and the extras, plus every parse error."""
+
+    device: Device | None  # None when nothing could be read into the model
+    fields: list[str] = field(default_factory=list)  # FabricState paths actually read (see module doc)
+    lldp: list[LldpNeighbor] | None = None  # None: this collector does not read LLDP
+    bgp_sessions: list[BgpSession] | None = None  # None: the platform has no BGP to read
+    counters: dict[str, PortCounters] = field(default_factory=dict)
+    host: HostObserved | None = None
+    errors: list[CollectError] = field(default_factory=list)
+    lab_only: list[str] = field(default_factory=list)  # facts this observation cannot show in the lab
+
+
+class Collector(Protocol):
+    platform: ClassVar[str]
+    netmiko_device_type: ClassVar[str]
+
+    def commands(self, desired: Device) -> list[Command]:
+        """The commands to run on this device (they may depend on its NICs, ports, ...)."""
+        ...
+
+    def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
+        """Pure: command text -> its output (commands missing from ``outputs`` failed to run)."""
+        ...
+
+
+def parse_error(device: str, command: str | None, message: str) -> CollectError:
+    """A parse failure, as one line (the first line of ``message``)."""
+    line = message.strip().splitlines()[0] if message.strip() else "unreadable output"
+    return CollectError(device=device, command=command, kind="parse", message=line[:500])
+
+
+def refused(output: str) -> str | None:
+    """The refusal line if the CLI refused the command, else None."""
+    for line in output.splitlines():
+        if any(marker in line for marker in REFUSALS):
+            return line.strip()
+    return None
+
+
+# device platform -> module holding its ``Collector`` (one line per platform)
+COLLECTOR_MODULES: dict[str, str] = {
+    "sonic": "xoff.platforms.sonic.collect",
+    "eos": "xoff.platforms.eos.collect",
+    "cumulus": "xoff.platforms.cumulus.collect",
+    "linux": "xoff.platforms.host.collect",
+}
+
+
+def collector_for(platform: str) -> Collector:
+    try:
+        module_name = COLLECTOR_MODULES[platform]
+    except KeyError:
+        allowed = ", ".join(sorted(COLLECTOR_MODULES))
+        raise KeyError(f"no collector for platform {platform!r} (allowed: {allowed})") from None
+    cls: type[Collector] = importlib.import_module(module_name).Collector
+    return cls()

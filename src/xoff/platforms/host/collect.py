@@ -1,0 +1,241 @@
+"""Collect a Linux GPU host: netdevs (``ip -j``), the NIC's QoS (``mlnx_qos``), RDMA-CM's RoCE mode
+and ToS, kernel modules, the GPU/NIC PCIe topology, ACS on PCIe bridges, and the NCCL environment
+file xoff installs. Text-only tools go through this package's TextFSM templates (``textfsm/``).
+
+Files xoff installs are read under ``${XOFF_HOST_ROOT:-}`` (unset on a real host; the lab's hosts keep
+their driver sysfs and /etc/xoff under a state root, see docs/lab.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
+from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.snapshot import GpuNicPath, HostObserved
+from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.desired.models import Device, HostNic
+from xoff.platforms.host.builders import NCCL_ENV_PATH
+
+TEXTFSM = Path(__file__).parent / "textfsm"
+LINKS = Command("ip -j link show")
+ADDRS = Command("ip -j -4 addr show")
+LSMOD = Command("lsmod")
+TOPO = Command("nvidia-smi topo -m")
+LSPCI = Command("lspci -vvv")
+NCCL = Command(f'cat "${{XOFF_HOST_ROOT:-}}{NCCL_ENV_PATH}"')
+ACS_BITS = ("src_valid", "req_redir", "cmplt_redir", "upstream_fwd", "egress_ctrl", "direct_trans")
+ROCE_MODES = {"RoCE v2": "RoCE v2"}
+_ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+LAB_ONLY = "NIC QoS, RoCE and GPU topology: the lab's hosts run NIC tool shims, not ConnectX NICs or GPUs"
+
+
+def mlnx_qos(netdev: str) -> Command:
+    return Command(f"mlnx_qos -i {netdev}")
+
+
+def roce_mode(rdma: str) -> Command:
+    return Command(f"cma_roce_mode -d {rdma} -p 1")
+
+
+def roce_tos(rdma: str) -> Command:
+    return Command(f"cma_roce_tos -d {rdma} -p 1")
+
+
+def _roce_nics(desired: Device) -> list[HostNic]:
+    return [n for n in desired.host.nics.values() if n.trust is not None] if desired.host is not None else []
+
+
+class Collector:
+    platform: ClassVar[str] = "linux"
+    netmiko_device_type: ClassVar[str] = "linux"
+    exec_channel: ClassVar[bool] = True  # `ssh host CMD`: exit statuses, and no login profile resetting PATH
+
+    def commands(self, desired: Device) -> list[Command]:
+        out = [LINKS, ADDRS, LSMOD, LSPCI, NCCL]
+        if desired.host is not None and desired.host.gpus:
+            out.append(TOPO)
+        for nic in _roce_nics(desired):
+            out.append(mlnx_qos(nic.netdev))
+            if nic.rdma is not None:
+                out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
+        return out
+
+    def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
+        obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
+        errors = obs.errors
+        name = desired.name
+
+        def attempt(command: Command, read: Any) -> Any:
+            if command.text not in outputs:
+                return None
+            try:
+                return read(outputs[command.text])
+            except (TextParseError, ValueError, KeyError, TypeError) as exc:
+                errors.append(parse_error(name, command.text, str(exc)))
+                return None
+
+        links = attempt(LINKS, lambda t: {i["ifname"]: i for i in json.loads(t)})
+        addrs = attempt(ADDRS, _addresses)
+        modules = attempt(LSMOD, _modules)
+        bridges = attempt(LSPCI, _acs_enabled)
+        nccl = attempt(NCCL, _nccl_env)
+        paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
+        nics: dict[str, dict[str, Any]] = {}
+        for nic in _roce_nics(desired):
+            values: dict[str, Any] = {}
+            qos = attempt(mlnx_qos(nic.netdev), _mlnx_qos)
+            if qos is not None:
+                values.update(qos)
+            if nic.rdma is not None:
+                mode = attempt(roce_mode(nic.rdma), _last_line)
+                if mode is not None:
+                    values["roce_mode"] = ROCE_MODES.get(mode)
+                tos = attempt(roce_tos(nic.rdma), _last_line)
+                if tos is not None:
+                    values["roce_tos"] = int(tos)
+            nics[nic.netdev] = values
+        obs.host = HostObserved(modules=modules or [], acs_enabled_bridges=bridges or [], gpu_nic_paths=paths or [])
+        if links is None or addrs is None:
+            return obs
+        try:
+            obs.device, obs.fields = _device(desired, links, addrs, nics, modules, bridges, nccl)
+        except (ValidationError, ValueError) as exc:
+            errors.append(parse_error(name, None, f"observed host state does not fit FabricState: {exc}"))
+        return obs
+
+
+def _device(
+    desired: Device,
+    links: dict[str, Any],
+    addrs: dict[str, list[str]],
+    nics: dict[str, dict[str, Any]],
+    modules: list[str] | None,
+    bridges: list[str] | None,
+    nccl: dict[str, str] | None,
+) -> tuple[Device, list[str]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for name, interface in desired.interfaces.items():
+        link = links.get(name)
+        if interface.kind != "ethernet" or link is None:
+            continue
+        values: dict[str, Any] = {
+            "mtu": int(link["mtu"]),
+            "admin_up": "UP" in link.get("flags", []),
+            "addresses": addrs.get(name, []),
+        }
+        if name in nics and "pfc" in nics[name]:
+            values["pfc_priorities"] = [p for p, on in enumerate(nics[name]["pfc"]) if on]
+        seen[name] = values
+    fields = ["interfaces", *interface_paths(("mtu", "admin_up", "addresses"))]
+    updates: dict[str, Any] = {"interfaces": observed_interfaces(desired, seen)}
+    if nics:
+        fields.append("interfaces.*.pfc_priorities")
+    host = desired.host
+    if host is not None:
+        data = host.model_dump()
+        for netdev, nic in data["nics"].items():
+            nic["mtu"] = seen[netdev]["mtu"] if netdev in seen else nic["mtu"]
+            address = seen.get(netdev, {}).get("addresses", [])
+            nic["address"] = address[0] if address else None
+            nic.update(nics.get(netdev, {}))
+        fields += ["host.nics.*.mtu", "host.nics.*.address"]
+        fields += sorted({f"host.nics.*.{k}" for v in nics.values() for k in v})
+        if nccl is not None:
+            data["nccl_env"] = nccl
+            fields.append("host.nccl_env")
+        if data["gpudirect"] is not None:
+            if modules is not None:
+                data["gpudirect"]["nvidia_peermem"] = "nvidia_peermem" in modules
+                fields.append("host.gpudirect.nvidia_peermem")
+            if bridges is not None:
+                data["gpudirect"]["acs_disabled"] = not bridges
+                fields.append("host.gpudirect.acs_disabled")
+        updates["host"] = data
+    return observed_device(desired, updates), fields
+
+
+def _addresses(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for item in json.loads(text):
+        for info in item.get("addr_info", []):
+            if info.get("family") == "inet":
+                out.setdefault(item["ifname"], []).append(f"{info['local']}/{info['prefixlen']}")
+    return out
+
+
+def _modules(text: str) -> list[str]:
+    lines = text.splitlines()
+    if not lines or lines[0].split()[:3] != ["Module", "Size", "Used"]:
+        raise ValueError("lsmod: no 'Module Size Used by' header")
+    names = []
+    for line in lines[1:]:
+        parts = line.split()
+        if len(parts) < 3 or not parts[1].isdigit():
+            raise ValueError(f"lsmod: unreadable line {line!r}")
+        names.append(parts[0])
+    return sorted(names)
+
+
+def _acs_enabled(text: str) -> list[str]:
+    rows = parse_text(TEXTFSM, "linux", LSPCI.text, text)
+    if text.strip() and not re.search(r"^[0-9a-f]{2,4}:[0-9a-f]{2}", text, re.M):
+        raise ValueError("lspci -vvv: no PCI function in the output")
+    return sorted(str(r["slot"]) for r in rows if any(r[bit] == "+" for bit in ACS_BITS))
+
+
+def _nccl_env(text: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _ENV_LINE.match(line)
+        if match is None:
+            raise ValueError(f"line {number}: not KEY=VALUE: {line[:80]!r}")
+        env[match[1]] = match[2]
+    return dict(sorted(env.items()))
+
+
+def _mlnx_qos(text: str) -> dict[str, Any]:
+    rows = parse_text(TEXTFSM, "linux", "mlnx_qos -i x", text)
+    if len(rows) != 1 or not rows[0]["trust"] or not rows[0]["pfc_enabled"]:
+        raise ValueError("mlnx_qos: no trust state or PFC configuration in the output")
+    row = rows[0]
+    dscp_to_priority: dict[int, int] = {}
+    for entry in row["dscp2prio"]:
+        prio, _, dscps = str(entry).partition(" dscp:")
+        for dscp in filter(None, dscps.split(",")):
+            dscp_to_priority[int(dscp)] = int(prio.removeprefix("prio:"))
+    pfc = [int(v) for v in str(row["pfc_enabled"]).split()]
+    return {"trust": row["trust"], "pfc": pfc, "dscp_to_priority": dict(sorted(dscp_to_priority.items()))}
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ValueError("empty output")
+    return lines[-1].strip()
+
+
+def _gpu_nic_paths(text: str) -> list[GpuNicPath]:
+    rows = parse_text(TEXTFSM, "linux", TOPO.text, text)
+    legend = {str(r["nic"]): str(r["rdma"]) for r in rows if r["nic"]}
+    paths = []
+    for row in rows:
+        if not str(row["row"]).startswith("GPU"):
+            continue
+        header = str(row["header"]).split("\t")
+        cells = str(row["cells"]).split("\t")
+        for column, cell in zip(header, cells, strict=False):
+            nic = legend.get(column, column if column.startswith("mlx5_") else None)
+            if nic is not None:
+                paths.append(GpuNicPath(gpu=int(str(row["row"])[3:]), nic=nic, relation=cell.strip()))
+    if not paths and rows:
+        raise ValueError("nvidia-smi topo -m: no GPU-to-NIC cell")
+    return paths

@@ -1,0 +1,79 @@
+"""``lldpcli -f json show neighbors`` (= ``lldpctl -f json``) -> LldpNeighbor list.
+
+lldpd's JSON writer (src/client/json_writer.c) collapses a one-element list into the element, so
+``interface`` is an object for one neighbour and a list of one-key objects for several; ``chassis``
+is keyed by the system name (or is the bare chassis when the neighbour sends none). The port the
+neighbour names is its port id when that is an interface name (``local``/``ifname``), else its
+port description.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from xoff.collect.snapshot import LldpNeighbor
+
+_NAMED_PORT_IDS = {"local", "ifname", "ifalias"}
+
+
+class LldpParseError(ValueError):
+    pass
+
+
+def _items(value: Any) -> list[tuple[str, Any]]:
+    entries = value if isinstance(value, list) else [value]
+    out: list[tuple[str, Any]] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise LldpParseError(f"lldp.interface: expected objects, got {type(entry).__name__}")
+        out.extend(entry.items())
+    return out
+
+
+def _system_name(chassis: Any, port: str) -> str:
+    if not isinstance(chassis, dict) or not chassis:
+        raise LldpParseError(f"lldp.interface.{port}.chassis: missing")
+    name, body = next(iter(chassis.items()))
+    if name == "id" or not isinstance(body, dict):  # no system name announced
+        raise LldpParseError(f"lldp.interface.{port}.chassis: the neighbour announces no system name")
+    return str(name)
+
+
+def _port_name(port_data: Any, port: str) -> str:
+    if not isinstance(port_data, dict):
+        raise LldpParseError(f"lldp.interface.{port}.port: missing")
+    ident = port_data.get("id", {})
+    if isinstance(ident, dict) and ident.get("type") in _NAMED_PORT_IDS and ident.get("value"):
+        return str(ident["value"])
+    if port_data.get("descr"):
+        return str(port_data["descr"])
+    raise LldpParseError(f"lldp.interface.{port}.port: neither an interface-name id nor a description")
+
+
+def parse_neighbors(text: str, local_name: Callable[[str], str] = lambda n: n) -> list[LldpNeighbor]:
+    """Every neighbour, sorted by local port; ``local_name`` maps lldpd's interface names to the intent's."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LldpParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict) or "lldp" not in data:
+        raise LldpParseError("no top-level 'lldp' object")
+    lldp = data["lldp"]
+    if lldp in ({}, [], None):
+        return []
+    if not isinstance(lldp, dict) or "interface" not in lldp:
+        raise LldpParseError("lldp: no 'interface' entries")
+    neighbors = []
+    for port, body in _items(lldp["interface"]):
+        if not isinstance(body, dict):
+            raise LldpParseError(f"lldp.interface.{port}: not an object")
+        neighbors.append(
+            LldpNeighbor(
+                port=local_name(port),
+                neighbor=_system_name(body.get("chassis"), port),
+                neighbor_port=_port_name(body.get("port"), port),
+            )
+        )
+    return sorted(neighbors, key=lambda n: (n.port, n.neighbor))

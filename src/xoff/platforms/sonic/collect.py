@@ -1,0 +1,193 @@
+"""Collect a SONiC switch: CONFIG_DB (``show runningconfiguration all``), FRR (BGP sessions, and its
+running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters.
+
+CONFIG_DB is read by the strict parser of the render round trip (``parse.py``); tables it does not
+model are skipped by name (a running switch has dozens: FEATURE, MGMT_INTERFACE, ...). Counters are
+text only and go through this package's TextFSM templates (``textfsm/``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from xoff.collect.observe import dumped, interface_paths, observed_device, observed_interfaces, ordered_like
+from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters
+from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.desired.models import Bgp, Device
+from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
+from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
+from xoff.platforms.sonic.parse import OWNED_TABLES, ConfigDbParseError, ParsedSwitch, parse_config_db
+
+TEXTFSM = Path(__file__).parent / "textfsm"
+RUNNING = Command("show runningconfiguration all")
+BGP = Command("vtysh -c 'show bgp summary json'")
+LLDP = Command("lldpctl -f json")
+PFC_COUNTERS = Command("show pfc counters")
+QUEUE_COUNTERS = Command("show queue counters")
+
+INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
+LAB_ONLY = "PFC/ECN counters and buffer use: the lab's SONiC has no data plane (counters are what the emulator holds)"
+
+
+def _name(value: Any) -> Any:
+    return value["name"]
+
+
+def _address(value: Any) -> Any:
+    return value.address
+
+
+def _watchdog(parsed: ParsedSwitch, desired: Device) -> dict[str, Any] | None:
+    watchdog = parsed["pfc_watchdog"]
+    if watchdog is None:
+        return None
+    data: dict[str, Any] = watchdog.model_dump()
+    reference = desired.pfc_watchdog.ports if desired.pfc_watchdog is not None else list(desired.interfaces)
+    data["ports"] = ordered_like(data["ports"], reference)
+    return data
+
+
+def _count(value: str | list[str]) -> int:
+    text = value if isinstance(value, str) else "".join(value)
+    return 0 if text == "N/A" else int(text.replace(",", ""))
+
+
+class Collector:
+    platform: ClassVar[str] = "sonic"
+    netmiko_device_type: ClassVar[str] = "linux"  # SONiC's admin shell is bash
+
+    def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every SONiC switch)
+        return [RUNNING, BGP, LLDP, PFC_COUNTERS, QUEUE_COUNTERS]
+
+    def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
+        obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
+        name = desired.name
+        if RUNNING.text in outputs:
+            try:
+                obs.device, obs.fields = self._device(outputs[RUNNING.text], desired)
+            except (ValueError, ValidationError) as exc:  # ConfigDbParseError, FrrParseError, JSON, model
+                obs.errors.append(parse_error(name, RUNNING.text, str(exc)))
+        if BGP.text in outputs:
+            try:
+                obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
+            except FrrParseError as exc:
+                obs.errors.append(parse_error(name, BGP.text, str(exc)))
+        if LLDP.text in outputs:
+            try:
+                obs.lldp = parse_neighbors(outputs[LLDP.text])
+            except LldpParseError as exc:
+                obs.errors.append(parse_error(name, LLDP.text, str(exc)))
+        try:
+            obs.counters = self._counters(outputs)
+        except (TextParseError, ValueError) as exc:
+            obs.errors.append(parse_error(name, f"{PFC_COUNTERS.text} / {QUEUE_COUNTERS.text}", str(exc)))
+        return obs
+
+    # --- CONFIG_DB + FRR -> Device ---------------------------------------------------------------
+
+    def _device(self, text: str, desired: Device) -> tuple[Device, list[str]]:
+        try:
+            dump: Any = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigDbParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+        if not isinstance(dump, dict):
+            raise ConfigDbParseError("show runningconfiguration all: expected a JSON object")
+        bgpraw = dump.pop("bgpraw", "")
+        parsed = parse_config_db(dump, ignore_tables=set(dump) - set(OWNED_TABLES))
+        updates, fields = self._updates(parsed, desired, bgpraw if isinstance(bgpraw, str) else "")
+        return observed_device(desired, updates), fields
+
+    def _updates(self, parsed: ParsedSwitch, desired: Device, bgpraw: str) -> tuple[dict[str, Any], list[str]]:
+        fields = ["name", "role", "hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
+        updates: dict[str, Any] = {
+            "name": parsed["name"],
+            "role": parsed["role"],
+            "hwsku": parsed["hwsku"],
+            "interfaces": observed_interfaces(desired, {n: dict(i) for n, i in parsed["interfaces"].items()}),
+            "pfc_watchdog": _watchdog(parsed, desired),
+        }
+        updates["bgp"], bgp_fields = self._bgp(parsed, desired, bgpraw)
+        fields += bgp_fields
+        qos = parsed["qos"]
+        if qos is None:
+            updates["qos"] = None
+            fields.append("qos")
+        else:
+            updates["qos"] = dumped(dict(qos))
+            fields += [f"qos.{k}" for k in qos]
+        buffers = parsed["buffers"]
+        if buffers is None:
+            updates["buffers"] = None
+            fields.append("buffers")
+        else:
+            data = dumped(dict(buffers))
+            if "pools" in data and desired.buffers is not None:
+                data["pools"] = ordered_like(data["pools"], [p.name for p in desired.buffers.pools], _name)
+            if "profiles" in data:  # the lookup row a profile came from is intent's, not the switch's
+                want = desired.buffers.profiles if desired.buffers is not None else {}
+                for profile_name, profile in data["profiles"].items():
+                    profile["source"] = want[profile_name].source if profile_name in want else "observed"
+                fields += [f"buffers.profiles.*.{k}" for k in ("name", "pool", "xon", "xoff", "size")]
+                fields += ["buffers.profiles.*.xon_offset", "buffers.profiles.*.dynamic_th", "buffers.profiles"]
+            updates["buffers"] = data
+            fields += [f"buffers.{k}" for k in data if k != "profiles"]
+        return updates, fields
+
+    @staticmethod
+    def _bgp(parsed: ParsedSwitch, desired: Device, bgpraw: str) -> tuple[dict[str, Any] | None, list[str]]:
+        config = parsed["bgp"]
+        if config is None:
+            return None, ["bgp"]
+        want = (
+            desired.bgp if desired.bgp is not None else Bgp(asn=0, router_id="", max_paths=0, neighbors=[], networks=[])
+        )
+        frr = parse_router_bgp(bgpraw)
+        if frr is None:
+            raise FrrParseError("bgpraw: no 'router bgp' block while CONFIG_DB has BGP neighbours")
+        if frr["asn"] != config["asn"]:
+            raise FrrParseError(f"bgpraw: router bgp {frr['asn']} differs from DEVICE_METADATA bgp_asn {config['asn']}")
+        data: dict[str, Any] = {
+            "asn": config["asn"],
+            "neighbors": dumped(ordered_like(config["neighbors"], [n.address for n in want.neighbors], _address)),
+            "max_paths": frr["max_paths"],
+            "networks": ordered_like(frr["networks"], want.networks),
+        }
+        fields = ["bgp.asn", "bgp.neighbors", "bgp.max_paths", "bgp.networks"]
+        if frr["router_id"] is not None:
+            data["router_id"] = frr["router_id"]
+            fields.append("bgp.router_id")
+        if desired.bgp is None:  # observed BGP intent does not have: every required field must be read
+            data.setdefault("router_id", "")
+        return data, fields
+
+    # --- counters --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _counters(outputs: Mapping[str, str]) -> dict[str, PortCounters]:
+        pfc: dict[str, dict[str, dict[int, int]]] = {}
+        if PFC_COUNTERS.text in outputs:
+            for row in parse_text(TEXTFSM, "sonic", PFC_COUNTERS.text, outputs[PFC_COUNTERS.text]):
+                side = "rx_pause" if row["direction"] == "Rx" else "tx_pause"
+                pfc.setdefault(str(row["port"]), {})[side] = {p: _count(row[f"pfc{p}"]) for p in range(8)}
+        queues: dict[str, dict[int, QueueCounters]] = {}
+        if QUEUE_COUNTERS.text in outputs:
+            for row in parse_text(TEXTFSM, "sonic", QUEUE_COUNTERS.text, outputs[QUEUE_COUNTERS.text]):
+                queue = str(row["queue"])
+                if not queue.startswith("UC"):  # multicast queues carry no lossless traffic
+                    continue
+                queues.setdefault(str(row["port"]), {})[int(queue[2:])] = QueueCounters(
+                    packets=_count(row["packets"]),
+                    bytes=_count(row["bytes"]),
+                    dropped_packets=_count(row["drop_packets"]),
+                    dropped_bytes=_count(row["drop_bytes"]),
+                )
+        return {
+            port: PortCounters(pfc=PfcCounters(**pfc.get(port, {})), queues=queues.get(port, {}))
+            for port in sorted(set(pfc) | set(queues))
+        }

@@ -6,8 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 # Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint; chromium for the
-# HTML report test).
-APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium
+# HTML report test; sshpass for Ansible password logins over OpenSSH).
+APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass
 
 .PHONY: demo test lint typecheck unit schema bench clean system-deps
 

@@ -9,6 +9,34 @@ Syntax target: Cumulus Linux 5.6 to 5.14, the releases whose NVUE has both the Q
 the PFC watchdog (5.6) and still spells switches ``enable on`` / ``tx enable``; 5.15 renamed some of
 them (``nv set qos roce state enabled``, per the NVUE reference's QoS page). Every command path xoff
 writes is checked against the published ``nv list-commands`` grammar in ``grammar.py``.
+
+Command forms checked against NVIDIA's docs (CumulusNetworks/docs; "5.5 list" = content/cumulus-linux-55/
+System-Configuration/NVIDIA-User-Experience-NVUE/NVUE-Commands.md, "5.9 QoS" = content/cumulus-linux-59/
+Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumulus-linux-56/Whats-New):
+
+- confirmed, as rendered: ``qos pfc <profile> switch-priority <sp>``, ``tx|rx enable``, ``cable-length
+  1-100000`` (5.5 list; 5.9 QoS "PFC"); ``interface <if> qos pfc profile <name>`` (5.5 list); ``qos
+  congestion-control <profile> traffic-class <tc> min-threshold|max-threshold <bytes>``, ``probability
+  0-100``, ``ecn enable|disable`` (5.5 list; 5.9 QoS "Congestion Control (ECN)", values in bytes); ``qos
+  egress-scheduler ... mode dwrr|strict``, ``bw-percent`` (5.5 list; 5.9 QoS "Egress Scheduler"); ``qos
+  egress-queue-mapping default-global switch-priority <sp> traffic-class <q>`` (5.5 list; 5.9 QoS "Egress
+  Queues": default-global only); ``qos mapping default-global trust l3|l2``, ``dscp <d> switch-priority
+  <sp>`` (5.5 list; 5.9 QoS "Trust DSCP"); ``qos traffic-pool default-lossless|default-lossy
+  memory-percent`` (5.5 list; 5.9 QoS "Flow Control Buffers", 50/50); ``qos pfc-watchdog polling-interval
+  100-5000`` / ``robustness 1-1000`` (5.6 new; 5.9 QoS "PFC Watchdog", defaults 100 ms / 3);
+  ``interface <if> qos pfc-watchdog state enable`` (5.9 QoS "PFC Watchdog" names ``state disable``;
+  plain ``nv set interface <if> qos pfc-watchdog`` also enables it); ``interface <if> link
+  speed|mtu 552-9216|state|breakout``, ``ip address`` (5.5 list);
+- not re-checked here (taken from the 5.5 list by this package's first author and the 5.14 BGP guide
+  ``bgp.py`` cites): ``router bgp enable|autonomous-system|router-id``, ``vrf default router bgp
+  neighbor <addr> remote-as <asn>`` / ``type numbered``, ``address-family ipv4-unicast network`` /
+  ``multipaths ebgp``;
+- not used: the headroom knobs ``qos pfc <profile> xoff-threshold|xon-threshold|port-buffer`` (5.5
+  list): NVIDIA advises letting switchd size them from the cable length, which xoff renders; ``qos
+  advance-buffer-config``. The 5.9 QoS page's port-group ECN example spells ``min-threshold-bytes``;
+  the command list (and its default-global example) says ``min-threshold``, which xoff keeps;
+- open: whether the documented default-global DWRR shares (12/13 %) stay on queues a profile does not
+  name (if they do, NVUE would refuse xoff's 40 + 60 % as over 100 %); the lab's emulator assumes not.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ applied later shows in the next session.
 
 The shell understands ``;``/``&&``/``||``, ``| grep|head|tail``, ``> FILE``/``>> FILE``, ``cat > FILE
 <<EOF`` (to put a command file on the switch for ``nv config patch``), and ``echo``, ``cat``, ``rm``,
-``hostname``, ``whoami``, ``pwd``, ``true``, ``false``, ``exit``/``logout``. Anything else is
+``hostname``, ``whoami``, ``pwd``, ``true``, ``false``, ``exit``/``logout``, and the native tools
+``vtysh`` and ``lldpctl`` on the device's real FRR and lldpd (``tools.py``). Anything else is
 ``-bash: foo: command not found`` (127). Files live under ``<state_dir>/files`` (what SFTP/SCP see).
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
 from xoff.lab.emulators.cumulus.nv import Nv, Out
 from xoff.lab.emulators.cumulus.store import Store
+from xoff.lab.emulators.cumulus.tools import lldpctl, vtysh
 from xoff.platforms.cumulus.patch import get_path
 
 USER = "cumulus"
@@ -49,7 +51,7 @@ class Emulator(EmulatorBase):
         self.files = ctx.state_dir / FILES_DIR
         (self.files / HOME.lstrip("/")).mkdir(parents=True, exist_ok=True)
         (self.files / "tmp").mkdir(parents=True, exist_ok=True)
-        applied = Store(ctx.state_dir).read().applied_tree()
+        applied = Store(ctx.state_dir, ctx).read().applied_tree()
         self.host = str(get_path(applied, ("system", "hostname")) or "cumulus")
         self.root = False
         self.exec_mode = False
@@ -230,6 +232,12 @@ class Emulator(EmulatorBase):
 
     def _cmd_pwd(self, _args: list[str]) -> Out:
         return Out(f"{self.cwd}\n")
+
+    def _cmd_vtysh(self, args: list[str]) -> Out:
+        return Out(*vtysh(self.ctx, args))
+
+    def _cmd_lldpctl(self, args: list[str]) -> Out:
+        return Out(*lldpctl(self.ctx, args))
 
     def _cmd_true(self, _args: list[str]) -> Out:
         return Out()

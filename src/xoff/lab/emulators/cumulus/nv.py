@@ -43,7 +43,7 @@ class Nv:
     def __init__(self, ctx: EmulatorContext, user: str, reject: Callable[[], bool], read_file: Callable[[str], Path]):
         self.ctx = ctx
         self.user = user
-        self.store = Store(ctx.state_dir)
+        self.store = Store(ctx.state_dir, ctx)
         self.reject = reject
         self.read_file = read_file
 

@@ -2,9 +2,10 @@
 values a collector reads, as JSON (``-o json``), YAML (``-o yaml``) or NVUE's two-column table.
 
 Shapes follow NVUE's JSON (keys as in the configuration tree; integers stay integers; a collection
-member is ``{}``): ``nv show interface -o json`` maps each interface to ``type``, ``link`` (``mtu``,
-``speed``, ``state``, ``admin-status``, ``oper-status``), ``ip address`` and ``qos``; BGP neighbours add
-``state`` from FRR. Operational values come from the device's namespace (``ip -j``) and FRR (vtysh) when
+member is ``{}``): ``nv show interface -o json`` maps each interface to ``type``, ``link``
+(``oper-status``, ``admin-status``, ``speed``, ``mtu``) and ``ip address`` (``vrf`` on eth0), the
+summary's keys; ``nv show interface <port>`` adds the port's applied configuration (``link state``,
+``qos``...); BGP neighbours add ``state`` from FRR. Operational values come from the device's namespace (``ip -j``) and FRR (vtysh) when
 the emulator runs in the lab, else they restate the applied configuration.
 """
 
@@ -52,8 +53,25 @@ def _kind(name: str) -> str:
     return "loopback" if name == "lo" else "eth" if name.startswith("eth") else "swp"
 
 
-def interfaces(ctx: EmulatorContext, applied: Tree) -> dict[str, Any]:
-    """``nv show interface -o json``: configured interfaces and the ports the box has."""
+DEFAULT_MTU = 9216  # NVUE's link mtu when none is set
+
+
+def _inet(entry: dict[str, Any] | None) -> dict[str, Any]:
+    """The IPv4 addresses of one ``ip -j address`` entry, as NVUE's ``ip address`` collection."""
+    if entry is None:
+        return {}
+    return {f"{a['local']}/{a['prefixlen']}": {} for a in entry.get("addr_info", []) if a.get("family") == "inet"}
+
+
+def interfaces(ctx: EmulatorContext, applied: Tree, summary: bool = False) -> dict[str, Any]:
+    """``nv show interface -o json``: configured interfaces and the ports the box has.
+
+    The summary (``summary=True``, the whole collection) has NVUE's summary keys only: ``type``,
+    ``link`` (``admin-status``, ``oper-status``, ``mtu``, ``speed`` when set) and ``ip address``;
+    one interface (``nv show interface swp1``) also shows its applied configuration. Operational values
+    come from the namespace when there is one (the kernel's MTU, flags and IPv4 addresses), else they
+    restate the applied configuration.
+    """
     config = applied.get("interface", {})
     out: dict[str, Any] = {}
     assert isinstance(config, dict)
@@ -65,6 +83,7 @@ def interfaces(ctx: EmulatorContext, applied: Tree) -> dict[str, Any]:
         if name.startswith(("swp", "eth")) or name == "lo":
             out.setdefault(name, {"type": _kind(name)})
     for name, body in out.items():
+        body.setdefault("type", _kind(name))
         link = body.setdefault("link", {})
         admin = next(iter(link.get("state", {})), "up" if name in {"lo", "eth0"} else "down")
         kernel = oper.get(name)
@@ -72,18 +91,31 @@ def interfaces(ctx: EmulatorContext, applied: Tree) -> dict[str, Any]:
             flags = kernel.get("flags", [])
             link["admin-status"] = "up" if "UP" in flags else "down"
             link["oper-status"] = "up" if kernel.get("operstate") in {"UP", "UNKNOWN"} and "UP" in flags else "down"
-            link.setdefault("mtu", kernel.get("mtu"))
+            if name != "lo":
+                link["mtu"] = kernel.get("mtu")
         else:
             link["admin-status"] = admin
             link["oper-status"] = admin
-        if name == "eth0" and name in addrs:  # management: DHCP/ZTP's address, not NVUE's
-            found: dict[str, Any] = {
-                f"{a['local']}/{a['prefixlen']}": {}
-                for a in addrs[name].get("addr_info", [])
-                if a.get("family") == "inet"
-            }
-            body.setdefault("ip", {})["address"] = found
-            body["ip"]["vrf"] = "mgmt"
+            if name != "lo":
+                link.setdefault("mtu", DEFAULT_MTU)
+        if name in addrs:  # the kernel's addresses (eth0: DHCP/ZTP's, in the mgmt VRF)
+            body.setdefault("ip", {})["address"] = _inet(addrs[name])
+            if name == "eth0":
+                body["ip"]["vrf"] = "mgmt"
+    if summary:
+        return {name: _summary(body) for name, body in out.items()}
+    return out
+
+
+def _summary(body: dict[str, Any]) -> dict[str, Any]:
+    link = body.get("link", {})
+    keep = {k: link[k] for k in ("oper-status", "admin-status", "speed", "mtu") if k in link}
+    out: dict[str, Any] = {"type": body["type"], "link": keep}
+    ip = body.get("ip", {})
+    if "address" in ip:
+        out["ip"] = {"address": copy.deepcopy(ip["address"])}
+        if "vrf" in ip:
+            out["ip"]["vrf"] = ip["vrf"]
     return out
 
 
@@ -112,7 +144,7 @@ def system(applied: Tree) -> dict[str, Any]:
 def show(ctx: EmulatorContext, applied: Tree, path: tuple[str, ...]) -> Any:
     """The value ``nv show <path>`` prints; ShowError when NVUE has no such path."""
     if path == ("interface",):
-        return interfaces(ctx, applied)
+        return interfaces(ctx, applied, summary=True)
     if len(path) == 2 and path[0] == "interface":
         found = interfaces(ctx, applied).get(path[1])
         if found is None:

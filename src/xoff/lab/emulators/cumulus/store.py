@@ -5,8 +5,9 @@ NVUE keeps configuration as numbered revisions (``/var/lib/nvue``): one pending 
 (``/etc/nvue.d/startup.yaml``, written by ``nv config save`` and, with auto-save on as shipped, by every
 apply). Each apply is recorded in the history. Writers take an exclusive ``flock`` on ``.lock``.
 
-Factory state (first use of a state directory): revision 1, applied and saved, holding what a fresh
-switch's NVUE configuration says that xoff's grammar knows: ``system hostname cumulus``.
+Factory state (first use of a state directory): revision 1, applied and saved, holding ``factory.py``'s
+tree: the underlay the lab provisions (hostname, ports, addresses, BGP) when the lab's FabricState
+names the switch, else ``system hostname cumulus``.
 """
 
 from __future__ import annotations
@@ -21,14 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus.factory import factory_tree
 from xoff.platforms.cumulus.nvue import Tree
 
 STATE_FILE = "nvue.json"
-FACTORY_HOSTNAME = "cumulus"
-
-
-def factory_tree() -> Tree:
-    return {"system": {"hostname": FACTORY_HOSTNAME}}
 
 
 @dataclass
@@ -81,11 +79,13 @@ class Nvue:
         )
 
     @classmethod
-    def factory(cls) -> Nvue:
+    def factory(cls, tree: Tree | None = None) -> Nvue:
         now = stamp()
-        rev = Revision(1, factory_tree(), "applied", "root", now, "Config update by startup")
+        first = factory_tree() if tree is None else tree
+        rev = Revision(1, copy.deepcopy(first), "applied", "root", now, "Config update by startup")
         return cls(
             revisions={1: rev},
+            startup=copy.deepcopy(first),
             history=[{"apply_id": "rev_1_apply_1", "rev_id": 1, "date": now, "type": "CLI", "user": "root"}],
         )
 
@@ -95,9 +95,12 @@ def stamp() -> str:
 
 
 class Store:
-    def __init__(self, state_dir: Path) -> None:
+    """``ctx`` (when given) says which switch this is, for its factory state (``factory.py``)."""
+
+    def __init__(self, state_dir: Path, ctx: EmulatorContext | None = None) -> None:
         self.root = state_dir
         self.file = state_dir / STATE_FILE
+        self.ctx = ctx
 
     @contextmanager
     def locked(self) -> Iterator[Nvue]:
@@ -118,7 +121,7 @@ class Store:
 
     def _load(self) -> Nvue:
         if not self.file.exists():
-            return Nvue.factory()
+            return Nvue.factory(factory_tree(self.ctx))
         return Nvue.from_json(json.loads(self.file.read_text(encoding="utf-8")))
 
     def _save(self, state: Nvue) -> None:

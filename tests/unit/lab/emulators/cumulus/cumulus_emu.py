@@ -25,13 +25,35 @@ def rendered(name: str = "lab-mini", device: str = "sleaf1") -> dict[str, str]:
     return {f.name: f.content for f in render_fabric(fabric(name), devices=[device])}
 
 
+def fabric_file(directory: Path, name: str = "lab-mini") -> Path:
+    """The FabricState as the lab writes it (``fabric.json``)."""
+    path = directory / "fabric.json"
+    path.write_text(fabric(name).model_dump_json(), encoding="utf-8")
+    return path
+
+
+def section(text: str, title: str) -> list[str]:
+    """The ``nv`` lines of one ``# --- <title> (...)`` section of nvue-commands.txt."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("# --- "):
+            inside = line.startswith(f"# --- {title} (")
+        elif inside and line.startswith("nv "):
+            out.append(line)
+    return out
+
+
 def set_lines(text: str) -> list[str]:
     """The ``nv`` lines of a command file (comments and blank lines dropped)."""
     return [line for line in text.splitlines() if line.startswith("nv ")]
 
 
-def session(state_dir: Path, device: str = "sleaf1") -> Emulator:
-    emulator = Emulator(EmulatorContext(device=device, state_dir=state_dir, netns=None))
+def session(state_dir: Path, device: str = "sleaf1", fabric_state: Path | None = None) -> Emulator:
+    """A session without a lab; with ``fabric_state`` (a FabricState JSON file) the switch's factory
+    state is the underlay the lab provisions."""
+    ctx = EmulatorContext(device=device, state_dir=state_dir, netns=None, fabric_state=fabric_state)
+    emulator = Emulator(ctx)
     emulator.exec_mode = True
     return emulator
 

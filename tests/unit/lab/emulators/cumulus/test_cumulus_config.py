@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import yaml
-from cumulus_emu import push, rendered, run, session, set_lines
+from cumulus_emu import fabric_file, push, rendered, run, section, session, set_lines
 
 from xoff.lab.emulators.cumulus.store import STATE_FILE
 from xoff.platforms.cumulus.nvue import commands
@@ -19,6 +19,24 @@ def test_factory_state_is_a_fresh_switch(tmp_path: Path) -> None:
     assert run(emu, "nv config show -o commands").output == "nv set system hostname cumulus\n"
     assert run(emu, "nv config diff").output == ""
     assert "1       applied" in run(emu, "nv config revision").output
+
+
+def test_factory_state_from_the_fabric_is_the_underlay_only(tmp_path: Path) -> None:
+    emu = session(tmp_path / "state", fabric_state=fabric_file(tmp_path))
+    assert emu.prompt() == "cumulus@sleaf1:mgmt:~$ "
+    text = rendered()["nvue-commands.txt"]
+    underlay = [*section(text, "system"), *section(text, "interfaces"), *section(text, "bgp")]
+    shown = run(emu, "nv config show -o commands").output.splitlines()
+    assert sorted(shown) == sorted(underlay) and underlay
+    assert not [line for line in shown if " qos " in line]  # QoS, PFC, ECN, watchdog: factory until push
+    assert run(emu, "nv config diff applied startup").output == ""
+    # the push then brings exactly the lossless plan
+    push(emu, set_lines(text))
+    diff = run(emu, "nv config diff -o commands").output.splitlines()
+    assert sorted(diff) == sorted(set(set_lines(text)) - set(underlay))
+    assert session(tmp_path / "other", device="not-in-fabric", fabric_state=tmp_path / "fabric.json").prompt() == (
+        "cumulus@cumulus:mgmt:~$ "
+    )
 
 
 def test_rendered_commands_apply_and_read_back(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +21,14 @@ from xoff.lab import credentials, netns
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.state import FABRIC_FILE, LabState
 from xoff.lab.teardown import down, leftovers_of
+from xoff.platforms.cumulus.collect import Collector
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
 INVENTORY = Path(__file__).resolve().parents[5] / "inventory"
+sys.path.insert(0, str(INVENTORY.parent / "tests" / "unit" / "collect"))
+from collect_drift import differing_fields  # noqa: E402
+
 LAB = f"t{os.getpid()}-cl"
 
 
@@ -61,9 +66,12 @@ def test_push_rendered_nvue_to_sleaf1(lab: LabState) -> None:
         host=lab.devices["sleaf1"].mgmt_address.split("/")[0],
         username=secrets.switch_username,
         password=secrets.switch_password,
+        secret=secrets.switch_password,
     )
     try:
-        assert conn.find_prompt() == "cumulus@cumulus:mgmt:~$"
+        assert conn.find_prompt() == "cumulus@sleaf1:mgmt:~$"  # provisioned for the underlay (factory.py)
+        factory = str(conn.send_command("nv config show -o commands"))
+        assert "nv set router bgp autonomous-system" in factory and " qos " not in factory
         out = conn.send_config_set(lines, enter_config_mode=False, exit_config_mode=False, error_pattern=r"Error:")
         assert "Error" not in out
         assert "applied [rev_id: 2]" in conn.save_config(cmd="nv config apply -y")
@@ -78,5 +86,13 @@ def test_push_rendered_nvue_to_sleaf1(lab: LabState) -> None:
         assert _mtu(lab, "swp1") == 9100
         ifaces = json.loads(str(conn.send_command("nv show interface -o json")))
         assert ifaces["swp1"]["link"]["oper-status"] == "up" and ifaces["swp5"]["link"]["admin-status"] == "down"
+        # collect as xoff does (root via sudo -s): what runs equals desired, LLDP from the real lldpd
+        conn.enable()
+        desired = fabric.devices["sleaf1"]
+        outputs = {c.text: str(conn.send_command(c.text)) for c in Collector().commands(desired)}
+        obs = Collector().parse(outputs, desired)
+        assert obs.errors == [] and obs.device is not None
+        assert differing_fields(desired, obs.device, obs.fields) == []
+        assert obs.bgp_sessions == [] and {(n.port, n.neighbor) for n in obs.lldp} >= {("swp1", "gpu1")}
     finally:
         conn.disconnect()

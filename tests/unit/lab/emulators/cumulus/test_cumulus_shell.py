@@ -34,14 +34,16 @@ def test_show_interface_json(tmp_path: Path) -> None:
     push(emu, set_lines(rendered()["nvue-commands.txt"]))
     run(emu, "nv config apply -y")
     data = json.loads(run(emu, "nv show interface -o json").output)
-    swp1 = data["swp1"]
-    assert swp1["type"] == "swp"
-    assert swp1["link"]["mtu"] == 9100 and swp1["link"]["state"] == {"up": {}}
-    assert swp1["link"]["admin-status"] == "up" and data["swp5"]["link"]["admin-status"] == "down"
-    assert swp1["ip"]["address"] == {"198.19.0.0/31": {}}
-    assert swp1["qos"]["pfc"]["profile"] == "pfc-sp4-5m"
+    assert data["swp1"] == {  # the summary's keys only
+        "type": "swp",
+        "link": {"oper-status": "up", "admin-status": "up", "speed": "100G", "mtu": 9100},
+        "ip": {"address": {"198.19.0.0/31": {}}},
+    }
+    assert data["swp5"]["link"]["admin-status"] == "down"
+    assert data["lo"] == {"type": "loopback", "link": {"oper-status": "up", "admin-status": "up"},
+                          "ip": {"address": {"198.19.255.1/32": {}}}}  # fmt: skip
     one = json.loads(run(emu, "nv show interface swp3 -o json").output)
-    assert one["qos"]["pfc"]["profile"] == "pfc-sp4-10m"
+    assert one["qos"]["pfc"]["profile"] == "pfc-sp4-10m" and one["link"]["state"] == {"up": {}}
     assert run(emu, "nv show interface swp99 -o json").status == 1
 
 

@@ -1,0 +1,185 @@
+"""Collect a Cumulus Linux switch: the applied NVUE configuration (``nv config show -o json``), the ports'
+operational link values (``nv show interface -o json``), BGP sessions from FRR (``vtysh -c 'show bgp
+summary json'``) and LLDP neighbours from lldpd (``lldpctl -f json``), both daemons Cumulus runs natively.
+
+The session becomes root first (netmiko's ``sudo -s``, ``enable``): vtysh and lldpctl read their
+daemons' sockets. Values read (``parse.py``): hostname; per port kind, speed, MTU, admin state, IPv4
+addresses, PFC priorities and cable length (its PFC profile), PFC watchdog; QoS trust, DSCP -> traffic
+class, lossless priorities and their queues, ECN, schedulers; the watchdog; BGP.
+
+Not read, so copied from desired and left out of ``fields``: QoS class names and the other maps NVUE
+does not hold (tc -> priority group...), buffers (switchd derives headroom from the cable length),
+the watchdog's restoration time (NVUE has no knob: one polling interval), BGP neighbour names, and:
+
+- ``qos.trust`` when ``nv config show`` has none (NVUE's default trust is not confirmed);
+- ``bgp.router_id`` when not set (NVUE then picks one), ``bgp.max_paths`` when ``multipaths ebgp``
+  is not set (its default is not confirmed);
+- schedulers are the configured ``egress-scheduler default-global`` entries only (whether the
+  documented 12/13 % defaults stay on the queues a profile does not name is not confirmed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from ipaddress import IPv4Address, IPv4Interface
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from xoff.collect.observe import interface_paths, observed_device, observed_interfaces, ordered_like
+from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.desired.models import Device
+from xoff.platforms.cumulus import parse
+from xoff.platforms.cumulus.nvue import Tree
+from xoff.platforms.cumulus.parse import NvueParseError
+from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
+from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
+
+CONFIG = Command("nv config show -o json")
+INTERFACES = Command("nv show interface -o json")
+BGP = Command("vtysh -c 'show bgp summary json'")
+LLDP = Command("lldpctl -f json")
+
+INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
+BGP_FIELDS = ("asn", "neighbors", "networks")
+LAB_ONLY = "PFC/ECN counters and buffer use: the lab's Cumulus has no data plane"
+
+
+class Collector:
+    platform: ClassVar[str] = "cumulus"
+    netmiko_device_type: ClassVar[str] = "cumulus_linux"
+    enable: ClassVar[bool] = True  # sudo -s: vtysh and lldpctl read root's sockets
+
+    def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every Cumulus switch)
+        return [CONFIG, INTERFACES, BGP, LLDP]
+
+    def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
+        obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
+        name = desired.name
+        summary: dict[str, dict[str, Any]] = {}
+        if INTERFACES.text in outputs:  # without it, link values are the applied configuration's
+            try:
+                summary = parse.interface_summary(outputs[INTERFACES.text])
+            except NvueParseError as exc:
+                obs.errors.append(parse_error(name, INTERFACES.text, str(exc)))
+        if CONFIG.text in outputs:
+            try:
+                obs.device, obs.fields = observe(parse.config_tree(outputs[CONFIG.text]), summary, desired)
+            except (NvueParseError, ValidationError, ValueError) as exc:
+                obs.errors.append(parse_error(name, CONFIG.text, str(exc)))
+        if BGP.text in outputs:
+            try:
+                obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
+            except FrrParseError as exc:
+                obs.errors.append(parse_error(name, BGP.text, str(exc)))
+        if LLDP.text in outputs:
+            try:
+                obs.lldp = parse_neighbors(outputs[LLDP.text])
+            except LldpParseError as exc:
+                obs.errors.append(parse_error(name, LLDP.text, str(exc)))
+        return obs
+
+
+def observe(tree: Tree, summary: dict[str, dict[str, Any]], desired: Device) -> tuple[Device, list[str]]:
+    """The observed Device and the field paths read, from the applied tree and the interface summary."""
+    seen = parse.interface_values(tree, summary)
+    for name, values in seen.items():
+        base = desired.interfaces.get(name)
+        values["addresses"] = ordered_like(values["addresses"], base.addresses if base is not None else [])
+    updates: dict[str, Any] = {"interfaces": observed_interfaces(desired, seen)}
+    fields = ["interfaces", *interface_paths(INTERFACE_FIELDS)]
+    hostname = parse.get(tree, "system", "hostname")
+    if hostname is not None:
+        updates["name"] = str(hostname)
+        fields.append("name")
+    qos, qos_fields = _qos(tree, seen, desired)
+    updates["qos"] = qos
+    fields += qos_fields
+    updates["pfc_watchdog"] = _watchdog(tree, seen, desired)
+    fields.append("pfc_watchdog")
+    updates["bgp"], bgp_fields = _bgp(tree, seen, desired)
+    fields += bgp_fields
+    return observed_device(desired, updates), fields
+
+
+def _qos(tree: Tree, seen: dict[str, dict[str, Any]], desired: Device) -> tuple[dict[str, Any] | None, list[str]]:
+    lossless = sorted({p for values in seen.values() for p in values.get("pfc_priorities", [])})
+    if parse.get(tree, "qos") is None and not lossless:
+        return None, ["qos"]  # nothing of the lossless plan: a factory switch
+    if desired.qos is None:
+        raise NvueParseError("qos is configured but the intent has none for this device (not representable)")
+    to_queue = parse.priority_to_queue(tree)
+    qos: dict[str, Any] = {
+        "lossless_priorities": lossless,
+        "pfc_priority_to_queue": to_queue,  # switch priority -> egress queue, all 8 (egress-queue-mapping)
+        "ecn": parse.ecn(tree),
+        "schedulers": parse.schedulers(tree),
+    }
+    fields = ["qos.lossless_priorities", "qos.pfc_priority_to_queue", "qos.ecn", "qos.schedulers"]
+    trust = parse.get(tree, "qos", "mapping", parse.PROFILE, "trust")
+    if trust is not None:
+        if trust not in parse.TRUST:
+            raise NvueParseError(f"qos mapping {parse.PROFILE} trust: {trust!r} (FabricState has: l3, l2)")
+        qos["trust"] = parse.TRUST[trust]
+        fields.append("qos.trust")
+        if trust == "l3":  # DSCP -> switch priority -> the intent's traffic class carrying that priority
+            tc_of = {cls.priority: cls.traffic_class for cls in desired.qos.classes}
+            qos["dscp_to_tc"] = {d: tc_of.get(p, p) for d, p in parse.dscp_to_priority(tree).items()}
+            fields.append("qos.dscp_to_tc")
+    return qos, fields
+
+
+def _watchdog(tree: Tree, seen: dict[str, dict[str, Any]], desired: Device) -> dict[str, Any] | None:
+    ports = [n for n, v in seen.items() if v.get("pfc_watchdog") and v.get("pfc_priorities")]
+    config = parse.get(tree, "qos", "pfc-watchdog")
+    if not ports:
+        return None
+    body = parse.as_dict(config, "qos pfc-watchdog")
+    poll = parse.as_int(body.get("polling-interval", parse.DEFAULT_POLL_MS), "qos pfc-watchdog polling-interval")
+    polls = parse.as_int(body.get("robustness", parse.DEFAULT_ROBUSTNESS), "qos pfc-watchdog robustness")
+    want = desired.pfc_watchdog
+    # xoff writes robustness = ceil(detection / poll): the intent's detection time is what runs when it rounds so
+    same = want is not None and max(1, math.ceil(want.detection_ms / poll)) == polls
+    to_queue = parse.priority_to_queue(tree)
+    return {
+        "poll_interval_ms": poll,
+        "detection_ms": want.detection_ms if same and want is not None else polls * poll,
+        "restoration_ms": want.restoration_ms if want is not None else poll,
+        "action": "drop",  # the only mitigation NVUE has
+        "ports": ordered_like(ports, want.ports if want is not None else list(desired.interfaces)),
+        "queues": sorted({to_queue[p] for n in ports for p in seen[n]["pfc_priorities"]}),
+    }
+
+
+def _bgp(tree: Tree, seen: dict[str, dict[str, Any]], desired: Device) -> tuple[dict[str, Any] | None, list[str]]:
+    values = parse.bgp_values(tree)
+    if values is None:
+        return None, ["bgp"]
+    want = desired.bgp
+    peers = {n.address: n.peer for n in want.neighbors} if want is not None else {}
+    local = {IPv4Interface(a).network: n for n, v in seen.items() for a in v["addresses"]}
+    neighbors = []
+    for address, asn in values["neighbors"].items():
+        network = next((net for net in local if IPv4Address(address) in net), None)
+        neighbors.append(
+            {
+                "address": address,
+                "remote_asn": asn,
+                "peer": peers.get(address, ""),  # NVUE keeps no neighbour name xoff writes
+                "interface": local[network] if network is not None else "",
+            }
+        )
+    data: dict[str, Any] = {
+        "asn": values["asn"],
+        "neighbors": ordered_like(neighbors, list(peers), lambda n: n["address"]),
+        "networks": ordered_like(values["networks"], want.networks if want is not None else []),
+    }
+    fields = [f"bgp.{f}" for f in BGP_FIELDS]
+    for key, value in (("router_id", values["router_id"]), ("max_paths", values["max_paths"])):
+        if value is not None:
+            data[key] = value
+            fields.append(f"bgp.{key}")
+        elif want is None:  # observed BGP intent does not have: the model needs a value
+            data[key] = "" if key == "router_id" else 0
+    return data, fields

@@ -82,10 +82,10 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
     Checks that find problems: exit 1 (warnings alone do not fail).
     """
     from xoff.report.plan_text import check_results, intent_summary
-    from xoff.validate import run_checks
+    from xoff.validate.cli import pre_change_results
 
     intent, state = _load(path, fmt)
-    results = run_checks(state)
+    results = pre_change_results(state)
     failed = any(r.blocking for r in results)
     if fmt is Format.json:
         print(
@@ -289,14 +289,34 @@ def deadlock(
     export_snapshot: Annotated[
         Path | None, typer.Option("--export-snapshot", help="intent: write the baseline snapshot")
     ] = None,
+    ib_lab: Annotated[
+        str | None, typer.Option("--ib-lab", help="InfiniBand credit loops of a lab's OpenSM-programmed fabric")
+    ] = None,
+    ib_dump: Annotated[
+        Path | None, typer.Option("--ib-dump", help="InfiniBand credit loops of saved infiniband-diags captures")
+    ] = None,
+    sl: Annotated[list[int] | None, typer.Option("--sl", help="InfiniBand: service level to analyse (repeat)")] = None,
+    save: Annotated[Path | None, typer.Option("--save", help="with --ib-lab: keep the diag captures here")] = None,
     fmt: FormatOpt = Format.text,
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
 ) -> None:
     """PFC deadlock risk (cyclic buffer dependency): of an intent's fabric from its routing model, or of a
-    forwarding snapshot (reference/forwarding-snapshot.md)."""
-    if (intent is None) == (snapshot is None):
-        print("deadlock: give an INTENT or --snapshot FILE, not both (allowed: one of them)", file=sys.stderr)
+    forwarding snapshot (reference/forwarding-snapshot.md); InfiniBand credit loops from the LFTs and
+    SL2VL tables OpenSM programmed (--ib-lab / --ib-dump)."""
+    sources = [x for x in (intent, snapshot, ib_lab, ib_dump) if x is not None]
+    if len(sources) != 1:
+        print(
+            "deadlock: give one input (allowed: INTENT, --snapshot FILE, --ib-lab NAME or --ib-dump DIR)",
+            file=sys.stderr,
+        )
         raise typer.Exit(EXIT_INPUT)
+    if ib_lab is not None or ib_dump is not None:
+        from xoff.deadlock.ib.cli import IbFormat, ib_command
+
+        ib_command(
+            ib_lab=ib_lab, ib_dump=ib_dump, sl=sl, save_dir=save, fmt=IbFormat(fmt.value), fail_on_risk=fail_on_risk
+        )
+        return
     if snapshot is not None:
         from xoff.deadlock.cli import SnapshotFormat, snapshot_command
 
@@ -318,6 +338,18 @@ app.command(
     "collect",
     help="Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into a snapshot.",
 )(_collect_command())
+
+
+def _validate_command() -> Any:
+    from xoff.validate.cli import validate_command
+
+    return validate_command
+
+
+app.command(
+    "validate",
+    help="Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live.",
+)(_validate_command())
 
 
 def _lab_app() -> typer.Typer:

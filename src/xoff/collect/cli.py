@@ -27,7 +27,7 @@ from xoff.intent import load_intent
 EXIT_OK, EXIT_INPUT, EXIT_NOT_COLLECTED = 0, 2, 4
 
 
-def _infiniband_reader(fabric: FabricState, lab: str | None) -> Any:
+def infiniband_reader(fabric: FabricState, lab: str | None) -> Any:
     if not any(n.kind == "infiniband" for n in fabric.networks.values()):
         return None
 
@@ -73,7 +73,7 @@ def collect_command(
         creds,
         known_hosts,
         CollectOptions(workers=workers, timeout_s=timeout, raw_dir=raw_dir_for(output)),
-        infiniband=_infiniband_reader(desired, lab),
+        infiniband=infiniband_reader(desired, lab),
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -116,3 +116,15 @@ def witness(succ: Sequence[Sequence[int]], component: Sequence[int]) -> list[int
                 parent[w] = v
                 todo.append(w)
     raise ValueError("component has no cycle through its first node")  # impossible for a real SCC
+
+
+def find_cycles(succ: Sequence[Sequence[int]]) -> list[tuple[list[int], list[int]]]:
+    """Every non-trivial SCC of ``succ`` with a shortest witness cycle through its first node.
+
+    The generic entry point (peel, iterative Tarjan, BFS witness) for graphs built elsewhere,
+    e.g. the InfiniBand (port, VL) credit-loop graph; ``[]`` means acyclic (self-loops aside).
+    """
+    alive = peel(succ)
+    if not any(alive):
+        return []
+    return [(comp, witness(succ, comp)) for comp in strong_components(succ, alive)]

@@ -10,7 +10,7 @@ class Status(StrEnum):
     SUCCESS = "success"
     FAILURE = "failure"
     ERROR = "error"  # the check itself could not run: never read as "fine"
-    SKIPPED = "skipped"  # does not apply to this fabric
+    SKIPPED = "skipped"  # does not apply to this fabric, or its input is absent
     UNSET = "unset"  # not run
 
 
@@ -21,13 +21,20 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True)
 class Finding:
-    """``<device>: <object> - <problem> - Expected: <x> Actual: <y>``."""
+    """``<device>: <object> - <problem> - Expected: <x> Actual: <y>``.
+
+    ``port`` and ``priority`` name where the fault is when they apply (the object may be a queue or
+    the watchdog); ``hint`` says how to fix it (the check's default hint when None).
+    """
 
     device: str
     object: str
     problem: str
     expected: str | None = None
     actual: str | None = None
+    port: str | None = None
+    priority: int | None = None
+    hint: str | None = None
 
     def __str__(self) -> str:
         text = f"{self.device}: {self.object} - {self.problem}"
@@ -44,8 +51,12 @@ class CheckResult:
     status: Status = Status.UNSET
     findings: list[Finding] = field(default_factory=list)
     message: str | None = None  # why it errored or was skipped
+    hint: str | None = None  # the check's remediation, for findings that carry none
 
     @property
     def blocking(self) -> bool:
         """Failures of error severity, and checks that could not run, fail a gate; warnings do not."""
         return self.status is Status.ERROR or (self.status is Status.FAILURE and self.severity is Severity.ERROR)
+
+    def hint_for(self, finding: Finding) -> str | None:
+        return finding.hint or self.hint

@@ -1,32 +1,58 @@
-"""Checks registered under stable ids; each is a pure function of FabricState (no I/O, ever)."""
+"""Checks registered under stable ids; each is a pure function of its context (no I/O, ever)."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Iterable
+import inspect
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
+from xoff.collect.snapshot import Snapshot
 from xoff.desired.models import FabricState
+from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
+from xoff.validate.context import Params as ParamsModel
 from xoff.validate.model import CheckResult, Finding, Severity, Status
 
+_ABSENT: dict[Need, str] = {
+    "desired": "no desired state",
+    "observed": "needs observed state (a snapshot or a live collect); not available offline",
+}
 
-class Check(ABC):
-    """Subclass, set ``id``/``title`` (and ``severity``), implement ``run``; register with ``@register``.
 
-    ``subject`` is the state under judgement: desired alone before a change, observed after.
+class Check:
+    """Subclass, set ``id``/``title`` (and ``severity``, ``needs``, ``Params``, ``hint``), register with ``@register``.
+
+    Implement either ``check(ctx)`` (the full context: desired, observed snapshot, typed params) or,
+    for checks that judge one state, ``run(subject)`` (the observed state when present, else the
+    desired). ``skip_reason(ctx)`` / ``applies(subject)`` say why a check does not apply. The class
+    docstring is the reference text ("what it catches") in docs/checks.md.
     """
 
     id: ClassVar[str]
     title: ClassVar[str]
     severity: ClassVar[Severity] = Severity.ERROR
+    needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
+    Params: ClassVar[type[ParamsModel]] = NoParams
+    hint: ClassVar[str | None] = None
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
         """None if the check applies to this fabric, else the reason it is skipped."""
         return None
 
-    @abstractmethod
     def run(self, subject: FabricState) -> Iterable[Finding]:
-        """The findings; none means success."""
+        """The findings on one state; none means success."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither check(ctx) nor run(subject)")
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        return self.applies(ctx.subject)
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        return self.run(ctx.subject)
+
+    @classmethod
+    def description(cls) -> str:
+        """What it catches: the class docstring, or the title."""
+        doc = inspect.getdoc(cls)
+        return doc if doc and cls.__doc__ is not None else cls.title
 
 
 class Registry:
@@ -40,6 +66,11 @@ class Registry:
             raise ValueError(
                 f"check id {cls.id!r} is registered twice ({self._checks[cls.id].__name__}, {cls.__name__})"
             )
+        if cls.check is Check.check and cls.run is Check.run:
+            raise TypeError(f"check {cls.id!r} ({cls.__name__}) implements neither check(ctx) nor run(subject)")
+        unknown = set(cls.needs) - set(NEEDS)
+        if unknown:
+            raise ValueError(f"check {cls.id!r}: needs {sorted(unknown)} (allowed: {', '.join(NEEDS)})")
         self._checks[cls.id] = cls
         return cls
 
@@ -52,27 +83,55 @@ class Registry:
         except KeyError:
             raise KeyError(f"unknown check {check_id!r} (allowed: {', '.join(self.ids())})") from None
 
+    def __contains__(self, check_id: object) -> bool:
+        return check_id in self._checks
+
+    def copy(self) -> Registry:
+        """A new registry with the same checks, for a catalog that adds site checks."""
+        new = Registry()
+        new._checks = dict(self._checks)
+        return new
+
 
 CHECKS = Registry()
 register = CHECKS.register
 
 
+def run_check(cls: type[Check], ctx: CheckContext) -> CheckResult:
+    result = CheckResult(id=cls.id, title=cls.title, severity=cls.severity, hint=cls.hint)
+    missing = [n for n in sorted(cls.needs) if not ctx.has(n)]
+    if missing:
+        result.status, result.message = Status.SKIPPED, _ABSENT[missing[0]]
+        return result
+    check = cls()
+    try:
+        reason = check.skip_reason(ctx)
+        if reason is not None:
+            result.status, result.message = Status.SKIPPED, reason
+        else:
+            result.findings = list(check.check(ctx))
+            result.status = Status.FAILURE if result.findings else Status.SUCCESS
+    except Exception as exc:  # a broken check must show as an error, not as a pass
+        result.status, result.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
+    return result
+
+
 def run_checks(
-    subject: FabricState, ids: Iterable[str] | None = None, registry: Registry = CHECKS
+    subject: FabricState,
+    ids: Iterable[str] | None = None,
+    registry: Registry = CHECKS,
+    *,
+    observed: Snapshot | None = None,
+    params: Mapping[str, ParamsModel] | None = None,
 ) -> list[CheckResult]:
+    """Run checks on the desired state ``subject`` (and the observed snapshot, when given).
+
+    ``params``: check id -> its ``Params`` instance (a catalog's thresholds); defaults otherwise.
+    """
     results = []
     for check_id in ids if ids is not None else registry.ids():
         cls = registry.get(check_id)
-        result = CheckResult(id=cls.id, title=cls.title, severity=cls.severity)
-        check = cls()
-        try:
-            reason = check.applies(subject)
-            if reason is not None:
-                result.status, result.message = Status.SKIPPED, reason
-            else:
-                result.findings = list(check.run(subject))
-                result.status = Status.FAILURE if result.findings else Status.SUCCESS
-        except Exception as exc:  # a broken check must show as an error, not as a pass
-            result.status, result.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
-        results.append(result)
+        given = (params or {}).get(check_id)
+        ctx = CheckContext(subject, observed, given if given is not None else cls.Params())
+        results.append(run_check(cls, ctx))
     return results

@@ -1,44 +1,31 @@
-"""Lossless consistency checks that hold on intent alone (reference/lossless.md §6)."""
+"""Lossless consistency on links and queues, on the desired state or the observed one (reference/lossless.md §6)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
-from xoff.desired.models import Device, FabricState, Interface
+from xoff.desired.models import FabricState
+from xoff.validate.checks.common import ROCE_MIN_NETDEV_MTU, first_of, link_ends, lossless_queues, needs_roce
+from xoff.validate.context import CheckContext
+from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding, Severity
 from xoff.validate.registry import Check, register
-
-ROCE_MIN_NETDEV_MTU = 4192  # RoCE MTU 4096 + 96 bytes of headers (§4.3)
-
-
-def _roce_networks(state: FabricState) -> set[str]:
-    return {n for n, p in state.networks.items() if p.kind == "roce" and p.lossless_priorities}
-
-
-def _link_ends(state: FabricState) -> Iterator[tuple[Device, Interface, Device, Interface]]:
-    for link in state.links:
-        a, b = state.devices.get(link.a.device), state.devices.get(link.b.device)
-        if a is None or b is None:
-            continue
-        ia, ib = a.interfaces.get(link.a.port), b.interfaces.get(link.b.port)
-        if ia is not None and ib is not None:
-            yield a, ia, b, ib
-
-
-def _needs_roce(state: FabricState) -> str | None:
-    return None if _roce_networks(state) else "no lossless RoCE network in this fabric"
 
 
 @register
 class PfcSymmetry(Check):
+    """A link whose two ends enable PFC on different priorities: one end sends pause frames the other
+    ignores, so the lossless class drops under congestion. Host links (NIC vs leaf port) included."""
+
     id = "lossless.pfc_symmetry"
     title = "PFC priorities equal at both ends of every link, host links included"
+    hint = "enable PFC on the same priorities at both ends (switch pfc_enable / host mlnx_qos --pfc)"
 
     def applies(self, subject: FabricState) -> str | None:
-        return _needs_roce(subject)
+        return needs_roce(subject)
 
     def run(self, subject: FabricState) -> Iterable[Finding]:
-        for a, ia, b, ib in _link_ends(subject):
+        for a, ia, b, ib in link_ends(subject):
             if ia.kind == "infiniband" or ib.kind == "infiniband":
                 continue
             if ia.pfc_priorities != ib.pfc_priorities:
@@ -48,88 +35,151 @@ class PfcSymmetry(Check):
                     f"PFC priorities differ from {b.name}:{ib.name}",
                     expected=str(ib.pfc_priorities),
                     actual=str(ia.pfc_priorities),
+                    port=ia.name,
+                    priority=first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities)),
                 )
 
 
 @register
 class LinkMtu(Check):
+    """Unequal MTUs on a switch-switch link, or a switch port below its host's MTU: large frames
+    (RoCE at 4096 plus headers) are dropped at the smaller end."""
+
     id = "lossless.link_mtu"
     title = "MTU equal at both ends of switch links; switch MTU >= host MTU on host links"
+    hint = "set the same MTU at both ends (switches 9100/9216, hosts <= the switch MTU)"
 
     def run(self, subject: FabricState) -> Iterable[Finding]:
-        for a, ia, b, ib in _link_ends(subject):
+        for a, ia, b, ib in link_ends(subject):
             if ia.mtu is None or ib.mtu is None or ia.kind == "infiniband":
                 continue
             if b.kind == "host":
                 if ia.mtu < ib.mtu:
-                    yield Finding(a.name, ia.name, f"MTU below host {b.name}:{ib.name}", f">= {ib.mtu}", str(ia.mtu))
+                    yield Finding(
+                        a.name, ia.name, f"MTU below host {b.name}:{ib.name}", f">= {ib.mtu}", str(ia.mtu), port=ia.name
+                    )
             elif ia.mtu != ib.mtu:
-                yield Finding(a.name, ia.name, f"MTU differs from {b.name}:{ib.name}", str(ib.mtu), str(ia.mtu))
+                yield Finding(
+                    a.name, ia.name, f"MTU differs from {b.name}:{ib.name}", str(ib.mtu), str(ia.mtu), port=ia.name
+                )
 
 
 @register
 class HostRoceMtu(Check):
+    """A RoCE NIC whose netdev MTU is below 4192: the RoCE path MTU falls to 2048 or 1024 and NCCL
+    bandwidth drops (iboe_get_mtu subtracts 96 bytes of headers)."""
+
+    class Params(CheckParams):
+        min_netdev_mtu: int = ROCE_MIN_NETDEV_MTU
+
     id = "lossless.host_mtu"
     title = f"RoCE host NICs have netdev MTU >= {ROCE_MIN_NETDEV_MTU} (RoCE MTU 4096)"
+    hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"
 
-    def applies(self, subject: FabricState) -> str | None:
-        return _needs_roce(subject)
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        return needs_roce(ctx.subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
-        for dev in subject.devices.values():
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        minimum = ctx.params_as(self.Params).min_netdev_mtu
+        for dev in ctx.subject.devices.values():
             if dev.host is None:
                 continue
             for nic in dev.host.nics.values():
-                if nic.roce_mode is not None and nic.mtu < ROCE_MIN_NETDEV_MTU:
+                if nic.roce_mode is not None and nic.mtu < minimum:
                     yield Finding(
                         dev.name,
                         nic.netdev,
                         f"netdev MTU gives RoCE MTU {nic.roce_active_mtu}",
-                        f">= {ROCE_MIN_NETDEV_MTU}",
+                        f">= {minimum}",
                         str(nic.mtu),
+                        port=nic.netdev,
                     )
+
+
+def _pfc_trigger_bytes(subject: FabricState, device: str) -> tuple[int, str] | None:
+    """Where an ingress lossless PG starts sending PFC (one congested PG): alpha/(1+alpha) x pool,
+    alpha = 2^dynamic_th (SONiC dynamic thresholds), with the profile it came from; None if unknown."""
+    buffers = subject.devices[device].buffers
+    if buffers is None:
+        return None
+    pools = {p.name: p for p in buffers.pools}
+    trigger: tuple[int, str] | None = None
+    for profile in buffers.profiles.values():
+        pool = pools.get(profile.pool)
+        if profile.dynamic_th is None or pool is None or pool.size is None:
+            continue
+        alpha = 2.0**profile.dynamic_th
+        at = int(pool.size * alpha / (1 + alpha))
+        if trigger is None or at < trigger[0]:
+            trigger = (at, profile.name)
+    return trigger
 
 
 @register
 class EcnOnLosslessQueues(Check):
+    """A lossless queue without ECN marking, with min >= max, or with max at or above the point where
+    the ingress PG sends PFC: congestion then pauses the fabric before DCQCN slows the senders.
+    The PFC trigger is alpha/(1+alpha) of the lossless pool for one congested PG (alpha = 2^dynamic_th)."""
+
     id = "lossless.ecn_on_lossless_queues"
-    title = "ECN marking on every lossless queue, min < max"
+    title = "ECN marking on every lossless queue, min < max, max below the PFC trigger point"
+    hint = "enable ECN (WRED ecn_all) on the lossless queues with min < max < the PFC trigger point"
 
     def applies(self, subject: FabricState) -> str | None:
-        return _needs_roce(subject)
+        return needs_roce(subject)
 
     def run(self, subject: FabricState) -> Iterable[Finding]:
         for dev in subject.devices.values():
             if dev.qos is None:
                 continue
+            trigger = _pfc_trigger_bytes(subject, dev.name)
             for cls in dev.qos.classes:
                 if not cls.lossless:
                     continue
                 ecn = dev.qos.ecn.get(cls.queue)
+                where = f"queue {cls.queue}"
                 if ecn is None:
                     yield Finding(
-                        dev.name, f"queue {cls.queue}", f"lossless class {cls.name} has no ECN", "ECN on", "off"
+                        dev.name, where, f"lossless class {cls.name} has no ECN", "ECN on", "off", priority=cls.priority
                     )
                 elif ecn.min_threshold >= ecn.max_threshold:
                     yield Finding(
                         dev.name,
-                        f"queue {cls.queue}",
+                        where,
                         "ECN min >= max",
                         "min < max",
                         f"{ecn.min_threshold}/{ecn.max_threshold}",
+                        priority=cls.priority,
+                    )
+                elif trigger is not None and ecn.max_threshold >= trigger[0]:
+                    yield Finding(
+                        dev.name,
+                        where,
+                        f"ECN max not below the PFC trigger point ({trigger[1]})",
+                        f"< {trigger[0]}",
+                        str(ecn.max_threshold),
+                        priority=cls.priority,
                     )
 
 
 @register
 class PfcWatchdogCoverage(Check):
+    """A port with PFC but no watchdog, a lossless queue the watchdog does not watch, an action that
+    does not break a storm, or timers below the poll interval: a PFC storm then spreads unchecked."""
+
+    class Params(CheckParams):
+        actions: tuple[str, ...] = ("drop",)
+
     id = "lossless.pfc_watchdog"
-    title = "PFC watchdog on every port with PFC, action drop, timers >= poll interval"
+    title = "PFC watchdog on every port and lossless queue with PFC, action drop, timers >= poll interval"
+    hint = "enable the PFC watchdog on every PFC port and lossless queue, action drop, detection/restoration >= poll"
 
-    def applies(self, subject: FabricState) -> str | None:
-        return _needs_roce(subject)
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        return needs_roce(ctx.subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
-        for dev in subject.devices.values():
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        actions = ctx.params_as(self.Params).actions
+        for dev in ctx.subject.devices.values():
             if dev.kind != "switch":
                 continue
             pfc_ports = [i.name for i in dev.interfaces.values() if i.pfc_priorities]
@@ -140,9 +190,20 @@ class PfcWatchdogCoverage(Check):
                 yield Finding(dev.name, "pfc watchdog", "not configured on ports with PFC", "enabled", "disabled")
                 continue
             for port in sorted(set(pfc_ports) - set(wd.ports)):
-                yield Finding(dev.name, port, "PFC without watchdog", "watchdog on", "off")
-            if wd.action != "drop":
-                yield Finding(dev.name, "pfc watchdog", "action does not break a storm", "drop", wd.action)
+                yield Finding(dev.name, port, "PFC without watchdog", "watchdog on", "off", port=port)
+            if dev.qos is not None:
+                for queue, prio in sorted(lossless_queues(dev.qos).items()):
+                    if queue not in wd.queues:
+                        yield Finding(
+                            dev.name,
+                            f"queue {queue}",
+                            "lossless queue not watched",
+                            "watchdog on",
+                            f"watched queues {wd.queues}",
+                            priority=prio,
+                        )
+            if wd.action not in actions:
+                yield Finding(dev.name, "pfc watchdog", "action does not break a storm", "/".join(actions), wd.action)
             if min(wd.detection_ms, wd.restoration_ms) < wd.poll_interval_ms:
                 yield Finding(
                     dev.name,
@@ -155,12 +216,16 @@ class PfcWatchdogCoverage(Check):
 
 @register
 class CnpStrict(Check):
+    """The CNP class in a DWRR queue: congestion notifications queue behind data and DCQCN reacts late.
+    A warning, not an error: SONiC's stock template schedules CNPs DWRR (reference §6 rule 2)."""
+
     id = "lossless.cnp_strict"
     title = "CNP class served by a strict-priority queue"
-    severity = Severity.WARNING  # a vendor design choice: SONiC's stock template uses DWRR (§6 rule 2)
+    severity = Severity.WARNING
+    hint = "schedule the CNP queue (DSCP 48, priority 6) strict priority"
 
     def applies(self, subject: FabricState) -> str | None:
-        return _needs_roce(subject)
+        return needs_roce(subject)
 
     def run(self, subject: FabricState) -> Iterable[Finding]:
         for dev in subject.devices.values():
@@ -170,5 +235,10 @@ class CnpStrict(Check):
             sched = dev.qos.schedulers.get(queue)
             if sched is None or sched.type != "strict":
                 yield Finding(
-                    dev.name, f"queue {queue}", "CNP queue is not strict", "strict", sched.type if sched else "none"
+                    dev.name,
+                    f"queue {queue}",
+                    "CNP queue is not strict",
+                    "strict",
+                    sched.type if sched else "none",
+                    priority=dev.qos.cnp_priority,
                 )

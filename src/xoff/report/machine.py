@@ -1,0 +1,71 @@
+"""Reports for machines: JSON (summary + one entry per finding) and JUnit XML (one testcase per check)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+
+from xoff.report.rows import rows
+from xoff.validate.model import Severity, Status
+from xoff.validate.run import Validation
+
+
+def json_report(validation: Validation) -> str:
+    snap = validation.snapshot
+    doc = {
+        "fabric": validation.fabric,
+        "catalog": validation.catalog,
+        "source": validation.source,
+        "collected_at": snap.collected_at if snap else None,
+        "ok": not validation.blocking,
+        "summary": validation.summary(),
+        "results": [r.as_dict() for r in rows(validation)],
+        "notes": validation.notes,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def junit_report(validation: Validation) -> str:
+    """JUnit XML as CI systems read it (Jenkins/GitLab schema): testsuites > testsuite > testcase.
+
+    A failing check of error severity is a <failure>, one that could not run an <error>, a skipped one
+    <skipped>; findings of a warning check are listed in <system-out> of a passing testcase, as the exit
+    status does not fail on warnings.
+    """
+    summary = validation.summary()
+    failures = sum(1 for r in validation.results if r.status is Status.FAILURE and r.severity is Severity.ERROR)
+    counts = {
+        "tests": str(len(validation.results)),
+        "failures": str(failures),
+        "errors": str(summary["error"]),
+        "skipped": str(summary["skipped"] + summary["unset"]),
+        "time": f"{validation.elapsed_s:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": f"xoff validate {validation.fabric}", **counts})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": f"{validation.fabric} ({validation.catalog}, {validation.source})",
+            **counts,
+            "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
+            "hostname": "xoff",
+        },
+    )
+    for r in validation.results:
+        case = ET.SubElement(suite, "testcase", {"classname": r.id.split(".")[0], "name": r.id, "time": "0"})
+        detail = "\n".join(f"{f}" + (f"\n  hint: {r.hint_for(f)}" if r.hint_for(f) else "") for f in r.findings)
+        if r.status is Status.FAILURE and r.severity is Severity.ERROR:
+            first = str(r.findings[0])
+            more = f" (and {len(r.findings) - 1} more)" if len(r.findings) > 1 else ""
+            node = ET.SubElement(case, "failure", {"message": first + more, "type": r.id})
+            node.text = detail
+        elif r.status is Status.FAILURE:
+            ET.SubElement(case, "system-out").text = f"warning: {r.title}\n{detail}"
+        elif r.status is Status.ERROR:
+            ET.SubElement(case, "error", {"message": r.message or "error", "type": "CheckError"}).text = r.message
+        elif r.status in (Status.SKIPPED, Status.UNSET):
+            ET.SubElement(case, "skipped", {"message": r.message or r.status.value})
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

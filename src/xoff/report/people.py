@@ -1,0 +1,75 @@
+"""Reports for people: rich text for the terminal and Markdown for tickets and merge requests."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from xoff.report.rows import header
+from xoff.validate.model import CheckResult, Severity, Status
+from xoff.validate.run import Validation
+
+_STYLE = {"success": "green", "failure": "red", "error": "magenta", "skipped": "dim", "unset": "dim"}
+MAX_FINDINGS = 20  # per check in the terminal; the other formats list them all
+
+
+def status_label(r: CheckResult) -> str:
+    return r.status.value + (" (warning)" if r.status is Status.FAILURE and r.severity is Severity.WARNING else "")
+
+
+def text_report(validation: Validation, verbose: bool = False) -> RenderableType:
+    parts: list[RenderableType] = [Text(header(validation), style="bold")]
+    table = Table(title="checks", title_justify="left")
+    for col in ("check", "status", "findings / reason"):
+        table.add_column(col)
+    for r in validation.results:
+        style = _STYLE[r.status.value]
+        limit = len(r.findings) if verbose else MAX_FINDINGS
+        detail = "\n".join(str(f) for f in r.findings[:limit])
+        if len(r.findings) > limit:
+            detail += f"\n... and {len(r.findings) - limit} more (--format json lists all)"
+        if r.findings and r.hint:
+            detail += f"\n[dim]hint: {r.hint}[/dim]"
+        table.add_row(r.id, f"[{style}]{status_label(r)}[/{style}]", detail or (r.message or ""))
+    parts.append(table)
+    for note in validation.notes:
+        parts.append(Text(f"not shown by the lab: {note}", style="yellow"))
+    verdict = "checks found problems" if validation.blocking else "no blocking findings"
+    parts.append(Text(verdict, style="red" if validation.blocking else "green"))
+    return Group(*parts)
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_report(validation: Validation) -> str:
+    out = [f"# xoff validate: {validation.fabric}", ""]
+    snap = validation.snapshot
+    out.append(f"- catalog: `{validation.catalog}`; observed state: {validation.source}")
+    if snap is not None:
+        out.append(f"- collected at: {snap.collected_at}")
+    out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))
+    out += ["", "| status | checks |", "|---|---:|"]
+    out += [f"| {s} | {n} |" for s, n in validation.summary().items()]
+    out += ["", "## Checks", "", "| check | status | findings | reason |", "|---|---|---:|---|"]
+    for r in validation.results:
+        out.append(f"| `{r.id}` | {status_label(r)} | {len(r.findings)} | {_cell(r.message)} |")
+    failing = [r for r in validation.results if r.findings]
+    if failing:
+        out += ["", "## Findings"]
+    for r in failing:
+        out += ["", f"### `{r.id}`: {r.title}", ""]
+        if r.hint:
+            out += [f"Fix: {r.hint}", ""]
+        out += ["| device | port | priority | what | expected | actual |", "|---|---|---:|---|---|---|"]
+        for f in r.findings:
+            out.append(
+                f"| {_cell(f.device)} | {_cell(f.port)} | {_cell(f.priority)} | {_cell(f.object)}: {_cell(f.problem)} "
+                f"| {_cell(f.expected)} | {_cell(f.actual)} |"
+            )
+    if validation.notes:
+        out += ["", "## Not shown by the lab", ""] + [f"- {n}" for n in validation.notes]
+    return "\n".join(out) + "\n"

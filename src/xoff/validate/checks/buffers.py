@@ -1,0 +1,131 @@
+"""Lossless headroom per priority group and per port (reference/lossless.md §1.3-1.4, §6 rule 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for, shared_headroom_limit
+from xoff.desired.models import Buffers, Device
+from xoff.validate.checks.common import needs_roce
+from xoff.validate.context import CheckContext
+from xoff.validate.context import Params as CheckParams
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+_DEFAULT_PORT_MTU = 9100  # SONiC's PORT mtu default, which its headroom calculation uses
+
+
+def pg_numbers(key: str) -> list[int]:
+    """``"3-4"`` -> [3, 4]; ``"3"`` -> [3]."""
+    lo, _, hi = key.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def _priority_of_pg(dev: Device, pg: int) -> int | None:
+    if dev.qos is None:
+        return None
+    return next((p for p, g in sorted(dev.qos.pfc_priority_to_priority_group.items()) if g == pg), None)
+
+
+class _Required:
+    """The headroom rule's answer per (speed, cable, MTU), computed once per fabric run."""
+
+    def __init__(self, asic: AsicSpec, buffers: Buffers) -> None:
+        self.asic, self.buffers = asic, buffers
+        pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
+        self.shp = bool(pool is not None and pool.xoff)
+        self._cache: dict[tuple[int, int, int], Headroom | str] = {}
+
+    def __call__(self, speed: int, cable: int, mtu: int) -> Headroom | str:
+        key = (speed, cable, mtu)
+        if key not in self._cache:
+            try:
+                self._cache[key] = headroom_for(
+                    self.asic,
+                    speed,
+                    cable,
+                    model=self.buffers.model,
+                    port_mtu=mtu,
+                    lossless_mtu=self.buffers.lossless_mtu,
+                    small_packet_percent=self.buffers.small_packet_percent,
+                    shared_headroom_pool=self.shp,
+                )
+            except HeadroomUnavailable as exc:
+                self._cache[key] = str(exc)
+        return self._cache[key]
+
+
+@register
+class PgHeadroom(Check):
+    """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the vendor
+    lookup row, or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
+    and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
+    give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
+    cap with SHP). Read-back values are allowed one ASIC cell of rounding."""
+
+    class Params(CheckParams):
+        max_port_headroom_bytes: int | None = None  # None: the ingress lossless pool size
+
+    id = "lossless.headroom"
+    title = "Headroom per lossless PG >= the rule for its speed, cable and MTU; port total within the ASIC's limit"
+    hint = "regenerate the PG profile for the port's speed and cable length (xoff render), or fix CABLE_LENGTH"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        return needs_roce(ctx.subject)
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        limit = ctx.params_as(self.Params).max_port_headroom_bytes
+        for dev in ctx.subject.devices.values():
+            if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
+                yield from _device(dev, dev.buffers, get_asic(dev.asic), limit)
+
+
+def _device(dev: Device, buffers: Buffers, asic: AsicSpec, limit: int | None) -> Iterator[Finding]:
+    required = _Required(asic, buffers)
+    cell = asic.cell_size or 0
+    pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
+    cap = limit if limit is not None else (pool.size if pool is not None else None)
+    for port, pgs in buffers.port_priority_groups.items():
+        iface = dev.interfaces.get(port)
+        total = shared = 0
+        for key, name in pgs.items():
+            prio = _priority_of_pg(dev, pg_numbers(key)[0])
+            profile = buffers.profiles.get(name)
+            if profile is None:
+                yield Finding(dev.name, f"{port} PG {key}", f"profile {name} does not exist", name, "none", port, prio)
+                continue
+            total += profile.size * len(pg_numbers(key))
+            shared += max(0, profile.xon + profile.xoff - profile.size) * len(pg_numbers(key))
+            if iface is None or iface.speed_mbps is None or iface.cable_m is None:
+                continue
+            need = required(iface.speed_mbps, iface.cable_m, iface.mtu or _DEFAULT_PORT_MTU)
+            if isinstance(need, str):
+                yield Finding(dev.name, f"{port} PG {key}", f"no headroom rule applies: {need}", None, None, port, prio)
+            elif profile.xoff + cell < need.xoff:
+                yield Finding(
+                    dev.name,
+                    f"{port} PG {key}",
+                    f"xoff of {name} below the rule for {iface.speed_mbps // 1000}G {iface.cable_m} m ({need.source})",
+                    f">= {need.xoff}",
+                    str(profile.xoff),
+                    port,
+                    prio,
+                )
+            elif asic.size_is_xon_plus_xoff and not required.shp and profile.size + cell < profile.xon + profile.xoff:
+                yield Finding(
+                    dev.name,
+                    f"{port} PG {key}",
+                    f"size of {name} below xon + xoff",
+                    f">= {profile.xon + profile.xoff}",
+                    str(profile.size),
+                    port,
+                    prio,
+                )
+        if cap is not None and total > cap:
+            yield Finding(
+                dev.name, port, "lossless headroom of the port exceeds the limit", f"<= {cap}", str(total), port
+            )
+        if required.shp and asic.dynamic_formula and shared > (shp_cap := shared_headroom_limit(asic)):
+            yield Finding(
+                dev.name, port, "shared headroom of the port exceeds the ASIC cap", f"<= {shp_cap}", str(shared), port
+            )

@@ -1,0 +1,37 @@
+"""Helpers the built-in checks share: which networks are lossless RoCE, link ends, lossless queues."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xoff.desired.models import Device, FabricState, Interface, Qos
+
+ROCE_MIN_NETDEV_MTU = 4192  # RoCE MTU 4096 + 96 bytes of headers (reference/lossless.md §4.3)
+
+
+def roce_networks(state: FabricState) -> set[str]:
+    return {n for n, p in state.networks.items() if p.kind == "roce" and p.lossless_priorities}
+
+
+def needs_roce(state: FabricState) -> str | None:
+    return None if roce_networks(state) else "no lossless RoCE network in this fabric"
+
+
+def link_ends(state: FabricState) -> Iterator[tuple[Device, Interface, Device, Interface]]:
+    """Both ends of every intended link that both devices declare."""
+    for link in state.links:
+        a, b = state.devices.get(link.a.device), state.devices.get(link.b.device)
+        if a is None or b is None:
+            continue
+        ia, ib = a.interfaces.get(link.a.port), b.interfaces.get(link.b.port)
+        if ia is not None and ib is not None:
+            yield a, ia, b, ib
+
+
+def lossless_queues(qos: Qos) -> dict[int, int]:
+    """Egress queue -> the lossless priority it carries."""
+    return {qos.pfc_priority_to_queue.get(p, p): p for p in qos.lossless_priorities}
+
+
+def first_of(values: set[int]) -> int | None:
+    return min(values) if values else None

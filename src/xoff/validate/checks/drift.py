@@ -1,0 +1,58 @@
+"""Drift: every observed FabricState field against the intent, with the path and both values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+
+from xoff.buffers import get_asic
+from xoff.validate.context import CheckContext
+from xoff.validate.context import Params as CheckParams
+from xoff.validate.drift import device_drift, port_of, show
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+
+@register
+class StateDrift(Check):
+    """Any value a device runs that differs from the intent: interface MTU/speed/addresses, QoS maps,
+    PFC, ECN, schedulers, buffer profiles, watchdog, BGP neighbours, host NIC settings. Only the fields
+    the collector read are compared (the rest is not observable on that platform, never "equal");
+    buffer sizes and ECN thresholds are equal within one cell of the device's ASIC (read-back rounding)."""
+
+    class Params(CheckParams):
+        ignore: tuple[str, ...] = ()  # field path patterns (fnmatch) not to compare, e.g. "interfaces.*.admin_up"
+
+    id = "drift.state"
+    title = "Every observed field equals the intent (path, intended and running value)"
+    needs = frozenset({"observed"})
+    hint = "push the intended configuration (xoff push), or change the intent if the running value is right"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not ctx.snapshot.observed_fields:
+            return "the snapshot lists no observed fields (nothing was read into the model)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        ignore = ctx.params_as(self.Params).ignore
+        observed = ctx.snapshot.observed
+        for name, paths in sorted(ctx.snapshot.observed_fields.items()):
+            want = ctx.desired.devices.get(name)
+            have = observed.devices.get(name)
+            if want is None:
+                yield Finding(name, "device", "observed but not in the intent", "absent", "present")
+                continue
+            if have is None:
+                continue  # collect.complete reports devices that could not be read
+            if want == have:  # nothing differs anywhere: no need to dump and walk it
+                continue
+            cell = get_asic(want.asic).cell_size if want.asic else None
+            diffs = device_drift(
+                want.model_dump(mode="json"), have.model_dump(mode="json"), [p for p in paths if p], cell
+            )
+            for diff in diffs:
+                if any(fnmatchcase(diff.path, pat) for pat in ignore):
+                    continue
+                yield Finding(
+                    name, diff.path, "differs from intent", show(diff.desired), show(diff.observed), port_of(diff.path)
+                )

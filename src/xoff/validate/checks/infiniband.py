@@ -1,0 +1,340 @@
+"""InfiniBand checks (reference/lossless.md §5, deadlock.md §6): routing engine and credit loops,
+SL -> VL -> arbitration weight, partitions, link width/speed, LFT routes to every host.
+
+Each check judges the desired FabricState and, when a snapshot carries one (``Snapshot.infiniband``),
+the fabric as read back by infiniband-diags (:class:`IbObservation`).
+What holds on intent alone runs without an observation; what only the running fabric can show
+is skipped without one. Switches are matched by ``Device.guid``, host HCAs by the port GUIDs of
+``platforms.opensm.guids.hca_port_guids``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import ClassVar
+
+from xoff.deadlock.ib.credit import analyse_ib
+from xoff.desired.models import FabricState, SubnetManager
+from xoff.platforms.infiniband.model import GENERATIONS, IbObservation, PortRef, link_width_speed
+from xoff.platforms.opensm.guids import IB_NETWORK, hca_port_guids
+from xoff.validate.context import CheckContext
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+_TIER = {"leaf": 1, "spine": 2, "super-spine": 3}
+# Deadlock-free by construction on any topology (opensm(8), deadlock.md §6); updn/dnup subject to roots.
+_FREE_ANYWHERE = frozenset({"updn", "dnup", "lash", "dfsssp", "nue"})
+# Shortest-path engines: every min-hop path of a fat tree goes up then down, elsewhere they can loop.
+_FREE_ON_FAT_TREE = frozenset({"ftree", "minhop", "sssp"})
+
+
+def _guid(text: str) -> str:
+    return f"0x{int(text, 16):016x}"
+
+
+def _sm(subject: FabricState) -> tuple[str, SubnetManager] | None:
+    for d in subject.devices.values():
+        if d.subnet_manager is not None:
+            return d.name, d.subnet_manager
+    return None
+
+
+def _has_ib(subject: FabricState) -> str | None:
+    if not any(n.kind == "infiniband" for n in subject.networks.values()) or _sm(subject) is None:
+        return "no InfiniBand network with a subnet manager in this fabric"
+    return None
+
+
+def _switch_links(subject: FabricState) -> Iterator[tuple[str, str]]:
+    ib = {d.name for d in subject.devices.values() if d.kind == "ib_switch"}
+    for link in subject.links:
+        if link.a.device in ib and link.b.device in ib:
+            yield link.a.device, link.b.device
+
+
+def topology_kind(subject: FabricState) -> str:
+    """``fat-tree`` when every switch-switch link joins adjacent tiers, else ``other``."""
+    role = {d.name: d.role for d in subject.devices.values() if d.kind == "ib_switch"}
+    for a, b in _switch_links(subject):
+        if abs(_TIER.get(role[a], 0) - _TIER.get(role[b], 0)) != 1:
+            return "other"
+    return "fat-tree"
+
+
+def observation(ctx: CheckContext) -> IbObservation | None:
+    """The InfiniBand observation of the context's snapshot (``Snapshot.infiniband``), if one was collected."""
+    if ctx.observed is None or ctx.observed.infiniband is None:
+        return None
+    return IbObservation.model_validate(ctx.observed.infiniband)
+
+
+class InfinibandCheck(Check):
+    """Base: ``judge(desired, observed)`` is the pure core; ``check(ctx)`` feeds it the context's
+    desired state and its snapshot's InfiniBand observation (None = intent only)."""
+
+    needs_observation: ClassVar[bool] = False
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        reason = _has_ib(ctx.desired)
+        if reason is None and self.needs_observation and observation(ctx) is None:
+            return (
+                "needs the running InfiniBand fabric (collect with infiniband-diags); nothing to judge on intent alone"
+            )
+        return reason
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        return self.judge(ctx.desired, observation(ctx))
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        raise NotImplementedError
+
+
+@register
+class RoutingDeadlockFree(InfinibandCheck):
+    id = "infiniband.routing_deadlock_free"
+    title = "The routing engine is deadlock-free for the topology, and the programmed LFT/SL2VL have no credit loop"
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        found = _sm(desired)
+        assert found is not None
+        host, sm = found
+        kind = topology_kind(desired)
+        used = next((e for e in sm.routing_engine if e != "ftree" or kind == "fat-tree"), None)
+        if used is None:
+            used = None if sm.no_fallback else "minhop"
+        engines = ",".join(sm.routing_engine)
+        if used is None:
+            yield Finding(
+                host,
+                "routing_engine",
+                f"no engine of {engines} can route a {kind} topology",
+                "an engine for it",
+                engines,
+            )
+        elif not (used in _FREE_ANYWHERE or (used in _FREE_ON_FAT_TREE and kind == "fat-tree")):
+            yield Finding(
+                host,
+                "routing_engine",
+                f"OpenSM would route this {kind} topology with {used}, which is not credit-loop free on it",
+                "ftree/updn on a fat tree; updn, dfsssp, lash or nue otherwise",
+                used,
+            )
+        elif used in {"updn", "dnup"}:
+            roots = {_guid(g) for g in sm.root_guids}
+            guid_of = {d.name: _guid(d.guid) for d in desired.devices.values() if d.kind == "ib_switch" and d.guid}
+            for a, b in _switch_links(desired):
+                if guid_of.get(a) in roots and guid_of.get(b) in roots:
+                    # OpenSM's updn takes a root-to-root link as up in both directions: no turn is forbidden on it
+                    yield Finding(
+                        host,
+                        "root_guids",
+                        f"{used} roots {a} and {b} are cabled to each other",
+                        "roots not cabled to each other",
+                        f"{a} - {b}",
+                    )
+                    break
+        if observed is None:
+            return
+        if observed.routing_engine is not None and observed.routing_engine not in sm.routing_engine:
+            yield Finding(
+                host,
+                "routing_engine",
+                "OpenSM routed with an engine the intent does not list (fallback)",
+                engines,
+                observed.routing_engine,
+            )
+        result = analyse_ib(observed)
+        for cycle in result.cycles:
+            first = cycle.steps[0]
+            path = " -> ".join([*cycle.switches, cycle.switches[0]])
+            yield Finding(
+                first.switch,
+                f"VL {', '.join(map(str, cycle.vls))}",
+                f"credit loop of {cycle.scc_size} (link, VL) channels; witness {path}; "
+                f"first turn {first.in_port}->{first.out_port} for LID {first.dest_lid} ({first.dest}) SL{first.sl}",
+                "no credit loop",
+                f"cycle {path}",
+            )
+
+
+def _used_sls(sm: SubnetManager) -> list[int]:
+    return [sm.service_level]  # the qos-ulps policy puts everything on it (platforms/opensm/builders.qos_policy)
+
+
+@register
+class SlVlWeight(InfinibandCheck):
+    id = "infiniband.sl_vl_weight"
+    title = "Every used SL maps to a VL with arbitration weight > 0 (intent, and on every transmitting port)"
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        found = _sm(desired)
+        assert found is not None
+        host, sm = found
+        weights: dict[int, int] = {}
+        for vl, w in (*sm.vlarb_high, *sm.vlarb_low):
+            weights[vl] = weights.get(vl, 0) + w
+        for sl in _used_sls(sm):
+            vl = sm.sl2vl[sl]
+            if vl >= sm.max_vls or weights.get(vl, 0) <= 0:
+                yield Finding(
+                    host,
+                    f"SL{sl}",
+                    f"maps to VL{vl}, which has no arbitration weight (or is beyond max_vls {sm.max_vls})",
+                    "> 0",
+                    str(weights.get(vl, 0)),
+                )
+        if observed is None:
+            return
+        for guid, node in sorted(observed.nodes.items()):
+            arb = observed.vlarb.get(guid, {})
+            for table in observed.sl2vl.get(guid, []):
+                port = table.out_port
+                if port == 0 or port not in node.ports or node.ports[port].peer is None:
+                    continue  # the switch's management port, or a port with no cable
+                for sl in _used_sls(sm):
+                    vl = table.vls[sl]
+                    have = arb[port].weight(vl) if port in arb else None
+                    if have is None or have <= 0:
+                        where = f"port {port}" + (f" (from port {table.in_port})" if node.kind == "switch" else "")
+                        yield Finding(
+                            node.description, where, f"SL{sl} -> VL{vl} has no arbitration weight", "> 0", str(have)
+                        )
+
+
+@register
+class Partitions(InfinibandCheck):
+    id = "infiniband.partitions"
+    title = "PKeys unique; every job host a member of its partition as intended, no other host in it"
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        found = _sm(desired)
+        assert found is not None
+        host, sm = found
+        seen: set[int] = set()
+        for p in sm.partitions:
+            if p.pkey & 0x7FFF in seen or p.pkey & 0x7FFF == 0x7FFF:
+                yield Finding(host, f"partition {p.name}", "PKey not unique", "unique, not 0x7fff", f"{p.pkey:#06x}")
+            seen.add(p.pkey & 0x7FFF)
+        if observed is None:
+            return
+        ports = observed.port_by_guid()
+        for (member, netdev), port_guid in hca_port_guids(desired).items():
+            ref = ports.get(port_guid)
+            if ref is None:
+                yield Finding(member, netdev, "HCA port not in the fabric read back", port_guid, "absent")
+                continue
+            table = observed.pkeys.get(ref.guid, {}).get(ref.port)
+            if table is None:
+                yield Finding(member, netdev, "PKey table not collected", "a PKey table", "none")
+                continue
+            got = {k & 0x7FFF: k for k in table}
+            for p in sm.partitions:
+                want = (p.pkey & 0x7FFF) | (0x8000 if p.membership == "full" else 0)
+                if member in p.members and got.get(p.pkey & 0x7FFF) != want:
+                    have = got.get(p.pkey & 0x7FFF)
+                    yield Finding(
+                        member,
+                        netdev,
+                        f"not a {p.membership} member of {p.name}",
+                        f"{want:#06x}",
+                        "absent" if have is None else f"{have:#06x}",
+                    )
+                elif member not in p.members and (p.pkey & 0x7FFF) in got:
+                    yield Finding(
+                        member,
+                        netdev,
+                        f"in partition {p.name} without being a member",
+                        "absent",
+                        f"{got[p.pkey & 0x7FFF]:#06x}",
+                    )
+
+
+def _capped(expected: str, cap: str | None) -> str:
+    if cap is not None and GENERATIONS.index(expected) > GENERATIONS.index(cap):
+        return cap
+    return expected
+
+
+@register
+class LinkWidthSpeed(InfinibandCheck):
+    id = "infiniband.link_width_speed"
+    title = "Every intended InfiniBand link is up (Active) at its intended width and speed"
+    needs_observation = True
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        assert observed is not None
+        hcas = observed.port_by_guid()
+        hca_guid = hca_port_guids(desired)
+
+        def end(device: str, port: str) -> tuple[str, int] | None:
+            d = desired.devices[device]
+            if d.kind == "ib_switch" and d.guid:
+                return _guid(d.guid), int(port)
+            ref = hcas.get(hca_guid.get((device, port), ""))
+            return (ref.guid, ref.port) if ref else None
+
+        for link in desired.links:
+            if link.network != IB_NETWORK or desired.networks[link.network].kind != "infiniband":
+                continue
+            width, speed = link_width_speed(link.speed_mbps)
+            want = f"{width} {_capped(speed, observed.speed_cap)} Active"
+            for near, far in ((link.a, link.b), (link.b, link.a)):  # each end reads its own port
+                here, there = end(near.device, near.port), end(far.device, far.port)
+                where = f"{near.port} -> {far.device}:{far.port}"
+                node = observed.nodes.get(here[0]) if here else None
+                port = node.ports.get(here[1]) if node and here else None
+                if port is None:
+                    yield Finding(near.device, where, "link not in the fabric read back", want, "absent")
+                    continue
+                got = f"{port.width} {port.speed} {port.state}"
+                if got != want:
+                    yield Finding(near.device, where, "link width/speed/state not as intended", want, got)
+                elif port.peer is None or there is None or (port.peer.guid, port.peer.port) != there:
+                    peer = f"{port.peer.guid}:{port.peer.port}" if port.peer else "nothing"
+                    yield Finding(
+                        near.device, where, "cabled to another port than intended", f"{far.device}:{far.port}", peer
+                    )
+
+
+def _walk(observed: IbObservation, start: str, lid: int, target: PortRef) -> str | None:
+    """None when the LFTs lead from switch ``start`` to ``target``, else what goes wrong on the way."""
+    hop, seen = start, set()
+    while hop not in seen:
+        seen.add(hop)
+        node = observed.nodes[hop]
+        out = observed.lfts.get(hop, {}).get(lid)
+        port = node.ports.get(out) if out is not None else None
+        if port is None or port.peer is None:
+            return f"no route at {node.description} (LFT port {out})"
+        if port.peer == target:
+            return None
+        nxt = observed.nodes.get(port.peer.guid)
+        if nxt is None or nxt.kind != "switch":
+            return f"{node.description} port {out} leads to {nxt.description if nxt else port.peer.guid}"
+        hop = nxt.guid
+    return f"the route loops through {observed.nodes[hop].description}"
+
+
+@register
+class LftRoutes(InfinibandCheck):
+    id = "infiniband.lft_routes"
+    title = "Every switch's LFT routes to every host HCA, and the routes reach it"
+    needs_observation = True
+
+    def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
+        assert observed is not None
+        ports = observed.port_by_guid()
+        switches = sorted(g for g, n in observed.nodes.items() if n.kind == "switch")
+        for (member, netdev), port_guid in hca_port_guids(desired).items():
+            ref = ports.get(port_guid)
+            lid = observed.nodes[ref.guid].ports[ref.port].lid if ref else None
+            if ref is None or lid is None:
+                yield Finding(member, netdev, "HCA port has no LID in the fabric read back", "a LID", "none")
+                continue
+            for sw in switches:
+                wrong = _walk(observed, sw, lid, ref)
+                if wrong is not None:
+                    name = observed.nodes[sw].description
+                    yield Finding(
+                        name, f"LID {lid}", f"no working route to {member} {netdev}: {wrong}", "a route", "none"
+                    )

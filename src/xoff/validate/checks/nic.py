@@ -1,0 +1,133 @@
+"""Host NICs: DSCP trust, PFC vector and RoCE traffic class as the switches expect (reference/lossless.md §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from xoff.desired.models import Device, FabricState, HostNic
+from xoff.validate.checks.common import needs_roce, roce_networks
+from xoff.validate.context import CheckContext
+from xoff.validate.context import Params as CheckParams
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+
+def roce_nics(state: FabricState) -> Iterator[tuple[Device, HostNic]]:
+    roce = roce_networks(state)
+    for dev in state.devices.values():
+        if dev.host is None:
+            continue
+        for nic in dev.host.nics.values():
+            if nic.network in roce and nic.roce_mode is not None:
+                yield dev, nic
+
+
+def _switch_side(state: FabricState, dev: Device, nic: HostNic) -> tuple[str, list[int]]:
+    """(who, priorities): the leaf port the NIC is cabled to, else the network's lossless plan."""
+    iface = dev.interfaces.get(nic.netdev)
+    if iface is not None and iface.peer is not None:
+        peer = state.devices.get(iface.peer.device)
+        port = peer.interfaces.get(iface.peer.port) if peer else None
+        if port is not None:
+            return f"{iface.peer.device}:{iface.peer.port}", port.pfc_priorities
+    return f"network {nic.network}", state.networks[nic.network].lossless_priorities
+
+
+@register
+class NicTrustPfc(Check):
+    """A NIC that trusts PCP (the ConnectX firmware default) in an L3 fabric, or whose PFC vector
+    differs from its switch port: it classifies RoCE into the wrong priority or ignores pause frames."""
+
+    id = "lossless.nic_trust_pfc"
+    title = "Host NICs trust DSCP and enable PFC on exactly the switches' lossless priorities"
+    hint = "mlnx_qos -i <netdev> --trust dscp --pfc <the switches' vector>"
+
+    def applies(self, subject: FabricState) -> str | None:
+        return needs_roce(subject)
+
+    def run(self, subject: FabricState) -> Iterable[Finding]:
+        for dev, nic in roce_nics(subject):
+            if nic.trust != "dscp":
+                yield Finding(
+                    dev.name,
+                    nic.netdev,
+                    "NIC does not trust DSCP",
+                    "dscp",
+                    str(nic.trust),
+                    port=nic.netdev,
+                    hint=f"mlnx_qos -i {nic.netdev} --trust dscp",
+                )
+            mine = [p for p, on in enumerate(nic.pfc) if on]
+            who, theirs = _switch_side(subject, dev, nic)
+            if mine != theirs:
+                vector = ",".join("1" if p in theirs else "0" for p in range(8))
+                yield Finding(
+                    dev.name,
+                    nic.netdev,
+                    f"NIC PFC vector differs from {who}",
+                    str(theirs),
+                    str(mine),
+                    port=nic.netdev,
+                    priority=min(set(mine) ^ set(theirs)),
+                    hint=f"mlnx_qos -i {nic.netdev} --pfc {vector}",
+                )
+
+
+def _tos_problem(tos: int, dscp: int, ect: tuple[int, ...]) -> str | None:
+    if tos >> 2 != dscp:
+        return f"carries DSCP {tos >> 2}, not the lossless DSCP {dscp}"
+    if tos & 3 not in ect:
+        return "is not ECN-capable (ECT), so switches cannot mark it"
+    return None
+
+
+@register
+class RoceTrafficClass(Check):
+    """RoCE traffic sent with the wrong TOS: RDMA-CM's default_roce_tos or NCCL_IB_TC without the lossless
+    DSCP lands in a lossy class; without ECT(0)/ECT(1) the switches cannot ECN-mark it and DCQCN never
+    reacts (TOS = DSCP << 2 | ECN, e.g. 26 -> 106)."""
+
+    class Params(CheckParams):
+        ect: tuple[int, ...] = (1, 2)  # ECT(1), ECT(0)
+
+    id = "lossless.roce_tos"
+    title = "RoCE TOS and NCCL_IB_TC carry the lossless DSCP with ECT"
+    hint = "set default_roce_tos / NCCL_IB_TC to DSCP << 2 | 2 (106 for DSCP 26)"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        return needs_roce(ctx.subject)
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        ect = ctx.params_as(self.Params).ect
+        seen_nccl: set[str] = set()
+        for dev, nic in roce_nics(ctx.subject):
+            plan = ctx.desired.networks.get(nic.network)
+            if plan is None or plan.roce_dscp is None or plan.roce_tos is None:
+                continue
+            want = str(plan.roce_tos)
+            if nic.roce_tos is None or (problem := _tos_problem(nic.roce_tos, plan.roce_dscp, ect)):
+                yield Finding(
+                    dev.name,
+                    nic.netdev,
+                    f"RoCE TOS {problem or 'is not set'}",
+                    want,
+                    str(nic.roce_tos),
+                    port=nic.netdev,
+                    hint=f"cma_roce_tos -d {nic.rdma} -t {want}",
+                )
+            if dev.host is None or dev.name in seen_nccl or nic.rdma not in nccl_devices(dev.host.nccl_env):
+                continue
+            seen_nccl.add(dev.name)
+            tc = dev.host.nccl_env.get("NCCL_IB_TC")
+            if tc is None or not tc.isdigit():
+                yield Finding(dev.name, "NCCL_IB_TC", "not set: NCCL sends with TC 0 (lossy)", want, str(tc))
+            elif problem := _tos_problem(int(tc), plan.roce_dscp, ect):
+                yield Finding(dev.name, "NCCL_IB_TC", f"TOS {problem}", want, tc)
+
+
+def nccl_devices(env: dict[str, str]) -> set[str]:
+    """The RDMA devices NCCL_IB_HCA selects (``=mlx5_0:1,mlx5_1:1``); empty when unset or an exclusion list."""
+    spec = env.get("NCCL_IB_HCA", "")
+    if not spec or spec.startswith("^"):
+        return set()
+    return {item.split(":")[0] for item in spec.lstrip("=").split(",") if item}

@@ -1,0 +1,56 @@
+"""What a check is given: the desired state, the observed snapshot when there is one, its thresholds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from xoff.collect.snapshot import Snapshot
+from xoff.desired.models import FabricState
+
+Need = Literal["desired", "observed"]
+NEEDS: tuple[Need, ...] = ("desired", "observed")
+
+
+class Params(BaseModel):
+    """Base of every check's thresholds: strict, frozen, defaults for everything (a catalog may omit them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(Params):
+    """A check without thresholds."""
+
+
+P = TypeVar("P", bound=Params)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """``subject`` is the state under judgement: observed when a snapshot is given, else desired."""
+
+    desired: FabricState
+    observed: Snapshot | None = None
+    params: Params = field(default_factory=NoParams)
+
+    @property
+    def subject(self) -> FabricState:
+        return self.observed.observed if self.observed is not None else self.desired
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The snapshot; only for checks that declare ``needs = {"observed"}`` (the runner skips them otherwise)."""
+        if self.observed is None:
+            raise RuntimeError("this check needs an observed snapshot but was run without one")
+        return self.observed
+
+    def params_as(self, cls: type[P]) -> P:
+        """The thresholds, typed as the check's ``Params`` class."""
+        if not isinstance(self.params, cls):
+            raise TypeError(f"check parameters are {type(self.params).__name__}, expected {cls.__name__}")
+        return self.params
+
+    def has(self, need: Need) -> bool:
+        return need == "desired" or self.observed is not None

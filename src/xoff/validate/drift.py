@@ -1,0 +1,133 @@
+"""Drift: desired vs observed values of one device, on the field paths its collector read.
+
+Paths name Device fields with ``*`` for every key of a map (``interfaces.*.mtu``, ``qos.dscp_to_tc``);
+a difference is reported at the leaf (``qos.dscp_to_tc.26``) with both values. Lists of models are
+matched by their natural key (name, address, ...), so a reordered list is not drift. Byte quantities
+an ASIC rounds to cells (buffer sizes, ECN thresholds) are equal within one cell of the device's ASIC,
+as the ASIC catalog declares it (reference/lossless.md §6 rule 11).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+# Leaves the ASIC stores in cells: read back rounded to the device's cell size.
+CELL_ROUNDED = (
+    "buffers.profiles.*.xon",
+    "buffers.profiles.*.xoff",
+    "buffers.profiles.*.size",
+    "buffers.profiles.*.xon_offset",
+    "buffers.pools.*.size",
+    "buffers.pools.*.xoff",
+    "buffers.port_headroom_bytes.*",
+    "qos.ecn.*.min_threshold",
+    "qos.ecn.*.max_threshold",
+)
+_LIST_KEYS = ("name", "address", "netdev", "destination", "source")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Difference:
+    path: str
+    desired: Any
+    observed: Any
+
+
+def show(value: Any) -> str:
+    if value is _MISSING:
+        return "(absent)"
+    if isinstance(value, str):
+        return value
+    return repr(value) if not isinstance(value, (dict, list)) else _compact(value)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _keyed(items: list[Any]) -> dict[str, Any] | None:
+    """A list of dicts with a natural key, as a dict by that key (None: compare the list whole)."""
+    if not items or not all(isinstance(i, dict) for i in items):
+        return None
+    for key in _LIST_KEYS:
+        if all(key in i for i in items):
+            values = [str(i[key]) for i in items]
+            if len(set(values)) == len(values):
+                return dict(zip(values, items, strict=True))
+    return None
+
+
+def _children(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, list):
+        return _keyed(value)
+    return None
+
+
+def _leaves(path: str, desired: Any, observed: Any) -> Iterator[Difference]:
+    if desired == observed:  # the common case, compared in C; descend only where something differs
+        return
+    d_kids, o_kids = _children(desired), _children(observed)
+    if d_kids is not None and o_kids is not None:
+        for key in sorted(set(d_kids) | set(o_kids), key=_natural):
+            yield from _leaves(f"{path}.{key}", d_kids.get(key, _MISSING), o_kids.get(key, _MISSING))
+    elif desired != observed:
+        yield Difference(path, desired, observed)
+
+
+def _natural(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def _expand(pattern: list[str], prefix: str, desired: Any, observed: Any) -> Iterator[Difference]:
+    if not pattern:
+        yield from _leaves(prefix, desired, observed)
+        return
+    if desired == observed:
+        return
+    head, rest = pattern[0], pattern[1:]
+    d_kids, o_kids = _children(desired) or {}, _children(observed) or {}
+    keys = sorted(set(d_kids) | set(o_kids), key=_natural) if head == "*" else [head]
+    for key in keys:
+        here = f"{prefix}.{key}" if prefix else key
+        d, o = d_kids.get(key, _MISSING), o_kids.get(key, _MISSING)
+        if d is _MISSING and o is _MISSING:
+            continue
+        if d is _MISSING or o is _MISSING:
+            yield Difference(here, d, o)
+            continue
+        yield from _expand(rest, here, d, o)
+
+
+def _within(diff: Difference, cell: int | None) -> bool:
+    if not cell or not isinstance(diff.desired, int) or not isinstance(diff.observed, int):
+        return False
+    return abs(diff.desired - diff.observed) < cell and any(fnmatchcase(diff.path, p) for p in CELL_ROUNDED)
+
+
+def device_drift(
+    desired: dict[str, Any], observed: dict[str, Any], paths: list[str], cell: int | None = None
+) -> list[Difference]:
+    """Differences on ``paths`` between two dumped Devices (``model_dump(mode="json")``), cell-tolerant."""
+    found: dict[str, Difference] = {}
+    for pattern in paths:
+        for diff in _expand(pattern.split("."), "", desired, observed):
+            if not _within(diff, cell):
+                found.setdefault(diff.path, diff)
+    return list(found.values())
+
+
+def port_of(path: str) -> str | None:
+    """The port a drift path is about, where it names one."""
+    parts = path.split(".")
+    if parts[0] == "interfaces" and len(parts) > 1:
+        return parts[1]
+    if parts[:2] in (["buffers", "port_priority_groups"], ["buffers", "port_headroom_bytes"], ["host", "nics"]):
+        return parts[2] if len(parts) > 2 else None
+    return None

@@ -1,0 +1,78 @@
+"""The snapshot a fabric would give if it ran exactly its intent: the baseline for tests, benchmarks and
+fault seeding (change one value, and exactly one check must fail). Not a stand-in for collecting."""
+
+from __future__ import annotations
+
+from xoff.collect.snapshot import (
+    BgpSession,
+    GpuNicPath,
+    HostObserved,
+    LldpNeighbor,
+    PortCounters,
+    QueueCounters,
+    Snapshot,
+    WatchdogCounters,
+)
+from xoff.desired.models import Device, FabricState
+from xoff.validate.checks.common import lossless_queues
+
+# every Device field a collector can read (the ones this FabricState version has)
+_DEVICE_FIELDS = tuple(
+    f
+    for f in ("interfaces", "qos", "buffers", "pfc_watchdog", "bgp", "static_routes", "host")
+    if f in Device.model_fields
+)
+
+
+def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:00Z") -> Snapshot:
+    observed = desired.model_copy(update={"source": "observed"})
+    fields = {
+        name: [f for f in _DEVICE_FIELDS if getattr(dev, f) is not None]
+        for name, dev in desired.devices.items()
+        if dev.kind != "ib_switch"
+    }
+    lldp: dict[str, list[LldpNeighbor]] = {}
+    for link in desired.links:
+        if "infiniband" in {desired.devices[p.device].interfaces[p.port].kind for p in (link.a, link.b)}:
+            continue  # no LLDP on InfiniBand
+        for me, peer in ((link.a, link.b), (link.b, link.a)):
+            if desired.devices[me.device].kind != "ib_switch":
+                lldp.setdefault(me.device, []).append(
+                    LldpNeighbor(port=me.port, neighbor=peer.device, neighbor_port=peer.port)
+                )
+    bgp = {
+        name: [BgpSession(address=n.address, remote_asn=n.remote_asn, state="Established") for n in dev.bgp.neighbors]
+        for name, dev in desired.devices.items()
+        if dev.bgp is not None
+    }
+    counters: dict[str, dict[str, PortCounters]] = {}
+    for name, dev in desired.devices.items():
+        if dev.qos is None:
+            continue
+        queues = lossless_queues(dev.qos)
+        counters[name] = {
+            i.name: PortCounters(
+                queues={q: QueueCounters(packets=1000, bytes=4_096_000) for q in queues},
+                watchdog={q: WatchdogCounters() for q in queues},
+            )
+            for i in dev.interfaces.values()
+            if i.pfc_priorities
+        }
+    hosts = {
+        name: HostObserved(
+            modules=["nvidia_peermem"] if dev.host.gpudirect.nvidia_peermem else [],
+            gpu_nic_paths=[GpuNicPath(gpu=g, nic=n, relation="PIX") for g, n in dev.host.gpudirect.gpu_nic.items()],
+        )
+        for name, dev in desired.devices.items()
+        if dev.host is not None and dev.host.gpudirect is not None
+    }
+    return Snapshot(
+        fabric=desired.fabric,
+        collected_at=collected_at,
+        observed=observed,
+        observed_fields=fields,
+        lldp=lldp,
+        bgp_sessions=bgp,
+        counters=counters,
+        hosts=hosts,
+    )

@@ -1,0 +1,88 @@
+"""One validation: a catalog's checks over the desired state and, when given, an observed snapshot."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from xoff.collect.snapshot import Snapshot
+from xoff.desired.models import FabricState
+from xoff.errors import InputError, Location, Problem
+from xoff.intent.pydantic_errors import translate
+from xoff.intent.yamlsource import load_yaml
+from xoff.validate.catalog import Catalog
+from xoff.validate.model import CheckResult, Status
+from xoff.validate.registry import run_checks
+
+Source = Literal["offline", "snapshot", "live"]
+
+
+@dataclass
+class Validation:
+    """What a report shows: the fabric, where the observed state came from, and every check's result."""
+
+    desired: FabricState
+    catalog: str
+    source: Source
+    results: list[CheckResult]
+    snapshot: Snapshot | None = None
+    elapsed_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def fabric(self) -> str:
+        return self.desired.fabric
+
+    @property
+    def blocking(self) -> bool:
+        return any(r.blocking for r in self.results)
+
+    def summary(self) -> dict[str, int]:
+        counts = dict.fromkeys((s.value for s in Status), 0)
+        for r in self.results:
+            counts[r.status.value] += 1
+        return counts
+
+
+def validate(
+    desired: FabricState, catalog: Catalog, snapshot: Snapshot | None = None, source: Source = "offline"
+) -> Validation:
+    start = time.perf_counter()
+    results = run_checks(desired, catalog.ids, catalog.registry, observed=snapshot, params=catalog.params)
+    notes = list(snapshot.lab_only) if snapshot is not None else []
+    return Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
+
+
+def load_snapshot(path: Path, fabric: str) -> Snapshot:
+    """A snapshot file (JSON, as ``xoff collect`` writes it); InputError with located lines if it is not one."""
+    name = str(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
+        raise InputError(
+            [Problem(Location(name, line, col), "", "not a JSON snapshot (allowed: xoff collect output)")]
+        ) from None
+    try:
+        snap = Snapshot.model_validate(data)
+    except ValidationError as exc:
+        _, smap = load_yaml(path, name)  # JSON is YAML: the slow path, only to locate the errors
+        raise InputError(translate(exc, data, smap, Snapshot)) from None
+    if snap.fabric != fabric:
+        raise InputError(
+            [
+                Problem(
+                    Location(name, 1, 1),
+                    "fabric",
+                    f"snapshot of fabric {snap.fabric!r}, not of this intent (allowed: {fabric!r})",
+                )
+            ]
+        )
+    return snap

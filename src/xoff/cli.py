@@ -352,6 +352,18 @@ app.command(
 )(_validate_command())
 
 
+def _push_commands() -> None:
+    from xoff.push.cli import inventory_app, push_command
+
+    app.command("push", help="Push the rendered configuration: back up, diff, apply, verify, roll back on failure.")(
+        push_command
+    )
+    app.add_typer(inventory_app, name="inventory", help="Export the inventory built from intent (Nornir, Ansible).")
+
+
+_push_commands()
+
+
 def _lab_app() -> typer.Typer:
     from xoff.lab.clab_cli import export_command
     from xoff.lab.cli import lab_app

@@ -1,0 +1,227 @@
+"""Push benchmark: a ~100-line change to 64 emulated EOS switches in one lab, with Nornir.
+
+The fabric (generated here): 64 EOS switches in a ring (each cabled to the next; eBGP over every
+/31), six ports each, so each switch's rendered configuration is about 100 lines and a push from
+factory sends all of them inside a configuration session (``rollback clean-config`` + the
+configuration, ``commit timer``, verify, confirm).
+
+Measured, each on a fresh lab (devices at factory):
+- single: ``--singles`` devices pushed one at a time, alone (the uncontended per-device time; the
+  slowest is the baseline);
+- nornir: all 64 in one ``xoff push`` (Nornir, ``--workers 64``): total wall time, and the slowest
+  device inside that run;
+- again: the same push once more (0 changes: connect, back up, diff only).
+Target (issue 6): nornir total <= 2 x the slowest single device.
+
+- ansible: on a fresh lab, the same change with ``ansible-playbook playbooks/push.yml`` (arista.eos
+  network_cli, forks 64) against the exported inventory (``ansible_push``), printed in the same table.
+
+Runs as root (namespaces). Writes bench/results/push_scale.md with --record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from xoff.connect.ansible_inventory import export_ansible
+from xoff.connect.credentials import load_credentials
+from xoff.connect.targets import build_targets, from_lab, select
+from xoff.lab.lab import LabError, up
+from xoff.lab.teardown import down
+from xoff.push.ansible_engine import ansible_environment, playbooks_dir
+from xoff.push.job import PushJob, PushOptions, engine
+from xoff.push.model import Outcome, PushEvent, PushSummary
+from xoff.render import render_fabric
+
+ROOT = Path(__file__).resolve().parents[1]
+SWITCHES = 64
+
+FABRIC = """\
+fabric: {{name: pushbench, site: bench}}
+networks:
+  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
+  compute:
+    kind: roce
+    qos_policy: rdma
+    p2p_prefix: 198.18.0.0/22
+    loopback_prefix: 198.18.255.0/24
+    underlay: {{asn_plan: {{leaf: 65101}}}}
+qos_policies:
+  rdma:
+    trust: dscp
+    classes:
+      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
+             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
+      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
+      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
+    default_class: bulk
+    cnp_class: cnp
+    pfc_watchdog: {{poll_interval_ms: 200, detection_ms: 200, restoration_ms: 400, action: drop}}
+    buffers: {{model: static}}
+    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+defaults:
+  switch: {{platform: eos, asic: tomahawk5}}
+roles:
+  leaf: {{ports: [{{name: "Ethernet{{1..6}}/1", speed: 400G, use: downlink}}]}}
+switches:
+  - {{name: "sw{{01..{n:02d}}}", role: leaf}}
+links:
+{links}
+"""
+
+
+def generate(where: Path, n: int) -> Path:
+    links = "\n".join(
+        f'  - {{a: "sw{i + 1:02d}:Ethernet1/1", b: "sw{(i + 1) % n + 1:02d}:Ethernet2/1"}}' for i in range(n)
+    )
+    path = where / "fabric.yaml"
+    path.write_text(FABRIC.format(n=n, links=links), encoding="utf-8")
+    return path
+
+
+def ansible_push(lab: str, intent: Path, workdir: Path) -> float | None:
+    """The Ansible half on a fresh lab: ``ansible-playbook playbooks/push.yml`` (arista.eos network_cli,
+    forks 64) against the exported inventory, as a user would run it; the wall time in seconds."""
+    del intent
+    conn = from_lab(lab)
+    targets = build_targets(conn.fabric)
+    work = workdir / "ansible"
+    render = work / "render"
+    for f in render_fabric(conn.fabric, [t.name for t in targets]):
+        (render / f.device).mkdir(parents=True, exist_ok=True)
+        (render / f.device / f.name).write_text(f.content, encoding="utf-8")
+    inventory = export_ansible(targets, work / "inventory", known_hosts=conn.known_hosts)
+    (work / "home" / ".ssh").mkdir(parents=True)
+    shutil.copyfile(conn.known_hosts, work / "home" / ".ssh" / "known_hosts")
+    for sub in ("tmp", "pc", "cp"):
+        (work / sub).mkdir()
+    env = {**os.environ, **ansible_environment(work, load_credentials(conn.secrets_file), PushOptions())}
+    argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory), "-f", str(len(targets))]
+    argv += ["-e", f"xoff_render_dir={render}", "-e", f"xoff_backups={work / 'backups'}"]
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [*argv, str(playbooks_dir() / "push.yml")], capture_output=True, text=True, env=env, check=False
+    )
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"ansible-playbook failed ({done.returncode}): {done.stdout[-2000:]}")
+    return elapsed
+
+
+def _push(lab: str, limit: list[str], workdir: Path, workers: int) -> PushSummary:
+    conn = from_lab(lab)
+    targets = select(build_targets(conn.fabric), limit)
+    desired: dict[str, dict[str, str]] = {}
+    for f in render_fabric(conn.fabric, [t.name for t in targets]):
+        desired.setdefault(f.device, {})[f.name] = f.content
+    run_id = f"bench{time.time_ns()}"
+    job = PushJob(conn.fabric.fabric, run_id, targets, desired, load_credentials(conn.secrets_file), conn.known_hosts)
+
+    def quiet(_event: PushEvent) -> None:
+        pass
+
+    options = PushOptions(workers=workers, backup_dir=workdir / "backups")
+    summary = engine("nornir")(job, options, quiet)
+    bad = [r for r in summary.results if r.outcome not in {Outcome.CHANGED, Outcome.UNCHANGED}]
+    if bad:
+        raise SystemExit(f"push failed: {bad[0].device}: {bad[0].outcome.value}: {bad[0].error}")
+    return summary
+
+
+def _fresh_lab(intent: Path, lab: str) -> None:
+    with contextlib.suppress(LabError):
+        down(lab)
+    up(intent, lab, remap_addresses=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--switches", type=int, default=SWITCHES)
+    parser.add_argument("--singles", type=int, default=3, help="devices pushed alone for the baseline")
+    parser.add_argument("--workers", type=int, default=SWITCHES, help="Nornir workers for the whole-fabric push")
+    parser.add_argument("--record", action="store_true", help="write bench/results/push_scale.md")
+    args = parser.parse_args(argv)
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    work = Path(tempfile.mkdtemp(prefix="xoff-push-bench-"))
+    work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
+    os.environ["XOFF_LAB_DIR"] = str(work / "labs")
+    lab = "pushbench"
+    try:
+        intent = generate(work, args.switches)
+        names = [f"sw{i + 1:02d}" for i in range(args.switches)]
+        _fresh_lab(intent, lab)
+        lines = len(render_fabric(from_lab(lab).fabric, [names[0]])[0].content.splitlines())
+        singles: list[float] = []
+        for name in names[: args.singles]:
+            r = _push(lab, [name], work, 1).results[0]
+            singles.append(r.elapsed_s)
+            log(f"single {name}: {r.elapsed_s:.2f} s, {r.changes} changes")
+        _fresh_lab(intent, lab)
+        t0 = time.perf_counter()
+        run = _push(lab, [], work, args.workers)
+        total = time.perf_counter() - t0
+        slowest_in_run = max(r.elapsed_s for r in run.results)
+        changes = sorted(r.changes for r in run.results)
+        log(
+            f"nornir {args.switches} ({args.workers} workers): {total:.2f} s (slowest device in the run {slowest_in_run:.2f} s)"
+        )
+        t0 = time.perf_counter()
+        _push(lab, [], work, args.workers)
+        again = time.perf_counter() - t0
+        log(f"again (0 changes): {again:.2f} s")
+        _fresh_lab(intent, lab)
+        ansible = ansible_push(lab, intent, work)
+        report(args, lines, changes, singles, total, slowest_in_run, again, ansible)
+    finally:
+        with contextlib.suppress(LabError):
+            down(lab)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(
+    args: argparse.Namespace,
+    lines: int,
+    changes: list[int],
+    singles: list[float],
+    total: float,
+    slowest_in_run: float,
+    again: float,
+    ansible: float | None,
+) -> None:
+    slowest = max(singles)
+    text = f"""# push_scale: a ~100-line change to {args.switches} emulated EOS switches
+
+`bench/push_scale.py` ({datetime.now(UTC).strftime("%Y-%m-%d")}, {platform.node()}, {os.cpu_count()} CPUs,
+Python {platform.python_version()}). Each switch's rendered running-config is {lines} lines; the push
+from factory sends it in a configuration session (rollback clean-config + config, commit timer,
+verify, confirm); per-device diff sizes {changes[0]}-{changes[-1]} changes.
+
+| run | wall time (s) | vs slowest single device |
+|---|---:|---:|
+| slowest single device, pushed alone (of {len(singles)}: {", ".join(f"{s:.2f}" for s in singles)}) | {slowest:.2f} | 1.00 |
+| Nornir, {args.switches} devices, {args.workers} workers | {total:.2f} | {total / slowest:.2f} |
+| slowest device inside that Nornir run | {slowest_in_run:.2f} | {slowest_in_run / slowest:.2f} |
+| Nornir again, 0 changes (connect, backup, diff) | {again:.2f} | {again / slowest:.2f} |
+| Ansible (ansible-playbook, arista.eos, forks 64) | {f"{ansible:.2f}" if ansible is not None else "not run (hook `ansible_push`)"} | {f"{ansible / slowest:.2f}" if ansible is not None else "-"} |
+
+Target: Nornir total <= 2 x the slowest single device: **{"met" if total <= 2 * slowest else "not met"}**
+({total / slowest:.2f}x). Nornir vs Ansible >= 3x: {f"{ansible / total:.2f}x" if ansible is not None else "pending the Ansible half"}.
+"""
+    print(text)
+    if args.record:
+        (ROOT / "bench" / "results" / "push_scale.md").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Push to Arista EOS: a configuration session replacing the whole configuration, committed with a
+timer, verified, then confirmed.
+
+- backup: ``show running-config``;
+- diff: hierarchical (``config_tree``): section by section, EOS defaults normalised away;
+- apply: ``configure session xoff-<run>``, ``rollback clean-config`` + the rendered configuration,
+  ``show session-config diffs`` (EOS's own diff, kept in the error text on refusal),
+  ``commit timer 00:05:00``: EOS rolls the change back by itself unless it is confirmed in time,
+  so a controller that loses the device mid-change leaves it safe;
+- confirm (after verify): ``configure session xoff-<run> commit``;
+- rollback: ``configure session xoff-<run> abort`` (during the timer: back to the previous
+  configuration at once; before the commit: the running-config was never touched), else
+  ``configure replace`` of the backup put on ``flash:``.
+
+The lab's users (and many sites') log in at privilege 1, so every session starts with ``enable``.
+"""
+
+from __future__ import annotations
+
+from xoff.platforms.eos.config_tree import config_diff, config_lines
+from xoff.push.model import Capabilities
+from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
+
+RUNNING_CONFIG = "running-config"
+COMMIT_TIMER = "00:05:00"
+READ_TIMEOUT_S = 60.0
+ERROR_PATTERN = r"^% "  # every EOS refusal starts so
+PROMPT = r"#\s*$"  # any privileged prompt: spine2#, spine2(config-s-xoff-1)#
+FLASH_BACKUP = "/mnt/flash/xoff-{run}-backup.cfg"
+
+
+def _errors(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip().startswith("% ")]
+
+
+class Strategy(ApplyStrategy):
+    platform = "eos"
+    netmiko_device_type = "arista_eos"
+    capabilities = Capabilities(
+        atomic_replace=True,
+        commit_confirm=True,
+        rollback=True,
+        on_box_diff=True,
+        apply_means=f"configure session xoff-<run>: rollback clean-config + full config, commit timer {COMMIT_TIMER}, "
+        "verify, confirm",
+        undo_means="configure session xoff-<run> abort (or the commit timer lapses); else configure replace backup",
+    )
+
+    def __init__(self, run_id: str = "manual") -> None:
+        super().__init__(run_id)
+        self.session_name = f"xoff-{run_id}"
+        self.opened = False
+
+    def _run(self, session: Session, command: str) -> str:
+        out = str(session.send_command(command, expect_string=PROMPT, read_timeout=READ_TIMEOUT_S))
+        errors = _errors(out)
+        if errors:
+            raise ApplyError(f"{command}: {errors[0]}")
+        return out
+
+    def prepare(self, session: Session) -> None:
+        session.enable()
+
+    def backup(self, session: Session) -> str:
+        return str(session.send_command("show running-config", read_timeout=READ_TIMEOUT_S))
+
+    def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
+        try:
+            text = desired[RUNNING_CONFIG]
+        except KeyError:
+            raise ApplyError(f"no rendered {RUNNING_CONFIG}") from None
+        return ChangeSet(lines=config_diff(running, text), payload=config_lines(text))
+
+    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
+        self.opened = True
+        self._run(session, f"configure session {self.session_name}")
+        out = session.send_config_set(
+            ["rollback clean-config", *change.payload],
+            enter_config_mode=False,
+            exit_config_mode=False,
+            error_pattern=ERROR_PATTERN,
+            read_timeout=READ_TIMEOUT_S,
+        )
+        if _errors(out):
+            raise ApplyError(f"configure session {self.session_name}: {_errors(out)[0]}")
+        self._run(session, "show session-config diffs")
+        self._run(session, f"commit timer {COMMIT_TIMER}")
+
+    def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
+        return config_diff(self.backup(session), desired[RUNNING_CONFIG])
+
+    def confirm(self, session: Session) -> None:
+        self._run(session, f"configure session {self.session_name} commit")
+
+    def rollback(self, session: Session, backup: str) -> None:
+        session.send_command("end", expect_string=PROMPT)  # out of any configuration mode the failure left
+        if self.opened:
+            out = str(session.send_command(f"configure session {self.session_name} abort", expect_string=PROMPT))
+            if not _errors(out):
+                return
+        path = FLASH_BACKUP.format(run=self.run_id)  # no session to abort (gone, or the timer lapsed)
+        session.put_file(path, backup)
+        self._run(session, f"configure replace flash:{path.rsplit('/', 1)[1]}")

@@ -1,0 +1,188 @@
+"""A Linux GPU host's current state, read the way ``xoff-host-apply.sh`` reads it, as normalised JSON;
+and the pure comparison of that state with the rendered ``xoff-host-state.json``.
+
+``SNAPSHOT_SCRIPT`` only reads (iproute2, ``mlnx_qos -i``, ``cma_roce_mode``/``cma_roce_tos``, the
+MLNX_OFED sysfs files under ``$XOFF_HOST_ROOT``, the NCCL file); ``parse_snapshot`` turns its output
+into a structure with no volatile fields (no carrier state, no counters), so two snapshots of an
+unchanged host are equal and the rollback can be checked by equality.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+NCCL_PATH = "/etc/xoff/nccl.env"
+SYSTEM_RULES = {"0", "32766", "32767"}  # local, main, default: the kernel's own
+
+# sections: "### <kind> <name>" then the command's output
+SNAPSHOT_SCRIPT = r"""
+R=${XOFF_HOST_ROOT:-}
+echo '### links'; ip -o link show
+echo '### addrs'; ip -o -4 addr show scope global
+echo '### rules'; ip -4 rule show
+echo '### routes'; ip -4 route show table all
+for d in /sys/class/net/*; do
+  n=${d##*/}
+  [ "$n" = lo ] && continue
+  if [ -d "$R/sys/class/net/$n/ecn" ]; then
+    echo "### qos $n"; mlnx_qos -i "$n" 2>/dev/null || true
+    for p in roce_np roce_rp; do
+      for f in "$R/sys/class/net/$n/ecn/$p"/enable/* "$R/sys/class/net/$n/ecn/$p"/cnp_dscp "$R/sys/class/net/$n/ecn/$p"/cnp_802p_prio; do
+        [ -f "$f" ] && echo "### ecn $n ${f#$R/sys/class/net/$n/ecn/} $(cat "$f")"
+      done
+    done
+  fi
+done
+for d in "$R"/sys/class/infiniband/*; do
+  [ -d "$d" ] || continue
+  r=${d##*/}
+  echo "### roce_mode $r"; cma_roce_mode -d "$r" -p 1 2>/dev/null | tail -n 1
+  echo "### roce_tos $r"; cma_roce_tos -d "$r" -p 1 2>/dev/null | tail -n 1
+  echo "### tclass $r"; cat "$d/tc/1/traffic_class" 2>/dev/null || true
+done
+if [ -f "$R/etc/xoff/nccl.env" ]; then echo '### nccl'; base64 -w0 < "$R/etc/xoff/nccl.env"; echo; fi
+echo '### end'
+"""
+
+_LINK = re.compile(r"^\d+: ([^:@]+)(?:@\S+)?: <([^>]*)> .*?\bmtu (\d+)\b")
+_ADDR = re.compile(r"^\d+: (\S+)\s+inet (\S+)")
+_TCLASS = re.compile(r"^Global tclass=(\d+)$")
+_DSCP = re.compile(r"^\s*prio:(\d) dscp:([\d,]*)")
+
+
+def _sections(text: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("### "):
+            out.append((line[4:].strip(), []))
+        elif out:
+            out[-1][1].append(line.rstrip("\r"))
+    if not out or out[-1][0] != "end":
+        raise ValueError("host snapshot incomplete (no '### end': the session ended early)")
+    return out
+
+
+def _qos(lines: list[str]) -> dict[str, Any]:
+    trust, pfc = "", ""
+    dscp: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        if line.startswith("Priority trust state:"):
+            trust = line.split(":", 1)[1].strip()
+        elif line.strip().startswith("enabled") and i > 0 and "priority" in lines[i - 1]:
+            pfc = ",".join(line.split()[1:9])
+        elif m := _DSCP.match(line):
+            for d in filter(None, m.group(2).split(",")):
+                dscp[str(int(d))] = int(m.group(1))
+    return {"trust": trust, "pfc": pfc, "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0])))}
+
+
+def parse_snapshot(text: str) -> dict[str, Any]:
+    """The snapshot's output -> normalised state (sorted, no volatile fields)."""
+    state: dict[str, Any] = {"links": {}, "rules": [], "routes": {}, "qos": {}, "ecn": {}, "roce": {}, "nccl": None}
+    for head, lines in _sections(text):
+        kind, _, rest = head.partition(" ")
+        if kind == "links":
+            for line in lines:
+                if (m := _LINK.match(line)) and m.group(1) != "lo":
+                    flags = m.group(2).split(",")
+                    state["links"][m.group(1)] = {
+                        "mtu": int(m.group(3)),
+                        "admin": "up" if "UP" in flags else "down",
+                        "addresses": [],
+                    }
+        elif kind == "addrs":
+            for line in lines:
+                if (m := _ADDR.match(line)) and m.group(1) in state["links"]:
+                    state["links"][m.group(1)]["addresses"].append(m.group(2))
+        elif kind == "rules":
+            state["rules"] = sorted(ln.strip() for ln in lines if ln.strip() and ln.split(":")[0] not in SYSTEM_RULES)
+        elif kind == "routes":
+            for line in lines:
+                m = re.search(r"\btable (\d+)\b", line)
+                if m:
+                    route = re.sub(r"\s*\btable \d+\b", "", line).strip()
+                    state["routes"].setdefault(m.group(1), []).append(route)
+        elif kind == "qos":
+            state["qos"][rest] = _qos(lines)
+        elif kind == "ecn":
+            dev, path, value = rest.split(" ", 2) if rest.count(" ") >= 2 else (*rest.split(" ", 1), "")
+            state["ecn"].setdefault(dev, {})[path] = value.strip()
+        elif kind in {"roce_mode", "roce_tos", "tclass"}:
+            value = lines[0].strip() if lines else ""
+            if kind == "tclass":
+                m = _TCLASS.match(value)
+                value = m.group(1) if m else ""
+            state["roce"].setdefault(rest, {})[kind] = value
+        elif kind == "nccl":
+            state["nccl"] = base64.b64decode("".join(lines).strip()).decode()
+    for link in state["links"].values():
+        link["addresses"].sort()
+    for routes in state["routes"].values():
+        routes.sort()
+    return state
+
+
+def dumps(state: dict[str, Any]) -> str:
+    return json.dumps(state, indent=1, sort_keys=True) + "\n"
+
+
+def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str | None) -> list[str]:
+    """What differs from the rendered ``xoff-host-state.json``, one line each (pure)."""
+    out: list[str] = []
+    links = observed["links"]
+    for want in desired.get("links", []):
+        have = links.get(want["netdev"], {})
+        for key in ("mtu", "admin"):
+            if have.get(key) != want[key]:
+                out.append(f"~ {want['netdev']} {key} {have.get(key)} -> {want[key]}")
+        if sorted(have.get("addresses", [])) != sorted(want["addresses"]):
+            out.append(f"~ {want['netdev']} addresses {have.get('addresses', [])} -> {sorted(want['addresses'])}")
+    for table in desired.get("routing", {}).get("tables", []):
+        want_routes = sorted(f"{r['destination']} via {r['via']} dev {r['device']}" for r in table["routes"])
+        have_routes = sorted(r.split(" proto ")[0].strip() for r in observed["routes"].get(str(table["table"]), []))
+        if have_routes != want_routes:
+            out.append(f"~ route table {table['table']}: {have_routes} -> {want_routes}")
+    have_rules = set(observed["rules"])
+    for rule in desired.get("routing", {}).get("rules", []):
+        src = rule["source"].removesuffix("/32")
+        line = f"{rule['priority']}:\tfrom {src} lookup {rule['table']}"
+        if line not in have_rules:
+            out.append(f"+ rule {rule['priority']} from {rule['source']} lookup {rule['table']}")
+    for want in desired.get("qos", []):
+        have = observed["qos"].get(want["netdev"], {})
+        if have.get("trust") != want["trust"]:
+            out.append(f"~ {want['netdev']} trust {have.get('trust')} -> {want['trust']}")
+        pfc = ",".join(str(p) for p in want["pfc"])
+        if have.get("pfc") != pfc:
+            out.append(f"~ {want['netdev']} pfc {have.get('pfc')} -> {pfc}")
+        dscp = {str(e["dscp"]): e["priority"] for e in want["dscp_to_priority"]}
+        changed = sorted((k for k in dscp if have.get("dscp", {}).get(k) != dscp[k]), key=int)
+        if changed:
+            out.append(f"~ {want['netdev']} dscp->priority for DSCP {','.join(changed)}")
+    for want in desired.get("roce", []):
+        have = observed["roce"].get(want["rdma"], {})
+        for key, value in (
+            ("roce_mode", want["mode"]),
+            ("roce_tos", str(want["tos"])),
+            ("tclass", str(want["traffic_class"])),
+        ):
+            if have.get(key) != value:
+                out.append(f"~ {want['rdma']} {key} {have.get(key) or 'unset'} -> {value}")
+    for want in desired.get("ecn", []):
+        have = observed["ecn"].get(want["netdev"], {})
+        for point, prios in (("roce_np", want["np_priorities"]), ("roce_rp", want["rp_priorities"])):
+            out.extend(
+                f"~ {want['netdev']} ecn {point} priority {p} -> 1"
+                for p in prios
+                if have.get(f"{point}/enable/{p}") != "1"
+            )
+        for name, value in (("cnp_dscp", want["cnp_dscp"]), ("cnp_802p_prio", want["cnp_priority"])):
+            key = f"roce_np/{name}"
+            if key in have and have[key] != str(value):
+                out.append(f"~ {want['netdev']} ecn {name} {have[key]} -> {value}")
+    if nccl_text is not None and observed["nccl"] != nccl_text:
+        out.append(f"~ {NCCL_PATH} content" if observed["nccl"] is not None else f"+ {NCCL_PATH}")
+    return out

@@ -1,0 +1,183 @@
+"""Push to a community SONiC switch: CONFIG_DB by JSON Patch through the generic config updater.
+
+- backup: ``show runningconfiguration all`` (CONFIG_DB as JSON, with FRR's running-config in ``bgpraw``);
+- diff: a semantic JSON Patch from the running CONFIG_DB to the rendered ``config_db.json``, limited
+  to the tables xoff renders (a table xoff does not render, e.g. a factory ``FEATURE`` or ``SYSLOG``
+  table, is never touched); inside those tables xoff owns every key;
+- apply: ``config checkpoint xoff-<run>`` then ``config apply-patch`` of the patch (put on the switch
+  by SFTP), which the GCU validates whole against SONiC's YANG models before anything changes;
+- rollback: ``config rollback xoff-<run>`` (or, without that checkpoint, ``config replace`` of the
+  backup's CONFIG_DB);
+- BGP: SONiC's bgpcfgd carries ``BGP_NEIGHBOR`` into FRR, so verify also compares FRR's neighbours
+  (``bgpraw``) with the rendered ``frr.conf``.
+
+The session is SONiC's bash login shell (netmiko ``linux``); ``config`` needs ``sudo``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from xoff.push.model import Capabilities
+from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
+
+CONFIG_DB = "config_db.json"
+FRR_CONF = "frr.conf"
+BGPRAW = "bgpraw"
+PATCH_PATH = "/tmp/xoff-{run}.patch.json"
+RESTORE_PATH = "/tmp/xoff-{run}.restore.json"
+READ_TIMEOUT_S = 120.0
+OK_PATCH = "Patch applied successfully."
+OK_CHECKPOINT = "Checkpoint created successfully."
+OK_ROLLBACK = "Config rolled back successfully."
+OK_REPLACE = "Config replaced successfully."
+_NEIGHBOR = re.compile(r"^\s*neighbor (\S+) remote-as (\S+)\s*$", re.MULTILINE)
+
+Db = dict[str, dict[str, dict[str, Any]]]
+
+
+def _pointer(*parts: str) -> str:
+    return "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def parse_running(text: str) -> tuple[Db, str]:
+    """``show runningconfiguration all`` -> (CONFIG_DB, FRR running-config)."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ApplyError(f"show runningconfiguration all: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ApplyError("show runningconfiguration all: not a JSON object")
+    bgpraw = str(data.pop(BGPRAW, ""))
+    return data, bgpraw
+
+
+def config_patch(running: Db, desired: Db) -> tuple[list[dict[str, Any]], list[str]]:
+    """JSON Patch (RFC 6902) and one human line per operation, for the tables of ``desired`` only.
+
+    Whole tables and whole keys are added or removed as units; a key present on both sides is
+    patched field by field, so an unchanged field is never rewritten."""
+    ops: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for table in sorted(desired):
+        want, have = desired[table], running.get(table)
+        if have is None:
+            ops.append({"op": "add", "path": _pointer(table), "value": want})
+            lines.extend(f"+ {table}|{key} {json.dumps(want[key], sort_keys=True)}" for key in sorted(want))
+            continue
+        for key in sorted(set(have) - set(want)):
+            ops.append({"op": "remove", "path": _pointer(table, key)})
+            lines.append(f"- {table}|{key}")
+        for key in sorted(want):
+            if key not in have:
+                ops.append({"op": "add", "path": _pointer(table, key), "value": want[key]})
+                lines.append(f"+ {table}|{key} {json.dumps(want[key], sort_keys=True)}")
+                continue
+            before, after = have[key], want[key]
+            for field in sorted(set(before) - set(after)):
+                ops.append({"op": "remove", "path": _pointer(table, key, field)})
+                lines.append(f"- {table}|{key} {field}={before[field]!r}")
+            for field in sorted(after):
+                if field not in before:
+                    ops.append({"op": "add", "path": _pointer(table, key, field), "value": after[field]})
+                    lines.append(f"+ {table}|{key} {field}={after[field]!r}")
+                elif before[field] != after[field]:
+                    ops.append({"op": "replace", "path": _pointer(table, key, field), "value": after[field]})
+                    lines.append(f"~ {table}|{key} {field}={before[field]!r} -> {after[field]!r}")
+    return ops, lines
+
+
+def bgp_neighbors(frr_text: str) -> dict[str, str]:
+    """neighbour address -> remote-as, from an FRR configuration (peer-group lines left out)."""
+    return {m.group(1): m.group(2) for m in _NEIGHBOR.finditer(frr_text) if m.group(2) != "peer-group"}
+
+
+def _desired_db(desired: dict[str, str]) -> Db:
+    try:
+        data: Db = json.loads(desired[CONFIG_DB])
+    except (KeyError, ValueError) as exc:
+        raise ApplyError(f"rendered {CONFIG_DB} missing or not JSON ({exc})") from None
+    return data
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+class Strategy(ApplyStrategy):
+    platform = "sonic"
+    netmiko_device_type = "linux"  # community SONiC: a bash login shell in front of show/config
+    capabilities = Capabilities(
+        atomic_replace=True,
+        commit_confirm=False,
+        rollback=True,
+        on_box_diff=True,
+        apply_means="config checkpoint xoff-<run> + config apply-patch (JSON Patch, YANG-validated whole)",
+        undo_means="config rollback xoff-<run> (or config replace with the backup's CONFIG_DB)",
+    )
+
+    def __init__(self, run_id: str = "manual") -> None:
+        super().__init__(run_id)
+        self.checkpoint: str | None = None
+
+    def _run(self, session: Session, command: str) -> str:
+        return str(session.send_command(command, read_timeout=READ_TIMEOUT_S))
+
+    def backup(self, session: Session) -> str:
+        text = self._run(session, "show runningconfiguration all")
+        parse_running(text)  # a backup that cannot be read back is no backup
+        return text
+
+    def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
+        db, _ = parse_running(running)
+        ops, lines = config_patch(db, _desired_db(desired))
+        return ChangeSet(lines=lines, payload=ops)
+
+    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
+        name = f"xoff-{self.run_id}"
+        self.checkpoint = name
+        out = self._run(session, f"sudo config checkpoint {name}")
+        if OK_CHECKPOINT not in out:
+            raise ApplyError(f"config checkpoint {name}: {_last_line(out)}")
+        path = PATCH_PATH.format(run=self.run_id)
+        session.put_file(path, json.dumps(change.payload, indent=2) + "\n")
+        out = self._run(session, f"sudo config apply-patch {path}")
+        if OK_PATCH not in out:
+            raise ApplyError(f"config apply-patch: {_last_line(out)}")
+
+    def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
+        db, bgpraw = parse_running(self.backup(session))
+        _, lines = config_patch(db, _desired_db(desired))
+        problems = [f"CONFIG_DB still differs: {line}" for line in lines]
+        if FRR_CONF in desired:
+            want, have = bgp_neighbors(desired[FRR_CONF]), bgp_neighbors(bgpraw)
+            problems += [
+                f"FRR neighbor {a}: remote-as {have.get(a)} (want {w})" for a, w in want.items() if have.get(a) != w
+            ]
+        return problems
+
+    def rollback(self, session: Session, backup: str) -> None:
+        if self.checkpoint is not None:
+            out = self._run(session, f"sudo config rollback {self.checkpoint}")
+            if OK_ROLLBACK in out:
+                return
+        db, _ = parse_running(backup)  # no checkpoint (or it is gone): replace with the backup itself
+        path = RESTORE_PATH.format(run=self.run_id)
+        session.put_file(path, json.dumps(db, indent=4, sort_keys=True) + "\n")
+        out = self._run(session, f"sudo config replace {path}")
+        if OK_REPLACE not in out:
+            raise ApplyError(f"config replace {path}: {_last_line(out)}")
+
+    def verify_rollback(self, session: Session, backup: str) -> list[str]:
+        want, _ = parse_running(backup)
+        have, _ = parse_running(self.backup(session))
+        if have == want:
+            return []
+        _, lines = config_patch(have, want)
+        tables = sorted(set(have) ^ set(want))
+        return [f"CONFIG_DB differs from the backup: {line}" for line in lines] + [
+            f"CONFIG_DB table {t} differs from the backup" for t in tables
+        ]

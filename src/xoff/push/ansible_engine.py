@@ -1,0 +1,315 @@
+"""The Ansible engine: ``playbooks/push.yml`` run by ansible-runner, one run per rollout batch.
+
+Each run gets a private data directory (removed afterwards): the batch's inventory
+(``connect.ansible_inventory``), the rendered files, a HOME whose ``.ssh/known_hosts`` is the
+given one (paramiko, under ``network_cli``, reads only that file), and the credentials as the
+environment variables the inventory looks up; nothing secret is written to disk. Runner events
+become the same ``PushEvent`` stream the Nornir engine emits, and each device's ``Done | report``
+task (or, without one, where it failed) becomes its ``DeviceResult``.
+
+Task names carry the step: ``Backup | ...``, ``Diff | ...``, ``Apply | ...``, ``Verify | ...``,
+``Rollback | ...``, ``Done | ...``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ansible_runner  # type: ignore[import-untyped]
+
+from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsupported
+from xoff.connect.credentials import CredentialSet, mask
+from xoff.connect.targets import Target
+from xoff.push.job import EventHook, PushJob, PushOptions
+from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
+from xoff.push.rollout import batches, roll_out
+from xoff.push.strategy import strategy_for
+
+PLAYBOOK = "push.yml"
+MAX_ERROR_CHARS = 300
+COMMAND_TIMEOUT_S = 120
+STEPS = {s.value: s for s in Step}
+# the step a failure without a report happened in -> the outcome it leaves
+UNTOUCHED = (Step.CONNECT, Step.BACKUP, Step.DIFF)
+
+
+def playbooks_dir() -> Path:
+    """``playbooks/`` beside ``src/`` (a checkout); ``XOFF_PLAYBOOKS`` points elsewhere."""
+    env = os.environ.get("XOFF_PLAYBOOKS")
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "playbooks"
+
+
+def step_of(task_name: str) -> Step | None:
+    """``"Apply | change the device"`` -> Step.APPLY."""
+    head = task_name.split("|", 1)[0].strip().lower()
+    return STEPS.get(head)
+
+
+@dataclass
+class _Device:
+    """What the events said about one device."""
+
+    step: Step | None = None
+    started: float = field(default_factory=time.monotonic)
+    report: dict[str, Any] | None = None
+    error: str | None = None
+    failed_step: Step | None = None
+    unreachable: bool = False
+
+
+class EventTranslator:
+    """Runner events -> PushEvents (through ``on_event``) and, at the end, DeviceResults."""
+
+    def __init__(self, on_event: EventHook, secrets: list[str]) -> None:
+        self.on_event = on_event
+        self.secrets = secrets
+        self.devices: dict[str, _Device] = {}
+
+    def _emit(self, host: str, step: Step, status: str, message: str = "") -> None:
+        dev = self.devices[host]
+        self.on_event(PushEvent(host, step, status, message, round(time.monotonic() - dev.started, 3)))
+
+    def _one_line(self, res: dict[str, Any]) -> str:
+        text = str(res.get("msg") or res.get("stderr") or res.get("stdout") or "failed")
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed")
+        return mask(line, self.secrets)[:MAX_ERROR_CHARS]
+
+    def _enter(self, host: str, step: Step) -> None:
+        dev = self.devices.setdefault(host, _Device())
+        if dev.step is None:
+            self._emit(host, Step.CONNECT, "start")
+        if dev.step == step:
+            return
+        if dev.step is not None and dev.failed_step != dev.step:
+            self._emit(host, dev.step, "ok")
+            if dev.step is Step.BACKUP:
+                self._emit(host, Step.CONNECT, "ok")  # the backup read the device: it was reached
+        dev.step = step
+        self._emit(host, step, "start")
+
+    def __call__(self, event: dict[str, Any]) -> bool:
+        """ansible-runner's event_handler; False: do not keep the event on disk (it may hold device output)."""
+        kind = event.get("event", "")
+        data = event.get("event_data") or {}
+        host = data.get("host")
+        if not host or host == "localhost":
+            return False
+        step = step_of(str(data.get("task", "")))
+        if kind == "runner_on_start" and step is not None and step is not Step.DONE:  # DONE: at result()
+            self._enter(host, step)
+        elif kind == "runner_on_ok" and step is Step.DONE and isinstance((data.get("res") or {}).get("msg"), dict):
+            self.devices.setdefault(host, _Device()).report = data["res"]["msg"]
+        elif kind == "runner_on_failed" and not data.get("ignore_errors"):
+            self._failed(host, step or Step.CONNECT, self._one_line(data.get("res") or {}))
+        elif kind == "runner_on_unreachable":
+            dev = self.devices.setdefault(host, _Device())
+            dev.unreachable = True
+            self._failed(host, Step.CONNECT, self._one_line(data.get("res") or {}))
+        return False
+
+    def _failed(self, host: str, step: Step, message: str) -> None:
+        dev = self.devices.setdefault(host, _Device())
+        if dev.error is None or step is Step.ROLLBACK:  # keep the first cause; a failed rollback overrides
+            dev.error = message if dev.error is None else f"{dev.error}; rollback: {message}"
+            dev.failed_step = step
+        self._emit(host, step, "failed", message)
+
+    def result(self, target: Target, batch: int) -> DeviceResult:
+        dev = self.devices.get(target.name)
+        if dev is None:
+            return DeviceResult(
+                target.name, target.platform, Outcome.FAILED, error="no result from Ansible", batch=batch
+            )
+        report = dev.report or {}
+        outcome = self._outcome(dev, report)
+        if dev.step is not None and dev.failed_step != dev.step:
+            self._emit(target.name, dev.step, "ok")  # the last step ended well: no later step closed it
+        self._emit(
+            target.name, Step.DONE, "ok" if outcome not in (Outcome.FAILED, Outcome.ROLLBACK_FAILED) else "failed"
+        )
+        return DeviceResult(
+            device=target.name,
+            platform=target.platform,
+            outcome=outcome,
+            changes=int(report.get("changes", 0)),
+            diff=mask(str(report.get("diff", "")), self.secrets),
+            backup=str(report["backup"]) if report.get("backup") else None,
+            failed_step=dev.failed_step if outcome is not Outcome.CHANGED else None,
+            error=dev.error if outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN) else None,
+            elapsed_s=round(time.monotonic() - dev.started, 3),
+            batch=batch,
+        )
+
+    @staticmethod
+    def _outcome(dev: _Device, report: dict[str, Any]) -> Outcome:
+        if report.get("outcome") in {o.value for o in Outcome}:
+            return Outcome(report["outcome"])
+        if dev.unreachable or dev.failed_step in UNTOUCHED or dev.failed_step is None:
+            return Outcome.FAILED
+        return Outcome.ROLLBACK_FAILED  # failed after the change began, and no rollback report
+
+
+def _same_diff(result: DeviceResult, desired: dict[str, str], run_id: str) -> None:
+    """The change count and diff lines the Nornir engine would show, from the backup with the platform's
+    own pure diff, so the report does not depend on the engine. Left as the playbook counted them when
+    the backup is not in the strategy's form (hosts: the playbooks back up ``--check`` output)."""
+    if result.backup is None or result.outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN):
+        return
+    try:
+        change = strategy_for(result.platform, run_id).diff(Path(result.backup).read_text(encoding="utf-8"), desired)
+    except Exception:  # any reason the backup is not in the strategy's form: keep the playbook's count
+        return
+    result.changes, result.diff = change.count, "\n".join(change.lines)
+
+
+def _mask_backup(result: DeviceResult, secrets: list[str]) -> None:
+    """Backups hold no secret (as with Nornir): the playbook wrote what the device printed."""
+    if result.backup is None or not Path(result.backup).is_file():
+        return
+    path = Path(result.backup)
+    text = path.read_text(encoding="utf-8")
+    if mask(text, secrets) != text:
+        path.write_text(mask(text, secrets), encoding="utf-8")
+
+
+def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) -> dict[str, str]:
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(work / "home"),
+        "ANSIBLE_LOCAL_TEMP": str(work / "tmp"),
+        "ANSIBLE_PERSISTENT_CONTROL_PATH_DIR": str(work / "pc"),
+        "ANSIBLE_SSH_CONTROL_PATH_DIR": str(work / "cp"),
+        "ANSIBLE_HOST_KEY_CHECKING": "True",
+        "ANSIBLE_PARAMIKO_RECORD_HOST_KEYS": "False",
+        "ANSIBLE_RETRY_FILES_ENABLED": "False",
+        "ANSIBLE_DEPRECATION_WARNINGS": "False",
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    # a whole configuration goes through one network_cli command: give it more than Ansible's 30 s
+    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(int(options.timeout_s or COMMAND_TIMEOUT_S))
+    if options.timeout_s is not None:
+        env["ANSIBLE_TIMEOUT"] = str(int(options.timeout_s))
+    pairs = [
+        ("XOFF_SWITCH_USERNAME", creds.switch.username if creds.switch else None),
+        ("XOFF_SWITCH_PASSWORD", creds.switch.password if creds.switch else None),
+        ("XOFF_HOST_USERNAME", creds.host.username if creds.host else None),
+        ("XOFF_HOST_KEY", str(creds.host.key_file) if creds.host and creds.host.key_file else None),
+    ]
+    env.update({k: v for k, v in pairs if v})
+    return env
+
+
+def _write_tree(work: Path, job: PushJob, batch: list[Target]) -> Path:
+    render = work / "render"
+    for t in batch:
+        for name, text in job.desired.get(t.name, {}).items():
+            path = render / t.name / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    ssh = work / "home" / ".ssh"
+    ssh.mkdir(parents=True, mode=0o700)
+    if job.known_hosts is not None:
+        shutil.copyfile(job.known_hosts, ssh / "known_hosts")
+    for sub in ("tmp", "pc", "cp"):
+        (work / sub).mkdir(mode=0o700)
+    export_ansible(batch, work / "inventory", known_hosts=job.known_hosts)
+    return render
+
+
+def _run_batch(
+    job: PushJob, options: PushOptions, on_event: EventHook
+) -> Callable[[list[Target], int], list[DeviceResult]]:
+    def run(batch: list[Target], number: int) -> list[DeviceResult]:
+        cannot = {t.name for t in unsupported(batch)}
+        runnable = [t for t in batch if t.name not in cannot]
+        translator = EventTranslator(on_event, job.secrets)
+        if runnable:
+            work = Path(tempfile.mkdtemp(prefix="xoff-ansible-"))
+            try:
+                render = _write_tree(work, job, runnable)
+                ansible_runner.run(
+                    private_data_dir=str(work),
+                    project_dir=str(playbooks_dir()),
+                    playbook=PLAYBOOK,
+                    inventory=str(work / "inventory" / INVENTORY_FILE),
+                    envvars=ansible_environment(work, job.credentials, options),
+                    extravars={
+                        "xoff_render_dir": str(render),
+                        "xoff_backups": str(options.backup_dir.resolve()),
+                        "xoff_run_stamp": job.run_id,
+                        "xoff_dry_run": options.dry_run,
+                    },
+                    forks=max(1, options.workers),
+                    event_handler=translator,
+                    suppress_env_files=True,
+                    quiet=True,
+                )
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        out: list[DeviceResult] = []
+        for t in batch:
+            if t.name in cannot:
+                out.append(
+                    DeviceResult(
+                        t.name, t.platform, Outcome.FAILED, error=f"no playbook tasks for {t.platform}", batch=number
+                    )
+                )
+                continue
+            result = translator.result(t, number)
+            _same_diff(result, job.desired.get(t.name, {}), job.run_id)
+            _mask_backup(result, job.secrets)
+            out.append(result)
+        return out
+
+    return run
+
+
+def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
+    """The engine contract (``xoff.push.job.ENGINES``): canary, batches and max failures as with Nornir."""
+    started = time.monotonic()
+    plan = batches(job.targets, options.canary, options.batch_size)
+    results = roll_out(
+        plan, _run_batch(job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    )
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible")
+
+
+def load_rendered(rendered_dir: Path, targets: list[Target]) -> dict[str, dict[str, str]]:
+    """``xoff render`` output: ``<dir>/<device>/<file>`` -> device -> file name -> text."""
+    out: dict[str, dict[str, str]] = {}
+    for t in targets:
+        folder = rendered_dir / t.name
+        if folder.is_dir():
+            out[t.name] = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir()) if p.is_file()}
+    return out
+
+
+def run_ansible(
+    targets: list[Target],
+    rendered_dir: Path,
+    credentials: CredentialSet,
+    known_hosts: Path | None,
+    options: PushOptions,
+    on_event: EventHook,
+    *,
+    fabric: str = "",
+    run_id: str | None = None,
+) -> PushSummary:
+    """Push ``xoff render`` output in ``rendered_dir`` to ``targets`` with the playbooks."""
+    job = PushJob(
+        fabric=fabric,
+        run_id=run_id or time.strftime("%Y%m%dT%H%M%S"),
+        targets=targets,
+        desired=load_rendered(rendered_dir, targets),
+        credentials=credentials,
+        known_hosts=known_hosts,
+    )
+    return run(job, options, on_event)

@@ -1,0 +1,137 @@
+"""What people and machines see of a push: the plan, progress, the final table or JSON lines.
+
+Engines call the event hook from worker threads; every display serialises its output with a lock.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from xoff.connect.targets import Target
+from xoff.push.model import Outcome, PushEvent, PushSummary, Step
+from xoff.push.strategy import strategy_class
+
+OUTCOME_STYLE = {
+    Outcome.CHANGED: "green",
+    Outcome.UNCHANGED: "dim",
+    Outcome.DRY_RUN: "cyan",
+    Outcome.FAILED: "red",
+    Outcome.ROLLED_BACK: "yellow",
+    Outcome.ROLLBACK_FAILED: "bold red",
+    Outcome.SKIPPED: "magenta",
+}
+
+
+def plan_rows(targets: list[Target]) -> list[dict[str, Any]]:
+    """Per device: platform, how it will be changed, how it would be undone (from Capabilities)."""
+    rows = []
+    for t in targets:
+        caps = strategy_class(t.platform).capabilities
+        rows.append({"device": t.name, "platform": t.platform, "apply": caps.apply_means, "undo": caps.undo_means})
+    return rows
+
+
+class JsonLines:
+    """``--format json``: a plan line per device, an event line per step, the summary line last."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.lock = threading.Lock()
+
+    def _line(self, data: dict[str, Any]) -> None:
+        with self.lock:
+            self.out.write(json.dumps(data) + "\n")
+            self.out.flush()
+
+    def plan(self, targets: list[Target], dry_run: bool) -> None:
+        for row in plan_rows(targets):
+            self._line({"event": "plan", "dry_run": dry_run, **row})
+
+    def __call__(self, event: PushEvent) -> None:
+        self._line(event.to_json())
+
+    def close(self) -> None:
+        pass
+
+    def summary(self, summary: PushSummary) -> None:
+        self._line(summary.to_json())
+
+
+class RichDisplay:
+    """For people: the plan table, a progress bar (done, failed, rolled back, elapsed), the final table."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self.console = console
+        self.lock = threading.Lock()
+        self.counts = {"failed": 0, "rolled back": 0}
+        self.progress = Progress(
+            TextColumn("[bold]push"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task = self.progress.add_task("push", total=total, status="")
+        self.started = time.monotonic()
+
+    def plan(self, targets: list[Target], dry_run: bool) -> None:
+        table = Table(title="plan (dry run: nothing will be sent)" if dry_run else "plan", title_justify="left")
+        for column in ("device", "platform", "how it will be changed", "how it would be undone"):
+            table.add_column(column)
+        for row in plan_rows(targets):
+            table.add_row(row["device"], row["platform"], row["apply"], row["undo"])
+        self.console.print(table)
+        self.progress.start()
+
+    def __call__(self, event: PushEvent) -> None:
+        with self.lock:
+            if event.status == "failed" and event.step is not Step.DONE:
+                self.progress.console.print(f"[red]{event.device}[/red] {event.step.value}: {event.message}")
+            if event.step is Step.DONE:
+                if event.message in {Outcome.FAILED.value, Outcome.ROLLBACK_FAILED.value}:
+                    self.counts["failed"] += 1
+                elif event.message == Outcome.ROLLED_BACK.value:
+                    self.counts["rolled back"] += 1
+                status = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v)
+                self.progress.update(self.task, advance=1, status=status)
+
+    def close(self) -> None:
+        self.progress.stop()
+
+    def summary(self, summary: PushSummary) -> None:
+        for r in summary.results:
+            if r.diff and r.outcome in {Outcome.DRY_RUN, Outcome.CHANGED}:
+                self.console.print(f"[bold]{r.device}[/bold] ({r.changes} changes)")
+                self.console.print(r.diff, markup=False, highlight=False)
+        table = Table(title=f"push ({summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
+        for column in ("device", "platform", "outcome", "changes", "seconds", "backup", "error"):
+            table.add_column(column)
+        for r in summary.results:
+            style = OUTCOME_STYLE[r.outcome]
+            step = f" at {r.failed_step.value}" if r.failed_step else ""
+            table.add_row(
+                r.device,
+                r.platform,
+                f"[{style}]{r.outcome.value}{step}[/{style}]",
+                str(r.changes),
+                f"{r.elapsed_s:.1f}",
+                r.backup or "",
+                r.error or "",
+            )
+        self.console.print(table)
+        data = summary.to_json()
+        counts = ", ".join(
+            f"{data[k]} {k.replace('_', ' ')}"
+            for k in ("changed", "unchanged", "dry_run", "failed", "rolled_back", "skipped")
+        )
+        self.console.print(f"{data['devices']} devices: {counts}")

@@ -1,0 +1,69 @@
+"""What a push is asked to do, and the engine contract both engines (Nornir, Ansible) keep.
+
+An engine is a function ``run(job, options, on_event) -> PushSummary``; ``ENGINES`` joins names to
+modules (one line each). ``on_event`` is the only way an engine reports progress: the core never
+prints, so the CLI decides between a rich display and JSON lines.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from xoff.connect.credentials import CredentialSet
+from xoff.connect.targets import Target
+from xoff.push.model import PushEvent, PushSummary
+
+EventHook = Callable[[PushEvent], None]
+
+
+@dataclass(frozen=True)
+class PushOptions:
+    dry_run: bool = False
+    canary: int = 0  # first batch of this many devices; the rest only if all of them verified
+    batch_size: int = 0  # 0: the rest in one batch
+    max_failures: int | None = None  # stop starting new batches once this many devices failed
+    workers: int = 20
+    timeout_s: float | None = None  # per SSH operation; None: the platform's own
+    backup_dir: Path = Path("backups")
+
+
+@dataclass
+class PushJob:
+    """The devices to push (in order), their rendered files, and how to reach them."""
+
+    fabric: str
+    run_id: str  # also the backup directory's name and the on-device checkpoint/session suffix
+    targets: list[Target]
+    desired: dict[str, dict[str, str]]  # device -> rendered file name -> text
+    credentials: CredentialSet
+    known_hosts: Path | None
+    inventory_dir: Path | None = None  # an exported inventory, for engines that read files
+    secrets: list[str] = field(default_factory=list)  # values to mask everywhere
+
+    def __post_init__(self) -> None:
+        if not self.secrets:
+            self.secrets = self.credentials.secrets()
+
+
+class Engine(Protocol):
+    def __call__(self, job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary: ...
+
+
+# engine name -> module holding ``run`` (one line per engine)
+ENGINES: dict[str, str] = {
+    "nornir": "xoff.push.nornir_engine",
+    "ansible": "xoff.push.ansible_engine",
+}
+
+
+def engine(name: str) -> Engine:
+    try:
+        module_name = ENGINES[name]
+    except KeyError:
+        raise KeyError(f"no push engine {name!r} (allowed: {', '.join(ENGINES)})") from None
+    run: Engine = importlib.import_module(module_name).run
+    return run

@@ -1,0 +1,74 @@
+"""The Nornir engine: each batch is one ``nr.run`` over the threaded runner; each device's task
+runs the engine-neutral flow (``device_flow``) through nornir_netmiko's connection."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from nornir.core import Nornir
+from nornir.core.task import Result, Task
+
+from xoff.connect.nornir_inventory import CONNECTION, build_nornir
+from xoff.connect.targets import Target
+from xoff.push.device_flow import DeviceContext, push_device
+from xoff.push.job import EventHook, PushJob, PushOptions
+from xoff.push.model import DeviceResult, Outcome, PushSummary
+from xoff.push.rollout import batches, roll_out
+from xoff.push.session import NetmikoSession
+from xoff.push.strategy import Session, strategy_for
+
+
+def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: EventHook, batch: int) -> Result:
+    host = task.host
+    platform = str(host.data["xoff_platform"])
+
+    def connect() -> Session:
+        return NetmikoSession(host.get_connection(CONNECTION, task.nornir.config))
+
+    def disconnect() -> None:
+        with contextlib.suppress(Exception):
+            host.close_connection(CONNECTION)
+
+    ctx = DeviceContext(
+        device=host.name,
+        platform=platform,
+        desired=job.desired.get(host.name, {}),
+        run_id=job.run_id,
+        backup_root=options.backup_dir,
+        dry_run=options.dry_run,
+        secrets=job.secrets,
+        batch=batch,
+    )
+    result = push_device(ctx, strategy_for(platform, job.run_id), connect, disconnect, on_event)
+    return Result(host=host, result=result, changed=result.outcome is Outcome.CHANGED)
+
+
+def _run_batch(nr: Nornir, job: PushJob, options: PushOptions, on_event: EventHook):  # type: ignore[no-untyped-def]
+    def run(batch: list[Target], number: int) -> list[DeviceResult]:
+        names = {t.name for t in batch}
+        sub = nr.filter(filter_func=lambda h: h.name in names)
+        agg = sub.run(task=_device_task, job=job, options=options, on_event=on_event, batch=number)
+        out: list[DeviceResult] = []
+        for t in batch:
+            multi = agg.get(t.name)
+            value = multi[0].result if multi else None
+            if not isinstance(value, DeviceResult):  # the task itself broke: report, do not hide it
+                exc = multi[0].exception if multi else None
+                value = DeviceResult(t.name, t.platform, Outcome.FAILED, error=f"task error: {exc!r}", batch=number)
+            out.append(value)
+        return out
+
+    return run
+
+
+def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
+    started = time.monotonic()
+    nr = build_nornir(
+        job.targets, job.credentials, job.known_hosts, workers=options.workers, timeout_s=options.timeout_s
+    )
+    plan = batches(job.targets, options.canary, options.batch_size)
+    results = roll_out(
+        plan, _run_batch(nr, job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    )
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="nornir")

@@ -86,6 +86,10 @@ def push_command(
         "backups"
     ),
     fmt: Annotated[PushFormat, typer.Option("--format", "-f", help="text for people, json lines")] = PushFormat.text,
+    show_diff: Annotated[
+        bool | None,
+        typer.Option("--show-diff/--no-show-diff", help="text: print each device's diff (default: with --dry-run)"),
+    ] = None,
 ) -> None:
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff.connect.credentials import load_credentials
@@ -129,7 +133,11 @@ def push_command(
     job = PushJob(fabric.fabric, run_id, targets, desired, creds, hosts_file)
     options = PushOptions(dry_run, canary, batch_size, max_failures, workers, timeout, backup_dir)
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-    display = JsonLines() if fmt is PushFormat.json else RichDisplay(console, len(targets))
+    display = (
+        JsonLines()
+        if fmt is PushFormat.json
+        else RichDisplay(console, len(targets), show_diff=dry_run if show_diff is None else show_diff)
+    )
     try:
         with fabric_lock(lock_path(fabric.fabric, conn.lab_dir if conn else None), f"fabric {fabric.fabric}"):
             display.plan(targets, dry_run)

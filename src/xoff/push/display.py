@@ -68,8 +68,9 @@ class JsonLines:
 class RichDisplay:
     """For people: the plan table, a progress bar (done, failed, rolled back, elapsed), the final table."""
 
-    def __init__(self, console: Console, total: int) -> None:
+    def __init__(self, console: Console, total: int, show_diff: bool = True) -> None:
         self.console = console
+        self.show_diff = show_diff  # the per-device diff before the table (a dry run's whole point)
         self.lock = threading.Lock()
         self.counts = {"failed": 0, "rolled back": 0}
         self.progress = Progress(
@@ -110,7 +111,7 @@ class RichDisplay:
 
     def summary(self, summary: PushSummary) -> None:
         for r in summary.results:
-            if r.diff and r.outcome in {Outcome.DRY_RUN, Outcome.CHANGED}:
+            if self.show_diff and r.diff and r.outcome in {Outcome.DRY_RUN, Outcome.CHANGED}:
                 self.console.print(f"[bold]{r.device}[/bold] ({r.changes} changes)")
                 self.console.print(r.diff, markup=False, highlight=False)
         table = Table(title=f"push ({summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")

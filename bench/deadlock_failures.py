@@ -115,6 +115,39 @@ def run(label: str, state: FabricState, routing: Routing, sample: int | None) ->
     return row
 
 
+def earlier(path: Path) -> dict[tuple[str, str], tuple[float, float, str]]:
+    """(fabric, routing) -> (sweep s, routing + baseline s, code) from an earlier recorded report."""
+    text = path.read_text(encoding="utf-8")
+    code = next((line.split("= ", 1)[1] for line in text.splitlines() if line.startswith("- code:")), "?")
+    out = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 13 and cells[1] in ("bgp", "igp"):
+            out[(cells[0], cells[1])] = (float(cells[5]), float(cells[6]), code.strip())
+    return out
+
+
+def comparison(rows: list[dict[str, Any]], before: dict[tuple[str, str], tuple[float, float, str]]) -> list[str]:
+    lines = [
+        "",
+        "Before / after (same fabrics, same machine; `before` = the recorded report named by `--before`, whose own command is in it):",
+        "",
+        "| fabric | routing | routing + baseline s before | after | ratio | sweep s before | after | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        old = before.get((r["fabric"], r["routing"]))
+        if old is None:
+            continue
+        lines.append(
+            f"| {r['fabric']} | {r['routing']} | {old[1]:.3f} | {r['setup_s']:.3f} | {old[1] / r['setup_s']:.1f}x "
+            f"| {old[0]:.3f} | {r['sweep_s']:.3f} | {old[0] / r['sweep_s']:.1f}x |"
+        )
+    codes = sorted({c for _, _, c in before.values()})
+    lines.append(f"\n`before` code: {', '.join(codes)}.")
+    return lines
+
+
 def markdown(rows: list[dict[str, Any]], command: str) -> str:
     try:
         rev = subprocess.run(
@@ -157,7 +190,9 @@ def main() -> None:
     ap.add_argument("--naive-sample", type=int, default=24, help="failures timed naively on the large fabrics")
     ap.add_argument("--no-roce-pod", action="store_true", help="skip inventory/roce-pod")
     ap.add_argument("--record", type=Path, help="also write the Markdown report here")
+    ap.add_argument("--before", type=Path, help="an earlier recorded report: add a before/after table")
     args = ap.parse_args()
+    before = earlier(args.before) if args.before is not None else {}
     fabrics: list[tuple[str, FabricState, int | None]] = []
     if not args.no_roce_pod:
         fabrics.append((*load("roce-pod", None), None))  # naive on every failure
@@ -166,6 +201,8 @@ def main() -> None:
     rows = [run(label, state, routing, sample) for label, state, sample in fabrics for routing in args.routing]
     command = "python bench/deadlock_failures.py " + " ".join(sys.argv[1:])
     text = markdown(rows, command.strip())
+    if before:
+        text += "\n".join(comparison(rows, before)) + "\n"
     print(text)
     if args.record is not None:
         args.record.parent.mkdir(parents=True, exist_ok=True)

@@ -229,7 +229,7 @@ class _Sweeper:
         self.fwd0: dict[int, dict[int, tuple[int, ...]]] = {
             c: self._fwd_table(c, per) for c, per in self.routes.items()
         }
-        self.crit = self._critical()
+        self._crit: dict[int, list[int]] | None = None
         self._turns0: tuple[dict[int, set[int]], dict[int, set[int]]] | None = None
         self.certified = False
 
@@ -237,14 +237,21 @@ class _Sweeper:
 
     def _fwd_table(self, c: int, per: Routes) -> dict[int, tuple[int, ...]]:
         fab, dead = self.fab, self.base_dead
-        out = {v: forwarding_ports(fab, c, v, e, dead) for v, e in per.items() if v != c}
-        for (sc, v), _ in fab.static.items():
-            if sc == c and v != c:
+        # the destination switch's own entry has no next hops: it forwards only when a static route says so
+        out = {v: forwarding_ports(fab, c, v, e, dead) for v, e in per.items()}
+        for sc, v in [*fab.static, *fab.fallback]:
+            if sc == c:
                 out[v] = forwarding_ports(fab, c, v, per.get(v), dead)
         return {v: f for v, f in out.items() if f}
 
-    def _critical(self) -> dict[int, list[int]]:
+    @property
+    def crit(self) -> dict[int, list[int]]:
         """Fabric link -> classes whose routing changes beyond one ECMP set shrinking when it fails."""
+        if self._crit is None:
+            self._crit = self._critical()
+        return self._crit
+
+    def _critical(self) -> dict[int, list[int]]:
         fab = self.fab
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
@@ -261,16 +268,19 @@ class _Sweeper:
                     by_nbr.setdefault(owner[peer[gp]], []).append(gp)
                 if len(by_nbr) == 1 or not bgp or paths is None:
                     continue  # parallel links to one neighbour, or igp: a shrink keeps the distance
-                a = asn[v]
                 single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
                 if not single:
                     continue
+                first = per[next(iter(by_nbr))][2]
+                if all(per[n][2] is first for n in by_nbr):
+                    continue  # every neighbour offers the same (interned) paths: each has >= 2 contributors
+                a = asn[v]
                 for p in paths:
                     rest = p - {a}
                     contributors = [n for n in by_nbr if rest in (per[n][2] or ())]
                     if len(contributors) == 1 and contributors[0] in single:
                         crit.setdefault(plink[single[contributors[0]]], set()).add(c)
-            for (sc, _), gps in fab.static.items():
+            for (sc, _), gps in [*fab.static.items(), *fab.fallback.items()]:
                 if sc == c:
                     for gp in gps:
                         crit.setdefault(plink[gp], set()).add(c)
@@ -313,7 +323,7 @@ class _Sweeper:
             dead = set(self.base_dead)
             for li in links:
                 dead.add(li)
-                repair(self.fab, self.routing, c, self.routes[c], delta, dead, li)
+                repair(self.fab, self.routing, self.fab.dest_of(c), self.routes[c], delta, dead, li)
             deltas[c] = delta
         return deltas, self.base_dead | frozenset(links)
 
@@ -352,12 +362,12 @@ class _Sweeper:
             ) -> tuple[int, ...]:
                 got = cache.get(v)
                 if got is None:
-                    got = () if v == c else forwarding_ports(fab, c, v, get(v), dead)
+                    got = forwarding_ports(fab, c, v, get(v), dead)
                     cache[v] = got
                 return got
 
             changed = {v for v in delta if new_fwd(v) != old.get(v, ())}
-            changed.update(v for (sc, v) in fab.static if sc == c and new_fwd(v) != old.get(v, ()))
+            changed.update(v for (sc, v) in [*fab.static, *fab.fallback] if sc == c and new_fwd(v) != old.get(v, ()))
             # A turn pv -> qv at v is new iff qv is a new egress of v, or pv a new ingress, i.e. the
             # upstream switch's new egress. Switches whose next hops only shrank add nothing.
             for u in changed:
@@ -457,7 +467,7 @@ class _Sweeper:
         dead = self.base_dead | frozenset(links)
         routes = route_all(self.fab, self.routing, dead)
         ids = [self.fab.link_ids[li] for li in links]
-        return build_snapshot(self.fab, routes, dead, description=describe(self.fab, self.routing, ids))
+        return build_snapshot(self.fab, routes, dead, description=describe(self.fab, self.routing, ids), per_class=True)
 
     def name_bounce(self, b: tuple[int, int, int]) -> BounceTurn:
         fab = self.fab
@@ -468,7 +478,7 @@ class _Sweeper:
             out_port=fab.port_name[qv],
             came_from=fab.switches[fab.port_owner[fab.port_peer[pv]]],
             goes_to=fab.switches[fab.port_owner[fab.port_peer[qv]]],
-            dest=fab.switches[c],
+            dest=fab.switches[fab.dest_of(c)],
         )
 
 
@@ -498,7 +508,7 @@ def sweep(
     fab = sw.fab
     seconds = {"routing": time.perf_counter() - clock}
     clock = time.perf_counter()
-    base_snap = build_snapshot(fab, sw.routes, sw.base_dead, description=describe(fab, routing, ()))
+    base_snap = build_snapshot(fab, sw.routes, sw.base_dead, description=describe(fab, routing, ()), per_class=True)
     baseline = analyser(base_snap)
     sw.certified = baseline.certified
     seconds["baseline_analysis"] = time.perf_counter() - clock

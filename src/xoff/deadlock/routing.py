@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xoff.deadlock.model import Link, Snapshot
+from xoff.deadlock.statics import add_device_static_routes
 from xoff.desired.models import Device, FabricState
 
 Routing = Literal["bgp", "igp"]
@@ -58,6 +59,33 @@ class StaticRoute:
     ports: tuple[str, ...]
 
 
+class PathSets:
+    """Interned AS-path sets and their extensions by one ASN (memoised; equal sets are one object)."""
+
+    def __init__(self) -> None:
+        self._intern: dict[Paths, Paths] = {}
+        self._ext: dict[Paths, dict[int, Paths]] = {}
+
+    def intern(self, paths: Paths) -> Paths:
+        return self._intern.setdefault(paths, paths)
+
+    def start(self, a: int) -> Paths:
+        return self.intern(frozenset((frozenset((a,)),)))
+
+    def extensions(self, paths: Paths) -> dict[int, Paths]:
+        """ASN -> ``paths`` as advertised to a router with that ASN (empty: all rejected); filled lazily."""
+        got = self._ext.get(paths)
+        if got is None:
+            got = self._ext[paths] = {}
+        return got
+
+    def extend(self, paths: Paths, a: int) -> Paths:
+        return self.intern(frozenset(p | {a} for p in paths if a not in p))
+
+    def union(self, sets: Iterable[Paths]) -> Paths:
+        return self.intern(frozenset().union(*sets))
+
+
 @dataclass(frozen=True, slots=True)
 class HostEndpoint:
     """One RDMA NIC on the network: a host of the snapshot, named ``host:netdev``."""
@@ -69,6 +97,8 @@ class HostEndpoint:
     switch_port: str
     link_id: str
     lossless: frozenset[int]
+    address: str | None = None  # the NIC's IPv4 address, when the state has one
+    prefixlen: int = 32  # of the switch port's connected subnet (what BGP advertises for this host)
 
 
 @dataclass
@@ -102,7 +132,26 @@ class Fabric:
     lossless_default: frozenset[int] = frozenset()
     lossless_port: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
     static: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)  # (class, switch) -> ports
+    # (class, switch) -> ports of a static route less specific than the dynamic route: used only without one
+    fallback: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+    # destination classes are switch indices, except when static routes split a switch's hosts: then the
+    # further classes get ids from len(switches) on; ``class_dest`` maps those to their switch
+    class_dest: dict[int, int] = field(default_factory=dict)
+    host_class: dict[str, int] = field(default_factory=dict)  # host endpoint -> its class
     up_facing: list[bool] = field(default_factory=list)  # gp: its peer ranks higher (rank, name)
+    paths: PathSets = field(default_factory=PathSets)  # interned AS-path sets (bgp)
+    _adjacency: list[list[tuple[int, int, int]]] | None = None
+
+    def adjacency(self) -> list[list[tuple[int, int, int]]]:
+        """Per switch: (the peer's port, the peer switch, the link) for every fabric port, in port order."""
+        if self._adjacency is None:
+            owner, peer, plink = self.port_owner, self.port_peer, self.port_link
+            self._adjacency = [[(peer[gp], owner[peer[gp]], plink[gp]) for gp in ports] for ports in self.ports_of]
+        return self._adjacency
+
+    def dest_of(self, c: int) -> int:
+        """The switch the hosts of destination class ``c`` hang off."""
+        return self.class_dest.get(c, c)
 
     def link_index(self) -> dict[str, int]:
         return {lid: i for i, lid in enumerate(self.link_ids)}
@@ -190,6 +239,9 @@ def fabric_of(state: FabricState, network: str = "compute", static_routes: Seque
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
         elif bdev.kind == "host" and up:
             name = f"{b.device}:{b.port}"
+            nic = bdev.host.nics.get(b.port) if bdev.host is not None else None
+            iface = adev.interfaces.get(a.port)
+            plen = int(iface.addresses[0].split("/")[1]) if iface is not None and iface.addresses else 32
             hosts.append(
                 HostEndpoint(
                     name=name,
@@ -199,6 +251,8 @@ def fabric_of(state: FabricState, network: str = "compute", static_routes: Seque
                     switch_port=a.port,
                     link_id=lid,
                     lossless=fab.lossless_port.get((name, b.port), fab.lossless_default),
+                    address=nic.address.split("/")[0] if nic is not None and nic.address else None,
+                    prefixlen=plen,
                 )
             )
     # global port ids in interface order per switch, so next-hop tuples list ports in that order
@@ -246,6 +300,8 @@ def fabric_of(state: FabricState, network: str = "compute", static_routes: Seque
     ]
     fab.hosts = tuple(hosts)
     fab.classes = tuple(sorted({index[h.switch] for h in hosts}))
+    fab.host_class = {h.name: index[h.switch] for h in hosts}
+    add_device_static_routes(fab, switch_devs, gp_of)
     for route in static_routes:
         _add_static(fab, route, gp_of)
     return fab
@@ -255,7 +311,9 @@ def _add_static(fab: Fabric, route: StaticRoute, gp_of: Mapping[tuple[str, str],
     for name, what in ((route.switch, "switch"), (route.destination, "destination")):
         if name not in fab.index:
             raise ValueError(f"static route: {what} {name!r} is not a switch of network {fab.network}")
-    if route.destination not in {fab.switches[c] for c in fab.classes}:
+    dest = fab.index[route.destination]
+    classes = [c for c in fab.classes if fab.dest_of(c) == dest]
+    if not classes:
         raise ValueError(f"static route: no host endpoint behind {route.destination!r} (allowed: a switch with hosts)")
     gps = []
     for port in route.ports:
@@ -265,57 +323,92 @@ def _add_static(fab: Fabric, route: StaticRoute, gp_of: Mapping[tuple[str, str],
         gps.append(gp)
     if not gps:
         raise ValueError(f"static route at {route.switch}: no ports")
-    fab.static[(fab.index[route.destination], fab.index[route.switch])] = tuple(gps)
+    for c in classes:
+        fab.static[(c, fab.index[route.switch])] = tuple(gps)
 
 
 # -- routing per destination class ----------------------------------------------------------------
 
 
 def route_class(fab: Fabric, dest: int, routing: Routing, dead: frozenset[int] | set[int]) -> Routes:
-    """Every switch's entry towards the hosts behind switch ``dest``; links in ``dead`` do not exist."""
-    bgp = routing == "bgp"
+    """Every switch's entry towards the hosts behind switch ``dest``; links in ``dead`` do not exist.
+
+    Breadth-first by rounds. Under bgp an AS-path set is extended once per (set, ASN) pair and the
+    result interned (``fab.paths``), so switches reached the same way share one object and the loop
+    check of a neighbour is one dictionary lookup per port.
+    """
+    adj = fab.adjacency()
+    routes: Routes = {}
+    if routing != "bgp":
+        routes[dest] = (0, (), None)
+        frontier = [dest]
+        dist = 0
+        while frontier:
+            dist += 1
+            cand: dict[int, list[int]] = {}
+            for n in frontier:
+                for q, v, li in adj[n]:
+                    if v in routes or (dead and li in dead):
+                        continue
+                    got = cand.get(v)
+                    if got is None:
+                        cand[v] = [q]
+                    else:
+                        got.append(q)
+            for v, qs in cand.items():
+                qs.sort()
+                routes[v] = (dist, tuple(qs), None)
+            frontier = list(cand)
+        return routes
     asn = fab.asn
-    owner, peer, plink, ports_of = fab.port_owner, fab.port_peer, fab.port_link, fab.ports_of
-    routes: Routes = {dest: (0, (), frozenset((frozenset((asn[dest],)),)) if bgp else None)}
+    paths = fab.paths
+    routes[dest] = (0, (), paths.start(asn[dest]))
     frontier = [dest]
     dist = 0
     while frontier:
         dist += 1
-        cand: dict[int, list[int]] = {}
+        cand = {}
+        via: dict[int, Paths] = {}  # v -> the advertisement it accepts (the first one)
+        more: dict[int, list[Paths]] = {}  # v -> every accepted advertisement, when they differ
         for n in frontier:
             paths_n = routes[n][2]
-            for gp in ports_of[n]:
-                if plink[gp] in dead:
+            assert paths_n is not None
+            ext = paths.extensions(paths_n)
+            for q, v, li in adj[n]:
+                if v in routes or (dead and li in dead):
                     continue
-                q = peer[gp]
-                v = owner[q]
-                if v in routes:
-                    continue
-                if bgp:
-                    a = asn[v]
-                    assert paths_n is not None
-                    if not any(a not in p for p in paths_n):
-                        continue
+                a = asn[v]
+                e = ext.get(a)
+                if e is None:
+                    e = ext[a] = paths.extend(paths_n, a)
+                if not e:
+                    continue  # every path holds v's ASN: rejected by the loop check
                 got = cand.get(v)
                 if got is None:
                     cand[v] = [q]
+                    via[v] = e
                 else:
                     got.append(q)
-        frontier = []
+                    if via[v] is not e:
+                        more.setdefault(v, [via[v]]).append(e)
         for v, qs in cand.items():
             qs.sort()
-            paths: Paths | None = None
-            if bgp:
-                a = asn[v]
-                paths = frozenset(p | {a} for q in qs for p in routes[owner[peer[q]]][2] or () if a not in p)
-            routes[v] = (dist, tuple(qs), paths)
-            frontier.append(v)
+            multi = more.get(v)
+            routes[v] = (dist, tuple(qs), via[v] if multi is None else paths.union(multi))
+        frontier = list(cand)
     return routes
 
 
 def route_all(fab: Fabric, routing: Routing, dead: frozenset[int] | set[int]) -> dict[int, Routes]:
     """Every destination class, computed once each."""
-    return {c: route_class(fab, c, routing, dead) for c in fab.classes}
+    done: dict[int, Routes] = {}  # classes split by static routes share their switch's dynamic routes
+    out = {}
+    for c in fab.classes:
+        dest = fab.dest_of(c)
+        if dest not in done:
+            done[dest] = route_class(fab, dest, routing, dead)
+        out[c] = done[dest]
+    return out
 
 
 def _bgp_entry(fab: Fabric, v: int, get: RouteView, dead: set[int]) -> Entry | None:
@@ -558,13 +651,19 @@ def apply_delta(base: Routes, delta: Delta) -> Routes:
 def forwarding_ports(
     fab: Fabric, dest: int, v: int, entry: Entry | None, dead: frozenset[int] | set[int]
 ) -> tuple[int, ...]:
-    """The egress ports switch ``v`` uses for class ``dest``: an active static route, else the entry's."""
+    """The egress ports switch ``v`` uses for class ``dest``: an active static route at least as specific as the
+    dynamic route, else the dynamic route, else an active less specific static route (e.g. a default route)."""
     static = fab.static.get((dest, v))
     if static is not None:
         alive = tuple(gp for gp in static if fab.port_link[gp] not in dead)
         if alive:
             return alive
-    return entry[1] if entry is not None else ()
+    if entry is not None:
+        return entry[1]
+    fallback = fab.fallback.get((dest, v))
+    if fallback is not None:
+        return tuple(gp for gp in fallback if fab.port_link[gp] not in dead)
+    return ()
 
 
 # -- snapshots ----------------------------------------------------------------------------------------
@@ -628,22 +727,35 @@ def build_snapshot(
     dead_hosts: frozenset[str] | set[str] = frozenset(),
     name: str | None = None,
     description: str = "",
+    per_class: bool = False,
 ) -> Snapshot:
-    """The forwarding snapshot of one fabric state from per-class routes (next-hop tuples shared)."""
+    """The forwarding snapshot of one fabric state from per-class routes (next-hop tuples shared).
+
+    ``per_class``: forwarding only for the first live host of every destination class (in host
+    order); every host and host link is still there. The analysis gives the same answer, witness
+    and justifying destinations included: hosts of one class differ only at their own switch, out
+    of a host port, which never enters the dependency graph; and the lowest destination that
+    justifies a turn is the first host of the lowest class that does. Only the ``destinations``
+    count differs (classes, not hosts). 10,000 hosts x 1,600 switches become 320 x 1,600.
+    """
     names = fab.port_name
     shared: dict[tuple[int, tuple[int, ...]], tuple[str, ...]] = {}
     vectors: dict[int, dict[str, tuple[str, ...]]] = {}
+    own: dict[int, tuple[str, ...]] = {}  # class -> egress of its own switch, when a static route overrides it
     statics: dict[int, list[int]] = {}
-    for c, v in fab.static:
+    for c, v in [*fab.static, *fab.fallback]:
         statics.setdefault(c, []).append(v)
     for c, per in routes.items():
         vec: dict[str, tuple[str, ...]] = {}
         switches = list(per)
-        switches.extend(v for v in statics.get(c, ()) if v not in per)
+        switches.extend(v for v in set(statics.get(c, ())) if v not in per)
+        dest = fab.dest_of(c)
         for v in sorted(switches):
-            if v == c:
-                continue
             gps = forwarding_ports(fab, c, v, per.get(v), dead)
+            if v == dest:
+                if gps:
+                    own[c] = tuple(names[g] for g in gps)
+                continue
             if not gps:
                 continue
             key = (v, gps)
@@ -654,8 +766,14 @@ def build_snapshot(
         vectors[c] = vec
     hosts = [h for h in fab.hosts if h.name not in dead_hosts]
     forwarding: dict[str, Mapping[str, tuple[str, ...]]] = {}
+    seen: set[int] = set()
     for h in hosts:
-        forwarding[h.name] = HostForwarding(vectors.get(fab.index[h.switch], {}), h.switch, (h.switch_port,))
+        c = fab.host_class[h.name]
+        if per_class:
+            if c in seen:
+                continue
+            seen.add(c)
+        forwarding[h.name] = HostForwarding(vectors.get(c, {}), h.switch, own.get(c, (h.switch_port,)))
     links = [
         Link(fab.link_ids[i], a, ap, b, bp, i not in dead and i not in fab.down)
         for i, (a, ap, b, bp) in enumerate(fab.link_ends)

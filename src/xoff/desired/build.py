@@ -6,7 +6,7 @@ from xoff.desired.builders.buffers import build_buffers
 from xoff.desired.builders.host import build_host
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
-from xoff.desired.builders.switch import build_bgp, build_switch_interfaces, build_watchdog
+from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Qos
 from xoff.errors import InputError, Problem
@@ -105,6 +105,7 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
         qos=qos,
         buffers=buffers,
         pfc_watchdog=watchdog,
+        static_routes=build_static_routes(facts, sw),
     )
 
 

@@ -45,6 +45,14 @@ class BgpNeighbor(State):
     interface: str
 
 
+class StaticRoute(State):
+    """A static route: ``prefix`` via ``next_hop``, out of ``interface``; several with one prefix are ECMP."""
+
+    prefix: str = Field(description="a.b.c.d/len; 0.0.0.0/0 is a default route")
+    next_hop: str = Field(description="the peer's address on the link")
+    interface: str
+
+
 class Bgp(State):
     asn: int
     router_id: str
@@ -224,6 +232,9 @@ class Device(State):
     qos: Qos | None = None
     buffers: Buffers | None = None
     pfc_watchdog: PfcWatchdog | None = None
+    static_routes: list[StaticRoute] = Field(
+        default_factory=list, description="static routes (administrative distance 1: they win over eBGP)"
+    )
     host: HostSettings | None = None
     subnet_manager: SubnetManager | None = None
 

@@ -7,7 +7,7 @@ Settings inherit defaults -> role -> device; resolution happens once, in ``resol
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -45,6 +45,15 @@ class PortSpec(IntentModel):
     shutdown: bool = False
 
 
+class StaticRouteSpec(IntentModel):
+    """A static route: traffic for ``prefix`` leaves towards ``via`` (it wins over BGP for an equal prefix)."""
+
+    prefix: IPv4Network = Field(description="destination prefix, e.g. 10.0.0.0/8, or 0.0.0.0/0 for a default route")
+    via: str = Field(
+        description="next hop: a cabled peer device's name (every link to it), its address on the link, or a local port"
+    )
+
+
 class SwitchSettings(IntentModel):
     """Settings a switch can inherit from defaults.switch and roles.<role>."""
 
@@ -55,6 +64,9 @@ class SwitchSettings(IntentModel):
     mtu: SwitchMtu | None = Field(default=None, description="port MTU; defaults to the network's switch_mtu")
     asn: Asn | None = Field(default=None, description="fixed ASN; otherwise the network's ASN plan decides")
     ports: list[PortSpec] | None = None
+    static_routes: list[StaticRouteSpec] | None = Field(
+        default=None, description="static routes; a device's list replaces its role's and the defaults' list"
+    )
 
 
 class SwitchEntry(SwitchSettings):

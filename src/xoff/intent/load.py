@@ -80,6 +80,7 @@ def _load(path: Path) -> Intent:
         semantic.check_rails(ctx, hosts, wiring.links, paths)
     if not ctx.problems:
         wiring.address()
+        semantic.check_static_routes(ctx, switches, wiring.links)
     for name, pod in wiring.pod_of.items():
         placed = switches.get(name)
         if placed is not None and placed.pod is not None and placed.pod != pod:

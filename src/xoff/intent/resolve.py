@@ -17,7 +17,7 @@ from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
-_INHERITED = ("platform", "asic", "hwsku", "network", "mtu", "asn", "ports")
+_INHERITED = ("platform", "asic", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
 _REQUIRED = ("platform", "asic", "ports")
 
 
@@ -133,6 +133,8 @@ class DeviceResolver:
                         loopback=entry.loopback + j if entry.loopback else IPv4Address(0),
                         pod=entry.pod,
                         ports=self._ports_at(s["ports"], s["ports@"], name),
+                        static_routes=tuple(s.get("static_routes", ())),
+                        static_routes_at=s.get("static_routes@", ()),
                     ),
                     path,
                     entry.mgmt is not None,

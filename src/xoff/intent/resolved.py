@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface
 
 from xoff.errors import Location
-from xoff.intent.devices import HostProfile, NetworkName, Platform, SwitchRole
+from xoff.intent.devices import HostProfile, NetworkName, Platform, StaticRouteSpec, SwitchRole
 from xoff.intent.document import IntentDocument
 from xoff.intent.patterns import expand
 
@@ -38,6 +38,8 @@ class Switch:
     loopback: IPv4Address
     pod: int | None
     ports: dict[str, Port]
+    static_routes: tuple[StaticRouteSpec, ...] = ()
+    static_routes_at: tuple[str | int, ...] = ()  # the intent path of the list they come from (for errors)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
+from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.intent.yamlsource import Path_
 
 
@@ -217,3 +218,22 @@ def check_rails(ctx: Context, hosts: dict[str, Host], links: list[Link], paths: 
                     f"{host.name}:{nic.netdev}{rail} on the {nic.network} network is not cabled"
                     " (allowed: add a link or a cabling generator for it)",
                 )
+
+
+def check_static_routes(ctx: Context, switches: dict[str, Switch], links: list[Link]) -> None:
+    """Every static route's ``via`` names a cabled, addressed link of its switch."""
+    with_routes = {name for name, sw in switches.items() if sw.static_routes}
+    if not with_routes:
+        return
+    mine: dict[str, list[Link]] = {}
+    for link in links:
+        for end in (link.a[0], link.b[0]):
+            if end in with_routes:
+                mine.setdefault(end, []).append(link)
+    for name in sorted(with_routes):
+        sw = switches[name]
+        ports = cabled_ports(name, mine.get(name, []))
+        for k, route in enumerate(sw.static_routes):
+            found = next_hops(name, route.via, ports)
+            if isinstance(found, str):
+                ctx.report((*sw.static_routes_at, k, "via"), f"{name}: {found}")

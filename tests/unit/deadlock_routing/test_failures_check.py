@@ -77,3 +77,15 @@ def test_igp_policy_with_double_failures_reports_each_risky_pair(tmp_path: Path)
     # the default policy (eBGP, RFC 7938 ASNs, single failures) passes on the same fabric
     (default,) = run_checks(state, ["deadlock.cbd"])
     assert default.status is Status.SUCCESS
+
+
+def test_catalog_parameters_pick_the_policy(tmp_path: Path) -> None:
+    """A catalog's ``deadlock.cbd: {routing: igp, max_failures: 2}`` does what the subclass above does."""
+    state = load_state(tmp_path, leaf_spine_intent(4, 2))
+    params = CyclicBufferDependency.Params(routing="igp", max_failures=2)
+    (result,) = run_checks(state, ["deadlock.cbd"], params={"deadlock.cbd": params})
+    assert result.status is Status.FAILURE and len(result.findings) == 12
+    (single,) = run_checks(
+        state, ["deadlock.cbd"], params={"deadlock.cbd": CyclicBufferDependency.Params(routing="igp")}
+    )
+    assert single.status is Status.SUCCESS  # single failures alone close no cycle here

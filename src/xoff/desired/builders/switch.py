@@ -5,10 +5,11 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 
 from xoff.desired.facts import Facts
-from xoff.desired.models import Bgp, BgpNeighbor, Interface, Peer, PfcWatchdog
+from xoff.desired.models import Bgp, BgpNeighbor, Interface, Peer, PfcWatchdog, StaticRoute
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Switch
+from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.platforms import get_platform
 
 
@@ -74,6 +75,19 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
         neighbors=neighbors,
         networks=originated,
     )
+
+
+def build_static_routes(facts: Facts, sw: Switch) -> list[StaticRoute]:
+    """One entry per next hop of every static route (the load-time check proved each ``via`` resolves)."""
+    if not sw.static_routes:
+        return []
+    ports = cabled_ports(sw.name, (link for link, _, _ in facts.links_of.get(sw.name, [])))
+    out: list[StaticRoute] = []
+    for route in sw.static_routes:
+        found = next_hops(sw.name, route.via, ports)
+        for addr, port in found if not isinstance(found, str) else []:
+            out.append(StaticRoute(prefix=str(route.prefix), next_hop=addr, interface=port))
+    return out
 
 
 def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:

@@ -8,6 +8,8 @@ grammar that ``nv list-commands`` derives from it. The lines below are those rul
   NVIDIA-User-Experience-NVUE/NVUE-Commands.md (the ``nv list-commands`` listing);
 - ``whatsnew-5.6``: CumulusNetworks/docs content/cumulus-linux-56/Whats-New/_index.md, "New Commands"
   (the PFC watchdog arrived in 5.6).
+- ``nvue-ref-static``: NVIDIA NVUE command reference, Set and Unset Commands / Static Routing
+  (``nv set vrf <vrf-id> router static <route-id> via <via-id>``, introduced in Cumulus Linux 5.0.0).
 
 Notation: a literal token; ``<name>`` one identifier token; ``(a|b|N-M|<x>)`` one of the choices;
 ``N-M`` an integer in that range. Identifier tokens are checked by xoff's reading of the placeholder
@@ -50,6 +52,7 @@ GRAMMAR: tuple[tuple[str, str], ...] = (
     ("nv set router bgp enable (on|off)", "nvue-5.5"),
     ("nv set router bgp autonomous-system (1-4294967295|none|leaf|spine)", "nvue-5.5"),
     ("nv set router bgp router-id (none|<ipv4>)", "nvue-5.5"),
+    ("nv set vrf <vrf-id> router static <route-id> via <via-id>", "nvue-ref-static"),
     ("nv set vrf <vrf-id> router bgp enable (on|off)", "nvue-5.5"),
     ("nv set vrf <vrf-id> router bgp address-family ipv4-unicast enable (on|off)", "nvue-5.5"),
     ("nv set vrf <vrf-id> router bgp address-family ipv4-unicast network <static-network-id>", "nvue-5.5"),
@@ -98,6 +101,8 @@ PLACEHOLDERS: dict[str, Callable[[str], bool]] = {
     "mode-id": lambda t: t in {"1x", "2x", "4x", "8x", "disabled", "loopback"},
     "ip-prefix-id": _ipv4_interface,
     "static-network-id": _ipv4_network,
+    "route-id": _ipv4_network,
+    "via-id": _ipv4,  # xoff names next hops by address only (NVUE also takes an interface or blackhole)
     "ipv4": _ipv4,
     "neighbor-id": _ipv4,  # numbered sessions only; an interface name would be an unnumbered one
     "profile-id": lambda t: bool(_NAME.match(t)),

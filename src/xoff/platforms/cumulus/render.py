@@ -15,6 +15,7 @@ from xoff.platforms.cumulus.bgp import build_bgp
 from xoff.platforms.cumulus.interfaces import build_interfaces, build_system
 from xoff.platforms.cumulus.nvue import Tree, commands, merge, yaml_lines
 from xoff.platforms.cumulus.qos import build_qos
+from xoff.platforms.cumulus.static_routes import build_static_routes
 from xoff.platforms.cumulus.watchdog import build_pfc_watchdog
 from xoff.render.jinja import render_template
 
@@ -27,6 +28,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[Device], Tree]], ...] = (
     ("interfaces", "Device.interfaces", build_interfaces),
     ("qos", "Device.qos, Interface.pfc_priorities, Interface.cable_m", build_qos),
     ("pfc watchdog", "Device.pfc_watchdog", build_pfc_watchdog),
+    ("static routes", "Device.static_routes", build_static_routes),
     ("bgp", "Device.bgp", build_bgp),
 )
 

@@ -131,6 +131,12 @@ RouterBgp = TypedDict(
 )
 
 
+class StaticRoute(TypedDict):
+    prefix: str
+    interface: str
+    next_hop: str
+
+
 class StructuredConfig(TypedDict):
     """One device; the keys are in running-config order (as AVD's eos-intended-config.j2 orders them)."""
 
@@ -139,6 +145,7 @@ class StructuredConfig(TypedDict):
     loopback_interfaces: list[AddressedInterface]
     management_interfaces: list[AddressedInterface]
     ip_routing: bool
+    static_routes: list[StaticRoute]
     qos: Qos | None
     priority_flow_control: PriorityFlowControl | None
     router_bgp: RouterBgp | None

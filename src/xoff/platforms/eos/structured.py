@@ -10,7 +10,7 @@ from xoff.platforms.eos.interfaces import (
     build_management_interfaces,
 )
 from xoff.platforms.eos.qos import build_priority_flow_control, build_qos
-from xoff.platforms.eos.schema import StructuredConfig
+from xoff.platforms.eos.schema import StaticRoute, StructuredConfig
 
 
 def build_structured_config(device: Device) -> StructuredConfig:
@@ -23,6 +23,9 @@ def build_structured_config(device: Device) -> StructuredConfig:
         "loopback_interfaces": build_loopback_interfaces(device),
         "management_interfaces": build_management_interfaces(device),
         "ip_routing": True,  # a routed (RFC 7938) fabric; EOS boots with IP routing off
+        "static_routes": [
+            StaticRoute(prefix=r.prefix, interface=r.interface, next_hop=r.next_hop) for r in device.static_routes
+        ],
         "qos": build_qos(device),
         "priority_flow_control": build_priority_flow_control(device),
         "router_bgp": build_router_bgp(device),

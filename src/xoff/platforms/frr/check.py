@@ -10,6 +10,9 @@ Two dry runs, because neither alone is enough (measured on FRR 8.4.4):
    validation (a prefix-list ``ge`` shorter than the prefix, ...), then exits. It exits 0 even when
    lines fail, so its log is read: every "... on config line N: ..." message is a failure, except
    lines that belong to vtysh rather than bgpd (``VTYSH_ONLY``), which bgpd rightly does not know.
+3. Static routes (``ip route``) belong to staticd, not bgpd: when the file has any, ``staticd
+   --dryrun -f FILE`` executes them too, and its failures on those lines count (staticd in turn
+   does not know the BGP lines; those are bgpd's).
 
 Both run in a private temporary directory (config dir, vty socket dir, pid file), with no zebra
 connection (-Z), no kernel routes (-n), no BGP listener (-p 0) and no privilege drop (-S): no
@@ -28,6 +31,8 @@ from pathlib import Path
 
 VTYSH = "vtysh"
 BGPD = "/usr/lib/frr/bgpd"
+STATICD = "/usr/lib/frr/staticd"
+STATIC_ROUTE = "ip route "  # the lines staticd owns
 TIMEOUT_S = 30.0
 # no zebra, no kernel routes, no privilege drop, no BGP listener; log to stdout, where we read it
 _BGPD_ISOLATED = ("-Z", "-n", "-S", "-p", "0", "--log", "stdout")
@@ -81,9 +86,28 @@ def check_frr_conf(text: str) -> FrrCheck:
         daemon = _run(
             [bgpd, "--dryrun", "-f", str(conf), *_BGPD_ISOLATED, "--vty_socket", tmp, "-i", str(work / "bgpd.pid")]
         )
+        static = None
+        if any(line.startswith(STATIC_ROUTE) for line in text.splitlines()):
+            static = _run(
+                [
+                    STATICD,
+                    "--dryrun",
+                    "-f",
+                    str(conf),
+                    "--log",
+                    "stdout",
+                    "--vty_socket",
+                    tmp,
+                    "-i",
+                    str(work / "s.pid"),
+                ]
+            )
     problems = _vtysh_problems(grammar) + _bgpd_problems(daemon)
     output = f"$ vtysh --dryrun (exit {grammar.returncode})\n{grammar.stdout}{grammar.stderr}"
     output += f"$ bgpd --dryrun (exit {daemon.returncode})\n" + _without_noise(daemon.stdout + daemon.stderr)
+    if static is not None:
+        problems += _staticd_problems(static)
+        output += f"$ staticd --dryrun (exit {static.returncode})\n{static.stdout}{static.stderr}"
     return FrrCheck(ok=not problems, problems=tuple(problems), output=output, seconds=time.perf_counter() - start)
 
 
@@ -116,7 +140,7 @@ def _bgpd_problems(proc: subprocess.CompletedProcess[str]) -> list[str]:
         m = _BGPD_LINE.search(raw)
         if m is None:
             continue
-        if m["what"] == "No such command" and m["text"].strip() in VTYSH_ONLY:
+        if m["what"] == "No such command" and (m["text"].strip() in VTYSH_ONLY or m["text"].startswith(STATIC_ROUTE)):
             continue
         problem = f"bgpd: line {m['line']}: {m['what']}: {m['text']}"
         if problem not in found:  # bgpd logs each one twice (log target and console)
@@ -127,4 +151,17 @@ def _bgpd_problems(proc: subprocess.CompletedProcess[str]) -> list[str]:
             found.append(f"bgpd: {nb['msg']}")
     if proc.returncode != 0:
         found.append(f"bgpd --dryrun exited {proc.returncode}")
+    return found
+
+
+def _staticd_problems(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    found: list[str] = []
+    for raw in (proc.stdout + proc.stderr).splitlines():
+        m = _BGPD_LINE.search(raw)
+        if m is not None and m["text"].startswith(STATIC_ROUTE):
+            problem = f"staticd: line {m['line']}: {m['what']}: {m['text']}"
+            if problem not in found:
+                found.append(problem)
+    if proc.returncode != 0:
+        found.append(f"staticd --dryrun exited {proc.returncode}")
     return found

@@ -7,7 +7,8 @@ structural rules; ``"NULL"`` lossless PGs in the dynamic model). JSON has no com
 docstring is the output's citation; the template ``templates/sonic/config_db.json.j2`` points here.
 
 One builder per Device state key: ``device_tables`` (DEVICE_METADATA), ``interface_tables``
-(PORT, INTERFACE, LOOPBACK_INTERFACE), ``bgp_tables`` (BGP_NEIGHBOR), ``qos_tables.build``
+(PORT, INTERFACE, LOOPBACK_INTERFACE), ``bgp_tables`` (BGP_NEIGHBOR), ``static_route_tables``
+(STATIC_ROUTE), ``qos_tables.build``
 (maps, PORT_QOS_MAP, SCHEDULER, QUEUE, WRED_PROFILE), ``buffer_tables.build`` (BUFFER_*,
 CABLE_LENGTH, dynamic-model parameters), ``qos_tables.watchdog`` (PFC_WD). Every value is a string,
 as SONiC writes CONFIG_DB.
@@ -49,6 +50,7 @@ def build_config_db(device: Device, fabric: FabricState) -> ConfigDb:
     out.update(device_tables(device))
     out.update(interface_tables(device))
     out.update(bgp_tables(device))
+    out.update(static_route_tables(device))
     out.update(qos_tables.build(device, vendor))
     out.update(buffer_tables.build(device, vendor))
     out.update(qos_tables.watchdog(device))
@@ -148,6 +150,21 @@ def bgp_tables(device: Device) -> Tables:
             "name": nbr.peer,
         }
     return {"BGP_NEIGHBOR": neighbors}
+
+
+def static_route_tables(device: Device) -> Tables:
+    """STATIC_ROUTE|<prefix> (the one-key form, sonic-static-route.yang STATIC_ROUTE_TEMPLATE_LIST): next
+    hops and interfaces comma-separated, in order (ECMP). FRR (staticd) installs them from frr.conf."""
+    by_prefix: dict[str, list[tuple[str, str]]] = {}
+    for route in device.static_routes:
+        by_prefix.setdefault(route.prefix, []).append((route.next_hop, route.interface))
+    if not by_prefix:
+        return {}
+    table = {
+        prefix: {"nexthop": ",".join(h for h, _ in hops), "ifname": ",".join(i for _, i in hops)}
+        for prefix, hops in by_prefix.items()
+    }
+    return {"STATIC_ROUTE": table}
 
 
 def _local_address(device: Device, interface: str, neighbor: str) -> str:

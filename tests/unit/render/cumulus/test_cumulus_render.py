@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from xoff.desired.models import Device, FabricState
+from xoff.desired.models import Device, FabricState, StaticRoute
 from xoff.platforms.cumulus.grammar import rule_for, unmatched
 from xoff.platforms.cumulus.render import COMMANDS_FILE, STARTUP_FILE, render
 
@@ -142,6 +142,12 @@ def test_every_command_is_in_nvue_grammar(lab_mini: FabricState, roce_pod_state:
         lines = command_lines(render(device, state)[COMMANDS_FILE])
         assert unmatched(lines) == [], f"{device.name}: not in the NVUE grammar"
         used.update(rule.text for line in lines if (rule := rule_for(line)) is not None)
+    # the examples declare no static routes; one device with two (ECMP) covers that rule
+    leaf = lab_mini.devices["sleaf1"]
+    routes = [StaticRoute(prefix="10.0.0.0/8", next_hop=f"198.18.0.{i}", interface=f"swp{i}") for i in (1, 3)]
+    lines = command_lines(render(leaf.model_copy(update={"static_routes": routes}), lab_mini)[COMMANDS_FILE])
+    assert "nv set vrf default router static 10.0.0.0/8 via 198.18.0.3" in lines and unmatched(lines) == []
+    used.update(rule.text for line in lines if (rule := rule_for(line)) is not None)
     from xoff.platforms.cumulus.grammar import GRAMMAR
 
     assert used == {text for text, _ in GRAMMAR}, "every grammar rule kept is one xoff uses"

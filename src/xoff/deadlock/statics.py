@@ -1,0 +1,92 @@
+"""The static routes a FabricState declares (``Device.static_routes``), as per-class forwarding overrides.
+
+Route selection per destination host, as a router does it:
+
+1. Longest prefix first. The dynamic routes are the hosts' connected subnets (the /31 of the host
+   link, originated into BGP by its switch), so at the host's own switch the connected route wins
+   unless a static route is more specific (a /32), and elsewhere a static route of the same length
+   or longer wins (administrative distance 1 against eBGP's 20).
+2. A less specific static route (an aggregate, ``0.0.0.0/0``) applies only where the dynamic model
+   has no route for the host: it is kept as a *fallback* and used by ``routing.forwarding_ports``
+   when the switch's entry is missing (e.g. withdrawn after a failure).
+3. Several routes with the winning prefix: ECMP over all their next hops.
+
+Hosts of one switch that different static routes pick out are put in separate destination classes
+(same dynamic routes, different overrides), so the analysis stays exact. A static route out of a
+port that is not on a fabric link of the network (a host port, the management port) leaves the
+analysed fabric; it is ignored for this network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from ipaddress import IPv4Address, IPv4Network
+from typing import TYPE_CHECKING
+
+from xoff.desired.models import Device
+
+if TYPE_CHECKING:
+    from xoff.deadlock.routing import Fabric
+
+Override = tuple[int, bool, tuple[int, ...]]  # (switch, wins over the dynamic route, fabric ports)
+
+
+def _routes_of(
+    fab: Fabric, switch_devs: Sequence[Device], gp_of: Mapping[tuple[str, str], int]
+) -> dict[int, list[tuple[IPv4Network, tuple[int, ...]]]]:
+    """switch -> [(prefix, fabric ports)], one entry per distinct prefix (ECMP next hops merged)."""
+    out: dict[int, list[tuple[IPv4Network, tuple[int, ...]]]] = {}
+    for dev in switch_devs:
+        if not dev.static_routes:
+            continue
+        by_prefix: dict[IPv4Network, list[int]] = {}
+        for route in dev.static_routes:
+            gp = gp_of.get((dev.name, route.interface))
+            if gp is not None:
+                by_prefix.setdefault(IPv4Network(route.prefix), []).append(gp)
+        if by_prefix:
+            out[fab.index[dev.name]] = [(net, tuple(sorted(set(gps)))) for net, gps in by_prefix.items()]
+    return out
+
+
+def add_device_static_routes(fab: Fabric, switch_devs: Sequence[Device], gp_of: Mapping[tuple[str, str], int]) -> None:
+    """Split destination classes by the static routes that apply to their hosts and record the overrides."""
+    routes = _routes_of(fab, switch_devs, gp_of)
+    if not routes:
+        return
+    profiles: dict[tuple[int, tuple[Override, ...]], int] = {}  # (switch, overrides) -> class
+    used: set[int] = set()
+    next_id = len(fab.switches)
+    for h in fab.hosts:
+        owner = fab.index[h.switch]
+        addr = IPv4Address(h.address) if h.address is not None else None
+        overrides: list[Override] = []
+        for v, table in sorted(routes.items()):
+            best = -1
+            ports: tuple[int, ...] = ()
+            for net, gps in table:
+                hit = net.prefixlen == 0 if addr is None else addr in net
+                if hit and net.prefixlen > best:
+                    best, ports = net.prefixlen, gps
+            if best < 0:
+                continue
+            if v == owner:
+                if best > h.prefixlen:  # only a more specific route beats the connected one
+                    overrides.append((v, True, ports))
+            else:
+                overrides.append((v, best >= h.prefixlen, ports))
+        key = (owner, tuple(overrides))
+        c = profiles.get(key)
+        if c is None:
+            if owner not in used:
+                c = owner
+                used.add(owner)
+            else:
+                c = next_id
+                next_id += 1
+                fab.class_dest[c] = owner
+            profiles[key] = c
+            for v, wins, gps in overrides:
+                (fab.static if wins else fab.fallback)[(c, v)] = gps
+        fab.host_class[h.name] = c
+    fab.classes = tuple(sorted(profiles.values()))

@@ -33,9 +33,9 @@ demo: $(STAMP) system-deps
 	$(BIN)/xoff render inventory/lab-mini -o $(DEMO_OUT)/render
 	@echo "rendered configuration: $(DEMO_OUT)/render/<device>/ (SONiC config_db.json + frr.conf, EOS running-config,"
 	@echo "NVUE commands + startup.yaml, host apply script + nccl.env); manifest: $(DEMO_OUT)/render/manifest.json"
+	$(BIN)/xoff validate inventory/lab-mini --offline
 	@if [ "$$(id -u)" = 0 ] && command -v ip >/dev/null; then \
-	  $(BIN)/xoff lab up inventory/lab-mini --remap && \
-	  { $(BIN)/xoff lab status --wait 30; rc=$$?; $(BIN)/xoff lab down; exit $$rc; }; \
+	  XOFF=$(BIN)/xoff OUT=$(DEMO_OUT) scripts/demo-lab.sh; \
 	else \
 	  echo "lab: skipped (the lab needs root for network namespaces; the offline part above ran)"; \
 	fi

@@ -31,13 +31,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets, from_lab, select
-from xoff.lab.lab import LabError, up
+from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.teardown import down
 from xoff.push.ansible_engine import ansible_environment, playbooks_dir
 from xoff.push.job import PushJob, PushOptions, engine
@@ -48,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SWITCHES = 64
 
 FABRIC = """\
-fabric: {{name: pushbench, site: bench}}
+fabric: {{name: {name}, site: bench}}
 networks:
   management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
   compute:
@@ -81,12 +82,12 @@ links:
 """
 
 
-def generate(where: Path, n: int) -> Path:
+def generate(where: Path, n: int, name: str) -> Path:
     links = "\n".join(
         f'  - {{a: "sw{i + 1:02d}:Ethernet1/1", b: "sw{(i + 1) % n + 1:02d}:Ethernet2/1"}}' for i in range(n)
     )
     path = where / "fabric.yaml"
-    path.write_text(FABRIC.format(n=n, links=links), encoding="utf-8")
+    path.write_text(FABRIC.format(n=n, links=links, name=name), encoding="utf-8")
     return path
 
 
@@ -139,6 +140,41 @@ def _push(lab: str, limit: list[str], workdir: Path, workers: int) -> PushSummar
     return summary
 
 
+@dataclass(frozen=True)
+class CpuSample:
+    """CPU seconds used so far: by the lab's processes (by role, children included), by this process
+    (the controller: Nornir, netmiko, paramiko), and by the whole machine."""
+
+    by_role: dict[str, float]
+    controller: float
+    machine_busy: float
+    wall: float
+
+    @classmethod
+    def take(cls, lab: str) -> CpuSample:
+        tick = os.sysconf("SC_CLK_TCK")
+        by_role: dict[str, float] = {}
+        for rec in resolve(lab).processes.values():
+            try:
+                fields = Path(f"/proc/{rec.pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[19]) != rec.start_ticks:  # a reused PID is not the lab's process
+                continue
+            used = sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+            by_role[rec.role] = by_role.get(rec.role, 0.0) + used
+        t = os.times()
+        cpu = [int(x) for x in Path("/proc/stat").read_text(encoding="utf-8").splitlines()[0].split()[1:]]
+        busy = (sum(cpu) - cpu[3] - cpu[4]) / tick  # all but idle and iowait
+        return cls(by_role, t.user + t.system + t.children_user + t.children_system, busy, time.monotonic())
+
+    def since(self, before: CpuSample) -> CpuSample:
+        roles = {r: v - before.by_role.get(r, 0.0) for r, v in self.by_role.items()}
+        return CpuSample(
+            roles, self.controller - before.controller, self.machine_busy - before.machine_busy, self.wall - before.wall
+        )
+
+
 def _fresh_lab(intent: Path, lab: str) -> None:
     with contextlib.suppress(LabError):
         down(lab)
@@ -151,14 +187,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--singles", type=int, default=3, help="devices pushed alone for the baseline")
     parser.add_argument("--workers", type=int, default=SWITCHES, help="Nornir workers for the whole-fabric push")
     parser.add_argument("--record", action="store_true", help="write bench/results/push_scale.md")
+    parser.add_argument("--no-ansible", action="store_true", help="skip the Ansible half (about 4 minutes)")
     args = parser.parse_args(argv)
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     work = Path(tempfile.mkdtemp(prefix="xoff-push-bench-"))
     work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")
-    lab = "pushbench"
+    lab = f"pb{os.getpid()}"  # unique per run: two runs never share a lab, namespaces or fabric name
     try:
-        intent = generate(work, args.switches)
+        intent = generate(work, args.switches, f"pushbench{os.getpid()}")
         names = [f"sw{i + 1:02d}" for i in range(args.switches)]
         _fresh_lab(intent, lab)
         lines = len(render_fabric(from_lab(lab).fabric, [names[0]])[0].content.splitlines())
@@ -168,9 +205,15 @@ def main(argv: list[str] | None = None) -> None:
             singles.append(r.elapsed_s)
             log(f"single {name}: {r.elapsed_s:.2f} s, {r.changes} changes")
         _fresh_lab(intent, lab)
+        time.sleep(5)  # lab up's own CPU (FRR, lldpd settling) out of the measurement
+        idle = CpuSample.take(lab)
+        time.sleep(5)
+        background = CpuSample.take(lab).since(idle)
+        before = CpuSample.take(lab)
         t0 = time.perf_counter()
         run = _push(lab, [], work, args.workers)
         total = time.perf_counter() - t0
+        cpu = CpuSample.take(lab).since(before)
         slowest_in_run = max(r.elapsed_s for r in run.results)
         changes = sorted(r.changes for r in run.results)
         log(
@@ -180,13 +223,36 @@ def main(argv: list[str] | None = None) -> None:
         _push(lab, [], work, args.workers)
         again = time.perf_counter() - t0
         log(f"again (0 changes): {again:.2f} s")
-        _fresh_lab(intent, lab)
-        ansible = ansible_push(lab, intent, work)
-        report(args, lines, changes, singles, total, slowest_in_run, again, ansible)
+        ansible = None
+        if not args.no_ansible:
+            _fresh_lab(intent, lab)
+            ansible = ansible_push(lab, intent, work)
+        report(args, lines, changes, singles, total, slowest_in_run, again, ansible, cpu_table(cpu, background))
     finally:
         with contextlib.suppress(LabError):
             down(lab)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def cpu_table(cpu: CpuSample, background: CpuSample) -> str:
+    """Where the CPU went during the Nornir run, against what the machine had (wall x CPUs); the idle
+    lab's own rate (FRR keepalives, LLDP every second), measured before, for comparison."""
+    capacity = cpu.wall * (os.cpu_count() or 1)
+    rows = [("controller (this process: Nornir, netmiko, paramiko)", cpu.controller, 0.0)]
+    for role in sorted(cpu.by_role, key=lambda r: -cpu.by_role[r]):
+        idle = background.by_role.get(role, 0.0) / background.wall * cpu.wall
+        rows.append((f"lab `{role}`", cpu.by_role[role], idle))
+    ours = sum(r[1] for r in rows)
+    rows.append(("rest of the machine (other users' processes, kernel)", cpu.machine_busy - ours, 0.0))
+    out = [
+        f"CPU during the Nornir run ({cpu.wall:.1f} s x {os.cpu_count()} CPUs = {capacity:.1f} CPU-s available; "
+        f"machine busy {cpu.machine_busy:.1f} CPU-s, {100 * cpu.machine_busy / capacity:.0f}%):",
+        "",
+        "| who | CPU-s in the run | share of available | same processes idle, for as long |",
+        "|---|---:|---:|---:|",
+    ]
+    out += [f"| {who} | {used:.1f} | {100 * used / capacity:.0f}% | {idle:.1f} |" for who, used, idle in rows]
+    return "\n".join(out) + "\n"
 
 
 def report(
@@ -198,6 +264,7 @@ def report(
     slowest_in_run: float,
     again: float,
     ansible: float | None,
+    cpu: str,
 ) -> None:
     slowest = max(singles)
     text = f"""# push_scale: a ~100-line change to {args.switches} emulated EOS switches
@@ -217,7 +284,8 @@ verify, confirm); per-device diff sizes {changes[0]}-{changes[-1]} changes.
 
 Target: Nornir total <= 2 x the slowest single device: **{"met" if total <= 2 * slowest else "not met"}**
 ({total / slowest:.2f}x). Nornir vs Ansible >= 3x: {f"{ansible / total:.2f}x" if ansible is not None else "pending the Ansible half"}.
-"""
+
+{cpu}"""
     print(text)
     if args.record:
         (ROOT / "bench" / "results" / "push_scale.md").write_text(text, encoding="utf-8")

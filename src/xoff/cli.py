@@ -367,10 +367,14 @@ _push_commands()
 def _lab_app() -> typer.Typer:
     from xoff.lab.clab_cli import export_command
     from xoff.lab.cli import lab_app
+    from xoff.lab.seed_cli import fault_command
 
     lab_app.command("export", help="Write a containerlab topology (.clab.yml) for the intent, for users with Docker.")(
         export_command
     )
+    lab_app.command(
+        "fault", help="Seed (or --undo) a named fault into a running lab device, as an operator's mistake would."
+    )(fault_command)
     return lab_app
 
 

@@ -128,6 +128,7 @@ def assemble(
     devices = {}
     fields: dict[str, list[str]] = {}
     lldp, bgp, counters, hosts = {}, {}, {}, {}
+    fib = {}
     errors: list[CollectError] = []
     lab_only: set[str] = set()
     for run in sorted(runs, key=lambda r: r.target.name):
@@ -149,6 +150,8 @@ def assemble(
             counters[name] = obs.counters
         if obs.host is not None:
             hosts[name] = obs.host
+        if obs.fib is not None:
+            fib[name] = obs.fib
     errors += list(extra_errors)
     observed = desired.model_copy(update={"source": "observed", "devices": devices})
     return Snapshot(
@@ -160,6 +163,7 @@ def assemble(
         bgp_sessions=bgp,
         counters=counters,
         hosts=hosts,
+        fib=fib,
         infiniband=infiniband,
         errors=errors,
         lab_only=sorted(lab_only),

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from xoff.collect.snapshot import BgpSession, CollectError, HostObserved, LldpNeighbor, PortCounters
+from xoff.collect.snapshot import BgpSession, CollectError, FibRoute, HostObserved, LldpNeighbor, PortCounters
 from xoff.desired.models import Device
 
 # Text a CLI prints when it refuses a command (any platform): the engine turns it into kind="command".
@@ -70,6 +70,7 @@ class DeviceObservation:
     bgp_sessions: list[BgpSession] | None = None  # None: the platform has no BGP to read
     counters: dict[str, PortCounters] = field(default_factory=dict)
     host: HostObserved | None = None
+    fib: list[FibRoute] | None = None  # None: this collector does not read the forwarding table
     errors: list[CollectError] = field(default_factory=list)
     lab_only: list[str] = field(default_factory=list)  # facts this observation cannot show in the lab
 

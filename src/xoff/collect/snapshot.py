@@ -71,6 +71,16 @@ class HostObserved(Observed):
     gpu_nic_paths: list[GpuNicPath] = Field(default_factory=list)
 
 
+class FibRoute(Observed):
+    """One installed route of a switch's forwarding table (``show ip route`` of the NOS)."""
+
+    prefix: str  # IPv4 network, e.g. 198.18.4.8/31
+    protocol: str  # as the NOS names it: connected, bgp / eBGP, static, kernel
+    ports: list[str] = Field(
+        default_factory=list, description="egress ports (intent names), sorted; empty: local or a blackhole"
+    )
+
+
 class CollectError(Observed):
     device: str
     command: str | None
@@ -93,6 +103,9 @@ class Snapshot(Observed):
     bgp_sessions: dict[str, list[BgpSession]] = Field(default_factory=dict, description="device -> sessions")
     counters: dict[str, dict[str, PortCounters]] = Field(default_factory=dict, description="device -> port -> counters")
     hosts: dict[str, HostObserved] = Field(default_factory=dict)
+    fib: dict[str, list[FibRoute]] = Field(
+        default_factory=dict, description="switch -> its installed IPv4 routes (the deadlock check's forwarding)"
+    )
     infiniband: dict[str, object] | None = Field(
         default=None, description="the InfiniBand observation (platforms/infiniband/model.py), as JSON"
     )

@@ -7,6 +7,12 @@ one finding, with the failed links and the witness cycle (switches in order, and
 turns, the actionable causes). A catalog picks another policy with the check's parameters, e.g.
 ``deadlock.cbd: {routing: igp, max_failures: 2}``; ``run(subject)`` (no catalog) uses the class
 defaults ``routing`` / ``max_failures``.
+
+On collected state (an observed snapshot), the baseline is what the switches really forward: each
+switch's collected FIB (``Snapshot.fib``), longest-prefix matched per host endpoint (``from_fib``).
+Every switch of the network must have one: a missing FIB is an error, never a pass on partial
+forwarding. Link failures cannot be collected, so the sweep stays a what-if on the intent's routing
+model. The result's message says which forwarding each part used.
 """
 
 from __future__ import annotations
@@ -16,16 +22,25 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from xoff.deadlock.analysis import Result
+from xoff.collect.snapshot import Snapshot as Collected
+from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.failures import BounceTurn, sweep
+from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.deadlock.routing import Routing, roce_networks
 from xoff.desired.models import FabricState
+from xoff.platforms.frr.fib import from_routes
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding, Severity
 from xoff.validate.registry import Check, register
 
 _MAX_TURNS = 3
+_MAX_LINKS = 8
+FIB_SOURCE = "forwarding from the collected FIBs"
+
+
+class FibMissingError(RuntimeError):
+    """A switch of the network has no collected FIB: the check cannot judge running state."""
 
 
 def _networks(subject: FabricState) -> list[str]:
@@ -47,17 +62,36 @@ def _witness(result: Result) -> tuple[str, str, str]:
     return device, path, turns
 
 
-def _finding(network: str, failed: Sequence[str], result: Result, added: Sequence[BounceTurn] = ()) -> Finding:
+def _links(result: Result) -> str:
+    """The witness cycle's buffers: directed links at their priority, and a destination using each turn."""
+    steps = result.cycles[0].steps
+    text = ", ".join(f"{s.link} prio {s.prio} (for {s.dest})" for s in steps[:_MAX_LINKS])
+    return text + (f", ... {len(steps) - _MAX_LINKS} more" if len(steps) > _MAX_LINKS else "")
+
+
+def _finding(
+    network: str, failed: Sequence[str], result: Result, added: Sequence[BounceTurn] = (), source: str = ""
+) -> Finding:
     device, path, turns = _witness(result)
     prios = ", ".join(str(p) for p in result.risky_priorities)
     where = f"network {network}, " + (f"after failure of {', '.join(failed)}" if failed else "baseline")
+    if source:
+        where += f" ({source})"
     problem = (
         f"cyclic buffer dependency (PFC deadlock risk) on priority {prios}: "
-        f"{len(result.nodes_on_cycles)} buffer(s) on cycles; witness {path}; down-to-up turns: {turns}"
+        f"{len(result.nodes_on_cycles)} buffer(s) on cycles; witness {path}; down-to-up turns: {turns}; "
+        f"links: {_links(result)}"
     )
     if added:
         problem += f"; the failure adds {len(added)} down-to-up turn(s), e.g. {added[0]}"
-    return Finding(device, where, problem, expected="no cycle (up*/down* forwarding)", actual=f"cycle {path}")
+    return Finding(
+        device,
+        where,
+        problem,
+        expected="no cycle (up*/down* forwarding)",
+        actual=f"cycle {path}",
+        priority=result.risky_priorities[0],
+    )
 
 
 @register
@@ -67,7 +101,11 @@ class CyclicBufferDependency(Check):
     fabric's RFC 7938 ASN plan, and the static routes the intent declares); the baseline and every single
     fabric-link failure are checked. A finding names the failed link(s), the witness cycle (switches in
     order) and its down-to-up turns (bounces), which are what to fix: a static or default route, an ASN
-    plan that lets valley paths through, or cabling outside the Clos."""
+    plan that lets valley paths through, or cabling outside the Clos. On collected state (``--lab``,
+    ``--snapshot``, live) the baseline is judged on the switches' collected FIBs (``show ip route``,
+    longest prefix per host endpoint) and the finding lists the cycle's links at their priority, each
+    with a destination using it; a switch without a collected FIB makes the check an error, not a pass.
+    The failure sweep stays a what-if on the intent's routing model; the result says which ran."""
 
     class Params(CheckParams):
         max_failures: Literal[0, 1, 2] = Field(
@@ -89,10 +127,46 @@ class CyclicBufferDependency(Check):
         given = params.model_fields_set  # what a catalog set; the rest follows the class (and its subclasses)
         routing = params.routing if "routing" in given else self.routing
         max_failures = params.max_failures if "max_failures" in given else self.max_failures
-        return self._findings(ctx.subject, routing, max_failures)
+        if ctx.observed is not None:
+            return self._on_collected(ctx.desired, ctx.observed, routing, max_failures)
+        return self.run_policy(ctx.subject, routing, max_failures)
 
     def run(self, subject: FabricState) -> Iterable[Finding]:
-        return self._findings(subject, self.routing, self.max_failures)
+        return self.run_policy(subject, self.routing, self.max_failures)
+
+    def run_policy(self, subject: FabricState, routing: Routing, max_failures: int) -> list[Finding]:
+        self.note = f"baseline: forwarding from the routing model ({routing}); {_sweep_note(max_failures)}"
+        return list(self._findings(subject, routing, max_failures))
+
+    def _on_collected(
+        self, desired: FabricState, collected: Collected, routing: Routing, max_failures: int
+    ) -> list[Finding]:
+        """Baseline from the collected FIBs; failures as a what-if on the intent's routing model."""
+        state = _with_unread_hosts(collected.observed, desired)
+        found: list[Finding] = []
+        judged = 0
+        for network in _networks(desired):
+            switches = sorted(d.name for d in desired.devices.values() if d.kind == "switch" and d.network == network)
+            missing = [s for s in switches if s not in collected.fib or s not in state.devices]
+            if missing:
+                raise FibMissingError(
+                    f"network {network}: no FIB collected from {', '.join(missing)} "
+                    "(the check on running state needs every switch's forwarding table)"
+                )
+            fibs = {s: from_routes(collected.fib[s]) for s in switches}
+            judged += len(switches)
+            result = analyse(snapshot_from_fibs(state, fibs, network))
+            if result.deadlock_risk:
+                found.append(_finding(network, (), result, source=FIB_SOURCE))
+            if max_failures:
+                report = sweep(desired, routing=routing, max_failures=max_failures, network=network)
+                found += [
+                    _finding(network, s.failed, s.result, s.bounces, source=f"what-if on the intent's {routing} model")
+                    for s in report.risky
+                ]
+        how = f"what-if on the intent's routing model ({routing})"
+        self.note = f"baseline: {FIB_SOURCE} of {judged} switches; {_sweep_note(max_failures, how)}"
+        return found
 
     def _findings(self, subject: FabricState, routing: Routing, max_failures: int) -> Iterable[Finding]:
         for network in _networks(subject):
@@ -101,3 +175,19 @@ class CyclicBufferDependency(Check):
                 yield _finding(network, (), report.baseline)
             for scenario in report.risky:
                 yield _finding(network, scenario.failed, scenario.result, scenario.bounces)
+
+
+def _sweep_note(max_failures: int, how: str = "") -> str:
+    if not max_failures:
+        return "link failures: not checked (max_failures 0)"
+    what = "every single" if max_failures == 1 else "single and filtered double"
+    return f"link failures: {what} fabric-link failure" + (f", {how}" if how else "")
+
+
+def _with_unread_hosts(observed: FabricState, desired: FabricState) -> FabricState:
+    """The observed state plus the hosts that could not be read: their addresses are still the switches'
+    destinations (dropping them would hide the forwarding towards them)."""
+    unread = {n: d for n, d in desired.devices.items() if d.kind == "host" and n not in observed.devices}
+    if not unread:
+        return observed
+    return observed.model_copy(update={"devices": {**observed.devices, **unread}})

@@ -10,10 +10,10 @@ intent's routing model can be compared port for port.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from ipaddress import IPv4Address, IPv4Interface
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from xoff.deadlock.model import Link, Snapshot
-from xoff.deadlock.routing import RANKS
+from xoff.deadlock.routing import RANKS, Routing, roce_networks, snapshot_from_fabric
 from xoff.desired.models import Device, FabricState
 from xoff.platforms.frr.fib import FibEntry
 
@@ -101,3 +101,27 @@ def snapshot_from_fibs(
         forwarding=forwarding,
         ranks={s: RANKS.get(devices[s].role, 1) for s in switches},
     )
+
+
+def fibs_from_model(state: FabricState, routing: Routing = "bgp") -> dict[str, list[FibEntry]]:
+    """What the switches of every lossless RoCE network would install if they ran the routing model:
+    one host route per endpoint with the model's ECMP ports (the inverse of ``snapshot_from_fibs``),
+    for snapshots that mirror the intent."""
+    fibs: dict[str, list[FibEntry]] = {}
+    for network in roce_networks(state):
+        switches = [d.name for d in state.devices.values() if d.kind == "switch" and d.network == network]
+        if not switches:
+            continue
+        model = snapshot_from_fabric(state, routing=routing, network=network)
+        for switch in switches:
+            fibs.setdefault(switch, [])
+        for endpoint, per_switch in model.forwarding.items():
+            host, _, netdev = endpoint.partition(":")
+            host_settings = state.devices[host].host
+            nic = host_settings.nics.get(netdev) if host_settings is not None else None
+            if nic is None or nic.address is None:
+                continue
+            prefix = IPv4Network(f"{IPv4Interface(nic.address).ip}/32")
+            for switch, ports in per_switch.items():
+                fibs[switch].append(FibEntry(prefix, routing, tuple(sorted(ports))))
+    return {s: sorted(e, key=lambda x: int(x.prefix.network_address)) for s, e in fibs.items()}

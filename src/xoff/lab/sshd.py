@@ -139,19 +139,25 @@ class _Session:
         if text:
             self.process.stdout.write(text)
 
-    async def run_line(self, line: str, *, exec_channel: bool = False) -> Reply | None:
-        """The emulator's reply, or None when the session was dropped (a fault) or failed."""
+    async def run_line(self, line: str, *, exec_channel: bool = False, echo: str = "") -> Reply | None:
+        """The emulator's reply, or None when the session was dropped (a fault) or failed. ``echo``
+        (the line's echo, not yet sent) goes out first if the session ends here; else the caller
+        sends it with the reply."""
         loop = asyncio.get_running_loop()
         run = self.emulator.execute if exec_channel else self.emulator.step
         try:
             reply = await loop.run_in_executor(self.pool, run, line)
         except Exception:  # an emulator bug: say so on the session, keep the server up
+            self.write(echo)
             self.process.stderr.write(f"\r\nxoff lab: emulator error on {self.emulator.ctx.device}:\r\n")
             self.process.stderr.write(traceback.format_exc().replace("\n", "\r\n"))
             self.process.exit(1)
             return None
+        if not reply.close:
+            return reply
         faults = Faults.load(self.emulator.ctx.state_dir)
-        if reply.close and faults.drop_after is not None and self.emulator.counters.commands > faults.drop_after:
+        if faults.drop_after is not None and self.emulator.counters.commands > faults.drop_after:
+            self.write(echo)
             self.process.channel.get_connection().abort()  # the session drops, as a broken link would
             return None
         return reply
@@ -171,23 +177,32 @@ class _Session:
             if not data:
                 self.process.exit(0)
                 return
+            # The echo of what was read goes out with the next output, in one write (one SSH packet):
+            # per character (or even per line, apart from its output), encrypting and the client's
+            # decrypting of the small packets were most of a push's CPU. The order is kept: a line's
+            # echo, its output, the prompt, then the echo of what was typed meanwhile.
+            echo = ""
             for kind, text in discipline.feed(data):  # lazy: later input is echoed after this line's output
                 if kind == "echo":
-                    self.write(text)
+                    echo += text
                 elif kind == "interrupt":
-                    self.write(text + self.emulator.prompt())
+                    self.write(echo + text + self.emulator.prompt())
+                    echo = ""
                 elif kind == "eof":
+                    self.write(echo)
                     self.process.exit(0)
                     return
                 else:
-                    reply = await self.run_line(text)
+                    reply = await self.run_line(text, echo=echo)
                     if reply is None:
                         return
-                    self.write(reply.output)
                     if reply.close:
+                        self.write(echo + reply.output)
                         self.process.exit(reply.status)
                         return
-                    self.write(self.emulator.prompt())
+                    self.write(echo + reply.output + self.emulator.prompt())
+                    echo = ""
+            self.write(echo)
 
 
 class LineDiscipline:
@@ -262,10 +277,13 @@ async def _handle(
         process.exit(1)
         return
     session = _Session(process, emulator, pool)
-    if process.command is not None:
-        await session.exec(process.command)
-    else:
-        await session.shell()
+    try:
+        if process.command is not None:
+            await session.exec(process.command)
+        else:
+            await session.shell()
+    finally:  # closed, dropped or cancelled: the emulator persists what outlives the session
+        await asyncio.shield(loop.run_in_executor(pool, emulator.close))
 
 
 def _sftp(root: Path, chan: asyncssh.SSHServerChannel[bytes]) -> asyncssh.SFTPServer:

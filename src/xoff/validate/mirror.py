@@ -13,7 +13,9 @@ from xoff.collect.snapshot import (
     Snapshot,
     WatchdogCounters,
 )
+from xoff.deadlock.from_fib import fibs_from_model
 from xoff.desired.models import Device, FabricState
+from xoff.platforms.frr.fib import as_routes
 from xoff.validate.checks.common import lossless_queues
 
 # every Device field a collector can read (the ones this FabricState version has)
@@ -75,4 +77,5 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         bgp_sessions=bgp,
         counters=counters,
         hosts=hosts,
+        fib={switch: as_routes(entries) for switch, entries in fibs_from_model(desired).items()},
     )

@@ -50,7 +50,7 @@ class CheckResult:
     severity: Severity
     status: Status = Status.UNSET
     findings: list[Finding] = field(default_factory=list)
-    message: str | None = None  # why it errored or was skipped
+    message: str | None = None  # why it errored or was skipped; else what the check judged (its ``note``)
     hint: str | None = None  # the check's remediation, for findings that carry none
 
     @property

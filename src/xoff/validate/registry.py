@@ -33,6 +33,7 @@ class Check:
     needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
     Params: ClassVar[type[ParamsModel]] = NoParams
     hint: ClassVar[str | None] = None
+    note: str | None = None  # set by ``check``/``run``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
         """None if the check applies to this fabric, else the reason it is skipped."""
@@ -111,6 +112,7 @@ def run_check(cls: type[Check], ctx: CheckContext) -> CheckResult:
         else:
             result.findings = list(check.check(ctx))
             result.status = Status.FAILURE if result.findings else Status.SUCCESS
+            result.message = check.note
     except Exception as exc:  # a broken check must show as an error, not as a pass
         result.status, result.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
     return result

@@ -208,7 +208,8 @@ def test_session_dropped_mid_change_is_rolled_back(lab: LabState, tmp_path: Path
     session aborts it (the running-config was never touched) and proves running == backup."""
     before = _device_state(lab, "spine2")
     with _fault(lab, "spine2", drop_after=20):
-        status, lines, out = _push(tmp_path, "--limit", "spine2")
+        # a short timeout: a dropped session is noticed by its read timing out
+        status, lines, out = _push(tmp_path, "--limit", "spine2", "--timeout", "8")
     assert status == 1, out
     result = _summary(lines)["results"][0]
     assert (result["outcome"], result["failed_step"]) == ("rolled_back", "apply"), out

@@ -97,6 +97,9 @@ class EmulatorBase(ABC):
     def handle(self, line: str) -> Reply:
         """Run one line typed at the prompt."""
 
+    def close(self) -> None:  # noqa: B027 (optional hook, empty on purpose)
+        """The SSH session ended (closed or dropped): persist whatever must outlive it."""
+
     def execute(self, command: str) -> Reply:
         """An SSH exec request (``ssh host 'show version'``): one command, no terminal, then the channel
         closes. Platforms override it for what differs without a terminal (line ends, privilege level)."""

@@ -33,12 +33,14 @@ from xoff.desired.models import Device
 from xoff.platforms.cumulus import parse
 from xoff.platforms.cumulus.nvue import Tree
 from xoff.platforms.cumulus.parse import NvueParseError
+from xoff.platforms.frr.fib import as_routes, parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 
 CONFIG = Command("nv config show -o json")
 INTERFACES = Command("nv show interface -o json")
 BGP = Command("vtysh -c 'show bgp summary json'")
+FIB = Command("vtysh -c 'show ip route json'")  # FRR's installed routes: what switchd programs
 LLDP = Command("lldpctl -f json")
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
@@ -52,7 +54,7 @@ class Collector:
     enable: ClassVar[bool] = True  # sudo -s: vtysh and lldpctl read root's sockets
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every Cumulus switch)
-        return [CONFIG, INTERFACES, BGP, LLDP]
+        return [CONFIG, INTERFACES, BGP, FIB, LLDP]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -73,6 +75,11 @@ class Collector:
                 obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
             except FrrParseError as exc:
                 obs.errors.append(parse_error(name, BGP.text, str(exc)))
+        if FIB.text in outputs:
+            try:
+                obs.fib = as_routes(parse_route_json(outputs[FIB.text]))  # swpN: Cumulus's ports are Linux's
+            except ValueError as exc:
+                obs.errors.append(parse_error(name, FIB.text, str(exc)))
         if LLDP.text in outputs:
             try:
                 obs.lldp = parse_neighbors(outputs[LLDP.text])

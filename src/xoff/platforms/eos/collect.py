@@ -20,12 +20,15 @@ from xoff.collect.observe import interface_paths, observed_device, observed_inte
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
 from xoff.collect.snapshot import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
+from xoff.platforms.eos import fib
 from xoff.platforms.eos.parse import EosConfig, EosParseError, parse_running_config
 from xoff.platforms.eos.qos import bandwidth_percents
+from xoff.platforms.frr.fib import as_routes
 
 RUNNING = Command("show running-config")
 LLDP = Command("show lldp neighbors | json")
 BGP = Command("show ip bgp summary | json")
+FIB = Command(fib.COMMAND)
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "pfc_priorities", "pfc_watchdog")
 TRUST = {"dscp": "dscp", "cos": "pcp"}
@@ -51,7 +54,7 @@ class Collector:
     enable: ClassVar[bool] = True  # show running-config is a privileged command
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
-        return [RUNNING, LLDP, BGP]
+        return [RUNNING, LLDP, BGP, FIB]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -73,6 +76,11 @@ class Collector:
                 obs.bgp_sessions = parse_bgp(outputs[BGP.text])
             except (ValueError, KeyError, TypeError) as exc:
                 obs.errors.append(parse_error(name, BGP.text, f"unexpected JSON: {exc!r}"))
+        if FIB.text in outputs:
+            try:
+                obs.fib = as_routes(fib.parse_route_json(outputs[FIB.text]))
+            except ValueError as exc:
+                obs.errors.append(parse_error(name, FIB.text, str(exc)))
         return obs
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network
 from typing import Any
 
+from xoff.collect.snapshot import FibRoute
+
 
 @dataclass(frozen=True)
 class FibEntry:
@@ -52,3 +54,13 @@ def parse_route_json(text: str, ifname_to_port: Mapping[str, str] | None = None)
         )
         out.append(FibEntry(network, str(route.get("protocol", "")), tuple(ports)))
     return sorted(out, key=lambda e: (int(e.prefix.network_address), e.prefix.prefixlen))
+
+
+def as_routes(entries: list[FibEntry]) -> list[FibRoute]:
+    """FIB entries as the snapshot keeps them."""
+    return [FibRoute(prefix=str(e.prefix), protocol=e.protocol, ports=list(e.ports)) for e in entries]
+
+
+def from_routes(routes: list[FibRoute]) -> list[FibEntry]:
+    """A snapshot's routes back as FIB entries (the prefixes were validated when collected)."""
+    return [FibEntry(IPv4Network(r.prefix), r.protocol, tuple(r.ports)) for r in routes]

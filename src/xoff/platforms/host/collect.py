@@ -20,6 +20,7 @@ from xoff.collect.observe import interface_paths, observed_device, observed_inte
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
 from xoff.collect.snapshot import GpuNicPath, HostObserved
 from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic
 from xoff.platforms.host.builders import NCCL_ENV_PATH
 
@@ -29,7 +30,12 @@ ADDRS = Command("ip -j -4 addr show")
 LSMOD = Command("lsmod")
 TOPO = Command("nvidia-smi topo -m")
 LSPCI = Command("lspci -vvv")
-NCCL = Command(f'cat "${{XOFF_HOST_ROOT:-}}{NCCL_ENV_PATH}"')
+NO_NCCL_ENV = "# xoff: no NCCL environment file"
+# a host without the file (a factory host, or one where it was removed) is a state the checks judge,
+# not a command that failed: the absence is said in the output, and parses as an empty environment
+NCCL = Command(
+    f'f="${{XOFF_HOST_ROOT:-}}{NCCL_ENV_PATH}"; if [ -e "$f" ]; then cat "$f"; else echo "{NO_NCCL_ENV}"; fi'
+)
 ACS_BITS = ("src_valid", "req_redir", "cmplt_redir", "upstream_fwd", "egress_ctrl", "direct_trans")
 ROCE_MODES = {"RoCE v2": "RoCE v2"}
 _ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -142,6 +148,8 @@ def _device(
         data = host.model_dump()
         for netdev, nic in data["nics"].items():
             nic["mtu"] = seen[netdev]["mtu"] if netdev in seen else nic["mtu"]
+            if nic["roce_mode"] is not None:  # the kernel derives it from the netdev MTU (iboe_get_mtu)
+                nic["roce_active_mtu"] = roce_active_mtu(nic["mtu"])
             address = seen.get(netdev, {}).get("addresses", [])
             nic["address"] = address[0] if address else None
             nic.update(nics.get(netdev, {}))

@@ -1,5 +1,5 @@
 """Collect a SONiC switch: CONFIG_DB (``show runningconfiguration all``), FRR (BGP sessions, and its
-running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters.
+running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters, PFC watchdog storms.
 
 CONFIG_DB is read by the strict parser of the render round trip (``parse.py``); tables it does not
 model are skipped by name (a running switch has dozens: FEATURE, MGMT_INTERFACE, ...). Counters are
@@ -17,9 +17,10 @@ from pydantic import ValidationError
 
 from xoff.collect.observe import dumped, interface_paths, observed_device, observed_interfaces, ordered_like
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
-from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters
+from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.desired.models import Bgp, Device
+from xoff.platforms.frr.fib import as_routes, parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 from xoff.platforms.sonic.parse import OWNED_TABLES, ConfigDbParseError, ParsedSwitch, parse_config_db
@@ -27,9 +28,11 @@ from xoff.platforms.sonic.parse import OWNED_TABLES, ConfigDbParseError, ParsedS
 TEXTFSM = Path(__file__).parent / "textfsm"
 RUNNING = Command("show runningconfiguration all")
 BGP = Command("vtysh -c 'show bgp summary json'")
+FIB = Command("vtysh -c 'show ip route json'")  # FRR's installed routes: what fpmsyncd programs
 LLDP = Command("lldpctl -f json")
 PFC_COUNTERS = Command("show pfc counters")
 QUEUE_COUNTERS = Command("show queue counters")
+PFCWD_STATS = Command("show pfcwd stats")  # the watchdog's storms per <port>:<queue> (non-zero rows only)
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's SONiC has no data plane (counters are what the emulator holds)"
@@ -63,7 +66,7 @@ class Collector:
     netmiko_device_type: ClassVar[str] = "linux"  # SONiC's admin shell is bash
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every SONiC switch)
-        return [RUNNING, BGP, LLDP, PFC_COUNTERS, QUEUE_COUNTERS]
+        return [RUNNING, BGP, FIB, LLDP, PFC_COUNTERS, QUEUE_COUNTERS, PFCWD_STATS]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -78,6 +81,11 @@ class Collector:
                 obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
             except FrrParseError as exc:
                 obs.errors.append(parse_error(name, BGP.text, str(exc)))
+        if FIB.text in outputs:
+            try:
+                obs.fib = as_routes(parse_route_json(outputs[FIB.text]))  # SONiC's port names are Linux's
+            except ValueError as exc:
+                obs.errors.append(parse_error(name, FIB.text, str(exc)))
         if LLDP.text in outputs:
             try:
                 obs.lldp = parse_neighbors(outputs[LLDP.text])
@@ -86,7 +94,8 @@ class Collector:
         try:
             obs.counters = self._counters(outputs)
         except (TextParseError, ValueError) as exc:
-            obs.errors.append(parse_error(name, f"{PFC_COUNTERS.text} / {QUEUE_COUNTERS.text}", str(exc)))
+            commands = " / ".join(c.text for c in (PFC_COUNTERS, QUEUE_COUNTERS, PFCWD_STATS))
+            obs.errors.append(parse_error(name, commands, str(exc)))
         return obs
 
     # --- CONFIG_DB + FRR -> Device ---------------------------------------------------------------
@@ -187,7 +196,15 @@ class Collector:
                     dropped_packets=_count(row["drop_packets"]),
                     dropped_bytes=_count(row["drop_bytes"]),
                 )
+        watchdog: dict[str, dict[int, WatchdogCounters]] = {}
+        if PFCWD_STATS.text in outputs:
+            for row in parse_text(TEXTFSM, "sonic", PFCWD_STATS.text, outputs[PFCWD_STATS.text]):
+                watchdog.setdefault(str(row["port"]), {})[_count(row["queue"])] = WatchdogCounters(
+                    storms_detected=_count(row["detected"]), storms_restored=_count(row["restored"])
+                )
         return {
-            port: PortCounters(pfc=PfcCounters(**pfc.get(port, {})), queues=queues.get(port, {}))
-            for port in sorted(set(pfc) | set(queues))
+            port: PortCounters(
+                pfc=PfcCounters(**pfc.get(port, {})), queues=queues.get(port, {}), watchdog=watchdog.get(port, {})
+            )
+            for port in sorted(set(pfc) | set(queues) | set(watchdog))
         }

@@ -117,10 +117,9 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, tuple[list[int], list[
 
 def parse_watchdog(db: Db, ports: list[str], pfcwd: dict[str, list[int]]) -> PfcWatchdog | None:
     rows = db.table("PFC_WD")
+    # a port with pfcwd_sw_enable but no PFC_WD entry is one the watchdog does not run on: what
+    # `config pfcwd stop <port>` leaves (it deletes PFC_WD|<port> only); the checks judge it
     watched = [k for k in rows if k != WATCHDOG_GLOBAL_KEY]
-    for port, queues in pfcwd.items():
-        if queues and port not in rows:
-            raise fail(where("PORT_QOS_MAP", port, "pfcwd_sw_enable"), "queues without a PFC_WD entry for the port")
     if not watched:
         if WATCHDOG_GLOBAL_KEY in rows:
             check_fields("PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"})

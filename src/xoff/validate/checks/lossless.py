@@ -29,15 +29,17 @@ class PfcSymmetry(Check):
             if ia.kind == "infiniband" or ib.kind == "infiniband":
                 continue
             if ia.pfc_priorities != ib.pfc_priorities:
-                yield Finding(
-                    a.name,
-                    ia.name,
-                    f"PFC priorities differ from {b.name}:{ib.name}",
-                    expected=str(ib.pfc_priorities),
-                    actual=str(ia.pfc_priorities),
-                    port=ia.name,
-                    priority=first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities)),
-                )
+                # both ends: which one is wrong is the intent's (drift) to say; each port is named
+                for d, i, peer, ip in ((a, ia, b, ib), (b, ib, a, ia)):
+                    yield Finding(
+                        d.name,
+                        i.name,
+                        f"PFC priorities differ from {peer.name}:{ip.name}",
+                        expected=str(ip.pfc_priorities),
+                        actual=str(i.pfc_priorities),
+                        port=i.name,
+                        priority=first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities)),
+                    )
 
 
 @register
@@ -59,9 +61,10 @@ class LinkMtu(Check):
                         a.name, ia.name, f"MTU below host {b.name}:{ib.name}", f">= {ib.mtu}", str(ia.mtu), port=ia.name
                     )
             elif ia.mtu != ib.mtu:
-                yield Finding(
-                    a.name, ia.name, f"MTU differs from {b.name}:{ib.name}", str(ib.mtu), str(ia.mtu), port=ia.name
-                )
+                for d, i, peer, ip in ((a, ia, b, ib), (b, ib, a, ia)):  # both ends, as for PFC
+                    yield Finding(
+                        d.name, i.name, f"MTU differs from {peer.name}:{ip.name}", str(ip.mtu), str(i.mtu), port=i.name
+                    )
 
 
 @register

@@ -64,6 +64,8 @@ def _map_diffs(dev: Device, ref: Device) -> Iterator[Finding]:
                 prio = key if key_kind == "priority" else None
                 if key_kind == "TC":
                     prio = _priority_of_tc(ref.qos, key)
+                elif key_kind == "DSCP":  # the class the fabric puts that DSCP in
+                    prio = dscp_to_priority(ref.qos).get(key)
                 yield Finding(
                     dev.name,
                     f"{key_kind} {key}",

@@ -105,6 +105,7 @@ class RoceTrafficClass(Check):
             if plan is None or plan.roce_dscp is None or plan.roce_tos is None:
                 continue
             want = str(plan.roce_tos)
+            prio = nic.dscp_to_priority.get(plan.roce_dscp)  # the lossless class the TOS should land in
             if nic.roce_tos is None or (problem := _tos_problem(nic.roce_tos, plan.roce_dscp, ect)):
                 yield Finding(
                     dev.name,
@@ -113,16 +114,27 @@ class RoceTrafficClass(Check):
                     want,
                     str(nic.roce_tos),
                     port=nic.netdev,
+                    priority=prio,
                     hint=f"cma_roce_tos -d {nic.rdma} -t {want}",
                 )
-            if dev.host is None or dev.name in seen_nccl or nic.rdma not in nccl_devices(dev.host.nccl_env):
+            if dev.host is None or dev.name in seen_nccl or nic.rdma not in _nccl_nics(ctx, dev):
                 continue
             seen_nccl.add(dev.name)
             tc = dev.host.nccl_env.get("NCCL_IB_TC")
             if tc is None or not tc.isdigit():
-                yield Finding(dev.name, "NCCL_IB_TC", "not set: NCCL sends with TC 0 (lossy)", want, str(tc))
+                yield Finding(
+                    dev.name, "NCCL_IB_TC", "not set: NCCL sends with TC 0 (lossy)", want, str(tc), priority=prio
+                )
             elif problem := _tos_problem(int(tc), plan.roce_dscp, ect):
-                yield Finding(dev.name, "NCCL_IB_TC", f"TOS {problem}", want, tc)
+                yield Finding(dev.name, "NCCL_IB_TC", f"TOS {problem}", want, tc, priority=prio)
+
+
+def _nccl_nics(ctx: CheckContext, dev: Device) -> set[str]:
+    """The RDMA devices NCCL uses on this host: as its environment says, or as the intent's does (a host
+    whose NCCL environment is missing still runs NCCL on the intended NICs, with TC 0)."""
+    intended = ctx.desired.devices.get(dev.name)
+    env = intended.host.nccl_env if intended is not None and intended.host is not None else {}
+    return nccl_devices(dev.host.nccl_env if dev.host is not None else {}) | nccl_devices(env)
 
 
 def nccl_devices(env: dict[str, str]) -> set[str]:

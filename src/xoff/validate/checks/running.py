@@ -49,8 +49,13 @@ class LldpCabling(Check):
                     continue
                 want = f"{iface.peer.device}:{iface.peer.port}"
                 got = seen.pop(iface.name, [])
-                if want not in got:
-                    problem = "no LLDP neighbour" if not got else "LLDP neighbour is not the intended peer"
+                if got != [want]:  # a point-to-point port hears its peer and no one else
+                    if not got:
+                        problem = "no LLDP neighbour"
+                    elif want in got:
+                        problem = "LLDP neighbours besides the intended peer"
+                    else:
+                        problem = "LLDP neighbour is not the intended peer"
                     yield Finding(name, iface.name, problem, want, ", ".join(got) or "none", port=iface.name)
             for port, got in sorted(seen.items()):
                 intended = dev.interfaces.get(port)

@@ -189,3 +189,18 @@ def test_exec_request_runs_privileged(tmp_path: Path) -> None:
     c = make_cli(tmp_path / "state")
     reply = c.emu.execute("show running-config | include hostname")
     assert reply.output == "hostname spine2\r\n"
+
+
+def test_a_session_left_by_a_dropped_connection_keeps_its_lines(cli: Cli, tmp_path: Path, clock: FakeClock) -> None:
+    """Lines typed into a session reach sessions.json when the SSH session ends, even without ``end``
+    (a dropped connection: the SSH server closes the emulator), and not on every line."""
+    state = tmp_path / "state"
+    cli.quiet("configure session s1", "interface Ethernet1/1")
+    before = (state / "sessions.json").read_text(encoding="utf-8")
+    cli.quiet("mtu 9000", "description typed")
+    assert (state / "sessions.json").read_text(encoding="utf-8") == before, "not rewritten per line"
+    cli.emu.close()
+    other = make_cli(state, clock=clock)
+    other.quiet("enable", "configure session s1")
+    diffs = other.run("show session-config diffs")
+    assert "+   mtu 9000" in diffs and "+   description typed" in diffs

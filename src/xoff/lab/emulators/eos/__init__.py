@@ -1,7 +1,8 @@
 """Arista EOS emulator: the CLI that netmiko's ``arista_eos`` driver and Ansible's ``arista.eos``
 collection drive, over a strict grammar of what xoff renders (``commands.py``), with configuration
 sessions, commit timers and ``configure replace``; state under the device's state dir (``store.py``),
-changes applied to the lab's namespace and FRR (``apply.py``).
+changes applied to the lab's namespace and FRR (``apply.py``). A switch boots provisioned for the
+underlay, built from the lab's FabricState by the EOS renderer (``factory.py``).
 """
 
 from xoff.lab.emulators.eos.emulator import Emulator

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
-from xoff.lab.emulators.eos import commands, show_net, show_qos, show_system
+from xoff.lab.emulators.eos import commands, show_net, show_qos, show_route, show_system
 from xoff.lab.emulators.eos.commands import CONFIG, CommandError, Mode
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import RunningConfig, render
@@ -59,6 +59,7 @@ class Emulator(EmulatorBase):
         self.mode: Mode = CONFIG
         self.session: str | None = None
         self.candidate: RunningConfig | None = None
+        self._dirty = False  # the candidate has lines sessions.json does not have yet (see _flush)
         self.width, self.length = 80, 24
         self._timer: threading.Timer | None = None
         self._apply_errors(self.device.boot_errors + self.device.expire())
@@ -82,6 +83,9 @@ class Emulator(EmulatorBase):
     def execute(self, command: str) -> Reply:
         self.level = ENABLE
         return self.step(command)
+
+    def close(self) -> None:
+        self._flush()
 
     def handle(self, line: str) -> Reply:
         notes = self.device.expire()
@@ -141,7 +145,7 @@ class Emulator(EmulatorBase):
             if self.session is not None:
                 assert self.candidate is not None
                 self.mode = commands.execute(self.candidate, self.mode, line)
-                self.device.save(self.session, self.candidate)
+                self._dirty = True
                 return Out()
             with self.device.store.locked():
                 cfg = self.device.store.running()
@@ -214,6 +218,7 @@ class Emulator(EmulatorBase):
                 Command(
                     "show ip bgp summary", lambda _a: Out(*show_net.bgp_summary(self.ctx, self.device.store.peek()))
                 ),
+                Command("show ip route", lambda _a: Out(*show_route.ip_route(self.ctx, self.device.store.peek()))),
                 Command("show priority-flow-control", lambda _a: self._with_links(show_qos.priority_flow_control)),
                 Command("show qos maps", lambda _a: Out(*show_qos.qos_maps(self.device.store.peek()))),
             ]
@@ -323,6 +328,7 @@ class Emulator(EmulatorBase):
         return Out(*show_system.configuration_sessions(sessions, self.session, self.clock(), "detail" in a))
 
     def _show_named_session(self, a: Args) -> Out:
+        self._flush()
         s = self.device.store.sessions().get(a["name"])
         if s is None:
             raise CommandError(f"% Session {a['name']} does not exist")
@@ -339,7 +345,20 @@ class Emulator(EmulatorBase):
 
     # --- configuration-mode handlers ------------------------------------------------------------
 
+    def _flush(self) -> None:
+        """Write the session's candidate to ``sessions.json`` if lines changed it since the last write.
+
+        Per line that write (render + rewrite) was most of a line's cost; the candidate is written
+        instead when it leaves this SSH session's hands: on leaving the session's configuration mode
+        (``end``, ``exit``; ``commit`` and ``abort`` write or drop it themselves), when the SSH session
+        ends or drops (``close``), and before a command that reads it back from the store. Until then
+        another SSH session sees the session as it was when this one last wrote it."""
+        if self._dirty and self.session is not None and self.candidate is not None:
+            self.device.save(self.session, self.candidate)
+        self._dirty = False
+
     def _leave(self) -> None:
+        self._flush()
         self.level, self.mode, self.session, self.candidate = ENABLE, CONFIG, None, None
 
     def _end(self, _a: Args) -> Out:
@@ -356,12 +375,14 @@ class Emulator(EmulatorBase):
 
     def _abort(self, _a: Args) -> Out:
         name = self.session
+        self._dirty = False
         self._leave()
         return self._errors(self.device.abort(name)) if name is not None else Out()
 
     def _commit(self, a: Args) -> Out:
         assert self.session is not None
         errors = self.device.commit(self.session, self.candidate, a.get("t"))
+        self._dirty = False
         self._leave()
         return self._errors(errors, arm=True)
 
@@ -369,7 +390,7 @@ class Emulator(EmulatorBase):
         assert self.session is not None
         self.candidate = self.device.rollback_clean()
         self.mode = CONFIG
-        self.device.save(self.session, self.candidate)
+        self._dirty = True
         return Out()
 
     # --- commit timers --------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import apply
 from xoff.lab.emulators.eos.commands import CommandError
+from xoff.lab.emulators.eos.factory import factory_config
 from xoff.lab.emulators.eos.model import RunningConfig, render
 from xoff.lab.emulators.eos.store import Session, Store, clean, parse
 
@@ -34,7 +35,7 @@ class Device:
         self.ctx = ctx
         self.clock = clock
         self.store = Store(ctx.state_dir, ctx.device)
-        booted = self.store.ensure()
+        booted = self.store.ensure(lambda: factory_config(ctx))
         self.boot_errors = apply.sync(ctx, None, booted) if booted is not None else []
 
     # --- running-config -------------------------------------------------------------------------
@@ -130,6 +131,13 @@ class Device:
     # --- commit timers --------------------------------------------------------------------------
 
     def expire(self) -> list[str]:
+        """Before every command: roll back lapsed commit timers. The lock only when one has lapsed
+        (``sessions.json`` is replaced whole, so it reads consistently without it)."""
+        now = self.clock()
+        if not any(
+            s.state == TIMER and s.deadline is not None and s.deadline <= now for s in self.store.sessions().values()
+        ):
+            return []
         with self.store.locked():
             return self._expire()
 

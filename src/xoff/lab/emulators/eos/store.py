@@ -13,9 +13,9 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class Store:
         self.dir = state_dir
         self.device = device
         self._cache: tuple[tuple[int, int, int], RunningConfig] | None = None
+        self._sessions: tuple[tuple[int, int, int], dict[str, Session]] | None = None
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / FLASH).mkdir(parents=True, exist_ok=True)
 
@@ -111,18 +112,21 @@ class Store:
             _write(path, f"{time.time():.3f}\n")
         return float(path.read_text(encoding="utf-8"))
 
-    def ensure(self) -> RunningConfig | None:
-        """A device without a running-config boots: from its startup-config, else the factory
-        configuration. The configuration it booted with, or None if it was already running."""
+    def ensure(self, factory: Callable[[], tuple[RunningConfig, bool]]) -> RunningConfig | None:
+        """A device without a running-config boots: from its startup-config (onto the factory's
+        ports at their defaults), else the factory configuration (``factory()``: the configuration,
+        and whether the lab has already provisioned the namespace with it). What the namespace must
+        now be made to follow, or None (already running, or booted as provisioned)."""
         with self.locked():
             self.boot()
             if (self.dir / RUNNING).exists():
                 return None
-            base = clean(hostname=self.device)
+            cfg, provisioned = factory()
             startup = self.dir / STARTUP
-            cfg = parse(startup.read_text(encoding="utf-8"), base) if startup.exists() else base
+            if startup.exists():
+                cfg, provisioned = parse(startup.read_text(encoding="utf-8"), clean(cfg, self.device)), False
             self.write_running(cfg)
-            return cfg
+            return None if provisioned else cfg
 
     def peek(self) -> RunningConfig:
         """The running configuration, shared: do not modify it (``running()`` gives a copy)."""
@@ -170,17 +174,26 @@ class Store:
     # --- sessions -------------------------------------------------------------------------------
 
     def sessions(self) -> dict[str, Session]:
+        """The sessions (copies: change them, then ``save_sessions``); parsed again only when the file changed."""
         path = self.dir / SESSIONS
-        if not path.exists():
+        try:
+            st = path.stat()
+        except FileNotFoundError:
             return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {name: Session.from_json(s) for name, s in data.items()}
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._sessions is None or self._sessions[0] != key:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self._sessions = (key, {name: Session.from_json(s) for name, s in data.items()})
+        return {name: replace(s) for name, s in self._sessions[1].items()}
 
     def save_sessions(self, sessions: dict[str, Session]) -> None:
         done = sorted((s.completed or 0.0, n) for n, s in sessions.items() if s.state == "completed")
         for _, name in done[: max(0, len(done) - self.MAX_COMPLETED)]:
             del sessions[name]
-        _write(self.dir / SESSIONS, json.dumps({n: asdict(s) for n, s in sessions.items()}, indent=1) + "\n")
+        path = self.dir / SESSIONS
+        _write(path, json.dumps({n: asdict(s) for n, s in sessions.items()}, indent=1) + "\n")
+        st = path.stat()
+        self._sessions = ((st.st_ino, st.st_mtime_ns, st.st_size), {n: replace(s) for n, s in sessions.items()})
 
 
 def install_startup_config(state_dir: Path, text: str) -> None:

@@ -158,6 +158,30 @@ def pfcwd_config(config: ConfigDb, selected: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+PFCWD_STATS = ("STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP", "TX LAST OK/DROP", "RX LAST OK/DROP")
+_PFCWD_FIELDS = (
+    ("storm_detected", "storm_restored"),
+    ("tx_ok", "tx_dropped"),
+    ("rx_ok", "rx_dropped"),
+    ("tx_last_ok", "tx_last_dropped"),
+    ("rx_last_ok", "rx_last_dropped"),
+)
+
+
+def pfcwd_stats(config: ConfigDb, counters: Mapping[str, Any], selected: list[str], empty: bool) -> str:
+    """``show pfcwd stats`` (pfcwd/main.py ``collect_stats``): one row per queue ``<port>:<index>``
+    whose watchdog counters are not all zero (every queue with ``--empty``), natural order."""
+    data = counters.get("pfcwd", {})
+    queues = selected or [f"{port}:{q}" for port in ports(config) if port.startswith("Ethernet") for q in range(8)]
+    rows = []
+    for queue in queues:
+        stats = data.get(queue, {})
+        cells = [f"{int(stats.get(a, 0))}/{int(stats.get(b, 0))}" for a, b in _PFCWD_FIELDS]
+        if cells != ["0/0"] * len(cells) or empty:
+            rows.append([queue, stats.get("status", "N/A"), *cells])
+    return tabulate(rows, ["QUEUE", "STATUS", *PFCWD_STATS], stralign="right", numalign="right") + "\n"
+
+
 def ecn(config: ConfigDb) -> str:
     text = ""
     for name, fields in config.get("WRED_PROFILE", {}).items():

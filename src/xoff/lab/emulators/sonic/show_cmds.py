@@ -66,6 +66,15 @@ def build_tree(s: Emulator) -> Command:
             c.pfcwd_config,
         )
     )
+    pfcwd.add(
+        Command(
+            "stats",
+            "Show pfc watchdog stats",
+            (NAMESPACE, DISPLAY, Option(("-e", "--empty"), "empty")),
+            (Argument("queues", "[QUEUES]", required=False, many=True),),
+            c.pfcwd_stats,
+        )
+    )
     root.add(Command("ecn", "Show ECN configuration", (NAMESPACE, VERBOSE), (), c.ecn))
     lldp = root.add(Command("lldp", "Show LLDP information"))
     lldp.add(
@@ -167,6 +176,9 @@ class ShowCommands:
 
     def pfcwd_config(self, p: dict[str, Any]) -> Result:
         return Result(show.pfcwd_config(self.s.running(), list(p["ports"])))
+
+    def pfcwd_stats(self, p: dict[str, Any]) -> Result:
+        return Result(show.pfcwd_stats(self.s.running(), self.s.store.counters(), list(p["queues"]), bool(p["empty"])))
 
     def ecn(self, _p: dict[str, Any]) -> Result:
         return Result(show.ecn(self.s.running()))

@@ -116,7 +116,9 @@ class Store:
     def counters(self) -> dict[str, Any]:
         """``counters.json``: ``{"pfc": {port: {"rx": [8 ints], "tx": [8 ints]}}, "queue": {port:
         {"UC3": {"packets": n, "bytes": n, "drop_packets": n, "drop_bytes": n}}},
-        "pg_headroom_persistent_watermark": {port: [8 ints]}}``; missing values are zero."""
+        "pg_headroom_persistent_watermark": {port: [8 ints]}, "pfcwd": {"<port>:<queue>": {"status":
+        "operational", "storm_detected": n, "storm_restored": n, "tx_ok": n, "tx_dropped": n, ...}}}``
+        (the PFC watchdog's COUNTERS_DB fields); missing values are zero."""
         if not self.counters_file.exists():
             return {}
         data: dict[str, Any] = json.loads(self.counters_file.read_text(encoding="utf-8"))

@@ -1,0 +1,950 @@
+"""Named fault classes, seeded into a running lab the way an operator's mistake happens.
+
+Each fault goes through the device's own interface over the lab's SSH: SONiC ``sudo config ...`` /
+``config apply-patch``, EOS ``configure`` (a shell without a terminal, as ``ssh -T switch < file``),
+NVUE ``nv set ... && nv config apply -y``, FRR ``vtysh``, the host's NIC tools (``mlnx_qos``,
+``cma_roce_tos``, ``ip link``, ``modprobe``), an edited file on the host. Where nothing but the
+hardware can make the fault (a PCIe re-seat, a BIOS reset, a counter the ASIC raises, a cable
+re-plugged), the lab changes the state behind the tool that shows it: the NIC shims' state, the
+SONiC emulator's counters, the veths. ``undo`` reverses exactly what ``seed`` did, by the same means.
+
+The registry (``FAULTS``) is what ``xoff lab fault``, the lab fault-injection suite and the table in
+docs/faults.md are made from: per fault, the check id that must catch it, the checks that rightly
+fail with it (``also``, with why), and what its findings must name.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paramiko  # type: ignore[import-untyped]
+
+from xoff.connect.credentials import load_credentials
+from xoff.connect.targets import from_lab
+from xoff.lab import fib_bounce, netns, observe
+from xoff.lab.lab import resolve
+from xoff.lab.shims._state import HostRoot
+from xoff.lab.shims.seed import ACS_CTL_ON
+from xoff.lab.state import LabState
+
+
+class SeedError(RuntimeError):
+    """The device refused the fault (or its undo): nothing was seeded, or the lab needs a push."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a fault goes: a device, and the port and priority when the fault class has them."""
+
+    device: str
+    port: str | None = None
+    priority: int | None = None
+
+
+# --- reaching a device the way an operator does -----------------------------------------------------
+
+
+class Lab:
+    """A running lab: its state, and SSH to its devices with the lab's credentials and host keys."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.state: LabState = resolve(name)
+        self.connection = from_lab(name)
+        self.creds = load_credentials(self.connection.secrets_file)
+
+    def _client(self, device: str) -> paramiko.SSHClient:
+        dev = self.connection.fabric.devices[device]
+        creds = self.creds.for_device(dev.platform, dev.kind)
+        if creds is None:
+            raise SeedError(f"{device}: no credentials in lab {self.name}")
+        client = paramiko.SSHClient()
+        client.load_host_keys(str(self.connection.known_hosts))
+        client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        client.connect(
+            dev.mgmt_address.split("/")[0],
+            username=creds.username,
+            password=creds.password,
+            key_filename=str(creds.key_file) if creds.key_file is not None else None,
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=20,
+        )
+        return client
+
+    def run(self, device: str, command: str) -> str:
+        """``ssh device COMMAND`` (an exec channel); SeedError on a non-zero exit status."""
+        client = self._client(device)
+        try:
+            _, stdout, stderr = client.exec_command(command, timeout=30)
+            out = stdout.read().decode("utf-8", errors="replace")
+            err = stderr.read().decode("utf-8", errors="replace")
+            status = stdout.channel.recv_exit_status()
+        finally:
+            client.close()
+        if status != 0:
+            raise SeedError(f"{device}: {command.splitlines()[0]!r} exited {status}: {(err or out).strip()[-300:]}")
+        return str(out)
+
+    def type_in(self, device: str, lines: list[str]) -> str:
+        """Lines typed into the device's CLI without a terminal (``ssh -T device < lines``)."""
+        client = self._client(device)
+        try:
+            channel = client.get_transport().open_session()
+            channel.settimeout(30)
+            channel.invoke_shell()
+            channel.sendall(("\n".join(lines) + "\n").encode())
+            channel.shutdown_write()
+            chunks = []
+            while data := channel.recv(65536):
+                chunks.append(data)
+        finally:
+            client.close()
+        out = b"".join(chunks).decode("utf-8", errors="replace")
+        if "% " in out:  # EOS: "% Invalid input", "% Incomplete command"
+            raise SeedError(f"{device}: refused: {next(ln for ln in out.splitlines() if '% ' in ln).strip()}")
+        return out
+
+    def device_dir(self, device: str) -> Any:
+        return self.state.dir / "devices" / device
+
+    def netns(self, device: str) -> str:
+        return self.state.devices[device].netns
+
+    def ifname(self, device: str, port: str) -> str:
+        names = {p: i for i, p in self.state.ifname_to_port(device).items()}
+        if port not in names:
+            raise SeedError(f"{device}: no cabled port {port!r} in lab {self.name}")
+        return str(names[port])
+
+
+def _target_port(t: Target) -> str:
+    if t.port is None:
+        raise SeedError(f"{t.device}: this fault needs a port")
+    return t.port
+
+
+def _priority(t: Target, default: int = 3) -> int:
+    return default if t.priority is None else t.priority
+
+
+# --- SONiC: config apply-patch with a checkpoint to roll back to ------------------------------------
+
+
+def _sonic_patch(lab: Lab, t: Target, ops: list[dict[str, Any]], tag: str) -> None:
+    """``config checkpoint`` then ``config apply-patch`` (YANG-validated as a whole by the switch)."""
+    patch = json.dumps(ops, indent=1)
+    lab.run(
+        t.device,
+        f"sudo config checkpoint xoff-fault-{tag}\ncat > /tmp/xoff-fault-{tag}.json <<'EOF'\n{patch}\nEOF\n"
+        f"sudo config apply-patch /tmp/xoff-fault-{tag}.json",
+    )
+
+
+def _sonic_rollback(lab: Lab, t: Target, tag: str) -> None:
+    lab.run(t.device, f"sudo config rollback xoff-fault-{tag} && sudo config delete-checkpoint xoff-fault-{tag}")
+
+
+def _sonic_db(lab: Lab, device: str) -> dict[str, Any]:
+    out = lab.run(device, "show runningconfiguration all")
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def sonic_fault(tag: str, ops: Callable[[Lab, Target, dict[str, Any]], list[dict[str, Any]]]) -> tuple[Seed, Undo]:
+    def seed(lab: Lab, t: Target) -> None:
+        _sonic_patch(lab, t, ops(lab, t, _sonic_db(lab, t.device)), tag)
+
+    def undo(lab: Lab, t: Target) -> None:
+        _sonic_rollback(lab, t, tag)
+
+    return seed, undo
+
+
+def _ports_with(db: dict[str, Any], table: str, suffix: str) -> list[str]:
+    return sorted(k for k in db.get(table, {}) if k.endswith(suffix))
+
+
+def _pfc_off(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    port = _target_port(t)
+    left = [p for p in db["PORT_QOS_MAP"][port].get("pfc_enable", "").split(",") if p and int(p) != _priority(t)]
+    path = f"/PORT_QOS_MAP/{port}/pfc_enable"
+    return [{"op": "replace", "path": path, "value": ",".join(left)} if left else {"op": "remove", "path": path}]
+
+
+def _dscp_map(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    name = db["PORT_QOS_MAP"][next(p for p in db["PORT_QOS_MAP"] if p.startswith("Ethernet"))]["dscp_to_tc_map"]
+    dscp = next(d for d, tc in db["DSCP_TO_TC_MAP"][name].items() if int(tc) == _priority(t))
+    return [{"op": "replace", "path": f"/DSCP_TO_TC_MAP/{name}/{dscp}", "value": "0"}]
+
+
+def _lossless_wred(db: dict[str, Any], t: Target) -> str:
+    key = next(k for k in _ports_with(db, "QUEUE", f"|{_priority(t)}") if "wred_profile" in db["QUEUE"][k])
+    return str(db["QUEUE"][key]["wred_profile"])
+
+
+def _wred(t: Target, db: dict[str, Any], values: dict[str, str]) -> list[dict[str, Any]]:
+    name = _lossless_wred(db, t)
+    return [
+        {"op": "replace", "path": f"/WRED_PROFILE/{name}/{colour}_{k}_threshold", "value": v}
+        for colour in ("green", "yellow", "red")
+        for k, v in values.items()
+    ]
+
+
+def _ecn_min_eq_max(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    high = db["WRED_PROFILE"][_lossless_wred(db, t)]["green_max_threshold"]
+    return _wred(t, db, {"min": high})
+
+
+def _ecn_max_high(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    pool = max(int(p.get("size", 0)) for p in db["BUFFER_POOL"].values())
+    return _wred(t, db, {"max": str(pool)})
+
+
+def _ecn_off(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = [k for k in _ports_with(db, "QUEUE", f"|{_priority(t)}") if "wred_profile" in db["QUEUE"][k]]
+    return [{"op": "remove", "path": f"/QUEUE/{k.replace('/', '~1')}/wred_profile"} for k in keys]
+
+
+def _headroom(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    port = _target_port(t)
+    current = db["BUFFER_PROFILE"][db["BUFFER_PG"][f"{port}|{_priority(t)}"]["profile"]]
+    small = {**current, "xoff": str(int(current["xoff"]) // 4)}
+    small["size"] = str(int(small["xon"]) + int(small["xoff"]))
+    return [
+        {"op": "add", "path": "/BUFFER_PROFILE/pg_lossless_short_profile", "value": small},
+        {"op": "replace", "path": f"/BUFFER_PG/{port}|{_priority(t)}/profile", "value": "pg_lossless_short_profile"},
+    ]
+
+
+def _cnp_dwrr(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    cnp_queue = t.priority if t.priority is not None else 6
+    key = next(k for k in _ports_with(db, "QUEUE", f"|{cnp_queue}"))
+    name = db["QUEUE"][key]["scheduler"]
+    return [{"op": "replace", "path": f"/SCHEDULER/{name}", "value": {"type": "DWRR", "weight": "10"}}]
+
+
+def _watchdog_stop(_lab: Lab, t: Target, _db: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"op": "remove", "path": f"/PFC_WD/{_target_port(t)}"}]
+
+
+def _watchdog_forward(_lab: Lab, _t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    ports = [p for p in db.get("PFC_WD", {}) if p != "GLOBAL"]
+    return [{"op": "replace", "path": f"/PFC_WD/{p}/action", "value": "forward"} for p in ports]
+
+
+# --- SONiC CLI, EOS, NVUE, FRR --------------------------------------------------------------------
+
+
+def _sonic_mtu(lab: Lab, t: Target) -> None:
+    lab.run(t.device, f"sudo config interface mtu {_target_port(t)} 9000")
+
+
+def _sonic_mtu_undo(lab: Lab, t: Target) -> None:
+    port = _target_port(t)
+    lab.run(
+        t.device, f"sudo config interface mtu {port} {lab.connection.fabric.devices[t.device].interfaces[port].mtu}"
+    )
+
+
+def _eos_pfc(no: bool) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        command = (
+            f"no priority-flow-control priority {_priority(t)}"
+            if no
+            else f"priority-flow-control priority {_priority(t)} no-drop"
+        )
+        lab.type_in(t.device, ["enable", "configure", f"interface {_target_port(t)}", command, "end"])
+
+    return step
+
+
+def _nvue(template: str) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        lab.run(t.device, f"nv set {template.format(port=t.port, tc=_priority(t, 4))} && nv config apply -y")
+
+    return step
+
+
+def _neighbour(lab: Lab, t: Target) -> tuple[int, str]:
+    bgp = lab.connection.fabric.devices[t.device].bgp
+    if bgp is None:
+        raise SeedError(f"{t.device}: no BGP in the intent")
+    nb = next((n for n in bgp.neighbors if t.port in (None, n.interface)), None)
+    if nb is None:
+        raise SeedError(f"{t.device}: no BGP neighbour on {t.port}")
+    return bgp.asn, nb.address
+
+
+def _vtysh(lab: Lab, device: str, *lines: str) -> None:
+    lab.run(device, "vtysh " + " ".join(f"-c {shlex.quote(ln)}" for ln in ("configure terminal", *lines)))
+
+
+def _bgp_shutdown(no: bool) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        asn, address = _neighbour(lab, t)
+        _vtysh(lab, t.device, f"router bgp {asn}", f"{'no ' if no else ''}neighbor {address} shutdown")
+        if no:
+            _reestablish(lab, t, address)
+
+    return step
+
+
+def _bgp_asn(wrong: bool) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        asn, address = _neighbour(lab, t)
+        bgp = lab.connection.fabric.devices[t.device].bgp
+        assert bgp is not None
+        right = next(n.remote_asn for n in bgp.neighbors if n.address == address)
+        _vtysh(lab, t.device, f"router bgp {asn}", f"neighbor {address} remote-as {65999 if wrong else right}")
+        if not wrong:
+            _reestablish(lab, t, address)
+
+    return step
+
+
+def _reestablish(lab: Lab, t: Target, address: str, timeout_s: float = 30.0) -> None:
+    """After the fix, what an operator does: ``clear bgp`` at the far end (its idle back-off), then wait
+    for Established at both ends."""
+    fabric = lab.connection.fabric
+    nb = next(n for n in fabric.devices[t.device].bgp.neighbors if n.address == address)  # type: ignore[union-attr]
+    far = fabric.devices[nb.peer]
+    back = next((n.address for n in (far.bgp.neighbors if far.bgp else []) if n.peer == t.device), None)
+    if back is not None:
+        lab.run(far.name, f"vtysh -c {shlex.quote(f'clear bgp {back}')}")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = {s.neighbor: s.state for s in observe.bgp_sessions(lab.state, t.device)}
+        if back is not None:
+            states.update({f"far:{s.neighbor}": s.state for s in observe.bgp_sessions(lab.state, far.name)})
+        if states.get(address) == "Established" and (back is None or states.get(f"far:{back}") == "Established"):
+            return
+        if time.monotonic() > deadline:
+            raise SeedError(f"{t.device}: BGP with {address} not Established again in {timeout_s:.0f} s: {states}")
+        time.sleep(0.3)
+
+
+# --- hosts: NIC tools, files, the shims' hardware state ----------------------------------------------
+
+
+def _host(command: str) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        nic = _nic(lab, t)
+        lab.run(t.device, command.format(port=nic.netdev, rdma=nic.rdma, device=t.device))
+
+    return step
+
+
+def _nic(lab: Lab, t: Target) -> Any:
+    host = lab.connection.fabric.devices[t.device].host
+    if host is None:
+        raise SeedError(f"{t.device}: not a host")
+    port = t.port or next(n for n in host.nics.values() if n.roce_mode is not None).netdev
+    if port not in host.nics:
+        raise SeedError(f"{t.device}: no NIC {port}")
+    return host.nics[port]
+
+
+def _nic_tool(command: str) -> tuple[Seed, Undo]:
+    """A NIC tool run on the host; undone by putting the NIC's firmware/driver state back as it was
+    (a tool's reverse call does not always restore it: ``--trust pcp`` drops the DSCP app entries)."""
+
+    def seed(lab: Lab, t: Target) -> None:
+        root = HostRoot(lab.device_dir(t.device) / "root")
+        backup = root.state_path.with_name("state.json.xoff-fault")
+        with root.state() as state:
+            backup.write_text(json.dumps(state), encoding="utf-8")
+        nic = _nic(lab, t)
+        lab.run(t.device, command.format(port=nic.netdev, rdma=nic.rdma, prio=_priority(t)))
+
+    def undo(lab: Lab, t: Target) -> None:
+        root = HostRoot(lab.device_dir(t.device) / "root")
+        backup = root.state_path.with_name("state.json.xoff-fault")
+        if backup.exists():
+            with root.state(write=True) as state:
+                state.clear()
+                state.update(json.loads(backup.read_text(encoding="utf-8")))
+            backup.unlink()
+
+    return seed, undo
+
+
+def _mtu_undo(lab: Lab, t: Target) -> None:
+    nic = _nic(lab, t)
+    lab.run(t.device, f"ip link set {nic.netdev} mtu {nic.mtu}")
+
+
+NCCL_FILE = '"${XOFF_HOST_ROOT:-}/etc/xoff/nccl.env"'
+
+
+def _nccl_tc(value: Callable[[Lab, Target], str]) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        lab.run(t.device, f"sed -i 's/^NCCL_IB_TC=.*/NCCL_IB_TC={value(lab, t)}/' {NCCL_FILE}")
+
+    return step
+
+
+def _nccl_right(lab: Lab, t: Target) -> str:
+    host = lab.connection.fabric.devices[t.device].host
+    assert host is not None
+    return host.nccl_env["NCCL_IB_TC"]
+
+
+def _shim_state(change: Callable[[dict[str, Any], Lab, Target], None]) -> Step:
+    """The hardware behind a NIC tool: the shims' state file, under their lock."""
+
+    def step(lab: Lab, t: Target) -> None:
+        with HostRoot(lab.device_dir(t.device) / "root").state(write=True) as state:
+            change(state, lab, t)
+
+    return step
+
+
+def _acs(on: bool) -> Callable[[dict[str, Any], Lab, Target], None]:
+    def change(state: dict[str, Any], _lab: Lab, _t: Target) -> None:
+        from xoff.lab.shims.seed import ACS_CTL_OFF  # noqa: PLC0415
+
+        for rec in state["pci"]:
+            if rec.get("acs") is not None:
+                rec["acs"]["ctl"] = ACS_CTL_ON if on else ACS_CTL_OFF
+
+    return change
+
+
+def _reseat(away: bool) -> Callable[[dict[str, Any], Lab, Target], None]:
+    """The rail NIC moved to a slot under the other socket's root port (and back)."""
+
+    def change(state: dict[str, Any], lab: Lab, t: Target) -> None:
+        nic = _nic(lab, t)
+        rec = next(r for r in state["pci"] if r.get("rdma") == nic.rdma)
+        if away:
+            rec["seated"] = {k: rec[k] for k in ("switch", "host_bridge", "numa")}
+            other = next(r for r in state["pci"] if r["role"] == "root_port" and r["numa"] != rec["numa"])
+            rec.update(switch=None, host_bridge=other["host_bridge"], numa=other["numa"])
+        elif "seated" in rec:
+            rec.update(rec.pop("seated"))
+
+    return change
+
+
+# --- cabling ---------------------------------------------------------------------------------------
+
+
+def _swap(back: bool) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        _swap_cables(lab, t, back)
+
+    return step
+
+
+def _swap_cables(lab: Lab, t: Target, back: bool) -> None:
+    """Two cables re-plugged into each other's ports: the two veth ends swap names in the switch."""
+    a, b = _target_port(t), _swap_partner(lab, t)
+    ns, ia, ib = lab.netns(t.device), lab.ifname(t.device, a), lab.ifname(t.device, b)
+    netns.ip_batch(
+        [
+            f"link set {ia} down",
+            f"link set {ib} down",
+            f"link set {ia} name xoffswap",
+            f"link set {ib} name {ia}",
+            f"link set xoffswap name {ib}",
+            f"link set {ia} up",
+            f"link set {ib} up",
+        ],
+        netns=ns,
+    )
+    # the far ends' LLDP now arrives on the other port (and, undone, on its own again)
+    want = {a: {_peer_of(lab, t.device, a if back else b)}, b: {_peer_of(lab, t.device, b if back else a)}}
+    _wait_lldp(lab, t.device, want)
+
+
+def _swap_partner(lab: Lab, t: Target) -> str:
+    dev = lab.connection.fabric.devices[t.device]
+    port = dev.interfaces[_target_port(t)]
+    return next(
+        i.name
+        for i in dev.interfaces.values()
+        if i.peer is not None and i.name != port.name and i.link_role == port.link_role and i.mtu == port.mtu
+    )
+
+
+def _peer_of(lab: Lab, device: str, port: str) -> str:
+    peer = lab.connection.fabric.devices[device].interfaces[port].peer
+    return f"{peer.device}:{peer.port}" if peer is not None else ""
+
+
+def _lldp(lab: Lab, device: str) -> dict[str, set[str]]:
+    seen: dict[str, set[str]] = {}
+    for n in observe.lldp_neighbors(lab.state, device):
+        seen.setdefault(n.port, set()).add(f"{n.remote}:{n.remote_port}")
+    return seen
+
+
+def _wait_lldp(lab: Lab, device: str, want: dict[str, set[str]], timeout_s: float = 15.0) -> None:
+    """Until the ports' LLDP neighbours are ``want`` (a cable change shows after a TTL at most)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        seen = _lldp(lab, device)
+        if all(seen.get(port, set()) == peers for port, peers in want.items()):
+            return
+        if time.monotonic() > deadline:
+            raise SeedError(f"{device}: LLDP neighbours {seen} did not become {want} in {timeout_s:.0f} s")
+        time.sleep(0.3)
+
+
+def _link(up: bool) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        port = _target_port(t)
+        netns.ip(["link", "set", lab.ifname(t.device, port), "up" if up else "down"], netns=lab.netns(t.device))
+        _wait_lldp(lab, t.device, {port: {_peer_of(lab, t.device, port)} if up else set()})
+
+    return step
+
+
+# --- counters the ASIC would raise (the SONiC emulator's counter state) --------------------------------
+
+
+def _counters(kind: str) -> tuple[Seed, Undo]:
+    def seed(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        port, queue = _target_port(t), f"UC{_priority(t)}"
+        if kind == "storm":  # the watchdog detected a storm on the queue and restored it
+            data.setdefault("pfcwd", {})[f"{port}:{_priority(t)}"] = {
+                "status": "operational",
+                "storm_detected": 1,
+                "storm_restored": 1,
+                "tx_dropped": 1200,
+                "rx_dropped": 0,
+            }
+        else:
+            data.setdefault("queue", {}).setdefault(port, {})[queue] = {
+                "packets": 1000000,
+                "bytes": 4096000000,
+                "drop_packets": 1500,
+                "drop_bytes": 6144000,
+            }
+        backup = path.with_name("counters.json.xoff-fault")
+        if path.exists() and not backup.exists():
+            backup.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        elif not backup.exists():
+            backup.write_text("null\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+    def undo(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        backup = path.with_name("counters.json.xoff-fault")
+        if backup.exists():
+            before = json.loads(backup.read_text(encoding="utf-8"))
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(json.dumps(before, indent=1) + "\n", encoding="utf-8")
+            backup.unlink()
+
+    return seed, undo
+
+
+# --- the registry -------------------------------------------------------------------------------------
+
+Seed = Callable[[Lab, Target], None]
+Undo = Callable[[Lab, Target], None]
+Step = Callable[[Lab, Target], None]
+
+DRIFT = "drift.state"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault class: how the lab seeds it, which check must catch it, what the finding names."""
+
+    name: str
+    title: str  # the fault class, as docs/faults.md names it
+    how: str  # how the lab seeds it (what an operator or the hardware did)
+    check: str  # the check id that must catch it
+    target: Target  # where the suite seeds it on lab-mini
+    platform: str  # the device platform the seeding speaks to
+    seed: Seed
+    undo: Undo
+    names: tuple[str, ...] = ("device", "port", "priority")  # what the finding must name
+    also: tuple[str, ...] = ()  # other checks that rightly fail on the same fault
+    why_also: str = ""
+    peers: tuple[str, ...] = ()  # other devices whose findings this fault causes (the link's far end)
+    catalog: str = "audit"
+    warning: bool = False  # the check's severity is warning: the gate stays open
+
+
+def _f(*args: Any, **kwargs: Any) -> Fault:
+    return Fault(*args, **kwargs)
+
+
+_SN = "sonic"
+FAULTS: dict[str, Fault] = {
+    f.name: f
+    for f in (
+        _f(
+            "pfc-off-one-end",
+            "PFC off on one end of a link",
+            "EOS `configure`, `interface E`, `no priority-flow-control priority 3`",
+            "lossless.pfc_symmetry",
+            Target("spine2", "Ethernet1/1", 3),
+            "eos",
+            _eos_pfc(True),
+            _eos_pfc(False),
+            also=(DRIFT,),
+            why_also="the running PFC differs from the intent",
+            peers=("leaf1",),
+        ),
+        _f(
+            "dscp-map-one-hop",
+            "DSCP map differs on one hop",
+            "SONiC `config apply-patch`: DSCP_TO_TC_MAP 26 -> 0",
+            "lossless.qos_mapping",
+            Target("leaf2", None, 3),
+            _SN,
+            *sonic_fault("dscp", _dscp_map),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the running map differs from the intent",
+        ),
+        _f(
+            "nic-trust-pcp",
+            "NIC trusts PCP",
+            "host `mlnx_qos -i eth0 --trust pcp`",
+            "lossless.nic_trust_pfc",
+            Target("gpu1", "eth0"),
+            "linux",
+            *_nic_tool("mlnx_qos -i {port} --trust pcp"),
+            names=("device", "port"),
+            also=("lossless.qos_mapping", DRIFT),
+            why_also="a NIC trusting PCP classifies no DSCP (qos_mapping names the RoCE and CNP DSCPs); "
+            "the NIC's trust differs from the intent",
+        ),
+        _f(
+            "nic-pfc-vector",
+            "NIC PFC vector differs from the switches'",
+            "host `mlnx_qos -i eth1 --pfc 0,0,0,0,0,0,0,0` (the firmware default)",
+            "lossless.nic_trust_pfc",
+            Target("gpu2", "eth1", 3),
+            "linux",
+            *_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
+            also=("lossless.pfc_symmetry", DRIFT),
+            why_also="the NIC is one end of a host link (pfc_symmetry covers "
+            "host links); the running PFC differs from the intent",
+            peers=("leaf2",),
+        ),
+        _f(
+            "nic-dscp2prio",
+            "DSCP map differs on a host NIC",
+            "host `mlnx_qos -i eth1 --dscp2prio set,26,0`",
+            "lossless.qos_mapping",
+            Target("gpu3", "eth1", 3),
+            "linux",
+            *_nic_tool("mlnx_qos -i {port} --dscp2prio set,26,0"),
+            also=(DRIFT,),
+            why_also="the NIC's map differs from the intent",
+        ),
+        _f(
+            "roce-tos-no-ect",
+            "RoCE TOS without ECT",
+            "host `cma_roce_tos -d mlx5_0 -t 104` (DSCP 26, Not-ECT)",
+            "lossless.roce_tos",
+            Target("gpu3", "eth0", 3),
+            "linux",
+            *_nic_tool("cma_roce_tos -d {rdma} -t 104"),
+            also=(DRIFT,),
+            why_also="the running TOS differs from the intent",
+        ),
+        _f(
+            "nccl-ib-tc",
+            "NCCL_IB_TC wrong",
+            "host: `sed -i` NCCL_IB_TC=0 in /etc/xoff/nccl.env",
+            "lossless.roce_tos",
+            Target("gpu4", None, 3),
+            "linux",
+            _nccl_tc(lambda _l, _t: "0"),
+            _nccl_tc(_nccl_right),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the NCCL environment differs from the intent",
+        ),
+        _f(
+            "ecn-off",
+            "ECN disabled on a lossless queue",
+            "NVUE `nv set qos congestion-control default-global traffic-class 4 ecn disable && nv config apply -y`",
+            "lossless.ecn_on_lossless_queues",
+            Target("sleaf1", None, 4),
+            "cumulus",
+            _nvue("qos congestion-control default-global traffic-class {tc} ecn disable"),
+            _nvue("qos congestion-control default-global traffic-class {tc} ecn enable"),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the running ECN differs from the intent",
+        ),
+        _f(
+            "ecn-min-ge-max",
+            "ECN min >= max",
+            "SONiC `config apply-patch`: WRED_PROFILE min = max",
+            "lossless.ecn_on_lossless_queues",
+            Target("spine1", None, 3),
+            _SN,
+            *sonic_fault("ecnmin", _ecn_min_eq_max),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the running thresholds differ from the intent",
+        ),
+        _f(
+            "ecn-max-above-trigger",
+            "ECN max above the PFC trigger point",
+            "SONiC `config apply-patch`: WRED_PROFILE max = the pool size",
+            "lossless.ecn_on_lossless_queues",
+            Target("leaf1", None, 3),
+            _SN,
+            *sonic_fault("ecnmax", _ecn_max_high),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the running thresholds differ from the intent",
+        ),
+        _f(
+            "headroom-short",
+            "Headroom too small for the cable",
+            "SONiC `config apply-patch`: the port's lossless PG on a profile with a quarter of the xoff",
+            "lossless.headroom",
+            Target("leaf2", "Ethernet8", 3),
+            _SN,
+            *sonic_fault("headroom", _headroom),
+            also=(DRIFT,),
+            why_also="the running buffer profile differs",
+        ),
+        _f(
+            "cnp-dwrr",
+            "CNP class not strict (warning)",
+            "SONiC `config apply-patch`: the CNP queue's SCHEDULER DWRR",
+            "lossless.cnp_strict",
+            Target("spine1", None, 6),
+            _SN,
+            *sonic_fault("cnp", _cnp_dwrr),
+            names=("device", "priority"),
+            also=(DRIFT,),
+            why_also="the running scheduler differs",
+            warning=True,
+        ),
+        _f(
+            "watchdog-off-port",
+            "PFC watchdog off on a port",
+            "SONiC `config apply-patch`: remove PFC_WD|<port> (what `pfcwd stop <port>` leaves)",
+            "lossless.pfc_watchdog",
+            Target("leaf1", "Ethernet16"),
+            _SN,
+            *sonic_fault("wdoff", _watchdog_stop),
+            names=("device", "port"),
+            also=(DRIFT,),
+            why_also="the running watchdog differs",
+        ),
+        _f(
+            "watchdog-off-nvue",
+            "PFC watchdog off on a port (NVUE)",
+            "NVUE `nv set interface swp2 qos pfc-watchdog state disable && nv config apply -y`",
+            "lossless.pfc_watchdog",
+            Target("sleaf1", "swp2"),
+            "cumulus",
+            _nvue("interface {port} qos pfc-watchdog state disable"),
+            _nvue("interface {port} qos pfc-watchdog state enable"),
+            names=("device", "port"),
+            also=(DRIFT,),
+            why_also="the running watchdog differs",
+        ),
+        _f(
+            "watchdog-action-forward",
+            "PFC watchdog action not drop",
+            "SONiC `config apply-patch`: PFC_WD action forward on every port",
+            "lossless.pfc_watchdog",
+            Target("leaf2"),
+            _SN,
+            *sonic_fault("wdfwd", _watchdog_forward),
+            names=("device",),
+            also=(DRIFT,),
+            why_also="the running watchdog differs",
+        ),
+        _f(
+            "mtu-mismatch",
+            "MTU mismatch across a link",
+            "SONiC `sudo config interface mtu Ethernet32 9000`",
+            "lossless.link_mtu",
+            Target("leaf1", "Ethernet32"),
+            _SN,
+            _sonic_mtu,
+            _sonic_mtu_undo,
+            names=("device", "port"),
+            also=(DRIFT,),
+            why_also="the running MTU differs",
+            peers=("spine1",),
+        ),
+        _f(
+            "host-mtu-low",
+            "Host MTU < 4192",
+            "host `ip link set eth1 mtu 1500`",
+            "lossless.host_mtu",
+            Target("gpu1", "eth1"),
+            "linux",
+            _host("ip link set {port} mtu 1500"),
+            _mtu_undo,
+            names=("device", "port"),
+            also=(DRIFT,),
+            why_also="the running MTU differs",
+        ),
+        _f(
+            "cable-swap",
+            "Cabling swapped",
+            "two cables re-plugged into each other's ports (the veth ends in the switch swap names)",
+            "cabling.lldp",
+            Target("leaf2", "Ethernet0"),
+            _SN,
+            _swap(False),
+            _swap(True),
+            names=("device", "port"),
+        ),
+        _f(
+            "link-down",
+            "Link down",
+            "a cable pulled (`ip link set <port> down` on the switch's veth end)",
+            "cabling.lldp",
+            Target("leaf2", "Ethernet24"),
+            _SN,
+            _link(False),
+            _link(True),
+            names=("device", "port"),
+        ),
+        _f(
+            "bgp-shutdown",
+            "BGP session down",
+            "FRR `vtysh`: `neighbor <spine> shutdown`",
+            "bgp.sessions",
+            Target("leaf1", "Ethernet40"),
+            _SN,
+            _bgp_shutdown(False),
+            _bgp_shutdown(True),
+            names=("device", "port"),
+            peers=("spine2",),
+        ),
+        _f(
+            "bgp-wrong-asn",
+            "BGP neighbour with the wrong ASN",
+            "FRR `vtysh`: `neighbor <spine> remote-as 65999`",
+            "bgp.sessions",
+            Target("leaf2", "Ethernet32"),
+            _SN,
+            _bgp_asn(True),
+            _bgp_asn(False),
+            names=("device", "port"),
+            peers=("spine1",),
+        ),
+        _f(
+            "peermem-unloaded",
+            "nvidia-peermem unloaded",
+            "host `modprobe -r nvidia_peermem`",
+            "gpudirect.peermem",
+            Target("gpu2"),
+            "linux",
+            _host("modprobe -r nvidia_peermem"),
+            _host("modprobe nvidia_peermem"),
+            names=("device",),
+            also=(DRIFT,),
+            why_also="the observed GPUDirect prerequisite differs",
+        ),
+        _f(
+            "acs-enabled",
+            "ACS enabled on the GPU-NIC path",
+            "BIOS reset: ACSCtl on every bridge in the PCI config space (the shims' state; `lspci -vvv` shows it)",
+            "gpudirect.acs",
+            Target("gpu3"),
+            "linux",
+            _shim_state(_acs(True)),
+            _shim_state(_acs(False)),
+            names=("device",),
+            also=(DRIFT,),
+            why_also="the observed GPUDirect prerequisite differs",
+        ),
+        _f(
+            "gpu-nic-far",
+            "GPU-NIC path not PIX/PXB",
+            "the rail NIC re-seated under the other socket (the shims' PCI topology; `nvidia-smi topo -m` shows SYS)",
+            "gpudirect.topology",
+            Target("gpu4", "eth0"),
+            "linux",
+            _shim_state(_reseat(True)),
+            _shim_state(_reseat(False)),
+            names=("device", "port"),
+        ),
+        _f(
+            "pfc-storm",
+            "PFC pause storm",
+            "the watchdog's storm counters in the SONiC emulator (`show pfcwd stats`)",
+            "counters.pfc_storms",
+            Target("spine1", "Ethernet8", 3),
+            _SN,
+            *_counters("storm"),
+        ),
+        _f(
+            "lossless-drops",
+            "Drops on a lossless queue",
+            "queue drop counters in the SONiC emulator (`show queue counters`)",
+            "counters.lossless_drops",
+            Target("leaf1", "Ethernet24", 3),
+            _SN,
+            *_counters("drops"),
+        ),
+        _f(
+            "fib-bounce",
+            "Static host routes that bounce (PFC deadlock risk)",
+            "FRR `vtysh`: `ip route <own host>/32 <spine>` on two leaves, towards different spines",
+            "deadlock.cbd",
+            Target("leaf1", None, 3),
+            _SN,
+            fib_bounce.seed,
+            fib_bounce.undo,
+            names=("device", "priority"),
+            peers=("leaf2",),  # the second leaf gets the other /32
+        ),
+    )
+}
+
+
+def fault(name: str) -> Fault:
+    try:
+        return FAULTS[name]
+    except KeyError:
+        raise KeyError(f"no fault class {name!r} (allowed: {', '.join(FAULTS)})") from None
+
+
+def seed(lab: str | Lab, name: str, target: Target | None = None) -> tuple[Fault, Target]:
+    """Seed fault ``name`` into the running lab (at ``target``, else the fault's lab-mini default)."""
+    f = fault(name)
+    running = lab if isinstance(lab, Lab) else Lab(lab)
+    where = target or f.target
+    _check_platform(running, f, where)
+    f.seed(running, where)
+    return f, where
+
+
+def undo(lab: str | Lab, name: str, target: Target | None = None) -> None:
+    f = fault(name)
+    running = lab if isinstance(lab, Lab) else Lab(lab)
+    where = target or f.target
+    _check_platform(running, f, where)
+    f.undo(running, where)
+
+
+def _check_platform(lab: Lab, f: Fault, t: Target) -> None:
+    dev = lab.connection.fabric.devices.get(t.device)
+    if dev is None:
+        raise SeedError(f"no device {t.device!r} in lab {lab.name}")
+    platform = dev.platform
+    if platform != f.platform:
+        raise SeedError(f"{f.name} is seeded on {f.platform} devices; {t.device} is {platform}")

@@ -45,6 +45,7 @@ LAB = f"t{os.getpid()}-mini"
 LAB2 = f"t{os.getpid()}-mini2"
 BGP_TIMEOUT_S = 30.0
 LLDP_TIMEOUT_S = 15.0
+PROCESSES = 5 * 4 + 4 * 2 + 1  # zebra, bgpd, staticd, lldpd per switch; lldpd, sshd per host; the switch SSH server
 T = TypeVar("T")
 
 
@@ -94,7 +95,7 @@ def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
 def test_up_reports_what_it_made(lab: tuple[UpReport, LabState]) -> None:
     report, state = lab
     assert report.created == {"namespaces": 9, "bridge": 1, "mgmt veths": 9, "link veths": 16}
-    assert len(report.started) == 5 * 3 + 4 * 2 + 1  # zebra+bgpd+lldpd per switch, lldpd+sshd per host, one SSH server
+    assert len(report.started) == PROCESSES
     assert report.kept == [] and report.seconds < 20
     # the management /24 always moves; the fabric's blocks stay unless another lab on this machine holds them
     assert report.remap[0].startswith("192.0.2.0/24 -> 198.18.")
@@ -288,11 +289,15 @@ def test_lab_exec_shows_the_intent_addresses(lab: tuple[UpReport, LabState], fab
     run = _cli("exec", "leaf1", "--name", LAB, "--", "ip", "-j", "addr")
     assert run.returncode == 0, run.stderr
     got = _addresses(json.loads(run.stdout))
+    # the lab's plan: the intent's own addresses where they are free on this machine (another lab may hold
+    # some blocks; then --remap moved them, keeping every offset), and the intent's MTUs
+    planned = fabric.devices["leaf1"]
     intent = build_fabric_state(load_intent(INVENTORY / "lab-mini")).devices["leaf1"]
-    for port, iface in intent.interfaces.items():
-        if iface.kind == "ethernet" and iface.peer is not None:  # cabled: the intent's own addresses and MTU
+    for port, iface in planned.interfaces.items():
+        if iface.kind == "ethernet" and iface.peer is not None:
             assert got[names.linux_ifname(port)] == (iface.mtu, set(iface.addresses)), port
-    assert "198.18.255.3/32" in got["lo"][1]
+            assert iface.mtu == intent.interfaces[port].mtu
+    assert set(planned.interfaces["Loopback0"].addresses) <= got["lo"][1]  # the router loopback lives on lo
     assert got["eth0"][1] == set(fabric.devices["leaf1"].interfaces["eth0"].addresses)  # management: remapped
     assert IPv4Interface(next(iter(got["eth0"][1]))).ip in IPv4Interface(state.controller_address).network
     host = _addresses(json.loads(_cli("exec", "gpu1", "--name", LAB, "--", "ip", "-j", "addr").stdout))
@@ -305,7 +310,7 @@ def test_status(lab: tuple[UpReport, LabState]) -> None:
     result = CliRunner().invoke(lab_app, ["status", "--name", LAB, "--format", "json", "--wait", "30"])
     assert result.exit_code == 0, result.output
     s = json.loads(result.output)
-    assert s["healthy"] and s["processes_alive"] == s["processes"] == 24
+    assert s["healthy"] and s["processes_alive"] == s["processes"] == PROCESSES
     assert all(d["netns_exists"] for d in s["devices"].values()) and s["bridge"]["exists"]
     assert s["bgp"]["established"] == s["bgp"]["sessions"] == 8
     assert s["lldp_vs_cabling"] == {"expected": 32, "matching": 32, "missing": [], "unexpected": []}
@@ -345,7 +350,7 @@ def test_a_pulled_cable_drops_its_session_and_a_stopped_bgpd_comes_back(
 
 def test_up_is_idempotent_and_restarts_only_what_died(lab: tuple[UpReport, LabState]) -> None:
     again = up(INVENTORY / "lab-mini", LAB, remap_addresses=True)
-    assert not again.changed and len(again.kept) == 24 and again.remap == lab[0].remap
+    assert not again.changed and len(again.kept) == PROCESSES and again.remap == lab[0].remap
     victim = resolve(LAB).processes["gpu3/lldpd"]
     assert processes.stop([victim]) == []
     healed = up(INVENTORY / "lab-mini", LAB, remap_addresses=True)
@@ -353,7 +358,9 @@ def test_up_is_idempotent_and_restarts_only_what_died(lab: tuple[UpReport, LabSt
     assert processes.alive(resolve(LAB).processes["gpu3/lldpd"])
     result = CliRunner().invoke(lab_app, ["up", str(INVENTORY / "lab-mini"), "--name", LAB, "--remap"])
     assert result.exit_code == 0 and "already up, nothing to do" in result.output
-    assert "1 address blocks moved into 198.18.0.0/15, 4 already there kept" in result.output
+    moved = sum(1 for r in lab[0].remap if r.split(" -> ")[0] != r.split(" -> ")[1])
+    kept = len(lab[0].remap) - moved
+    assert f"{moved} address blocks moved into 198.18.0.0/15, {kept} already there kept" in result.output
 
 
 def test_a_second_lab_runs_beside_the_first(lab: tuple[UpReport, LabState]) -> None:
@@ -363,7 +370,7 @@ def test_a_second_lab_runs_beside_the_first(lab: tuple[UpReport, LabState]) -> N
         other = resolve(LAB2)
         assert other.mgmt_prefix != first.mgmt_prefix and other.bridge != first.bridge
         assert not {names.namespace(LAB2, d) for d in other.devices} & set(netns.names(names.namespace_prefix(LAB)))
-        assert len(second.started) == 24 and all(processes.alive(r) for r in other.processes.values())
+        assert len(second.started) == PROCESSES and all(processes.alive(r) for r in other.processes.values())
         run = _ssh(other, "gpu1", "hostname", credentials.known_hosts(other.dir))
         assert run.returncode == 0 and run.stdout.strip() == "gpu1", run.stderr
     finally:
@@ -376,7 +383,7 @@ def test_down_leaves_nothing(lab: tuple[UpReport, LabState]) -> None:
     state = resolve(LAB)
     pids = list(state.processes.values())
     report = down(LAB)
-    assert (report.stopped, report.namespaces, report.interfaces) == (24, 9, 10)
+    assert (report.stopped, report.namespaces, report.interfaces) == (PROCESSES, 9, 10)
     assert netns.names(names.namespace_prefix(LAB)) == []
     root_links = netns.links(None)
     assert state.bridge not in root_links and not {d.root_veth for d in state.devices.values()} & root_links

@@ -1,6 +1,6 @@
 """Lab benchmark: ``lab up`` and ``lab down`` for lab-mini and for a generated 64-switch fabric.
 
-Each run brings the lab up from nothing (namespaces, veths, bridge, FRR zebra + bgpd and lldpd per
+Each run brings the lab up from nothing (namespaces, veths, bridge, FRR zebra + bgpd + staticd and lldpd per
 switch, lldpd + OpenSSH per host, the switch SSH server), then, not timed as part of up, waits for
 every BGP session to be Established (reported as its own column), runs ``up`` again (the
 idempotent no-op), and takes the lab down (processes by PID, namespaces, interfaces, files).
@@ -207,7 +207,7 @@ def report(results: list[Result], args: argparse.Namespace) -> str:
         *(_phase_row(r) for r in results),
         "",
         f"Best and median of {args.runs} runs each. *up*: from nothing to every process started and ready",
-        "(zebra's and bgpd's sockets, lldpd's control socket, sshd listening, the switch SSH server listening);",
+        "(zebra's, bgpd's and staticd's sockets, lldpd's control socket, sshd listening, the switch SSH server listening);",
         "*BGP*: from the end of up until every session is Established (FRR's timers: 3 s keepalive, 9 s hold);",
         "*up again*: the idempotent second `lab up` (starts nothing); *down*: processes by PID, namespaces,",
         "interfaces and files removed, then checked gone.",

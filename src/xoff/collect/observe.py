@@ -76,3 +76,17 @@ def ordered_like(items: list[Any], reference: Iterable[Any], key: Any = None) ->
     get = key or (lambda v: v)
     rank = {r: i for i, r in enumerate(reference)}
     return sorted(items, key=lambda v: (0, rank[get(v)]) if get(v) in rank else (1, 0))
+
+
+def observed_static_routes(desired: Device, seen: Iterable[tuple[str, str, str | None]]) -> list[dict[str, str]]:
+    """Static routes read from a device, ``(prefix, next hop, interface or None)`` one per next hop, as
+    FabricState ``static_routes`` in desired's order (the rest after). A platform that does not show the
+    egress interface (SONiC without ``ifname``, NVUE ``via`` an address) gets desired's interface for the
+    same prefix and next hop, else ""."""
+    known = {(r.prefix, r.next_hop): r.interface for r in desired.static_routes}
+    routes = [
+        {"prefix": p, "next_hop": h, "interface": i if i is not None else known.get((p, h), "")} for p, h, i in seen
+    ]
+    return ordered_like(
+        routes, [(r.prefix, r.next_hop) for r in desired.static_routes], lambda r: (r["prefix"], r["next_hop"])
+    )

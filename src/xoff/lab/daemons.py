@@ -1,7 +1,10 @@
 """What each lab daemon needs: its files under ``devices/<device>/`` and its command line.
 
-- switches with BGP: FRR ``zebra`` + ``bgpd`` (the rendered ``frr.conf``), as user ``frr``, with their
-  own pid files, zserv socket and vty socket directory (``frr/``), no vty TCP port;
+- switches with BGP: FRR ``zebra`` + ``bgpd`` (the rendered ``frr.conf``) + ``staticd`` (static routes,
+  as real SONiC's bgp container and Cumulus run it), as user ``frr``, with their own pid files, zserv
+  socket and vty socket directory (``frr/``), no vty TCP port. The intent's static routes are not in the
+  boot-time ``frr.conf``: like the lossless plan, they are what a push brings (each emulator carries
+  them into staticd with vtysh, as the real NOS does);
 - every switch and host: ``lldpd`` with its own control socket (``lldpd/lldpd.sock``), tx-interval 1,
   advertising the intent's port names as port IDs;
 - hosts: OpenSSH ``sshd`` on the management address, key auth for root, PATH with the NIC tool
@@ -30,6 +33,7 @@ from xoff.platforms.opensm.render import render as render_opensm
 
 ZEBRA = "/usr/lib/frr/zebra"
 BGPD = "/usr/lib/frr/bgpd"
+STATICD = "/usr/lib/frr/staticd"
 FRR_USER = "frr"
 LLDPD = "lldpd"
 SSHD = "/usr/sbin/sshd"
@@ -47,6 +51,7 @@ TOOLS: dict[str, str] = {
     "unshare": "util-linux",
     ZEBRA: "frr",
     BGPD: "frr",
+    STATICD: "frr",
     "vtysh": "frr",
     LLDPD: "lldpd",
     "lldpcli": "lldpd",
@@ -106,8 +111,10 @@ def _write_once(path: Path, text: str) -> None:
 def frr_specs(lab_dir: Path, device: Device, fabric: FabricState, plan: DevicePlan) -> list[ProcessSpec]:
     d = frr_dir(lab_dir, device.name)
     d.mkdir(parents=True, exist_ok=True)
-    _write_once(d / "frr.conf", render_frr_conf(device, fabric))
+    underlay = device.model_copy(update={"static_routes": []})  # a push brings them (factory = underlay)
+    _write_once(d / "frr.conf", render_frr_conf(underlay, fabric))
     _write_once(d / "zebra.conf", f"hostname {device.name}\n")
+    _write_once(d / "staticd.conf", f"hostname {device.name}\n")
     _write_once(d / "vtysh.conf", "")
     shutil.chown(d, FRR_USER, FRR_USER)  # the daemons drop to user frr and write their pid and socket files here
     common = ["-P", "0", "-z", str(d / "zserv.api"), "--vty_socket", str(d)]
@@ -125,6 +132,7 @@ def frr_specs(lab_dir: Path, device: Device, fabric: FabricState, plan: DevicePl
         for name, binary, conf, ready in (
             ("zebra", ZEBRA, "zebra.conf", "zserv.api"),  # bgpd connects to zebra here
             ("bgpd", BGPD, "frr.conf", "bgpd.vty"),
+            ("staticd", STATICD, "staticd.conf", "staticd.vty"),  # registers with zebra like bgpd
         )
     ]
 

@@ -315,8 +315,8 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
         for n, dp in p.devices.items()
         if dp.kind == "switch" and fabric.devices[n].bgp
     ]
-    phases: list[list[ProcessSpec]] = [[z for z, _ in frr]]
-    second = [b for _, b in frr]
+    phases: list[list[ProcessSpec]] = [[zebra for zebra, *_ in frr]]
+    second = [s for _, *others in frr for s in others]  # bgpd, staticd: they connect to zebra
     second += [daemons.lldpd_spec(d, dp) for dp in p.devices.values() if dp.kind in {"switch", "host"}]
     second += [daemons.sshd_spec(d, dp) for dp in p.devices.values() if dp.kind == "host"]
     if any(dp.kind == "switch" for dp in p.devices.values()):

@@ -24,9 +24,10 @@ from typing import Any
 
 import paramiko  # type: ignore[import-untyped]
 
+from xoff.buffers.asics import get_asic
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import from_lab
-from xoff.lab import fib_bounce, netns, observe
+from xoff.lab import fib_bounce, netns, observe, seed_ib
 from xoff.lab.lab import resolve
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.seed import ACS_CTL_ON
@@ -221,6 +222,60 @@ def _headroom(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
         {"op": "add", "path": "/BUFFER_PROFILE/pg_lossless_short_profile", "value": small},
         {"op": "replace", "path": f"/BUFFER_PG/{port}|{_priority(t)}/profile", "value": "pg_lossless_short_profile"},
     ]
+
+
+def _headroom_over_pool(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    """The port's lossless PG on a profile sized for a long-haul cable: its xoff alone is the whole
+    ingress lossless pool (the PG's own rule is met; the port's total is not)."""
+    port = _target_port(t)
+    pool = int(db["BUFFER_POOL"]["ingress_lossless_pool"]["size"])
+    current = db["BUFFER_PROFILE"][db["BUFFER_PG"][f"{port}|{_priority(t)}"]["profile"]]
+    big = {**current, "xoff": str(pool), "size": str(pool + int(current["xon"]))}
+    return [
+        {"op": "add", "path": "/BUFFER_PROFILE/pg_lossless_400000_2km_profile", "value": big},
+        {
+            "op": "replace",
+            "path": f"/BUFFER_PG/{port}|{_priority(t)}/profile",
+            "value": "pg_lossless_400000_2km_profile",
+        },
+    ]
+
+
+def _port_number(name: str) -> tuple[int, str]:
+    digits = "".join(c for c in name if c.isdigit())
+    return (int(digits) if digits else -1, name)
+
+
+def _lossless_classes(lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+    """PFC on more priorities than the ASIC can carve headroom for, on the switch's spare port (no cable, so
+    no link to be asymmetric on), with the watchdog switched on for the new priorities on every port."""
+    asic = lab.connection.fabric.devices[t.device].asic
+    limit = get_asic(asic).max_lossless_priorities if asic else 2
+    qos = db["PORT_QOS_MAP"]
+    spare = next((p for p in sorted(db["PORT"], key=_port_number) if p not in qos), None)
+    if spare is None:
+        raise SeedError(f"{t.device}: no spare port (every port has a PORT_QOS_MAP entry)")
+    template = next(p for p in sorted(qos, key=_port_number) if p.startswith("Ethernet"))
+    want = {int(x) for row in qos.values() for x in row.get("pfc_enable", "").split(",") if x}
+    want.add(4 if t.priority is None else t.priority)
+    for extra in (2, 4, 5, 1):
+        if len(want) > limit:
+            break
+        want.add(extra)
+    vector = ",".join(str(p) for p in sorted(want))
+    ops: list[dict[str, Any]] = [
+        {"op": "add", "path": f"/PORT_QOS_MAP/{spare}", "value": {**qos[template], "pfc_enable": vector}}
+    ]
+    if "pfcwd_sw_enable" in qos[template]:
+        ops[0]["value"]["pfcwd_sw_enable"] = vector
+        ops += [
+            {"op": "replace", "path": f"/PORT_QOS_MAP/{p}/pfcwd_sw_enable", "value": vector}
+            for p in qos
+            if "pfcwd_sw_enable" in qos[p]
+        ]
+    if template in db.get("PFC_WD", {}):
+        ops.append({"op": "add", "path": f"/PFC_WD/{spare}", "value": db["PFC_WD"][template]})
+    return ops
 
 
 def _cnp_dwrr(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
@@ -578,6 +633,8 @@ class Fault:
     peers: tuple[str, ...] = ()  # other devices whose findings this fault causes (the link's far end)
     catalog: str = "audit"
     warning: bool = False  # the check's severity is warning: the gate stays open
+    lab: str = "lab-mini"  # the intent whose lab the suite seeds it in (inventory/ or tests/fixtures/intents/)
+    mentions: tuple[str, ...] = ()  # text some finding of the check must carry (the SL/VL, the credit loop)
 
 
 def _f(*args: Any, **kwargs: Any) -> Fault:
@@ -585,6 +642,7 @@ def _f(*args: Any, **kwargs: Any) -> Fault:
 
 
 _SN = "sonic"
+_IB_LAB = "ib-ring"  # tests/fixtures/intents/ib-ring: minhop closes a credit loop on the ring, updn does not
 FAULTS: dict[str, Fault] = {
     f.name: f
     for f in (
@@ -721,6 +779,34 @@ FAULTS: dict[str, Fault] = {
             *sonic_fault("headroom", _headroom),
             also=(DRIFT,),
             why_also="the running buffer profile differs",
+        ),
+        _f(
+            "headroom-over-pool",
+            "A port's lossless PGs reserve more than the pool can give",
+            "SONiC `config apply-patch`: the port's lossless PG on a profile sized for a 2 km cable "
+            "(xoff = the ingress lossless pool)",
+            "lossless.headroom",
+            Target("leaf2", "Ethernet16"),  # the port-total finding names no priority; PG 3 by default
+            _SN,
+            *sonic_fault("hrtotal", _headroom_over_pool),
+            names=("device", "port"),
+            also=(DRIFT,),
+            why_also="the running buffer profile differs",
+            mentions=("exceeds the limit",),
+        ),
+        _f(
+            "lossless-class-limit",
+            "More lossless classes than the ASIC supports",
+            "SONiC `config apply-patch`: PFC on priorities 2,3,4 on the spare port Ethernet48 (no cable), the "
+            "watchdog on 2,3,4 on every port (Spectrum-4: 2 lossless classes)",
+            "lossless.class_limit",
+            Target("leaf1", None, 4),
+            _SN,
+            *sonic_fault("classes", _lossless_classes),
+            names=("device", "priority"),
+            also=("lossless.qos_mapping", DRIFT),
+            why_also="the switch's lossless priorities differ from the rest of the fabric's; the running PFC "
+            "differs from the intent",
         ),
         _f(
             "cnp-dwrr",
@@ -911,6 +997,75 @@ FAULTS: dict[str, Fault] = {
             fib_bounce.undo,
             names=("device", "priority"),
             peers=("leaf2",),  # the second leaf gets the other /32
+        ),
+        _f(
+            "ib-routing-minhop",
+            "InfiniBand routing engine not deadlock-free for the topology",
+            "SM host: opensm.conf `routing_engine minhop` (no `no_fallback`) on the ring, OpenSM restarted",
+            "infiniband.routing_deadlock_free",
+            Target("sm01"),
+            "linux",
+            *seed_ib.engine("minhop"),
+            names=("device",),
+            lab=_IB_LAB,
+            mentions=("credit loop", "VL 0"),
+        ),
+        _f(
+            "ib-vl-weight-zero",
+            "Used SL on a VL with arbitration weight 0",
+            "SM host: opensm.conf `qos_swe_vlarb_low 0:0,1:64` (switch ports: the SL's VL0 at weight 0), `kill -HUP`",
+            "infiniband.sl_vl_weight",
+            Target("ibsw2", "5"),
+            "infiniband",
+            seed_ib.vl_weight_seed,
+            seed_ib.vl_weight_undo,
+            names=("device", "port"),
+            lab=_IB_LAB,
+            mentions=("SL0 -> VL0",),
+        ),
+        _f(
+            "ib-partition-drop",
+            "Host dropped from its job partition",
+            "SM host: the host's line commented out of partitions.conf, `kill -HUP` (OpenSM re-reads it and sweeps)",
+            "infiniband.partitions",
+            Target("gpu3", "ib0"),
+            "linux",
+            seed_ib.partition_drop_seed,
+            seed_ib.partition_drop_undo,
+            names=("device", "port"),
+            lab=_IB_LAB,
+            mentions=("jobs",),
+        ),
+        _f(
+            "ib-link-narrow",
+            "InfiniBand link trained at reduced width",
+            "SM host: `ibportstate <switch LID> 5 width 1` (LinkWidthEnabled 1X: the link retrains 1X, "
+            "as with a failed lane)",
+            "infiniband.link_width_speed",
+            Target("ibsw3", "5"),
+            "infiniband",
+            seed_ib.narrow_seed,
+            seed_ib.narrow_undo,
+            names=("device", "port"),
+            peers=("ibsw4",),
+            lab=_IB_LAB,
+            mentions=("1X",),
+        ),
+        _f(
+            "ib-lft-hole",
+            "A switch's LFT has no route to a host",
+            "SM host: routes pinned from a `dump_fts` file lacking ibsw4's entry for one host "
+            "(opensm.conf `routing_engine file`, `lfts_file`), OpenSM restarted",
+            "infiniband.lft_routes",
+            Target("ibsw4"),
+            "infiniband",
+            seed_ib.lft_hole_seed,
+            seed_ib.lft_hole_undo,
+            names=("device",),
+            also=("infiniband.routing_deadlock_free",),
+            why_also="OpenSM now routes with the `file` engine, which the intent does not list",
+            lab=_IB_LAB,
+            mentions=("no working route to gpu1 ib0",),
         ),
     )
 }

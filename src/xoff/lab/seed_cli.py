@@ -19,18 +19,19 @@ from xoff.lab.seed import FAULTS, Lab, SeedError, Target, fault
 
 
 def _table() -> str:
-    rows = [f"{'fault':<24} {'check':<34} {'lab-mini target':<24} how"]
+    rows = [f"{'fault':<24} {'check':<34} {'default target (lab)':<24} how"]
     for f in FAULTS.values():
         where = ":".join(x for x in (f.target.device, f.target.port) if x)
         if f.target.priority is not None:
             where += f" prio {f.target.priority}"
+        where += f" ({f.lab})"
         rows.append(f"{f.name:<24} {f.check:<34} {where:<24} {f.how}")
     return "\n".join(rows)
 
 
 def fault_command(
     name: Annotated[str | None, typer.Argument(help="fault class (see --list)")] = None,
-    device: Annotated[str | None, typer.Argument(help="device to seed it into (default: the lab-mini target)")] = None,
+    device: Annotated[str | None, typer.Argument(help="device to seed it into (default: the fault's target)")] = None,
     port: Annotated[str | None, typer.Argument(help="port, for faults on a port (intent name)")] = None,
     priority: Annotated[int | None, typer.Option("--priority", min=0, max=7, help="priority, where it applies")] = None,
     lab: Annotated[str | None, typer.Option("--name", help="the lab (default: the only one up)")] = None,

@@ -27,7 +27,7 @@ class _Model(BaseModel):
 
 class ProcessRecord(_Model):
     key: str  # "<device>/<role>" or "lab/<role>"
-    role: str  # zebra, bgpd, lldpd, sshd, switch-ssh, ibsim, opensm
+    role: str  # zebra, bgpd, staticd, lldpd, sshd, switch-ssh, ibsim, opensm
     device: str | None
     netns: str | None
     pid: int

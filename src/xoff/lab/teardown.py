@@ -23,7 +23,12 @@ VETH_DRAIN_S = 5.0  # ... and vanish from the root namespace
 
 
 # Stopped in this order (a role in no group goes with the last, empty, group).
-STOP_ORDER: tuple[tuple[str, ...], ...] = (("opensm",), ("bgpd", "lldpd", "sshd", "switch-ssh"), ("zebra", "ibsim"), ())
+STOP_ORDER: tuple[tuple[str, ...], ...] = (
+    ("opensm",),
+    ("bgpd", "staticd", "lldpd", "sshd", "switch-ssh"),
+    ("zebra", "ibsim"),
+    (),
+)
 
 
 def _ordered(role: str) -> bool:

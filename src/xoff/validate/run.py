@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from xoff.collect.snapshot import Snapshot
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
+from xoff.gcpause import gc_paused
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
 from xoff.validate.catalog import Catalog
@@ -59,22 +60,24 @@ def validate(
 
 
 def load_snapshot(path: Path, fabric: str) -> Snapshot:
-    """A snapshot file (JSON, as ``xoff collect`` writes it); InputError with located lines if it is not one."""
+    """A snapshot file (JSON, as ``xoff collect`` writes it); InputError with located lines if it is not one.
+
+    The fast path is pydantic's own JSON parser with the cyclic GC paused: a 10,000-GPU snapshot is a
+    few million small objects and no cycles, and with the collector on, its passes over them cost
+    several times the parse itself (bench/results/validate_scale.md). The same schema judges the
+    file either way; only a file that fails goes through ``json.loads`` and the YAML source map, to
+    say where it is wrong.
+    """
     name = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
-        raise InputError(
-            [Problem(Location(name, line, col), "", "not a JSON snapshot (allowed: xoff collect output)")]
-        ) from None
     try:
-        snap = Snapshot.model_validate(data)
-    except ValidationError as exc:
-        _, smap = load_yaml(path, name)  # JSON is YAML: the slow path, only to locate the errors
-        raise InputError(translate(exc, data, smap, Snapshot)) from None
+        with gc_paused():
+            snap = Snapshot.model_validate_json(raw)
+    except ValidationError:
+        snap = _located_snapshot(path, raw, name)
     if snap.fabric != fabric:
         raise InputError(
             [
@@ -86,3 +89,20 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
             ]
         )
     return snap
+
+
+def _located_snapshot(path: Path, raw: bytes, name: str) -> Snapshot:
+    """The slow path, for a file the fast one refused: the same validation from ``json.loads`` data, so
+    that every problem gets its file, line and column."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line, col = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else (1, 1)
+        raise InputError(
+            [Problem(Location(name, line, col), "", "not a JSON snapshot (allowed: xoff collect output)")]
+        ) from None
+    try:
+        return Snapshot.model_validate(data)
+    except ValidationError as exc:
+        _, smap = load_yaml(path, name)  # JSON is YAML: only to locate the errors
+        raise InputError(translate(exc, data, smap, Snapshot)) from None

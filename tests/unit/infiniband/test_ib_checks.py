@@ -168,3 +168,18 @@ def test_lft_routes() -> None:
     loop = {**o.lfts, leaf: {**o.lfts[leaf], gpu5_lid: 5}}  # back up to ibspine1, which sends it down again
     got = findings(ib.LftRoutes, fat, o.model_copy(update={"lfts": loop}))
     assert got and all("loops" in f for f in got)
+
+
+def test_observed_findings_name_the_device_and_port() -> None:
+    """The observed findings carry ``port`` (the JSON report's field); an HCA port is named by host and netdev."""
+    fat = desired("ib-fattree")
+    o = observed("fattree_ftree")
+    gpu1 = guid_of(o, "gpu1 mlx5_0")
+    starved = VlArb(low=[(1, 64)], high=[], low_cap=8, high_cap=8)
+    got = list(ib.SlVlWeight().judge(fat, o.model_copy(update={"vlarb": {**o.vlarb, gpu1: {1: starved}}})))
+    assert [(f.device, f.port, f.problem) for f in got] == [("gpu1", "ib0", "SL0 -> VL0 has no arbitration weight")]
+    leaf = guid_of(o, "ibleaf1")
+    node = o.nodes[leaf]
+    narrow = node.model_copy(update={"ports": {**node.ports, 5: node.ports[5].model_copy(update={"width": "1X"})}})
+    got = list(ib.LinkWidthSpeed().judge(fat, o.model_copy(update={"nodes": {**o.nodes, leaf: narrow}})))
+    assert [(f.device, f.port) for f in got] == [("ibleaf1", "5")]

@@ -27,7 +27,13 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from xoff.collect.observe import interface_paths, observed_device, observed_interfaces, ordered_like
+from xoff.collect.observe import (
+    interface_paths,
+    observed_device,
+    observed_interfaces,
+    observed_static_routes,
+    ordered_like,
+)
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
 from xoff.desired.models import Device
 from xoff.platforms.cumulus import parse
@@ -107,7 +113,24 @@ def observe(tree: Tree, summary: dict[str, dict[str, Any]], desired: Device) -> 
     fields.append("pfc_watchdog")
     updates["bgp"], bgp_fields = _bgp(tree, seen, desired)
     fields += bgp_fields
+    updates["static_routes"] = observed_static_routes(desired, _static_routes(tree))
+    fields.append("static_routes")
     return observed_device(desired, updates), fields
+
+
+def _static_routes(tree: Tree) -> list[tuple[str, str, str | None]]:
+    """``vrf default router static <prefix> via <via>``: a ``via`` is an address (the next hop) or a port;
+    NVUE shows one ``via`` as a scalar and several as a map."""
+    out: list[tuple[str, str, str | None]] = []
+    routes = parse.get(tree, "vrf", "default", "router", "static")
+    for prefix, body in (routes if isinstance(routes, dict) else {}).items():
+        vias = body.get("via") if isinstance(body, dict) else None
+        for via in vias if isinstance(vias, dict) else [vias] if vias is not None else []:
+            try:
+                out.append((str(prefix), str(IPv4Address(str(via))), None))
+            except ValueError:
+                out.append((str(prefix), "", str(via)))
+    return out
 
 
 def _qos(tree: Tree, seen: dict[str, dict[str, Any]], desired: Device) -> tuple[dict[str, Any] | None, list[str]]:

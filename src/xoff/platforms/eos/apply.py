@@ -4,6 +4,9 @@ timer, verified, then confirmed.
 - backup: ``show running-config``;
 - diff: hierarchical (``config_tree``): section by section, EOS defaults normalised away;
 - apply: ``configure session xoff-<run>``, ``rollback clean-config`` + the rendered configuration,
+  written in one go (as a paste: EOS reads it line by line, echoing each line and printing its
+  prompt, and a refused line's ``% ...`` message in place) and read back to the prompt that follows
+  a closing comment line; one round trip instead of one per line, and every refusal still seen,
   ``show session-config diffs`` (EOS's own diff, kept in the error text on refusal),
   ``commit timer 00:05:00``: EOS rolls the change back by itself unless it is confirmed in time,
   so a controller that loses the device mid-change leaves it safe;
@@ -17,6 +20,8 @@ The lab's users (and many sites') log in at privilege 1, so every session starts
 
 from __future__ import annotations
 
+import re
+
 from xoff.platforms.eos.config_tree import config_diff, config_lines
 from xoff.push.model import Capabilities
 from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
@@ -24,12 +29,12 @@ from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
 RUNNING_CONFIG = "running-config"
 COMMIT_TIMER = "00:05:00"
 READ_TIMEOUT_S = 60.0
-ERROR_PATTERN = r"^% "  # every EOS refusal starts so
 PROMPT = r"#\s*$"  # any privileged prompt: spine2#, spine2(config-s-xoff-1)#
 FLASH_BACKUP = "/mnt/flash/xoff-{run}-backup.cfg"
+END_MARK = "! xoff end of {session}"  # a comment: EOS takes it in any mode, changes nothing, echoes it
 
 
-def _errors(text: str) -> list[str]:
+def _errors(text: str) -> list[str]:  # every EOS refusal starts with "% "
     return [ln.strip() for ln in text.splitlines() if ln.strip().startswith("% ")]
 
 
@@ -74,12 +79,17 @@ class Strategy(ApplyStrategy):
     def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
         self.opened = True
         self._run(session, f"configure session {self.session_name}")
-        out = session.send_config_set(
-            ["rollback clean-config", *change.payload],
-            enter_config_mode=False,
-            exit_config_mode=False,
-            error_pattern=ERROR_PATTERN,
-            read_timeout=READ_TIMEOUT_S,
+        mark = END_MARK.format(session=self.session_name)
+        out = str(
+            session.send_command(
+                "\n".join(["rollback clean-config", *change.payload, mark]),
+                # the prompt after the closing comment's echo: every line before it has been read
+                expect_string=re.escape(mark) + r"[^\n]*\n[^\n]*" + PROMPT,
+                read_timeout=READ_TIMEOUT_S,
+                cmd_verify=False,
+                strip_prompt=False,
+                strip_command=False,
+            )
         )
         if _errors(out):
             raise ApplyError(f"configure session {self.session_name}: {_errors(out)[0]}")

@@ -16,7 +16,13 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from xoff.collect.observe import interface_paths, observed_device, observed_interfaces, ordered_like
+from xoff.collect.observe import (
+    interface_paths,
+    observed_device,
+    observed_interfaces,
+    observed_static_routes,
+    ordered_like,
+)
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
 from xoff.collect.snapshot import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
@@ -135,6 +141,8 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         fields += qos_fields
     updates["pfc_watchdog"] = _watchdog(config, desired)
     fields.append("pfc_watchdog")
+    updates["static_routes"] = observed_static_routes(desired, config.static_routes)
+    fields.append("static_routes")
     updates["bgp"] = _bgp(config, desired)
     fields += (
         ["bgp"]

@@ -56,6 +56,13 @@ class EosConfig:
     dscp_to_tc: dict[int, int] = field(default_factory=dict)
     watchdog: dict[str, str] = field(default_factory=dict)  # timeout, recovery-time, polling-interval, action
     bgp: EosBgp | None = None
+    static_routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # prefix, next hop, interface
+
+
+# ip route PREFIX [INTERFACE] [NEXT-HOP] [DISTANCE] [tag N] [name X] (default VRF)
+_STATIC = re.compile(
+    r"^ip route (\d+\.\d+\.\d+\.\d+/\d+)(?: ([A-Z][A-Za-z-]*[\d/.]+))?(?: (\d+\.\d+\.\d+\.\d+))?(?: .*)?$"
+)
 
 
 def tree(text: str) -> list[Node]:
@@ -198,6 +205,11 @@ def parse_running_config(text: str) -> EosConfig:
             if match is None:
                 raise _error(node, "not a PFC watchdog form xoff reads")
             config.watchdog[match[1]] = match[2]
+        elif line.startswith("ip route "):
+            match = _STATIC.match(line)
+            if match is None or (match[2] is None and match[3] is None):
+                raise _error(node, "not an 'ip route PREFIX [INTERFACE] [NEXT-HOP]' line")
+            config.static_routes.append((match[1], match[3] or "", match[2]))
         elif match := re.match(rf"^router bgp {_INT}$", line):
             if config.bgp is not None:
                 raise _error(node, "a second router bgp")

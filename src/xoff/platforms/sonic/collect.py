@@ -15,7 +15,14 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from xoff.collect.observe import dumped, interface_paths, observed_device, observed_interfaces, ordered_like
+from xoff.collect.observe import (
+    dumped,
+    interface_paths,
+    observed_device,
+    observed_interfaces,
+    observed_static_routes,
+    ordered_like,
+)
 from xoff.collect.protocol import Command, DeviceObservation, parse_error
 from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.collect.textfsm import TextParseError, parse_text
@@ -54,6 +61,24 @@ def _watchdog(parsed: ParsedSwitch, desired: Device) -> dict[str, Any] | None:
     reference = desired.pfc_watchdog.ports if desired.pfc_watchdog is not None else list(desired.interfaces)
     data["ports"] = ordered_like(data["ports"], reference)
     return data
+
+
+def _static_routes(table: Any) -> list[tuple[str, str, str | None]]:
+    """STATIC_ROUTE rows of the default VRF (``prefix`` or ``default|prefix``): one entry per next hop;
+    ``nexthop`` and ``ifname`` are parallel comma-separated lists (sonic-static-route.yang)."""
+    if not isinstance(table, dict):
+        raise ConfigDbParseError("STATIC_ROUTE: must map keys to fields")
+    out: list[tuple[str, str, str | None]] = []
+    for key, row in table.items():
+        vrf, _, prefix = str(key).rpartition("|")
+        if vrf not in {"", "default"}:
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("nexthop", ""), str):
+            raise ConfigDbParseError(f"STATIC_ROUTE|{key}: nexthop must be a comma-separated string")
+        hops = row.get("nexthop", "").split(",")
+        ports = str(row.get("ifname", "")).split(",") if row.get("ifname") else []
+        out += [(prefix, h.strip(), ports[i].strip() if i < len(ports) else None) for i, h in enumerate(hops)]
+    return out
 
 
 def _count(value: str | list[str]) -> int:
@@ -110,6 +135,8 @@ class Collector:
         bgpraw = dump.pop("bgpraw", "")
         parsed = parse_config_db(dump, ignore_tables=set(dump) - set(OWNED_TABLES))
         updates, fields = self._updates(parsed, desired, bgpraw if isinstance(bgpraw, str) else "")
+        updates["static_routes"] = observed_static_routes(desired, _static_routes(dump.get("STATIC_ROUTE", {})))
+        fields.append("static_routes")
         return observed_device(desired, updates), fields
 
     def _updates(self, parsed: ParsedSwitch, desired: Device, bgpraw: str) -> tuple[dict[str, Any], list[str]]:

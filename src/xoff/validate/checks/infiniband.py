@@ -154,6 +154,7 @@ class RoutingDeadlockFree(InfinibandCheck):
                 f"first turn {first.in_port}->{first.out_port} for LID {first.dest_lid} ({first.dest}) SL{first.sl}",
                 "no credit loop",
                 f"cycle {path}",
+                port=str(first.out_port),  # the first turn's out port on the witness switch
             )
 
 
@@ -185,6 +186,7 @@ class SlVlWeight(InfinibandCheck):
                 )
         if observed is None:
             return
+        hosts = {g: key for key, g in hca_port_guids(desired).items()}  # HCA port GUID -> (host, netdev)
         for guid, node in sorted(observed.nodes.items()):
             arb = observed.vlarb.get(guid, {})
             for table in observed.sl2vl.get(guid, []):
@@ -196,8 +198,10 @@ class SlVlWeight(InfinibandCheck):
                     have = arb[port].weight(vl) if port in arb else None
                     if have is None or have <= 0:
                         where = f"port {port}" + (f" (from port {table.in_port})" if node.kind == "switch" else "")
+                        # an HCA port is named as the intent names it: its host and netdev
+                        device, name = hosts.get(node.ports[port].guid or "", (node.description, str(port)))
                         yield Finding(
-                            node.description, where, f"SL{sl} -> VL{vl} has no arbitration weight", "> 0", str(have)
+                            device, where, f"SL{sl} -> VL{vl} has no arbitration weight", "> 0", str(have), port=name
                         )
 
 
@@ -221,11 +225,11 @@ class Partitions(InfinibandCheck):
         for (member, netdev), port_guid in hca_port_guids(desired).items():
             ref = ports.get(port_guid)
             if ref is None:
-                yield Finding(member, netdev, "HCA port not in the fabric read back", port_guid, "absent")
+                yield Finding(member, netdev, "HCA port not in the fabric read back", port_guid, "absent", port=netdev)
                 continue
             table = observed.pkeys.get(ref.guid, {}).get(ref.port)
             if table is None:
-                yield Finding(member, netdev, "PKey table not collected", "a PKey table", "none")
+                yield Finding(member, netdev, "PKey table not collected", "a PKey table", "none", port=netdev)
                 continue
             got = {k & 0x7FFF: k for k in table}
             for p in sm.partitions:
@@ -238,6 +242,7 @@ class Partitions(InfinibandCheck):
                         f"not a {p.membership} member of {p.name}",
                         f"{want:#06x}",
                         "absent" if have is None else f"{have:#06x}",
+                        port=netdev,
                     )
                 elif member not in p.members and (p.pkey & 0x7FFF) in got:
                     yield Finding(
@@ -246,6 +251,7 @@ class Partitions(InfinibandCheck):
                         f"in partition {p.name} without being a member",
                         "absent",
                         f"{got[p.pkey & 0x7FFF]:#06x}",
+                        port=netdev,
                     )
 
 
@@ -284,15 +290,24 @@ class LinkWidthSpeed(InfinibandCheck):
                 node = observed.nodes.get(here[0]) if here else None
                 port = node.ports.get(here[1]) if node and here else None
                 if port is None:
-                    yield Finding(near.device, where, "link not in the fabric read back", want, "absent")
+                    yield Finding(
+                        near.device, where, "link not in the fabric read back", want, "absent", port=near.port
+                    )
                     continue
                 got = f"{port.width} {port.speed} {port.state}"
                 if got != want:
-                    yield Finding(near.device, where, "link width/speed/state not as intended", want, got)
+                    yield Finding(
+                        near.device, where, "link width/speed/state not as intended", want, got, port=near.port
+                    )
                 elif port.peer is None or there is None or (port.peer.guid, port.peer.port) != there:
                     peer = f"{port.peer.guid}:{port.peer.port}" if port.peer else "nothing"
                     yield Finding(
-                        near.device, where, "cabled to another port than intended", f"{far.device}:{far.port}", peer
+                        near.device,
+                        where,
+                        "cabled to another port than intended",
+                        f"{far.device}:{far.port}",
+                        peer,
+                        port=near.port,
                     )
 
 
@@ -329,7 +344,9 @@ class LftRoutes(InfinibandCheck):
             ref = ports.get(port_guid)
             lid = observed.nodes[ref.guid].ports[ref.port].lid if ref else None
             if ref is None or lid is None:
-                yield Finding(member, netdev, "HCA port has no LID in the fabric read back", "a LID", "none")
+                yield Finding(
+                    member, netdev, "HCA port has no LID in the fabric read back", "a LID", "none", port=netdev
+                )
                 continue
             for sw in switches:
                 wrong = _walk(observed, sw, lid, ref)

@@ -8,17 +8,20 @@ DWRR ``bw-percent`` of one scheduler profile totals at most 100; BGP neighbours 
 
 System side (differences only, old applied -> new applied): interface addresses (``ip address``),
 MTU (``link mtu``; NVUE's default 9216 when unset), admin state (``link state``; a port without one is
-down, as an unconfigured Cumulus port is), BGP neighbours and networks in the device's FRR (vtysh). The
+down, as an unconfigured Cumulus port is), BGP neighbours and networks and ``vrf default router static`` routes (staticd) in the device's FRR
+(vtysh). The
 management port eth0 is never touched: it carries the lab's SSH session. Failures of the system side are
 logged into the reply, never undo the revision (NVUE reports them the same way).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import subprocess
 from typing import Any
 
+from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.names import linux_ifname
 from xoff.platforms.cumulus.nvue import Tree
@@ -136,6 +139,20 @@ def frr_commands(old: Tree, new: Tree) -> list[str]:
     return [f"router bgp {asn_new}", *body]
 
 
+def static_route_set(tree: Tree) -> set[static_routes.Route]:
+    """``vrf default router static <prefix> via <via>``: one Route per ``via`` (an address, or a port)."""
+    out: set[static_routes.Route] = set()
+    for prefix, body in _dict(get_path(tree, ("vrf", "default", "router", "static"))).items():
+        via_ids = _dict(body).get("via")  # a map of via ids, or one id as a scalar (``nv set`` of a single via)
+        for via_id in _dict(via_ids) if isinstance(via_ids, dict) else [via_ids] if via_ids is not None else []:
+            via = str(via_id)
+            try:
+                out.add(static_routes.Route(prefix, str(ipaddress.IPv4Address(via))))
+            except ValueError:
+                out.add(static_routes.Route(prefix, None, linux_ifname(via)))
+    return out
+
+
 def _present_links(ctx: EmulatorContext) -> set[str]:
     try:
         proc = ctx.run_in_netns(["ip", "-j", "link", "show"], check=False)
@@ -166,7 +183,8 @@ def apply_to_system(ctx: EmulatorContext, old: Tree, new: Tree) -> list[str]:
             done = ctx.run_in_netns(argv, check=False)
             if done.returncode != 0 and "File exists" not in done.stderr:
                 warnings.append(f"{' '.join(argv)}: {done.stderr.strip()}")
-    lines = frr_commands(old, new)
+    # static routes first: config-node lines, and the BGP lines leave vtysh in router bgp
+    lines = static_routes.frr_lines(static_route_set(old), static_route_set(new)) + frr_commands(old, new)
     base = vtysh(ctx)
     if lines and base is not None:
         argv = [*base, "-c", "configure terminal"]

@@ -1,5 +1,7 @@
 """Make the lab follow the running-config: interface addresses, MTU and admin state in the device's
-namespace (``ip``), IP forwarding for ``ip routing``, and BGP in the device's FRR (``vtysh``).
+namespace (``ip``), IP forwarding for ``ip routing``, and BGP and static routes (``ip route``, into
+staticd) in the device's FRR (``vtysh``): FRR stands in for EOS's routing agents, so the static route
+reaches the namespace's FIB as it would reach the switch's.
 
 Only differences are applied (old configuration -> new), so a commit, a ``configure replace``, a
 commit-timer rollback and a single typed line all go through ``sync``. ASIC state (QoS, PFC, ECN)
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 
+from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import ifnames
 from xoff.lab.emulators.eos.model import DEFAULT_MTU, Bgp, Interface, RunningConfig
@@ -115,6 +118,18 @@ def bgp_commands(old: Bgp | None, new: Bgp | None, peer_group: bool) -> list[str
     return out
 
 
+def static_route_set(cfg: RunningConfig | None) -> set[static_routes.Route]:
+    """The running-config's ``ip route`` lines as FRR routes (the kernel's port names)."""
+    if cfg is None:
+        return set()
+    return {
+        static_routes.Route(
+            r.prefix, r.next_hop or None, linux_name(r.interface) if r.interface else None, None if d == 1 else d
+        )
+        for r, d in cfg.static_routes.items()
+    }
+
+
 def _frr_has_peer_group(ctx: EmulatorContext, errors: list[str]) -> bool:
     assert ctx.frr_vty_dir is not None
     shown = _run(ctx, ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "show running-config"], errors)
@@ -129,8 +144,10 @@ def sync(ctx: EmulatorContext, old: RunningConfig | None, new: RunningConfig) ->
             _run(ctx, argv, errors)
     if ctx.frr_vty_dir is not None:
         old_bgp = old.bgp if old is not None else None
+        lines = static_routes.frr_lines(static_route_set(old), static_route_set(new))
         if old_bgp != new.bgp:
-            lines = bgp_commands(old_bgp, new.bgp, _frr_has_peer_group(ctx, errors))
+            lines += bgp_commands(old_bgp, new.bgp, _frr_has_peer_group(ctx, errors))
+        if lines:
             argv = ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "configure terminal"]
             for line in lines:
                 argv += ["-c", line]

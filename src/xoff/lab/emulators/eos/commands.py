@@ -8,12 +8,13 @@ which is also how a running-config file is read back, indentation or not.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from xoff.lab.emulators.eos import ifnames
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
-from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, TxQueue
+from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
 
 
 class CommandError(Exception):
@@ -81,6 +82,25 @@ def _ip_routing(on: bool) -> Handler:
         cfg.ip_routing = on
 
     return run
+
+
+def _network_of(prefix: str) -> str:
+    """EOS keeps a static route's prefix as its network (``10.0.0.1/24`` is stored as ``10.0.0.0/24``)."""
+    return str(ipaddress.IPv4Network(prefix, strict=False))
+
+
+def _ip_route(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    route = StaticRoute(_network_of(a["prefix"]), a.get("intf", ""), a.get("nh", ""))
+    cfg.static_routes[route] = a.get("distance", 1)
+
+
+def _no_ip_route(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    """Every route of the prefix that matches what was given (``no ip route P`` removes them all)."""
+    prefix = _network_of(a["prefix"])
+    for route in list(cfg.static_routes):
+        same_hop = a.get("intf", route.interface) == route.interface and a.get("nh", route.next_hop) == route.next_hop
+        if route.prefix == prefix and same_hop:
+            del cfg.static_routes[route]
 
 
 def _qos_map(table: str, remove: bool) -> Handler:
@@ -264,6 +284,9 @@ GLOBAL = _cmds(
     ("no interface <name:intf>", _no_interface),
     ("ip routing", _ip_routing(True)),
     ("no ip routing", _ip_routing(False)),
+    ("ip route <prefix:prefix> <intf:intf> [<nh:ipv4>] [<distance:1-255>]", _ip_route),
+    ("ip route <prefix:prefix> <nh:ipv4> [<distance:1-255>]", _ip_route),
+    ("no ip route <prefix:prefix> [<intf:intf>] [<nh:ipv4>] [<distance:1-255>]", _no_ip_route),
     ("qos map dscp <values:dscp+> to traffic-class <tc:0-7>", _qos_map("dscp", False)),
     ("no qos map dscp <values:dscp+> to traffic-class <tc:0-7>", _qos_map("dscp", True)),
     ("qos map cos <values:cos+> to traffic-class <tc:0-7>", _qos_map("cos", False)),

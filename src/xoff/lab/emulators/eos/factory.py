@@ -28,9 +28,8 @@ from xoff.render.jinja import render_template
 
 
 def underlay_only(sc: StructuredConfig) -> StructuredConfig:
-    """``sc`` without what ``xoff push`` brings: QoS, PFC, tx-queues, watchdog. Static routes are left
-    out too: the emulator's grammar has no ``ip route`` yet (a push of a switch with static routes is
-    refused by it), and a factory it could not read would keep the switch from booting."""
+    """``sc`` without what ``xoff push`` brings: QoS, PFC, tx-queues, watchdog, and the intent's static
+    routes (the lab's FRR boots without them too, ``lab.daemons``)."""
     out: StructuredConfig = {**sc, "qos": None, "priority_flow_control": None, "static_routes": []}
     out["ethernet_interfaces"] = [
         {**iface, "qos": None, "priority_flow_control": None, "tx_queues": []} for iface in sc["ethernet_interfaces"]

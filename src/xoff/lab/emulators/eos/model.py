@@ -4,6 +4,8 @@ Only what the grammar (``commands.py``) can set exists here. ``render`` prints i
 with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
 N drop``, an MTU of 1500), interfaces are sorted by type and number, BGP neighbours by address,
 ``qos map`` values are grouped one line per traffic class. ``no ip routing`` is shown, as EOS does.
+Static routes (``ip route``) follow ``ip routing`` in their own section, sorted by prefix, then
+interface, then next hop; the default administrative distance (1) is not shown.
 """
 
 from __future__ import annotations
@@ -156,6 +158,23 @@ class Bgp:
         return out
 
 
+@dataclass(frozen=True, order=True)
+class StaticRoute:
+    """One ``ip route``: prefix (network address), egress interface and/or next hop; the route's key."""
+
+    prefix: str
+    interface: str = ""
+    next_hop: str = ""
+
+    def sort_key(self) -> tuple[ipaddress.IPv4Network, str, int]:
+        hop = int(ipaddress.IPv4Address(self.next_hop)) if self.next_hop else -1
+        return ipaddress.IPv4Network(self.prefix), self.interface, hop
+
+    def line(self, distance: int) -> str:
+        words = ["ip route", self.prefix, self.interface, self.next_hop, "" if distance == 1 else str(distance)]
+        return " ".join(w for w in words if w)
+
+
 @dataclass
 class RunningConfig:
     hostname: str = "localhost"
@@ -165,6 +184,7 @@ class RunningConfig:
     cos_to_tc: dict[int, int] = field(default_factory=dict)
     watchdog: Watchdog = field(default_factory=Watchdog)
     bgp: Bgp | None = None
+    static_routes: dict[StaticRoute, int] = field(default_factory=dict)  # route -> administrative distance
 
     def interface(self, name: str) -> Interface:
         """The interface, created on first use (a physical port, once seen, stays)."""
@@ -189,6 +209,9 @@ def render(cfg: RunningConfig) -> str:
         out.extend(["!", f"interface {name}"])
         out.extend(INDENT + line for line in cfg.interfaces[name].lines())
     out.extend(["!", "ip routing" if cfg.ip_routing else "no ip routing"])
+    if cfg.static_routes:
+        out.append("!")
+        out.extend(r.line(cfg.static_routes[r]) for r in sorted(cfg.static_routes, key=StaticRoute.sort_key))
     qos = [f"qos map cos {line}" for line in map_lines(cfg.cos_to_tc, "traffic-class")]
     qos += [f"qos map dscp {line}" for line in map_lines(cfg.dscp_to_tc, "traffic-class")]
     if qos:

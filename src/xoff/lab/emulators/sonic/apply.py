@@ -3,7 +3,8 @@
 What orchagent/portmgrd/intfmgrd do on a real switch, reduced to Linux: PORT ``admin_status`` and
 ``mtu`` -> ``ip link set``, INTERFACE / LOOPBACK_INTERFACE prefixes -> ``ip addr add|del`` (loopback
 prefixes on ``lo``); BGP_NEIGHBOR -> ``vtysh`` (``neighbor X remote-as``, ``description``,
-``shutdown``; ``no neighbor X``). Like the real daemons, this runs after the configuration was
+``shutdown``; ``no neighbor X``); STATIC_ROUTE -> ``vtysh`` ``ip route`` into staticd (what bgpcfgd's
+static route manager does). Like the real daemons, this runs after the configuration was
 accepted, and a failure here does not undo it. The management port (MGMT_INTERFACE, eth0) is
 never touched: it carries the lab's SSH session.
 """
@@ -17,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.sonic.store import ConfigDb
 
@@ -107,6 +109,28 @@ def frr_commands(old: ConfigDb, new: ConfigDb) -> list[str]:
     return [f"router bgp {asn}", *lines] if lines else []
 
 
+def static_route_set(config: ConfigDb, ifname: Callable[[str], str]) -> set[static_routes.Route]:
+    """STATIC_ROUTE rows of the default VRF (``prefix`` or ``default|prefix`` keys), one Route per next
+    hop: ``nexthop`` and ``ifname`` are parallel comma-separated lists (sonic-static-route.yang)."""
+    out: set[static_routes.Route] = set()
+    for key, fields in config.get("STATIC_ROUTE", {}).items():
+        vrf, _, prefix = key.rpartition("|")
+        if vrf not in {"", "default"}:
+            continue
+        hops = [h.strip() for h in str(fields.get("nexthop", "")).split(",")]
+        ports = [p.strip() for p in str(fields.get("ifname", "")).split(",")]
+        for i, hop in enumerate(hops):
+            port = ports[i] if i < len(ports) else ""
+            if hop or port:
+                out.add(static_routes.Route(prefix, hop or None, ifname(port) if port else None))
+    return out
+
+
+def frr_static_lines(old: ConfigDb, new: ConfigDb, ifname: Callable[[str], str]) -> list[str]:
+    """vtysh configuration lines for the STATIC_ROUTE difference."""
+    return static_routes.frr_lines(static_route_set(old, ifname), static_route_set(new, ifname))
+
+
 def _neighbors(config: ConfigDb) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for key, fields in config.get("BGP_NEIGHBOR", {}).items():
@@ -124,7 +148,8 @@ def apply_change(ctx: EmulatorContext, old: ConfigDb, new: ConfigDb) -> None:
             device = argv[argv.index("dev") + 1]
             if device in present:
                 ctx.run_in_netns(argv, check=False)
-    lines = frr_commands(old, new)
+    # static routes first: they are config-node lines, and the BGP lines leave vtysh in router bgp
+    lines = frr_static_lines(old, new, linux_name_function()) + frr_commands(old, new)
     if lines and ctx.frr_vty_dir is not None:
         argv = [*vtysh_base(ctx.frr_vty_dir), "-c", "configure terminal"]
         for line in lines:

@@ -1,0 +1,308 @@
+"""InfiniBand fault classes, seeded into a running IB lab (ibsim + the real OpenSM) the way they happen.
+
+Everything goes through the subnet manager host, as an operator works on it: OpenSM's own files
+(``opensm.conf``, ``partitions.conf``, an LFT file) edited in place, then ``kill -HUP`` (OpenSM re-reads
+its files and runs a heavy sweep) or, for what OpenSM reads only at start (the routing engine), a
+restart of OpenSM (stopped by PID, started again by ``lab up``); a port set through the SMP
+(``ibportstate``, infiniband-diags) where the fault is the link's. ``undo`` puts each file back from
+the copy ``seed`` kept and sweeps (or restarts) again; faults that edit one file are undone in the
+reverse order of seeding (each copy is of the file as that fault found it).
+
+ibsim 0.10 takes a PortInfo set of LinkWidthEnabled and retrains both ends of the link at that width
+(a failed lane: the link comes up 1X); it does not change the active speed of an HDR link
+(LinkSpeedExtEnabled sets are ignored for it), so the lab seeds a narrow link, not a slow one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from xoff.lab import processes
+from xoff.lab.faults import stop_process
+from xoff.lab.lab import resolve, up
+from xoff.lab.observe import run_in
+from xoff.lab.state import LabState
+from xoff.platforms.opensm.guids import hca_port_guids
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from xoff.desired.models import SubnetManager
+    from xoff.lab.seed import Lab, Target
+
+    Step = Callable[[Lab, Target], None]
+
+SWEEP_TIMEOUT_S = 30.0
+_BACKUP = ".xoff-fault-{tag}"
+# PortInfo LinkWidthEnabled bits (IBA 14.2.5.6), as ibportstate prints and takes them
+_WIDTH_BITS = {"1X": 1, "4X": 2, "8X": 4, "12X": 8, "2X": 16}
+
+
+def _error(message: str) -> Exception:
+    from xoff.lab.seed import SeedError  # noqa: PLC0415 - seed imports this module
+
+    return SeedError(message)
+
+
+def _state(lab: Lab) -> LabState:
+    """The lab's state read again: a restart of OpenSM changes its PID."""
+    state = resolve(lab.name, lab.state.dir.parent)
+    if state.ib is None:
+        raise _error(f"lab {lab.name} has no InfiniBand fabric")
+    return state
+
+
+def _sm_dir(state: LabState) -> Path:
+    assert state.ib is not None
+    return Path(state.ib.opensm_log).parent
+
+
+def _sm(lab: Lab) -> SubnetManager:
+    sm = next((d.subnet_manager for d in lab.connection.fabric.devices.values() if d.subnet_manager), None)
+    if sm is None:
+        raise _error(f"lab {lab.name}: no device runs the subnet manager")
+    return sm
+
+
+def _sm_run(state: LabState, argv: list[str]) -> str:
+    """A command on the SM host (its namespace, the diags attached to ibsim as the collector's are)."""
+    assert state.ib is not None
+    done = run_in(state, state.ib.sm_host, argv)
+    if done.returncode != 0:
+        raise _error(f"{state.ib.sm_host}: {' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    return done.stdout
+
+
+def _keep(path: Path, tag: str) -> None:
+    backup = path.with_name(path.name + _BACKUP.format(tag=tag))
+    if not backup.exists():
+        shutil.copy2(path, backup)
+
+
+def _put_back(path: Path, tag: str) -> None:
+    backup = path.with_name(path.name + _BACKUP.format(tag=tag))
+    if backup.exists():
+        shutil.copy2(backup, path)
+        backup.unlink()
+
+
+def _set_option(path: Path, options: dict[str, str]) -> None:
+    """``key value`` lines of opensm.conf replaced (or added at the end)."""
+    text = path.read_text(encoding="utf-8")
+    for key, value in options.items():
+        text, n = re.subn(rf"^{re.escape(key)} .*$", f"{key} {value}", text, flags=re.M)
+        if n == 0:
+            text = text.rstrip("\n") + f"\n{key} {value}\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _resweep(lab: Lab) -> None:
+    """``kill -HUP`` OpenSM on the SM host, then wait for the heavy sweep it runs to end (SUBNET UP)."""
+    state = _state(lab)
+    assert state.ib is not None
+    log = Path(state.ib.opensm_log)
+    offset = processes.size(log)
+    _sm_run(state, ["kill", "-HUP", str(state.processes[f"{state.ib.sm_host}/opensm"].pid)])
+    deadline = time.monotonic() + SWEEP_TIMEOUT_S
+    while "SUBNET UP" not in log.read_bytes()[offset:].decode("utf-8", errors="replace"):
+        if time.monotonic() > deadline:
+            raise _error(f"{state.ib.sm_host}: no OpenSM sweep within {SWEEP_TIMEOUT_S:.0f} s of SIGHUP")
+        time.sleep(0.1)
+
+
+def _restart(lab: Lab) -> None:
+    """Stop OpenSM by PID and let ``lab up`` start it again with the edited opensm.conf (it waits for SUBNET UP)."""
+    state = _state(lab)
+    assert state.ib is not None
+    key = f"{state.ib.sm_host}/opensm"
+    stop_process(state, key)
+    report = up(Path(state.intent), lab.name, remap_addresses=bool(state.remap), root=state.dir.parent)
+    if key not in report.started:
+        raise _error(f"lab {lab.name}: OpenSM did not start again (started: {report.started})")
+
+
+# --- the routing engine --------------------------------------------------------------------------
+
+
+def engine(name: str) -> tuple[Step, Step]:
+    """opensm.conf ``routing_engine NAME`` (no ``no_fallback``), OpenSM restarted: it reads the engine at start."""
+
+    def seed(lab: Lab, _t: Target) -> None:
+        conf = _sm_dir(_state(lab)) / "opensm.conf"
+        _keep(conf, "engine")
+        _set_option(conf, {"routing_engine": name})
+        _restart(lab)
+
+    def undo(lab: Lab, _t: Target) -> None:
+        _put_back(_sm_dir(_state(lab)) / "opensm.conf", "engine")
+        _restart(lab)
+
+    return seed, undo
+
+
+def _hole_destination(lab: Lab, t: Target) -> tuple[str, str, str]:
+    """(host, netdev, port GUID) of the first host HCA not cabled to switch ``t.device``, not the SM's."""
+    fabric = lab.connection.fabric
+    sm_host = next(d.name for d in fabric.devices.values() if d.subnet_manager is not None)
+    near = {lk.a.device for lk in fabric.links if lk.b.device == t.device}
+    near |= {lk.b.device for lk in fabric.links if lk.a.device == t.device}
+    for (host, netdev), guid in sorted(hca_port_guids(fabric).items()):
+        if host not in near and host != sm_host:
+            return host, netdev, guid
+    raise _error(f"{t.device}: every host HCA is cabled to it; no route to take out")
+
+
+def lft_hole_seed(lab: Lab, t: Target) -> None:
+    """Routes pinned from an LFT file (``dump_fts`` taken now) that lacks one switch's entry for one host:
+    OpenSM's ``file`` engine programs exactly that file, so the switch has no route to the host."""
+    state = _state(lab)
+    switch = lab.connection.fabric.devices.get(t.device)
+    if switch is None or switch.guid is None:
+        raise _error(f"{t.device}: not an InfiniBand switch with a GUID")
+    _host, _netdev, port_guid = _hole_destination(lab, t)
+    dump = _sm_run(state, ["dump_fts"])
+    lines, block, dropped = [], "", 0
+    for line in dump.splitlines():
+        if line.startswith("Unicast lids"):
+            block = line
+        elif f" guid 0x{int(switch.guid, 16):016x} " in block and f"portguid 0x{int(port_guid, 16):016x}" in line:
+            dropped += 1
+            continue
+        lines.append(line)
+    if dropped != 1:
+        raise _error(f"{t.device}: dump_fts has {dropped} entries for port GUID {port_guid}, not one")
+    d = _sm_dir(state)
+    (d / "lfts.dump").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    conf = d / "opensm.conf"
+    _keep(conf, "lft")
+    _set_option(conf, {"routing_engine": "file", "lfts_file": str(d / "lfts.dump")})
+    _restart(lab)
+
+
+def lft_hole_undo(lab: Lab, _t: Target) -> None:
+    d = _sm_dir(_state(lab))
+    _put_back(d / "opensm.conf", "lft")
+    (d / "lfts.dump").unlink(missing_ok=True)
+    _restart(lab)
+
+
+# --- QoS: SL -> VL -> arbitration weight ---------------------------------------------------------
+
+
+def vl_weight_seed(lab: Lab, _t: Target) -> None:
+    """opensm.conf ``qos_swe_vlarb_low``: switch external ports get the intent's VL arbitration with the
+    used SL's VL at weight 0 (OpenSM takes the per-port-type table over ``qos_vlarb_low``); SIGHUP."""
+    sm = _sm(lab)
+    vl = sm.sl2vl[sm.service_level]
+    table = ",".join(f"{v}:{0 if v == vl else w}" for v, w in sm.vlarb_low)
+    conf = _sm_dir(_state(lab)) / "opensm.conf"
+    _keep(conf, "vlarb")
+    _set_option(conf, {"qos_swe_vlarb_low": table})
+    _resweep(lab)
+
+
+def vl_weight_undo(lab: Lab, _t: Target) -> None:
+    _put_back(_sm_dir(_state(lab)) / "opensm.conf", "vlarb")
+    _resweep(lab)
+
+
+# --- partitions ----------------------------------------------------------------------------------
+
+
+def partition_drop_seed(lab: Lab, t: Target) -> None:
+    """partitions.conf: the host's HCA port taken out of every partition but Default (its lines commented
+    out, as an operator removing a host from a job does); SIGHUP."""
+    port = t.port or "ib0"
+    guid = hca_port_guids(lab.connection.fabric).get((t.device, port))
+    if guid is None:
+        raise _error(f"{t.device}: no InfiniBand HCA port {port}")
+    path = _sm_dir(_state(lab)) / "partitions.conf"
+    text = path.read_text(encoding="utf-8")
+    pattern = rf"^(?!Default=)([^#\n]*0x{int(guid, 16):016x}[^\n]*)$"
+    changed, n = re.subn(pattern, r"# \1", text, flags=re.M | re.I)
+    if n == 0:
+        raise _error(f"{t.device}: {port} is in no partition but Default")
+    _keep(path, "pkey")
+    path.write_text(changed, encoding="utf-8")
+    _resweep(lab)
+
+
+def partition_drop_undo(lab: Lab, _t: Target) -> None:
+    _put_back(_sm_dir(_state(lab)) / "partitions.conf", "pkey")
+    _resweep(lab)
+
+
+# --- a link trained narrow -----------------------------------------------------------------------
+
+
+def _link_ends(lab: Lab, state: LabState, t: Target) -> list[tuple[str, str]]:
+    """(LID, port) of both ends of the switch-to-switch link at ``t``: LIDs from ``ibswitches``."""
+    fabric = lab.connection.fabric
+    link = next(
+        (lk for lk in fabric.links if (t.device, t.port) in ((lk.a.device, lk.a.port), (lk.b.device, lk.b.port))), None
+    )
+    if link is None:
+        raise _error(f"{t.device}: no link on port {t.port}")
+    listing = _sm_run(state, ["ibswitches"])
+    ends = []
+    for end in (link.a, link.b):
+        guid = fabric.devices[end.device].guid
+        found = (
+            re.search(rf"^Switch\s*:\s*0x{int(guid, 16):016x}\b.*\blid (\d+)", listing, flags=re.M) if guid else None
+        )
+        if found is None:
+            raise _error(f"{end.device}: not an InfiniBand switch with a LID (this fault is seeded on switch links)")
+        ends.append((found.group(1), end.port))
+    return ends
+
+
+def _kept_width(state: LabState, lid: str, port: str) -> Path:
+    return _sm_dir(state) / f"width-{lid}-{port}{_BACKUP.format(tag='width')}"
+
+
+def _set_widths(lab: Lab, state: LabState, widths: dict[tuple[str, str], str], active: str) -> None:
+    """``ibportstate LID PORT width N`` at each end, then wait until both are ``active``: each set raises a
+    trap, and OpenSM's sweep writes PortInfo back to the ports (ibsim retrains the link on every write)."""
+    for (lid, port), enabled in widths.items():
+        _sm_run(state, ["ibportstate", lid, port, "width", enabled])
+    deadline = time.monotonic() + SWEEP_TIMEOUT_S
+    while True:
+        got = {
+            end: re.search(r"^LinkWidthActive:\.*(\S+)", _sm_run(state, ["smpquery", "portinfo", *end]), flags=re.M)
+            for end in widths
+        }
+        if all(m is not None and m.group(1) == active for m in got.values()):
+            return
+        if time.monotonic() > deadline:
+            raise _error(f"{lab.name}: link not {active} after ibportstate width: {got}")
+        time.sleep(0.2)
+
+
+def narrow_seed(lab: Lab, t: Target) -> None:
+    """``ibportstate LID PORT width 1`` at both ends: LinkWidthEnabled 1X, the link retrains 1X."""
+    state = _state(lab)
+    widths = {}
+    for lid, port in _link_ends(lab, state, t):
+        info = _sm_run(state, ["smpquery", "portinfo", lid, port])
+        found = re.search(r"^LinkWidthEnabled:\.*(.+)$", info, flags=re.M)
+        if found is None:
+            raise _error(f"{t.device}: smpquery portinfo printed no LinkWidthEnabled")
+        enabled = sum(_WIDTH_BITS.get(w.strip(), 0) for w in found.group(1).split(" or "))
+        _kept_width(state, lid, port).write_text(str(enabled), encoding="utf-8")
+        widths[(lid, port)] = "1"
+    _set_widths(lab, state, widths, "1X")
+
+
+def narrow_undo(lab: Lab, t: Target) -> None:
+    state = _state(lab)
+    widths = {}
+    for lid, port in _link_ends(lab, state, t):
+        kept = _kept_width(state, lid, port)
+        widths[(lid, port)] = kept.read_text(encoding="utf-8").strip() if kept.exists() else str(_WIDTH_BITS["4X"])
+    _set_widths(lab, state, widths, "4X")
+    for lid, port in widths:
+        _kept_width(state, lid, port).unlink(missing_ok=True)

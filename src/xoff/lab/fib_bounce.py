@@ -15,11 +15,11 @@ import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from xoff.lab.seed import Lab, Target
+    from xoff.lab.seed_steps import Lab, Target
 
 
 def _error(message: str) -> Exception:
-    from xoff.lab.seed import SeedError  # noqa: PLC0415 - seed imports this module
+    from xoff.lab.seed_steps import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
 
     return SeedError(message)
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from xoff.desired.models import SubnetManager
-    from xoff.lab.seed import Lab, Target
+    from xoff.lab.seed_steps import Lab, Target
 
     Step = Callable[[Lab, Target], None]
 
@@ -43,7 +43,7 @@ _WIDTH_BITS = {"1X": 1, "4X": 2, "8X": 4, "12X": 8, "2X": 16}
 
 
 def _error(message: str) -> Exception:
-    from xoff.lab.seed import SeedError  # noqa: PLC0415 - seed imports this module
+    from xoff.lab.seed_steps import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
 
     return SeedError(message)
 

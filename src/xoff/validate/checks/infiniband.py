@@ -10,6 +10,7 @@ is skipped without one. Switches are matched by ``Device.guid``, host HCAs by th
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
@@ -85,8 +86,9 @@ class InfinibandCheck(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         return self.judge(ctx.desired, observation(ctx))
 
+    @abstractmethod
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
-        raise NotImplementedError
+        """The findings on the intent and, when collected, the running InfiniBand fabric."""
 
 
 @register

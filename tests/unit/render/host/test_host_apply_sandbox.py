@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from host_sandbox import Sandbox
+from rail_netns import GPU1_IP_STEPS
 
 from xoff.desired import FabricState, build_fabric_state
 from xoff.intent import load_intent
@@ -40,24 +41,7 @@ def _unknown(nic: str) -> list[str]:
 
 
 GPU1_FIRST_RUN = [
-    "eth0 mtu 1500 -> 9000",
-    "eth0 admin down -> up",
-    "eth0 address + 198.18.0.9/31",
-    "eth1 mtu 1500 -> 9000",
-    "eth1 admin down -> up",
-    "eth1 address + 198.18.0.11/31",
-    "eth2 mtu 1500 -> 9000",
-    "eth2 admin down -> up",
-    "eth2 address + 198.19.0.1/31",
-    "table 100 route 198.18.0.0/24 via 198.18.0.8 dev eth0",
-    "table 100 route 198.18.255.0/24 via 198.18.0.8 dev eth0",
-    "table 101 route 198.18.0.0/24 via 198.18.0.10 dev eth1",
-    "table 101 route 198.18.255.0/24 via 198.18.0.10 dev eth1",
-    "table 102 route 198.19.0.0/24 via 198.19.0.0 dev eth2",
-    "table 102 route 198.19.255.0/24 via 198.19.0.0 dev eth2",
-    "rule 1000 from 198.18.0.9/32 lookup 100",
-    "rule 1001 from 198.18.0.11/32 lookup 101",
-    "rule 1002 from 198.19.0.1/32 lookup 102",
+    *GPU1_IP_STEPS,  # iproute2 first, then the NIC tools
     "eth0 trust pcp -> dscp",
     "eth0 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",
     *DSCP["eth0"],

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import paramiko  # type: ignore[import-untyped]
 from netmiko import ConnectHandler, NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
 
+from xoff.collect import batch
 from xoff.connect.credentials import Credentials
 from xoff.connect.targets import Target
 
@@ -36,7 +37,7 @@ class ConnectSpec:
     device_type: str
     timeout_s: float
     enable: bool  # enter the privileged level after login (EOS: show running-config)
-    exec_channel: bool = False  # one SSH exec channel per command (exit status kept) instead of a CLI shell
+    exec_channel: bool = False  # SSH exec channels (exit statuses kept; commands batched) instead of a CLI shell
 
 
 Connector = Callable[[ConnectSpec], CollectSession]
@@ -69,19 +70,41 @@ class ExecSession:
             banner_timeout=spec.timeout_s,
         )
 
-    def send_command(self, command_string: str, *_args: Any, **kwargs: Any) -> str:
-        timeout = float(kwargs.get("read_timeout", self.timeout))
-        _, stdout, stderr = self.client.exec_command(command_string, timeout=timeout)
+    def _exec(self, command: str, timeout: float) -> batch.Ran:
+        _, stdout, stderr = self.client.exec_command(command, timeout=timeout)
         out = str(stdout.read().decode("utf-8", errors="replace"))
         err = str(stderr.read().decode("utf-8", errors="replace"))
-        status = stdout.channel.recv_exit_status()
-        if status != 0:
-            first = (err.strip() or out.strip() or "no output").splitlines()[0]
-            raise CommandFailedError(f"exit status {status}: {first}")
-        return out
+        return batch.Ran(stdout.channel.recv_exit_status(), out, err)
+
+    def send_command(self, command_string: str, *_args: Any, **kwargs: Any) -> str:
+        return _output(self._exec(command_string, float(kwargs.get("read_timeout", self.timeout))))
+
+    def run_batch(self, commands: list[str], read_timeout: float) -> list[str | Exception]:
+        """Every command in one exec channel (``collect.batch``): each one's output, or the
+        CommandFailedError its exit status gives, or a TimeoutError when its end never came."""
+        marker = batch.new_marker()
+        ran = self._exec(batch.script(commands, marker), read_timeout)
+        results: list[str | Exception] = []
+        for one in batch.split(ran.stdout, ran.stderr, marker, len(commands)):
+            if one is None:
+                results.append(TimeoutError(f"the batch ended before this command did (exit status {ran.status})"))
+                continue
+            try:
+                results.append(_output(one))
+            except CommandFailedError as exc:
+                results.append(exc)
+        return results
 
     def disconnect(self) -> None:
         self.client.close()
+
+
+def _output(ran: batch.Ran) -> str:
+    """The command's output, or CommandFailedError for a non-zero exit status (its first error line)."""
+    if ran.status != 0:
+        first = (ran.stderr.strip() or ran.stdout.strip() or "no output").splitlines()[0]
+        raise CommandFailedError(f"exit status {ran.status}: {first}")
+    return ran.stdout
 
 
 class PromptSession:

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from xoff.collect.connection import Connector, ConnectSpec, classify, netmiko_connect
-from xoff.collect.protocol import Collector, DeviceObservation, collector_for, refused
+from xoff.collect.connection import CollectSession, Connector, ConnectSpec, classify, netmiko_connect
+from xoff.collect.protocol import Collector, Command, DeviceObservation, collector_for, refused
 from xoff.collect.snapshot import CollectError, Snapshot
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
@@ -53,6 +53,28 @@ def _save_raw(raw_dir: Path | None, device: str, slug: str, text: str) -> None:
     folder = raw_dir / device
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{slug}.txt").write_text(text, encoding="utf-8")
+
+
+def _run(
+    session: CollectSession, commands: list[Command], timeout_s: float
+) -> Iterator[tuple[Command, str | Exception]]:
+    """Each command with its output or the exception it raised, in order: all in one exec channel
+    when the session can (``ExecSession.run_batch``), else one after the other (stopping is the
+    caller's choice: the generator runs a command only when asked for its result)."""
+    run_batch = getattr(session, "run_batch", None)
+    if run_batch is not None and len(commands) > 1:
+        try:
+            results: list[str | Exception] = run_batch([c.text for c in commands], timeout_s)
+        except Exception as exc:  # the channel itself failed: said once, against the first command
+            yield commands[0], exc
+            return
+        yield from zip(commands, results, strict=True)
+        return
+    for command in commands:
+        try:
+            yield command, str(session.send_command(command.text, read_timeout=timeout_s))
+        except Exception as exc:
+            yield command, exc
 
 
 def collect_device(
@@ -95,15 +117,13 @@ def collect_device(
         run.elapsed_s = time.monotonic() - started
         return run
     try:
-        for command in collector.commands(device):
-            try:
-                text = str(session.send_command(command.text, read_timeout=options.timeout_s))
-            except Exception as exc:
-                error(classify(exc), command.text, f"{type(exc).__name__}: {exc}")
-                if classify(exc) in ("unreachable", "timeout"):
+        for command, result in _run(session, collector.commands(device), options.timeout_s):
+            if isinstance(result, Exception):
+                error(classify(result), command.text, f"{type(result).__name__}: {result}")
+                if classify(result) in ("unreachable", "timeout"):
                     break
                 continue
-            text = mask(text, secrets)
+            text = mask(result, secrets)
             _save_raw(options.raw_dir, target.name, command.slug, text)
             refusal = refused(text)
             if refusal is not None:

@@ -9,7 +9,7 @@
   advertising the intent's port names as port IDs;
 - hosts: OpenSSH ``sshd`` on the management address, key auth for root, PATH with the NIC tool
   shims and ``XOFF_HOST_ROOT`` set for every session;
-- switches: the lab's one SSH server (``python -m xoff.lab.sshd``) driving the NOS emulators;
+- switches: the lab's SSH servers (``python -m xoff.lab.sshd``, one per ~16 switches) driving the NOS emulators;
 - InfiniBand: ``ibsim`` and OpenSM in the subnet manager host's namespace, OpenSM with the rendered
   ``opensm.conf``, ``partitions.conf``, ``qos-policy.conf`` and GUID files.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -257,16 +258,29 @@ Subsystem sftp internal-sftp
 SWITCH_SSH_READY = "xoff lab sshd: listening"
 
 
-def switch_ssh_spec(lab_dir: Path) -> ProcessSpec:
-    return ProcessSpec(
-        key="lab/switch-ssh",
-        role="switch-ssh",
-        device=None,
-        netns=None,
-        argv=[sys.executable, "-m", "xoff.lab.sshd", "--lab-dir", str(lab_dir)],
-        log=lab_dir / "switch-ssh.log",
-        ready_text=(lab_dir / "switch-ssh.log", SWITCH_SSH_READY),
-    )
+def switch_ssh_processes(switches: int, cpus: int | None = None) -> int:
+    """How many SSH server processes serve the lab's switches: one asyncio loop (and one GIL) per
+    process, so a push to many switches at once can use every CPU. About one per 16 switches, at most
+    two per CPU (a process that waits on file I/O leaves its CPU to another)."""
+    cpus = cpus or os.cpu_count() or 1
+    return max(1, min(2 * cpus, -(-switches // 16)))
+
+
+def switch_ssh_specs(lab_dir: Path, switches: int) -> list[ProcessSpec]:
+    """The lab's switch SSH servers: process ``i`` of ``n`` serves every n-th switch (``--shard``)."""
+    n = switch_ssh_processes(switches)
+    return [
+        ProcessSpec(
+            key=f"lab/switch-ssh/{i}",
+            role="switch-ssh",
+            device=None,
+            netns=None,
+            argv=[sys.executable, "-m", "xoff.lab.sshd", "--lab-dir", str(lab_dir), "--shard", f"{i}/{n}"],
+            log=lab_dir / f"switch-ssh-{i}.log",
+            ready_text=(lab_dir / f"switch-ssh-{i}.log", SWITCH_SSH_READY),
+        )
+        for i in range(n)
+    ]
 
 
 # --- InfiniBand: ibsim + OpenSM on the subnet manager host ---------------------------------------

@@ -319,8 +319,9 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
     second = [s for _, *others in frr for s in others]  # bgpd, staticd: they connect to zebra
     second += [daemons.lldpd_spec(d, dp) for dp in p.devices.values() if dp.kind in {"switch", "host"}]
     second += [daemons.sshd_spec(d, dp) for dp in p.devices.values() if dp.kind == "host"]
-    if any(dp.kind == "switch" for dp in p.devices.values()):
-        second.append(daemons.switch_ssh_spec(d))
+    switches = sum(dp.kind == "switch" for dp in p.devices.values())
+    if switches:
+        second += daemons.switch_ssh_specs(d, switches)
     phases.append(second)
     sm = next((dev.name for dev in fabric.devices.values() if dev.subnet_manager is not None), None)
     if sm is not None and any(net.kind == "infiniband" for net in fabric.networks.values()):

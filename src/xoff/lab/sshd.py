@@ -1,7 +1,9 @@
-"""The lab's switch SSH server: one asyncssh process per lab, one listening socket per switch.
+"""The lab's switch SSH server: asyncssh processes, one listening socket per switch.
 
-``python -m xoff.lab.sshd --lab-dir DIR`` reads the lab's ``lab.json`` and ``secrets.yaml`` and
-listens on ``<mgmt address>:22`` inside every switch namespace (the socket is made inside the
+``python -m xoff.lab.sshd --lab-dir DIR [--shard I/N]`` reads the lab's ``lab.json`` and
+``secrets.yaml`` and listens on ``<mgmt address>:22`` inside every switch namespace (with ``--shard``,
+every N-th switch from the I-th in name order: the lab runs N processes so that many sessions at once
+are not bound to one interpreter) (the socket is made inside the
 namespace with ``setns`` and then served from here). Authentication is by password (the lab's
 switch credentials). Each session, shell (with or without a PTY) or exec, gets a new
 ``xoff.lab.emulators.<platform>.Emulator`` and is driven line by line through ``step()``; SFTP and
@@ -321,12 +323,44 @@ async def serve(
     return acceptors
 
 
-async def _main(lab_dir: Path) -> None:
+def boot(found: list[Listener], lookup: Lookup = default_lookup) -> list[str]:
+    """Boot every switch before the server says it is listening, as a real switch has its running
+    configuration before anyone logs in: one emulator per switch, opened and closed (the NOS modules
+    imported, the lab's FabricState read, each factory configuration built once). What failed, one
+    line per switch (its sessions will say why again)."""
+    failed = []
+    for listener in found:
+        try:
+            lookup(listener.platform)(listener.context).close()
+        except Exception as exc:  # a session will report it; the server still serves the others
+            failed.append(f"{listener.device}: {type(exc).__name__}: {exc}")
+    return failed
+
+
+def shard(found: list[Listener], index: int, count: int) -> list[Listener]:
+    """The listeners process ``index`` of ``count`` serves: every ``count``-th in device-name order."""
+    return sorted(found, key=lambda x: x.device)[index::count]
+
+
+def _shard_arg(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected I/N, e.g. 0/2") from None
+    if not 0 <= i < n:
+        raise argparse.ArgumentTypeError(f"{text!r}: I must be in 0..N-1")
+    return i, n
+
+
+async def _main(lab_dir: Path, index: int, count: int) -> None:
     state = load(lab_dir)
     if state is None:
         raise SystemExit(f"{lab_dir}: no lab.json")
     secrets = credentials.Secrets.load(lab_dir)
-    found = listeners(state)
+    found = shard(listeners(state), index, count)
+    for line in boot(found):
+        print(f"xoff lab sshd: boot failed: {line}", flush=True)
     acceptors = await serve(found, secrets.switch_username, secrets.switch_password)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -341,8 +375,9 @@ async def _main(lab_dir: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m xoff.lab.sshd", description=__doc__.split("\n")[0])
     parser.add_argument("--lab-dir", required=True, type=Path)
+    parser.add_argument("--shard", type=_shard_arg, default=(0, 1), help="I/N: serve every N-th switch from the I-th")
     args = parser.parse_args(argv)
-    asyncio.run(_main(args.lab_dir))
+    asyncio.run(_main(args.lab_dir, *args.shard))
     sys.exit(0)
 
 

@@ -154,8 +154,9 @@ def test_host_key_mismatch_is_refused_before_anything_is_sent(lab: LabState, tmp
     ]
     known = tmp_path / "known_hosts"
     known.write_text("\n".join(forged) + "\n", encoding="utf-8")
-    log = lab.dir / "switch-ssh.log"
-    log_before = log.read_text(encoding="utf-8") if log.exists() else ""
+    logs = sorted(lab.dir.glob("switch-ssh-*.log"))
+    assert logs, "the lab's switch SSH servers log nothing?"
+    log_before = {log: len(log.read_text(encoding="utf-8")) for log in logs}
     before = _device_state(lab, "leaf2")
     status, lines, out = _push(tmp_path, "--limit", "leaf2", "--known-hosts", str(known))
     assert status == 1, out
@@ -163,7 +164,7 @@ def test_host_key_mismatch_is_refused_before_anything_is_sent(lab: LabState, tmp
     assert (result["outcome"], result["failed_step"]) == ("failed", "connect"), out
     assert "BadHostKey" in result["error"] or "host key" in result["error"].lower(), result["error"]
     assert _device_state(lab, "leaf2") == before
-    new_log = (log.read_text(encoding="utf-8") if log.exists() else "")[len(log_before) :]
+    new_log = "".join(log.read_text(encoding="utf-8")[log_before[log] :] for log in logs)
     assert "leaf2" not in new_log or "auth" not in new_log.lower(), new_log  # never authenticated
     _no_secret(lab, tmp_path, out)
 

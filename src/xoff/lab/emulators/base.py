@@ -8,12 +8,17 @@ session of a device sees the same device, and a lab restart keeps it.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xoff.desired.models import Device, FabricState
 
 FAULTS_FILE = "faults.json"
 
@@ -26,10 +31,27 @@ class EmulatorContext:
     frr_vty_dir: Path | None = None  # the device's FRR vty socket directory, for vtysh --vty_socket
     fabric_state: Path | None = None  # the FabricState JSON the lab was built from (desired), if any
 
+    def desired_device(self) -> Device | None:
+        """This device in the lab's FabricState (what the lab was built from), or None without one."""
+        if self.fabric_state is None or not self.fabric_state.exists():
+            return None
+        st = self.fabric_state.stat()
+        return _lab_fabric(self.fabric_state, st.st_mtime_ns, st.st_size).devices.get(self.device)
+
     def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...)."""
         full = ["ip", "netns", "exec", self.netns, *argv] if self.netns else argv
         return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30)
+
+
+@functools.lru_cache(maxsize=4)
+def _lab_fabric(path: Path, mtime_ns: int, size: int) -> FabricState:
+    """The lab's FabricState, parsed once per SSH server process and shared by every session (read
+    only): a 64-switch fabric's JSON takes longer to read than a session's whole work."""
+    from xoff.desired.models import FabricState  # noqa: PLC0415 - pydantic models, only where a lab has a fabric
+
+    del mtime_ns, size  # the cache key: a rewritten file is read again
+    return FabricState.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 @dataclass

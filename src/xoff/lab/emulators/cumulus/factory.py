@@ -12,7 +12,6 @@ cumulus``.
 
 from __future__ import annotations
 
-from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.platforms.cumulus.bgp import build_bgp
 from xoff.platforms.cumulus.interfaces import build_interfaces, build_system
@@ -23,12 +22,10 @@ FACTORY_HOSTNAME = "cumulus"
 
 def factory_tree(ctx: EmulatorContext | None = None) -> Tree:
     """The factory applied revision of the switch ``ctx`` names (minimal without a FabricState)."""
-    if ctx is not None and ctx.fabric_state is not None and ctx.fabric_state.exists():
-        fabric = FabricState.model_validate_json(ctx.fabric_state.read_text(encoding="utf-8"))
-        device = fabric.devices.get(ctx.device)
-        if device is not None and device.kind == "switch":
-            tree: Tree = {}
-            for builder in (build_system, build_interfaces, build_bgp):
-                merge(tree, builder(device))
-            return tree
+    device = ctx.desired_device() if ctx is not None else None
+    if device is not None and device.kind == "switch":
+        tree: Tree = {}
+        for builder in (build_system, build_interfaces, build_bgp):
+            merge(tree, builder(device))
+        return tree
     return {"system": {"hostname": FACTORY_HOSTNAME}}

@@ -14,10 +14,6 @@ Without a FabricState (unit tests, a device the fabric does not have): a bare sw
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
-from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos.model import RunningConfig
 from xoff.lab.emulators.eos.store import clean, parse
@@ -37,20 +33,10 @@ def underlay_only(sc: StructuredConfig) -> StructuredConfig:
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def _fabric(path: Path, mtime_ns: int, size: int) -> FabricState:
-    """The lab's FabricState, parsed once per process (the SSH server boots every switch from it)."""
-    del mtime_ns, size  # the cache key: a rewritten file is parsed again
-    return FabricState.model_validate_json(path.read_text(encoding="utf-8"))
-
-
 def factory_text(ctx: EmulatorContext) -> str | None:
     """The provisioned running-config of the switch ``ctx`` names, in xoff's rendered format; None
     without a FabricState that has the device as a switch."""
-    if ctx.fabric_state is None or not ctx.fabric_state.exists():
-        return None
-    st = ctx.fabric_state.stat()
-    device = _fabric(ctx.fabric_state, st.st_mtime_ns, st.st_size).devices.get(ctx.device)
+    device = ctx.desired_device()
     if device is None or device.kind != "switch":
         return None
     return render_template(TEMPLATE, **underlay_only(build_structured_config(device)))

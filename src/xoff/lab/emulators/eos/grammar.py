@@ -10,6 +10,7 @@ furthest token any command reached) otherwise, ``% Ambiguous command`` for a pre
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
@@ -187,6 +188,7 @@ def _is_choice(kind: str) -> bool:
     return "|" in kind or kind.startswith("=")
 
 
+@functools.cache  # pure, and every session builds its command tables from the same patterns
 def compile_pattern(pattern: str) -> tuple[Elem, ...]:
     stack: list[list[Elem]] = [[]]
     for word in re.findall(r"\[|\]|<[^>]+>|[^\s\[\]]+", pattern):
@@ -281,7 +283,12 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     """The one command the tokens select, with its arguments; ``ParseError`` otherwise."""
     results: list[tuple[Command, _Found]] = []
     progress = _Progress()
+    first = toks.words[0].lower() if toks.words else None
     for cmd in commands:
+        head = cmd.elems[0] if cmd.elems else None
+        if first is not None and isinstance(head, Lit) and not head.word.startswith(first):
+            progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
+            continue
         found: list[_Found] = []
         _walk(cmd.elems, toks, 0, _Found({}, {}), found, progress)
         results.extend((cmd, f) for f in found)

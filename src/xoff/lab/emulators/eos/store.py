@@ -3,13 +3,15 @@
 ``flash:``, where SCP to ``/mnt/flash`` puts files for ``configure replace flash:NAME``) and ``boot-time``.
 
 Every session of a device reads and writes these under one lock (``flock`` on ``.lock``), so two
-SSH sessions see one device. The parsed running-config is cached by file identity and mtime.
+SSH sessions see one device. The parsed running-config is cached by file identity and mtime, and
+parsed texts are shared between sessions (each session opens its own store).
 """
 
 from __future__ import annotations
 
 import copy
 import fcntl
+import functools
 import json
 import os
 import time
@@ -61,6 +63,12 @@ def parse(text: str, base: RunningConfig | None = None) -> RunningConfig:
     if errors:
         raise ConfigRefusedError(errors)
     return cfg
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> RunningConfig:
+    """``parse(text)`` shared by every session of the process: never modify the result."""
+    return parse(text)
 
 
 @dataclass
@@ -134,7 +142,7 @@ class Store:
         st = path.stat()
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if self._cache is None or self._cache[0] != key:
-            self._cache = (key, parse(path.read_text(encoding="utf-8")))
+            self._cache = (key, _parsed(path.read_text(encoding="utf-8")))
         return self._cache[1]
 
     def running(self) -> RunningConfig:

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xoff.buffers import get_asic
-from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
 from xoff.lab.emulators.sonic import config_cmds, gcu, show_cmds
 from xoff.lab.emulators.sonic.apply import apply_change
@@ -134,11 +133,9 @@ class Emulator(EmulatorBase):
         apply_change(self.ctx, old, new)
 
     def asic_type(self) -> str:
-        if self.ctx.fabric_state is not None and self.ctx.fabric_state.exists():
-            fabric = FabricState.model_validate_json(self.ctx.fabric_state.read_text(encoding="utf-8"))
-            device = fabric.devices.get(self.ctx.device)
-            if device is not None and device.asic is not None:
-                return str(get_asic(device.asic).vendor)
+        device = self.ctx.desired_device()
+        if device is not None and device.asic is not None:
+            return str(get_asic(device.asic).vendor)
         return "vs"
 
     # --- one line of input -----------------------------------------------------------------------

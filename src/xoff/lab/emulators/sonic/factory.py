@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.platforms.sonic.config_db import bgp_tables, device_tables, interface_tables
 from xoff.platforms.sonic.names import router_mac
@@ -23,15 +22,13 @@ VS_PLATFORM = "x86_64-kvm_x86_64-r0"
 
 
 def factory_config_db(ctx: EmulatorContext) -> dict[str, dict[str, dict[str, Any]]]:
-    if ctx.fabric_state is not None and ctx.fabric_state.exists():
-        fabric = FabricState.model_validate_json(ctx.fabric_state.read_text(encoding="utf-8"))
-        device = fabric.devices.get(ctx.device)
-        if device is not None and device.kind == "switch":
-            out: dict[str, dict[str, dict[str, Any]]] = {}
-            out.update(device_tables(device))
-            out.update(interface_tables(device))
-            out.update(bgp_tables(device))
-            return {table: rows for table, rows in out.items() if rows}
+    device = ctx.desired_device()
+    if device is not None and device.kind == "switch":
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        out.update(device_tables(device))
+        out.update(interface_tables(device))
+        out.update(bgp_tables(device))
+        return {table: rows for table, rows in out.items() if rows}
     return {
         "DEVICE_METADATA": {
             "localhost": {

@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> None:
             singles.append(r.elapsed_s)
             log(f"single {name}: {r.elapsed_s:.2f} s, {r.changes} changes")
         _fresh_lab(intent, lab)
+        servers = sum(r.role == "switch-ssh" for r in resolve(lab).processes.values())
+        log(f"lab: {servers} switch SSH server processes")
         time.sleep(5)  # lab up's own CPU (FRR, lldpd settling) out of the measurement
         idle = CpuSample.take(lab)
         time.sleep(5)
@@ -227,7 +229,9 @@ def main(argv: list[str] | None = None) -> None:
         if not args.no_ansible:
             _fresh_lab(intent, lab)
             ansible = ansible_push(lab, intent, work)
-        report(args, lines, changes, singles, total, slowest_in_run, again, ansible, cpu_table(cpu, background))
+        report(
+            args, lines, changes, singles, total, slowest_in_run, again, ansible, cpu_table(cpu, background), servers
+        )
     finally:
         with contextlib.suppress(LabError):
             down(lab)
@@ -265,6 +269,7 @@ def report(
     again: float,
     ansible: float | None,
     cpu: str,
+    servers: int,
 ) -> None:
     slowest = max(singles)
     text = f"""# push_scale: a ~100-line change to {args.switches} emulated EOS switches
@@ -272,7 +277,8 @@ def report(
 `bench/push_scale.py` ({datetime.now(UTC).strftime("%Y-%m-%d")}, {platform.node()}, {os.cpu_count()} CPUs,
 Python {platform.python_version()}). Each switch's rendered running-config is {lines} lines; the push
 from factory sends it in a configuration session (rollback clean-config + config, commit timer,
-verify, confirm); per-device diff sizes {changes[0]}-{changes[-1]} changes.
+verify, confirm); per-device diff sizes {changes[0]}-{changes[-1]} changes. The lab serves the
+switches' SSH from {servers} processes (`xoff.lab.sshd --shard`).
 
 | run | wall time (s) | vs slowest single device |
 |---|---:|---:|

@@ -3,6 +3,7 @@ of its own, driving the test-only emulator (tests/unit/lab/lab_fake_emulator.py)
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import socket
@@ -15,8 +16,9 @@ import pytest
 from lab_fake_emulator import FILES, FakeEmulator
 
 from xoff.lab import netns
+from xoff.lab.daemons import switch_ssh_processes
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults
-from xoff.lab.sshd import EmulatorMissingError, LineDiscipline, Listener, default_lookup, serve
+from xoff.lab.sshd import EmulatorMissingError, LineDiscipline, Listener, _shard_arg, boot, default_lookup, serve, shard
 
 USER, PASSWORD = "admin", "s3cret-lab"
 ADDRESS = "198.18.0.1"  # on lo of a namespace that only this test uses
@@ -250,3 +252,40 @@ def test_sftp_and_scp_land_in_the_device_files(ns: str, tmp_path: Path) -> None:
 def test_default_lookup_explains_what_is_missing() -> None:
     with pytest.raises(EmulatorMissingError, match=r"no NOS emulator for platform 'no-such-nos'"):
         default_lookup("no-such-nos")
+
+
+# --- several server processes (no root) ----------------------------------------------------------
+
+
+def _listener(tmp: Path, device: str, platform: str = "fake") -> Listener:
+    ctx = EmulatorContext(device=device, state_dir=tmp / device, netns=None)
+    return Listener(device, platform, None, ADDRESS, 22, tmp / "key", ctx)
+
+
+def test_shards_split_the_switches_between_processes(tmp_path: Path) -> None:
+    found = [_listener(tmp_path, f"sw{i:02d}") for i in (5, 1, 3, 2, 4)]
+    parts = [[x.device for x in shard(found, i, 2)] for i in range(2)]
+    assert parts == [["sw01", "sw03", "sw05"], ["sw02", "sw04"]]  # name order, every other one
+    assert [x.device for x in shard(found, 0, 1)] == ["sw01", "sw02", "sw03", "sw04", "sw05"]
+    assert [switch_ssh_processes(n, cpus=2) for n in (1, 16, 17, 32, 64, 1000)] == [1, 1, 2, 2, 4, 4]
+    assert switch_ssh_processes(1000, cpus=8) == 16
+    with pytest.raises(argparse.ArgumentTypeError, match=r"I must be in 0\.\.N-1"):
+        _shard_arg("2/2")
+    with pytest.raises(argparse.ArgumentTypeError, match="expected I/N"):
+        _shard_arg("two")
+
+
+def test_boot_opens_every_switch_once_before_listening(tmp_path: Path) -> None:
+    opened: list[str] = []
+
+    class Booting(FakeEmulator):
+        def __init__(self, ctx: EmulatorContext) -> None:
+            super().__init__(ctx)
+            if ctx.device == "bad":
+                raise RuntimeError("no factory configuration")
+            opened.append(ctx.device)
+
+    found = [_listener(tmp_path, "sw1"), _listener(tmp_path, "bad"), _listener(tmp_path, "sw2")]
+    failed = boot(found, lambda _platform: Booting)
+    assert opened == ["sw1", "sw2"]
+    assert failed == ["bad: RuntimeError: no factory configuration"]

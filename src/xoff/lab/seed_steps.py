@@ -12,6 +12,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import paramiko  # type: ignore[import-untyped]
@@ -404,7 +405,7 @@ def _nic_tool(command: str) -> tuple[Seed, Undo]:
 
     def seed(lab: Lab, t: Target) -> None:
         root = HostRoot(lab.device_dir(t.device) / "root")
-        backup = root.state_path.with_name("state.json.xoff-fault")
+        backup = Path(root.state_path).with_name("state.json.xoff-fault")
         with root.state() as state:
             backup.write_text(json.dumps(state), encoding="utf-8")
         nic = _nic(lab, t)
@@ -412,7 +413,7 @@ def _nic_tool(command: str) -> tuple[Seed, Undo]:
 
     def undo(lab: Lab, t: Target) -> None:
         root = HostRoot(lab.device_dir(t.device) / "root")
-        backup = root.state_path.with_name("state.json.xoff-fault")
+        backup = Path(root.state_path).with_name("state.json.xoff-fault")
         if backup.exists():
             with root.state(write=True) as state:
                 state.clear()

@@ -18,18 +18,19 @@ Tools the rendered host script calls: ``ip`` (real), ``mlnx_qos``, ``cma_roce_mo
 ``modprobe`` are for collectors and operators (and ``modprobe`` is how an operator fixes the
 nvidia-peermem finding). ``nvidia-smi`` is installed only on hosts with GPUs, as the driver would be.
 
-This module imports nothing heavy: the shims import it on every call.
+This module imports nothing heavy (not even ``pathlib``): the shims import it on every call.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from xoff.lab.shims._state import ARGV0_ENV, ROOT_ENV, STATE_DIR, STATE_FILE, HostRoot
 
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from xoff.desired.models import Device
     from xoff.lab.shims.seed import Iommu
 
@@ -51,9 +52,11 @@ def wrapper_text(tool: str, state_root: Path, device: str) -> str:
 
     ``-S``: no site packages, the shims need only the standard library and the xoff package, which
     PYTHONPATH names (so the wrapper runs the same xoff that installed it); it saves a third of the
-    start-up of a tool the host script calls a few dozen times per NIC.
+    start-up of a tool the host script calls a few dozen times per NIC. ``-c`` rather than ``-m``:
+    ``runpy`` and what it imports cost more than most shims' own work.
     """
     import shlex  # noqa: PLC0415 - this module is imported by every shim call: keep its imports few
+    from pathlib import Path  # noqa: PLC0415 - idem
 
     python = shlex.quote(sys.executable)
     src = shlex.quote(str(Path(__file__).resolve().parents[3]))  # the directory that holds the xoff package
@@ -64,7 +67,7 @@ def wrapper_text(tool: str, state_root: Path, device: str) -> str:
         f"{ARGV0_ENV}=$0\n"
         f"PYTHONPATH={src}\n"
         f"export {ROOT_ENV} {ARGV0_ENV} PYTHONPATH\n"
-        f'exec {python} -S -m xoff.lab.shims.{TOOLS[tool]} "$@"\n'
+        f"exec {python} -S -c 'from xoff.lab.shims.{TOOLS[tool]} import cli; cli()' \"$@\"\n"
     )
 
 

@@ -22,24 +22,40 @@ runs as root, so the scripts' "You must be root" check never fires.
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
 
-from xoff.lab.shims._state import HostRoot, argv0, err, out
+from xoff.lab.shims._state import HostRoot, argv0, err, out, read
 
 _BASH_INT = re.compile(r"^[+-]?[0-9]+$")
 
 
-@dataclass(frozen=True)
 class Script:
-    name: str
-    optstring: str  # getopts' option string: a letter followed by ':' takes an argument
-    value_option: str  # the option that sets the value (-m / -t)
-    default: str  # the script's initial value of the variable the option sets
-    usage: str
-    test_op: str  # the operator of the script's `[ $MODE <op> N ]` tests
-    test_lines: tuple[int, ...]  # the script's lines with those tests, in order
-    write_lines: tuple[int, ...]  # the lines of the `echo ... > default_roce_*` that each test guards
+    """One of the two MLNX_OFED scripts: what its getopts, usage text and ``[ ... ]`` tests are (a
+    plain class: ``dataclasses`` costs a shim more to import than its work)."""
+
+    __slots__ = ("default", "name", "optstring", "test_lines", "test_op", "usage", "value_option", "write_lines")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        optstring: str,
+        value_option: str,
+        default: str,
+        usage: str,
+        test_op: str,
+        test_lines: tuple[int, ...],
+        write_lines: tuple[int, ...],
+    ) -> None:
+        self.name = name
+        self.optstring = optstring  # getopts' option string: a letter followed by ':' takes an argument
+        self.value_option = value_option  # the option that sets the value (-m / -t)
+        self.default = default  # the script's initial value of the variable the option sets
+        self.usage = usage
+        self.test_op = test_op  # the operator of the script's `[ $MODE <op> N ]` tests
+        self.test_lines = test_lines  # the script's lines with those tests, in order
+        self.write_lines = write_lines  # the lines of the `echo ... > default_roce_*` that each test guards
 
 
 ROCE_MODE = Script(
@@ -149,7 +165,7 @@ def main(script: Script, root: HostRoot, argv: list[str]) -> int:
     device = opts.get("d", "mlx5_0")
     port = opts.get("p", "1")
     value = opts.get(script.value_option, script.default)
-    if not root.path("/sys/kernel/config/rdma_cm").is_dir():
+    if not os.path.isdir(root.path("/sys/kernel/config/rdma_cm")):
         out("Module rdma_cm is not loaded or does not support configfs")
         return 1
     with root.state(write=True) as state:
@@ -163,7 +179,7 @@ def main(script: Script, root: HostRoot, argv: list[str]) -> int:
             out(f"Device {device} port {port} does not exist")
             return 1
         link_layer = root.path(f"/sys/class/infiniband/{device}/ports/{port}/link_layer")
-        ethernet = link_layer.is_file() and link_layer.read_text(encoding="utf-8").strip() == "Ethernet"
+        ethernet = os.path.isfile(link_layer) and read(link_layer).strip() == "Ethernet"
         if script is ROCE_MODE:
             _set_mode(cfg, value, ethernet, me)
             out(cfg["default_roce_mode"])

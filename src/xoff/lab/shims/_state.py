@@ -1,8 +1,11 @@
 """What every NIC tool shim shares: the host's state root, the state file and its lock, and the
 kernel-attribute semantics that plain files under the state root cannot have by themselves.
 
-Only the standard library is imported here: every shim is one short-lived process per call (the
-host script calls ``mlnx_qos`` a few dozen times per NIC), so start-up cost matters.
+Only the standard library is imported here, and little of it: every shim is one short-lived process
+per call (the host script calls ``mlnx_qos`` a few dozen times per NIC, a collect calls six tools
+per host), so start-up cost matters. ``pathlib``, ``dataclasses``, ``typing``, ``contextlib`` and
+``runpy`` each cost more to import than a shim's own work (``-X importtime``): paths are strings
+(``os.path``), types are for the type checker only, and the wrappers do not use ``-m``.
 
 Layout of a state root (``XOFF_HOST_ROOT``), the same paths as on a real host:
 
@@ -21,10 +24,14 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+    from typing import Any, NoReturn
+
+    State = dict[str, Any]
 
 ROOT_ENV = "XOFF_HOST_ROOT"
 ARGV0_ENV = "XOFF_SHIM_ARGV0"  # the wrapper's $0, for messages that print the invoked path (bash's getopts)
@@ -32,8 +39,6 @@ STATE_DIR = "var/lib/xoff-shims"
 STATE_FILE = "state.json"
 LOCK_FILE = "lock"
 SCHEMA = "xoff-shims/1"
-
-State = dict[str, Any]
 
 _NUMBER = re.compile(r"^\s*[+-]?\d+\s*$")
 
@@ -43,46 +48,35 @@ class ShimError(Exception):
 
 
 class HostRoot:
-    """One host's state root."""
+    """One host's state root (a directory path; ``str`` or path-like)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.fspath(root)
 
     @classmethod
     def from_env(cls) -> HostRoot:
         value = os.environ.get(ROOT_ENV, "")
         if not value:
             raise ShimError(f"{ROOT_ENV} is not set: run the tool through the wrapper xoff.lab.shims.install() wrote")
-        root = cls(Path(value))
-        if not root.state_path.is_file():
+        root = cls(value)
+        if not os.path.isfile(root.state_path):
             raise ShimError(
                 f"{value} is not a host state root written by xoff.lab.shims.install() (no {STATE_DIR}/{STATE_FILE})"
             )
         return root
 
-    def path(self, host_path: str) -> Path:
+    def path(self, host_path: str) -> str:
         """``/sys/class/...`` on the emulated host -> the file under the state root."""
-        return self.root / host_path.lstrip("/")
+        return os.path.join(self.root, host_path.lstrip("/"))
 
     @property
-    def state_path(self) -> Path:
-        return self.root / STATE_DIR / STATE_FILE
+    def state_path(self) -> str:
+        return os.path.join(self.root, STATE_DIR, STATE_FILE)
 
-    @contextmanager
-    def state(self, *, write: bool = False) -> Iterator[State]:
-        """The state file, under the lock (exclusive when ``write``); saved on exit if it changed."""
-        lock_path = self.root / STATE_DIR / LOCK_FILE
-        with lock_path.open("a", encoding="utf-8") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX if write else fcntl.LOCK_SH)
-            before = self.state_path.read_text(encoding="utf-8")
-            state: State = json.loads(before)
-            yield state
-            if write:
-                after = dump_state(state)
-                if after != before:
-                    tmp = self.state_path.with_suffix(".tmp")
-                    tmp.write_text(after, encoding="utf-8")
-                    tmp.replace(self.state_path)
+    def state(self, *, write: bool = False) -> StateFile:
+        """The state file, under the lock (exclusive when ``write``); saved on exit if it changed
+        (and not when the block raised)."""
+        return StateFile(self, write)
 
     def settle(self) -> None:
         """Give plain files the read-back format of the kernel attribute they stand for.
@@ -92,11 +86,65 @@ class HostRoot:
         the driver refuses (not 0-255) reads back as before, i.e. unset. Every shim runs this first,
         and the lab may run it too (``xoff.lab.shims.settle``).
         """
-        for f in self.root.glob("sys/class/infiniband/*/tc/*/traffic_class"):
-            text = f.read_text(encoding="utf-8")
+        for f in _traffic_class_files(os.path.join(self.root, "sys/class/infiniband")):
+            text = read(f)
             if _NUMBER.match(text):
                 value = int(text)
-                f.write_text(f"Global tclass={value}\n" if 0 <= value <= 255 else "", encoding="utf-8")
+                write_text(f, f"Global tclass={value}\n" if 0 <= value <= 255 else "")
+
+
+class StateFile:
+    """``with root.state(write=...) as state:`` (see ``HostRoot.state``)."""
+
+    def __init__(self, root: HostRoot, write: bool) -> None:
+        self.root = root
+        self.write = write
+        self.before = ""
+
+    def __enter__(self) -> State:
+        self.lock = open(os.path.join(self.root.root, STATE_DIR, LOCK_FILE), "a", encoding="utf-8")
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX if self.write else fcntl.LOCK_SH)
+            self.before = read(self.root.state_path)
+            state: State = json.loads(self.before)
+        except BaseException:
+            self.lock.close()
+            raise
+        self.state = state
+        return state
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            if self.write and kind is None:
+                after = dump_state(self.state)
+                if after != self.before:
+                    tmp = os.path.join(self.root.root, STATE_DIR, "state.tmp")
+                    write_text(tmp, after)
+                    os.replace(tmp, self.root.state_path)
+        finally:
+            self.lock.close()  # closing the file releases the flock
+
+
+def _traffic_class_files(infiniband: str) -> list[str]:
+    """``<infiniband>/*/tc/*/traffic_class``, in name order."""
+    found = []
+    for dev in sorted(os.listdir(infiniband)) if os.path.isdir(infiniband) else []:
+        tc = os.path.join(infiniband, dev, "tc")
+        for port in sorted(os.listdir(tc)) if os.path.isdir(tc) else []:
+            f = os.path.join(tc, port, "traffic_class")
+            if os.path.isfile(f):
+                found.append(f)
+    return found
+
+
+def read(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def dump_state(state: State) -> str:

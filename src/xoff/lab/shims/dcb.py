@@ -19,8 +19,10 @@ from __future__ import annotations
 import errno
 import os
 import struct
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import Any
 
 SEL_DSCP = 5
 TSA = {"strict": 0, "ets": 2, "vendor": 255}
@@ -52,7 +54,7 @@ class Port:
 
     def _need(self) -> dict[str, Any]:
         if self.dcb is None:
-            exists = Path(f"/sys/class/net/{self.intf}").exists()  # a real netdev of this namespace
+            exists = os.path.exists(f"/sys/class/net/{self.intf}")  # a real netdev of this namespace
             raise NetlinkError(errno.EOPNOTSUPP if exists else errno.ENODEV)
         return self.dcb
 

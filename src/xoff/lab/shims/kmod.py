@@ -16,29 +16,35 @@ since the host script tests for ``/sys/module/nvidia_peermem``.
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
-from xoff.lab.shims._state import State
+from xoff.lab.shims._state import read, write_text
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from xoff.lab.shims._state import State
 
 PROC_MODULES = "proc/modules"
 _BASE_ADDRESS = 0xFFFFFFFFC0000000
 
 
-@dataclass(frozen=True)
 class Loaded:
-    name: str
-    size: int
-    refcnt: int
-    users: list[str]
-    taint: str
+    """One line of ``/proc/modules``."""
+
+    __slots__ = ("name", "refcnt", "size", "taint", "users")
+
+    def __init__(self, name: str, size: int, refcnt: int, users: list[str], taint: str) -> None:
+        self.name = name
+        self.size = size
+        self.refcnt = refcnt
+        self.users = users
+        self.taint = taint
 
 
-def read_loaded(root: Path) -> list[Loaded]:
+def read_loaded(root: str | os.PathLike[str]) -> list[Loaded]:
     """``/proc/modules``, newest first; raises FileNotFoundError when it does not exist."""
     out = []
-    for line in (root / PROC_MODULES).read_text(encoding="utf-8").splitlines():
+    for line in read(os.path.join(root, PROC_MODULES)).splitlines():
         f = line.split()
         users = [] if f[3] == "-" else [u for u in f[3].split(",") if u]
         taint = f[6].strip("()") if len(f) > 6 else ""
@@ -46,8 +52,10 @@ def read_loaded(root: Path) -> list[Loaded]:
     return out
 
 
-def write_loaded(root: Path, state: State, oldest_first: list[str]) -> None:
+def write_loaded(root: str | os.PathLike[str], state: State, oldest_first: list[str]) -> None:
     """Make ``oldest_first`` (in load order) the loaded modules: ``/proc/modules`` and ``/sys/module``."""
+    import shutil  # noqa: PLC0415 - only modprobe and the lab's seeding write; lsmod only reads
+
     catalog = state["modules"]
     position = {name: i for i, name in enumerate(oldest_first)}
     lines = []
@@ -59,19 +67,19 @@ def write_loaded(root: Path, state: State, oldest_first: list[str]) -> None:
         taint = f" ({mod['taint']})" if mod["taint"] else ""
         used = "".join(f"{u}," for u in users) or "-"
         lines.append(f"{name} {mod['size']} {refcnt} {used} Live 0x{address:016x}{taint}")
-        sysmod = root / "sys/module" / name
-        if sysmod.exists():
+        sysmod = os.path.join(root, "sys/module", name)
+        if os.path.exists(sysmod):
             shutil.rmtree(sysmod)
-        (sysmod / "holders").mkdir(parents=True)
+        os.makedirs(os.path.join(sysmod, "holders"))
         for user in users:
-            (sysmod / "holders" / user).mkdir()
-        (sysmod / "refcnt").write_text(f"{refcnt}\n", encoding="utf-8")
-        (sysmod / "initstate").write_text("live\n", encoding="utf-8")
-        (sysmod / "coresize").write_text(f"{mod['size']}\n", encoding="utf-8")
-        (sysmod / "taint").write_text(f"{mod['taint']}\n", encoding="utf-8")
+            os.mkdir(os.path.join(sysmod, "holders", user))
+        write_text(os.path.join(sysmod, "refcnt"), f"{refcnt}\n")
+        write_text(os.path.join(sysmod, "initstate"), "live\n")
+        write_text(os.path.join(sysmod, "coresize"), f"{mod['size']}\n")
+        write_text(os.path.join(sysmod, "taint"), f"{mod['taint']}\n")
     for name in catalog:
-        if name not in position and (root / "sys/module" / name).exists():
-            shutil.rmtree(root / "sys/module" / name)
-    proc = root / PROC_MODULES
-    proc.parent.mkdir(parents=True, exist_ok=True)
-    proc.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        if name not in position and os.path.exists(os.path.join(root, "sys/module", name)):
+            shutil.rmtree(os.path.join(root, "sys/module", name))
+    proc = os.path.join(root, PROC_MODULES)
+    os.makedirs(os.path.dirname(proc), exist_ok=True)
+    write_text(proc, "".join(line + "\n" for line in lines))

@@ -10,6 +10,10 @@ from __future__ import annotations
 from xoff.lab.shims._state import HostRoot, err, out, run
 from xoff.lab.shims.kmod import read_loaded
 
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 TOOL = "lsmod"
 
 
@@ -35,5 +39,10 @@ def main(root: HostRoot, argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def cli() -> NoReturn:
+    """The tool's entry point: what the lab host's wrapper runs."""
     run(main, TOOL)
+
+
+if __name__ == "__main__":
+    cli()

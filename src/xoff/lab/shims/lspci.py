@@ -16,10 +16,12 @@ not emulate (-n, -t, -x, -m, -P, -b...) are refused with a message saying so, ex
 from __future__ import annotations
 
 import getopt
-from dataclasses import dataclass
-from typing import Any
 
 from xoff.lab.shims._state import HostRoot, err, out, run
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 TOOL = "lspci"
 OPTIONS = "nvbxs:d:tPi:mgp:qkMDQ" + "A:O:GH:F:"
@@ -60,18 +62,18 @@ class FilterError(Exception):
     pass
 
 
-@dataclass
 class Filter:
     """pciutils' ``struct pci_filter``: -1 = any."""
 
-    domain: int = -1
-    bus: int = -1
-    slot: int = -1
-    func: int = -1
-    vendor: int = -1
-    device: int = -1
-    device_class: int = -1
-    class_mask: int = 0xFFFF
+    def __init__(self) -> None:
+        self.domain = -1
+        self.bus = -1
+        self.slot = -1
+        self.func = -1
+        self.vendor = -1
+        self.device = -1
+        self.device_class = -1
+        self.class_mask = 0xFFFF
 
     def match(self, rec: dict[str, Any]) -> bool:
         bus, rest = rec["bdf"].split(":")
@@ -256,5 +258,10 @@ def _show(rec: dict[str, Any], verbose: int, kernel: bool, domains: bool) -> Non
         out()
 
 
-if __name__ == "__main__":
+def cli() -> NoReturn:
+    """The tool's entry point: what the lab host's wrapper runs."""
     run(main, TOOL)
+
+
+if __name__ == "__main__":
+    cli()

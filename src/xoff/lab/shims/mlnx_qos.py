@@ -15,10 +15,13 @@ from __future__ import annotations
 import optparse  # the real tool's parser: the same messages and exit statuses
 import sys
 from collections import defaultdict
-from typing import NoReturn
 
 from xoff.lab.shims._state import HostRoot, err, out, run
 from xoff.lab.shims.dcb import SEL_DSCP, TSA, Port
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 TOOL = "mlnx_qos"
 
@@ -474,5 +477,10 @@ def pretty_print(
             out(f"\t priority:  {up}")
 
 
-if __name__ == "__main__":
+def cli() -> NoReturn:
+    """The tool's entry point: what the lab host's wrapper runs."""
     run(main, TOOL)
+
+
+if __name__ == "__main__":
+    cli()

@@ -18,8 +18,14 @@ from __future__ import annotations
 
 import getopt
 
-from xoff.lab.shims._state import HostRoot, State, err, out, run
+from xoff.lab.shims._state import HostRoot, err, out, run
 from xoff.lab.shims.kmod import read_loaded, write_loaded
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from xoff.lab.shims._state import State
 
 TOOL = "modprobe"
 SHORT = "arw:RibfDcnC:d:S:sqvVh"
@@ -199,5 +205,10 @@ def _remove(root: HostRoot, state: State, name: str, quiet: bool, verbose: bool,
         write_loaded(root.root, state, loaded)
 
 
-if __name__ == "__main__":
+def cli() -> NoReturn:
+    """The tool's entry point: what the lab host's wrapper runs."""
     run(main, TOOL)
+
+
+if __name__ == "__main__":
+    cli()

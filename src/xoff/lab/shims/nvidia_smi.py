@@ -22,9 +22,14 @@ its own words, prefixed ``nvidia-smi (xoff lab shim):``.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from xoff.lab.shims._state import HostRoot, State, out, run
+from xoff.lab.shims._state import HostRoot, out, run
+
+TYPE_CHECKING = False  # what the type checker reads; `typing` costs a shim more to import than its work
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+    from xoff.lab.shims._state import State
 
 TOOL = "nvidia-smi"
 HINT = "Please run 'nvidia-smi -h' for help."
@@ -187,5 +192,10 @@ def topo_matrix(state: State, *, nvlink: bool = True) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-if __name__ == "__main__":
+def cli() -> NoReturn:
+    """The tool's entry point: what the lab host's wrapper runs."""
     run(main, TOOL)
+
+
+if __name__ == "__main__":
+    cli()

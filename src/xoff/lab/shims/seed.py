@@ -16,11 +16,14 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from xoff.desired.models import Device, HostNic, HostSettings
-from xoff.lab.shims._state import SCHEMA, STATE_DIR, STATE_FILE, State, dump_state
+from xoff.lab.shims._state import SCHEMA, STATE_DIR, STATE_FILE, dump_state
 from xoff.lab.shims.kmod import write_loaded
+
+if TYPE_CHECKING:
+    from xoff.lab.shims._state import State
 
 Iommu = Literal["off", "passthrough", "translated"]
 

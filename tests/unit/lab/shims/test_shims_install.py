@@ -26,7 +26,7 @@ def test_wrappers_run_the_shim_module_with_the_hosts_state_root(tmp_path: Path) 
         text = wrapper.read_text(encoding="utf-8")
         assert text.startswith("#!/bin/sh\n")
         assert f"XOFF_HOST_ROOT={host.root.resolve()}\n" in text
-        assert f'exec {sys.executable} -S -m xoff.lab.shims.{module} "$@"\n' in text
+        assert f"exec {sys.executable} -S -c 'from xoff.lab.shims.{module} import cli; cli()' \"$@\"\n" in text
     # the wrapper sets the root itself: the caller's environment (host.env()) does not have to
     assert "XOFF_HOST_ROOT" not in host.env()
     assert host.run("cma_roce_mode", "-d", "mlx5_0").stdout == "RoCE v2\n"
@@ -113,3 +113,18 @@ def test_a_tool_outside_a_state_root_says_so(tmp_path: Path) -> None:
     )
     assert proc.returncode == 255
     assert "is not a host state root" in proc.stderr
+
+
+def test_a_shim_imports_little(tmp_path: Path) -> None:
+    """Every shim call is a new interpreter: the tools a collect runs import none of the standard
+    library modules that cost more than their work (pathlib, dataclasses, typing, contextlib, runpy)."""
+    host = ShimHost(tmp_path)
+    heavy = {"pathlib", "dataclasses", "typing", "contextlib", "runpy", "inspect"}
+    probe = "import sys; {run}; print(' '.join(sorted(sys.modules)))"
+    for tool, module in [("mlnx_qos", "mlnx_qos"), ("cma_roce_mode", "cma_roce_mode"), ("lsmod", "lsmod"),
+                         ("lspci", "lspci"), ("nvidia-smi", "nvidia_smi")]:  # fmt: skip
+        wrapper = (host.bin / tool).read_text(encoding="utf-8")
+        code = probe.format(run=f"import xoff.lab.shims.{module}")
+        env = {**host.env(), "PYTHONPATH": wrapper.split("PYTHONPATH=", 1)[1].split("\n", 1)[0]}
+        done = subprocess.run([sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert not heavy & set(done.stdout.split()), (tool, sorted(heavy & set(done.stdout.split())))

@@ -42,9 +42,10 @@ UNTOUCHED = (Step.CONNECT, Step.BACKUP, Step.DIFF)
 
 
 def playbooks_dir() -> Path:
-    """``playbooks/`` beside ``src/`` (a checkout); ``XOFF_PLAYBOOKS`` points elsewhere."""
+    """The package's ``data/playbooks`` (in a checkout, a symlink to the top-level ``playbooks/``; in a
+    wheel, a copy); ``XOFF_PLAYBOOKS`` points elsewhere."""
     env = os.environ.get("XOFF_PLAYBOOKS")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "playbooks"
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "playbooks"
 
 
 def step_of(task_name: str) -> Step | None:

@@ -32,9 +32,10 @@ BUILTIN = ("default", "pre-change", "audit")
 
 
 def validators_dir() -> Path:
-    """The built-in catalogs: ``$XOFF_VALIDATORS_DIR``, else ``validators/`` of the source tree."""
+    """The built-in catalogs: ``$XOFF_VALIDATORS_DIR``, else the package's ``data/validators`` (in a
+    checkout, a symlink to the top-level ``validators/``; in a wheel, a copy)."""
     env = os.environ.get("XOFF_VALIDATORS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "validators"
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "data" / "validators"
 
 
 class _CatalogFile(BaseModel):

@@ -1,7 +1,7 @@
 """What every NOS emulator shares: its context, its fault hooks, and the session contract.
 
-The lab's SSH server (one asyncssh process per lab, a listening socket in each switch namespace)
-creates one ``Emulator`` per SSH session and feeds it lines; emulators never touch sockets. State
+The lab's SSH servers (asyncssh processes, one per ~16 switches, a listening socket in each switch
+namespace) create one ``Emulator`` per SSH session and feeds it lines; emulators never touch sockets. State
 that must outlive a session (the device's configuration) lives under ``ctx.state_dir``, so every
 session of a device sees the same device, and a lab restart keeps it.
 """

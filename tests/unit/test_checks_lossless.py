@@ -12,6 +12,7 @@ from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.models import Ecn
 from xoff.intent import load_intent
 from xoff.validate import CHECKS, Check, Status, register, run_checks
+from xoff.validate.context import CheckContext
 from xoff.validate.registry import Registry
 
 MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "intent" / "minimal.yaml"
@@ -241,7 +242,7 @@ def test_a_crashing_check_is_an_error_not_a_pass(clean: FabricState) -> None:
         id = "test.broken"
         title = "raises"
 
-        def run(self, subject: FabricState) -> list[Any]:
+        def check(self, ctx: CheckContext) -> list[Any]:
             raise RuntimeError("boom")
 
     (result,) = run_checks(clean, registry=registry)

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, TypeVar
 
 from xoff.collect.snapshot import BgpSession, CollectError, FibRoute, HostObserved, LldpNeighbor, PortCounters
 from xoff.desired.models import Device
@@ -93,6 +93,35 @@ def parse_error(device: str, command: str | None, message: str) -> CollectError:
     """A parse failure, as one line (the first line of ``message``)."""
     line = message.strip().splitlines()[0] if message.strip() else "unreadable output"
     return CollectError(device=device, command=command, kind="parse", message=line[:500])
+
+
+T = TypeVar("T")
+
+
+def read(
+    outputs: Mapping[str, str],
+    command: Command,
+    parse: Callable[[str], T],
+    device: str,
+    errors: list[CollectError],
+    *,
+    catch: tuple[type[Exception], ...] = (ValueError,),  # every parser's error and pydantic's are ValueErrors
+    describe: Callable[[Exception], str] = str,
+) -> T | None:
+    """``parse`` of ``command``'s output; None when the command did not run, or when its output could not be
+    read: then a parse error naming the command is added to ``errors`` (the exceptions in ``catch``).
+
+    >>> errors: list[CollectError] = []
+    >>> read({"lsmod": "x"}, Command("lsmod"), int, "h1", errors), errors[0].message
+    (None, "invalid literal for int() with base 10: 'x'")
+    """
+    if command.text not in outputs:
+        return None
+    try:
+        return parse(outputs[command.text])
+    except catch as exc:
+        errors.append(parse_error(device, command.text, describe(exc)))
+        return None
 
 
 def refused(output: str) -> str | None:

@@ -150,7 +150,12 @@ def _sonic_db(lab: Lab, device: str) -> dict[str, Any]:
     return data
 
 
-def sonic_fault(tag: str, ops: Callable[[Lab, Target, dict[str, Any]], list[dict[str, Any]]]) -> tuple[Seed, Undo]:
+SonicOps = Callable[[Lab, Target, dict[str, Any]], list[dict[str, Any]]]
+Where = Callable[[Target, dict[str, Any]], list[str]]  # JSON-patch paths, from the target and CONFIG_DB
+Value = Callable[[Target, dict[str, Any]], Any]
+
+
+def sonic_fault(tag: str, ops: SonicOps) -> tuple[Seed, Undo]:
     def seed(lab: Lab, t: Target) -> None:
         _sonic_patch(lab, t, ops(lab, t, _sonic_db(lab, t.device)), tag)
 
@@ -158,6 +163,33 @@ def sonic_fault(tag: str, ops: Callable[[Lab, Target, dict[str, Any]], list[dict
         _sonic_rollback(lab, t, tag)
 
     return seed, undo
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One row of a SONiC patch fault: a JSON-patch ``op`` on every path ``where`` finds in the switch's
+    CONFIG_DB, with ``value`` (None: the op takes none, ``remove``)."""
+
+    op: str
+    where: Where
+    value: Value | None = None
+
+
+def patch(*edits: Edit) -> SonicOps:
+    """The ops of a fault that is a table of edits (most SONiC faults: find the rows, change them)."""
+
+    def ops(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"op": e.op, "path": path} if e.value is None else {"op": e.op, "path": path, "value": e.value(t, db)}
+            for e in edits
+            for path in e.where(t, db)
+        ]
+
+    return ops
+
+
+def _const(value: Any) -> Value:
+    return lambda _t, _db: value
 
 
 def _ports_with(db: dict[str, Any], table: str, suffix: str) -> list[str]:
@@ -171,67 +203,95 @@ def _pfc_off(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"op": "replace", "path": path, "value": ",".join(left)} if left else {"op": "remove", "path": path}]
 
 
-def _dscp_map(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
+def _dscp_path(t: Target, db: dict[str, Any]) -> list[str]:
     name = db["PORT_QOS_MAP"][next(p for p in db["PORT_QOS_MAP"] if p.startswith("Ethernet"))]["dscp_to_tc_map"]
     dscp = next(d for d, tc in db["DSCP_TO_TC_MAP"][name].items() if int(tc) == _priority(t))
-    return [{"op": "replace", "path": f"/DSCP_TO_TC_MAP/{name}/{dscp}", "value": "0"}]
+    return [f"/DSCP_TO_TC_MAP/{name}/{dscp}"]
 
 
-def _lossless_wred(db: dict[str, Any], t: Target) -> str:
-    key = next(k for k in _ports_with(db, "QUEUE", f"|{_priority(t)}") if "wred_profile" in db["QUEUE"][k])
-    return str(db["QUEUE"][key]["wred_profile"])
+def _wred_queues(t: Target, db: dict[str, Any]) -> list[str]:
+    """The lossless priority's QUEUE rows that carry a WRED profile."""
+    return [k for k in _ports_with(db, "QUEUE", f"|{_priority(t)}") if "wred_profile" in db["QUEUE"][k]]
 
 
-def _wred(t: Target, db: dict[str, Any], values: dict[str, str]) -> list[dict[str, Any]]:
-    name = _lossless_wred(db, t)
-    return [
-        {"op": "replace", "path": f"/WRED_PROFILE/{name}/{colour}_{k}_threshold", "value": v}
-        for colour in ("green", "yellow", "red")
-        for k, v in values.items()
-    ]
+def _lossless_wred(t: Target, db: dict[str, Any]) -> str:
+    return str(db["QUEUE"][next(iter(_wred_queues(t, db)))]["wred_profile"])
 
 
-def _ecn_min_eq_max(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    high = db["WRED_PROFILE"][_lossless_wred(db, t)]["green_max_threshold"]
-    return _wred(t, db, {"min": high})
+def _wred(threshold: str, value: Value) -> Edit:
+    """The lossless queue's WRED ``threshold`` (min or max) set to ``value``, for every colour."""
+
+    def where(t: Target, db: dict[str, Any]) -> list[str]:
+        name = _lossless_wred(t, db)
+        return [f"/WRED_PROFILE/{name}/{colour}_{threshold}_threshold" for colour in ("green", "yellow", "red")]
+
+    return Edit("replace", where, value)
 
 
-def _ecn_max_high(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    pool = max(int(p.get("size", 0)) for p in db["BUFFER_POOL"].values())
-    return _wred(t, db, {"max": str(pool)})
+def _green_max(t: Target, db: dict[str, Any]) -> Any:
+    return db["WRED_PROFILE"][_lossless_wred(t, db)]["green_max_threshold"]
 
 
-def _ecn_off(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    keys = [k for k in _ports_with(db, "QUEUE", f"|{_priority(t)}") if "wred_profile" in db["QUEUE"][k]]
-    return [{"op": "remove", "path": f"/QUEUE/{k.replace('/', '~1')}/wred_profile"} for k in keys]
+def _largest_pool(_t: Target, db: dict[str, Any]) -> str:
+    return str(max(int(p.get("size", 0)) for p in db["BUFFER_POOL"].values()))
 
 
-def _headroom(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    port = _target_port(t)
-    current = db["BUFFER_PROFILE"][db["BUFFER_PG"][f"{port}|{_priority(t)}"]["profile"]]
-    small = {**current, "xoff": str(int(current["xoff"]) // 4)}
-    small["size"] = str(int(small["xon"]) + int(small["xoff"]))
-    return [
-        {"op": "add", "path": "/BUFFER_PROFILE/pg_lossless_short_profile", "value": small},
-        {"op": "replace", "path": f"/BUFFER_PG/{port}|{_priority(t)}/profile", "value": "pg_lossless_short_profile"},
-    ]
+def _wred_removed(t: Target, db: dict[str, Any]) -> list[str]:
+    return [f"/QUEUE/{k.replace('/', '~1')}/wred_profile" for k in _wred_queues(t, db)]
 
 
-def _headroom_over_pool(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    """The port's lossless PG on a profile sized for a long-haul cable: its xoff alone is the whole
-    ingress lossless pool (the PG's own rule is met; the port's total is not)."""
-    port = _target_port(t)
-    pool = int(db["BUFFER_POOL"]["ingress_lossless_pool"]["size"])
-    current = db["BUFFER_PROFILE"][db["BUFFER_PG"][f"{port}|{_priority(t)}"]["profile"]]
-    big = {**current, "xoff": str(pool), "size": str(pool + int(current["xon"]))}
-    return [
-        {"op": "add", "path": "/BUFFER_PROFILE/pg_lossless_400000_2km_profile", "value": big},
-        {
-            "op": "replace",
-            "path": f"/BUFFER_PG/{port}|{_priority(t)}/profile",
-            "value": "pg_lossless_400000_2km_profile",
-        },
-    ]
+def _pg(t: Target) -> str:
+    return f"{_target_port(t)}|{_priority(t)}"
+
+
+def _pg_on_profile(name: str, xoff: Callable[[dict[str, Any], dict[str, Any]], int]) -> tuple[Edit, Edit]:
+    """The port's lossless PG moved onto a new profile ``name``: its current one with ``xoff(current, db)``."""
+
+    def profile(t: Target, db: dict[str, Any]) -> dict[str, Any]:
+        current = db["BUFFER_PROFILE"][db["BUFFER_PG"][_pg(t)]["profile"]]
+        changed = {**current, "xoff": str(xoff(current, db))}
+        changed["size"] = str(int(changed["xon"]) + int(changed["xoff"]))
+        return changed
+
+    return (
+        Edit("add", _const([f"/BUFFER_PROFILE/{name}"]), profile),
+        Edit("replace", lambda t, _db: [f"/BUFFER_PG/{_pg(t)}/profile"], _const(name)),
+    )
+
+
+def _quarter_xoff(current: dict[str, Any], _db: dict[str, Any]) -> int:
+    return int(current["xoff"]) // 4
+
+
+def _whole_pool_xoff(_current: dict[str, Any], db: dict[str, Any]) -> int:
+    """Sized for a long-haul cable: the xoff alone is the whole ingress lossless pool (the PG's own rule
+    is met; the port's total is not)."""
+    return int(db["BUFFER_POOL"]["ingress_lossless_pool"]["size"])
+
+
+def _cnp_scheduler(t: Target, db: dict[str, Any]) -> list[str]:
+    key = next(k for k in _ports_with(db, "QUEUE", f"|{t.priority if t.priority is not None else 6}"))
+    return [f"/SCHEDULER/{db['QUEUE'][key]['scheduler']}"]
+
+
+def _watchdog_port(t: Target, _db: dict[str, Any]) -> list[str]:
+    return [f"/PFC_WD/{_target_port(t)}"]
+
+
+def _watchdog_actions(_t: Target, db: dict[str, Any]) -> list[str]:
+    return [f"/PFC_WD/{p}/action" for p in db.get("PFC_WD", {}) if p != "GLOBAL"]
+
+
+# the SONiC patch faults, one row each: what they change in CONFIG_DB (seed.py names them per fault)
+_dscp_map = patch(Edit("replace", _dscp_path, _const("0")))
+_ecn_min_eq_max = patch(_wred("min", _green_max))
+_ecn_max_high = patch(_wred("max", _largest_pool))
+_ecn_off = patch(Edit("remove", _wred_removed))
+_headroom = patch(*_pg_on_profile("pg_lossless_short_profile", _quarter_xoff))
+_headroom_over_pool = patch(*_pg_on_profile("pg_lossless_400000_2km_profile", _whole_pool_xoff))
+_cnp_dwrr = patch(Edit("replace", _cnp_scheduler, _const({"type": "DWRR", "weight": "10"})))
+_watchdog_stop = patch(Edit("remove", _watchdog_port))
+_watchdog_forward = patch(Edit("replace", _watchdog_actions, _const("forward")))
 
 
 def _port_number(name: str) -> tuple[int, str]:
@@ -269,22 +329,6 @@ def _lossless_classes(lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str,
     if template in db.get("PFC_WD", {}):
         ops.append({"op": "add", "path": f"/PFC_WD/{spare}", "value": db["PFC_WD"][template]})
     return ops
-
-
-def _cnp_dwrr(_lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    cnp_queue = t.priority if t.priority is not None else 6
-    key = next(k for k in _ports_with(db, "QUEUE", f"|{cnp_queue}"))
-    name = db["QUEUE"][key]["scheduler"]
-    return [{"op": "replace", "path": f"/SCHEDULER/{name}", "value": {"type": "DWRR", "weight": "10"}}]
-
-
-def _watchdog_stop(_lab: Lab, t: Target, _db: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"op": "remove", "path": f"/PFC_WD/{_target_port(t)}"}]
-
-
-def _watchdog_forward(_lab: Lab, _t: Target, db: dict[str, Any]) -> list[dict[str, Any]]:
-    ports = [p for p in db.get("PFC_WD", {}) if p != "GLOBAL"]
-    return [{"op": "replace", "path": f"/PFC_WD/{p}/action", "value": "forward"} for p in ports]
 
 
 # --- SONiC CLI, EOS, NVUE, FRR --------------------------------------------------------------------

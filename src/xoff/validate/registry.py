@@ -21,10 +21,10 @@ _ABSENT: dict[Need, str] = {
 class Check:
     """Subclass, set ``id``/``title`` (and ``severity``, ``needs``, ``Params``, ``hint``), register with ``@register``.
 
-    Implement either ``check(ctx)`` (the full context: desired, observed snapshot, typed params) or,
-    for checks that judge one state, ``run(subject)`` (the observed state when present, else the
-    desired). ``skip_reason(ctx)`` / ``applies(subject)`` say why a check does not apply. The class
-    docstring is the reference text ("what it catches") in docs/checks.md.
+    Implement ``check(ctx)``: the full context (desired, observed snapshot, typed params; a check that
+    judges one state reads ``ctx.subject``, the observed state when present, else the desired).
+    ``skip_reason(ctx)`` / ``applies(subject)`` say why a check does not apply. The class docstring is
+    the reference text ("what it catches") in docs/checks.md.
     """
 
     id: ClassVar[str]
@@ -33,21 +33,20 @@ class Check:
     needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
     Params: ClassVar[type[ParamsModel]] = NoParams
     hint: ClassVar[str | None] = None
-    note: str | None = None  # set by ``check``/``run``: what was judged, shown with a passing or failing result
+    note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
         """None if the check applies to this fabric, else the reason it is skipped."""
         return None
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
-        """The findings on one state; none means success."""
-        raise NotImplementedError(f"{type(self).__name__} implements neither check(ctx) nor run(subject)")
-
     def skip_reason(self, ctx: CheckContext) -> str | None:
         return self.applies(ctx.subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        return self.run(ctx.subject)
+        """The findings; none means success."""
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither check(ctx) itself nor through a base class"
+        )
 
     @classmethod
     def description(cls) -> str:
@@ -67,8 +66,10 @@ class Registry:
             raise ValueError(
                 f"check id {cls.id!r} is registered twice ({self._checks[cls.id].__name__}, {cls.__name__})"
             )
-        if cls.check is Check.check and cls.run is Check.run:
-            raise TypeError(f"check {cls.id!r} ({cls.__name__}) implements neither check(ctx) nor run(subject)")
+        if cls.check is Check.check:
+            raise TypeError(
+                f"check {cls.id!r} ({cls.__name__}) implements neither check(ctx) itself nor through a base class"
+            )
         unknown = set(cls.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"check {cls.id!r}: needs {sorted(unknown)} (allowed: {', '.join(NEEDS)})")

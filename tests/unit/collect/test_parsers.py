@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from collect_drift import differing_fields
 
-from xoff.collect.protocol import Command, collector_for
+from xoff.collect.protocol import Command, collector_for, read
+from xoff.collect.snapshot import CollectError
 from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
@@ -153,6 +154,25 @@ def test_garbage_is_a_parse_error(platform: str, device: str, command: str, lab_
     desired = lab_mini_state[1].devices[device]
     obs = collector_for(platform).parse({command: "% something else entirely\n"}, desired)
     assert [(e.kind, e.command) for e in obs.errors] == [("parse", command)]
+
+
+def test_read_parses_or_records_a_parse_error_naming_the_command() -> None:
+    errors: list[CollectError] = []
+    lsmod = Command("lsmod")
+    assert read({"lsmod": "42"}, lsmod, int, "h1", errors) == 42
+    assert read({}, lsmod, int, "h1", errors) is None  # did not run: the engine recorded why
+    assert errors == []
+    assert read({"lsmod": "x"}, lsmod, int, "h1", errors) is None
+    assert errors == [
+        CollectError(device="h1", command="lsmod", kind="parse", message="invalid literal for int() with base 10: 'x'")
+    ]
+    key_error = read(
+        {"lsmod": "{}"}, lsmod, lambda t: json.loads(t)["k"], "h1", errors, catch=(KeyError,), describe=repr
+    )
+    assert key_error is None
+    assert errors[-1].message == "KeyError('k')"
+    with pytest.raises(KeyError):  # only what ``catch`` names is a parse error
+        read({"lsmod": "{}"}, lsmod, lambda t: json.loads(t)["k"], "h1", errors)
 
 
 def test_command_slug() -> None:

@@ -25,8 +25,6 @@ from collections.abc import Mapping
 from ipaddress import IPv4Address, IPv4Interface
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from xoff.collect.observe import (
     interface_paths,
     observed_device,
@@ -34,7 +32,7 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.protocol import Command, DeviceObservation, read
 from xoff.desired.models import Device
 from xoff.platforms.cumulus import parse
 from xoff.platforms.cumulus.nvue import Tree
@@ -64,33 +62,17 @@ class Collector:
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
-        name = desired.name
-        summary: dict[str, dict[str, Any]] = {}
-        if INTERFACES.text in outputs:  # without it, link values are the applied configuration's
-            try:
-                summary = parse.interface_summary(outputs[INTERFACES.text])
-            except NvueParseError as exc:
-                obs.errors.append(parse_error(name, INTERFACES.text, str(exc)))
-        if CONFIG.text in outputs:
-            try:
-                obs.device, obs.fields = observe(parse.config_tree(outputs[CONFIG.text]), summary, desired)
-            except (NvueParseError, ValidationError, ValueError) as exc:
-                obs.errors.append(parse_error(name, CONFIG.text, str(exc)))
-        if BGP.text in outputs:
-            try:
-                obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
-            except FrrParseError as exc:
-                obs.errors.append(parse_error(name, BGP.text, str(exc)))
-        if FIB.text in outputs:
-            try:
-                obs.fib = as_routes(parse_route_json(outputs[FIB.text]))  # swpN: Cumulus's ports are Linux's
-            except ValueError as exc:
-                obs.errors.append(parse_error(name, FIB.text, str(exc)))
-        if LLDP.text in outputs:
-            try:
-                obs.lldp = parse_neighbors(outputs[LLDP.text])
-            except LldpParseError as exc:
-                obs.errors.append(parse_error(name, LLDP.text, str(exc)))
+        name, errors = desired.name, obs.errors
+        # without it, link values are the applied configuration's
+        summary = read(outputs, INTERFACES, parse.interface_summary, name, errors, catch=(NvueParseError,)) or {}
+        # NvueParseError and the model's ValidationError are ValueErrors
+        device = read(outputs, CONFIG, lambda text: observe(parse.config_tree(text), summary, desired), name, errors)
+        if device is not None:
+            obs.device, obs.fields = device
+        obs.bgp_sessions = read(outputs, BGP, parse_bgp_summary, name, errors, catch=(FrrParseError,))
+        # swpN: Cumulus's ports are Linux's
+        obs.fib = read(outputs, FIB, lambda text: as_routes(parse_route_json(text)), name, errors)
+        obs.lldp = read(outputs, LLDP, parse_neighbors, name, errors, catch=(LldpParseError,))
         return obs
 
 

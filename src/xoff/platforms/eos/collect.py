@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from ipaddress import IPv4Address, IPv4Interface
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from xoff.collect.observe import (
     interface_paths,
     observed_device,
@@ -23,7 +21,7 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.protocol import Command, DeviceObservation, read
 from xoff.collect.snapshot import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
 from xoff.platforms.eos import fib
@@ -64,30 +62,25 @@ class Collector:
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
-        name = desired.name
-        if RUNNING.text in outputs:
-            try:
-                config = parse_running_config(outputs[RUNNING.text])
-                updates, obs.fields = _updates(config, desired)
-                obs.device = observed_device(desired, updates)
-            except (EosParseError, ValidationError, ValueError) as exc:
-                obs.errors.append(parse_error(name, RUNNING.text, str(exc)))
-        if LLDP.text in outputs:
-            try:
-                obs.lldp = parse_lldp(outputs[LLDP.text])
-            except (ValueError, KeyError, TypeError) as exc:
-                obs.errors.append(parse_error(name, LLDP.text, f"unexpected JSON: {exc!r}"))
-        if BGP.text in outputs:
-            try:
-                obs.bgp_sessions = parse_bgp(outputs[BGP.text])
-            except (ValueError, KeyError, TypeError) as exc:
-                obs.errors.append(parse_error(name, BGP.text, f"unexpected JSON: {exc!r}"))
-        if FIB.text in outputs:
-            try:
-                obs.fib = as_routes(fib.parse_route_json(outputs[FIB.text]))
-            except ValueError as exc:
-                obs.errors.append(parse_error(name, FIB.text, str(exc)))
+        name, errors = desired.name, obs.errors
+        # EosParseError and the model's ValidationError are ValueErrors
+        device = read(outputs, RUNNING, lambda text: _device(parse_running_config(text), desired), name, errors)
+        if device is not None:
+            obs.device, obs.fields = device
+        json_errors = (ValueError, KeyError, TypeError)  # eAPI JSON read by key: a missing key is a KeyError
+        obs.lldp = read(outputs, LLDP, parse_lldp, name, errors, catch=json_errors, describe=_unexpected_json)
+        obs.bgp_sessions = read(outputs, BGP, parse_bgp, name, errors, catch=json_errors, describe=_unexpected_json)
+        obs.fib = read(outputs, FIB, lambda text: as_routes(fib.parse_route_json(text)), name, errors)
         return obs
+
+
+def _unexpected_json(exc: Exception) -> str:
+    return f"unexpected JSON: {exc!r}"
+
+
+def _device(config: EosConfig, desired: Device) -> tuple[Device, list[str]]:
+    updates, fields = _updates(config, desired)
+    return observed_device(desired, updates), fields
 
 
 def parse_lldp(text: str) -> list[LldpNeighbor]:

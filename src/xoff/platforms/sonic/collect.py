@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from xoff.collect.observe import (
     dumped,
     interface_paths,
@@ -23,7 +21,7 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.protocol import Command, DeviceObservation, parse_error, read
 from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.desired.models import Bgp, Device
@@ -95,27 +93,15 @@ class Collector:
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
-        name = desired.name
-        if RUNNING.text in outputs:
-            try:
-                obs.device, obs.fields = self._device(outputs[RUNNING.text], desired)
-            except (ValueError, ValidationError) as exc:  # ConfigDbParseError, FrrParseError, JSON, model
-                obs.errors.append(parse_error(name, RUNNING.text, str(exc)))
-        if BGP.text in outputs:
-            try:
-                obs.bgp_sessions = parse_bgp_summary(outputs[BGP.text])
-            except FrrParseError as exc:
-                obs.errors.append(parse_error(name, BGP.text, str(exc)))
-        if FIB.text in outputs:
-            try:
-                obs.fib = as_routes(parse_route_json(outputs[FIB.text]))  # SONiC's port names are Linux's
-            except ValueError as exc:
-                obs.errors.append(parse_error(name, FIB.text, str(exc)))
-        if LLDP.text in outputs:
-            try:
-                obs.lldp = parse_neighbors(outputs[LLDP.text])
-            except LldpParseError as exc:
-                obs.errors.append(parse_error(name, LLDP.text, str(exc)))
+        name, errors = desired.name, obs.errors
+        # ConfigDbParseError, FrrParseError, JSON and the model's ValidationError are all ValueErrors
+        device = read(outputs, RUNNING, lambda text: self._device(text, desired), name, errors)
+        if device is not None:
+            obs.device, obs.fields = device
+        obs.bgp_sessions = read(outputs, BGP, parse_bgp_summary, name, errors, catch=(FrrParseError,))
+        # SONiC's port names are Linux's
+        obs.fib = read(outputs, FIB, lambda text: as_routes(parse_route_json(text)), name, errors)
+        obs.lldp = read(outputs, LLDP, parse_neighbors, name, errors, catch=(LldpParseError,))
         try:
             obs.counters = self._counters(outputs)
         except (TextParseError, ValueError) as exc:

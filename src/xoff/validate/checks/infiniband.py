@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xoff.deadlock.ib.credit import analyse_ib
@@ -67,6 +68,28 @@ def observation(ctx: CheckContext) -> IbObservation | None:
     if ctx.observed is None or ctx.observed.infiniband is None:
         return None
     return IbObservation.model_validate(ctx.observed.infiniband)
+
+
+@dataclass(frozen=True)
+class HcaPort:
+    """An intended host HCA port (its host and netdev, as the intent names it) and where the fabric read
+    back has it (``ref``: None when it is not there)."""
+
+    host: str
+    netdev: str
+    guid: str
+    ref: PortRef | None
+
+    def finding(self, problem: str, expected: str, actual: str) -> Finding:
+        return Finding(self.host, self.netdev, problem, expected, actual, port=self.netdev)
+
+
+def hca_ports(desired: FabricState, observed: IbObservation) -> Iterator[HcaPort]:
+    """Every intended host HCA port, found (or not) in the fabric read back: the per-port loop of the
+    checks that judge each host's port."""
+    ports = observed.port_by_guid()
+    for (host, netdev), guid in hca_port_guids(desired).items():
+        yield HcaPort(host, netdev, guid, ports.get(guid))
 
 
 class InfinibandCheck(Check):
@@ -223,37 +246,27 @@ class Partitions(InfinibandCheck):
             seen.add(p.pkey & 0x7FFF)
         if observed is None:
             return
-        ports = observed.port_by_guid()
-        for (member, netdev), port_guid in hca_port_guids(desired).items():
-            ref = ports.get(port_guid)
-            if ref is None:
-                yield Finding(member, netdev, "HCA port not in the fabric read back", port_guid, "absent", port=netdev)
+        for hca in hca_ports(desired, observed):
+            if hca.ref is None:
+                yield hca.finding("HCA port not in the fabric read back", hca.guid, "absent")
                 continue
-            table = observed.pkeys.get(ref.guid, {}).get(ref.port)
+            table = observed.pkeys.get(hca.ref.guid, {}).get(hca.ref.port)
             if table is None:
-                yield Finding(member, netdev, "PKey table not collected", "a PKey table", "none", port=netdev)
+                yield hca.finding("PKey table not collected", "a PKey table", "none")
                 continue
             got = {k & 0x7FFF: k for k in table}
             for p in sm.partitions:
                 want = (p.pkey & 0x7FFF) | (0x8000 if p.membership == "full" else 0)
-                if member in p.members and got.get(p.pkey & 0x7FFF) != want:
+                if hca.host in p.members and got.get(p.pkey & 0x7FFF) != want:
                     have = got.get(p.pkey & 0x7FFF)
-                    yield Finding(
-                        member,
-                        netdev,
+                    yield hca.finding(
                         f"not a {p.membership} member of {p.name}",
                         f"{want:#06x}",
                         "absent" if have is None else f"{have:#06x}",
-                        port=netdev,
                     )
-                elif member not in p.members and (p.pkey & 0x7FFF) in got:
-                    yield Finding(
-                        member,
-                        netdev,
-                        f"in partition {p.name} without being a member",
-                        "absent",
-                        f"{got[p.pkey & 0x7FFF]:#06x}",
-                        port=netdev,
+                elif hca.host not in p.members and (p.pkey & 0x7FFF) in got:
+                    yield hca.finding(
+                        f"in partition {p.name} without being a member", "absent", f"{got[p.pkey & 0x7FFF]:#06x}"
                     )
 
 
@@ -340,20 +353,16 @@ class LftRoutes(InfinibandCheck):
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
         assert observed is not None
-        ports = observed.port_by_guid()
         switches = sorted(g for g, n in observed.nodes.items() if n.kind == "switch")
-        for (member, netdev), port_guid in hca_port_guids(desired).items():
-            ref = ports.get(port_guid)
-            lid = observed.nodes[ref.guid].ports[ref.port].lid if ref else None
-            if ref is None or lid is None:
-                yield Finding(
-                    member, netdev, "HCA port has no LID in the fabric read back", "a LID", "none", port=netdev
-                )
+        for hca in hca_ports(desired, observed):
+            lid = observed.nodes[hca.ref.guid].ports[hca.ref.port].lid if hca.ref else None
+            if hca.ref is None or lid is None:
+                yield hca.finding("HCA port has no LID in the fabric read back", "a LID", "none")
                 continue
             for sw in switches:
-                wrong = _walk(observed, sw, lid, ref)
+                wrong = _walk(observed, sw, lid, hca.ref)
                 if wrong is not None:
                     name = observed.nodes[sw].description
                     yield Finding(
-                        name, f"LID {lid}", f"no working route to {member} {netdev}: {wrong}", "a route", "none"
+                        name, f"LID {lid}", f"no working route to {hca.host} {hca.netdev}: {wrong}", "a route", "none"
                     )

@@ -24,7 +24,8 @@ class PfcSymmetry(Check):
     def applies(self, subject: FabricState) -> str | None:
         return needs_roce(subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         for a, ia, b, ib in link_ends(subject):
             if ia.kind == "infiniband" or ib.kind == "infiniband":
                 continue
@@ -51,7 +52,8 @@ class LinkMtu(Check):
     title = "MTU equal at both ends of switch links; switch MTU >= host MTU on host links"
     hint = "set the same MTU at both ends (switches 9100/9216, hosts <= the switch MTU)"
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         for a, ia, b, ib in link_ends(subject):
             if ia.mtu is None or ib.mtu is None or ia.kind == "infiniband":
                 continue
@@ -131,7 +133,8 @@ class EcnOnLosslessQueues(Check):
     def applies(self, subject: FabricState) -> str | None:
         return needs_roce(subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         for dev in subject.devices.values():
             if dev.qos is None:
                 continue
@@ -230,7 +233,8 @@ class CnpStrict(Check):
     def applies(self, subject: FabricState) -> str | None:
         return needs_roce(subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         for dev in subject.devices.values():
             if dev.qos is None or dev.qos.cnp_priority is None:
                 continue

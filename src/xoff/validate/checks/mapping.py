@@ -108,7 +108,8 @@ class QosMapping(Check):
     def applies(self, subject: FabricState) -> str | None:
         return needs_roce(subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         roce = roce_networks(subject)
         refs: dict[str, Device] = {}
         for network, devices in _switches_by_network(subject).items():

@@ -45,7 +45,8 @@ class NicTrustPfc(Check):
     def applies(self, subject: FabricState) -> str | None:
         return needs_roce(subject)
 
-    def run(self, subject: FabricState) -> Iterable[Finding]:
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
         for dev, nic in roce_nics(subject):
             if nic.trust != "dscp":
                 yield Finding(

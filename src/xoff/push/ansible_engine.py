@@ -62,7 +62,8 @@ class _Device:
     started: float = field(default_factory=time.monotonic)
     report: dict[str, Any] | None = None
     error: str | None = None
-    failed_step: Step | None = None
+    failed_step: Step | None = None  # the first step that failed (a failed rollback keeps it, as with Nornir)
+    failed_steps: set[Step] = field(default_factory=set)
     unreachable: bool = False
 
 
@@ -89,7 +90,7 @@ class EventTranslator:
             self._emit(host, Step.CONNECT, "start")
         if dev.step == step:
             return
-        if dev.step is not None and dev.failed_step != dev.step:
+        if dev.step is not None and dev.step not in dev.failed_steps:
             self._emit(host, dev.step, "ok")
             if dev.step is Step.BACKUP:
                 self._emit(host, Step.CONNECT, "ok")  # the backup read the device: it was reached
@@ -108,6 +109,8 @@ class EventTranslator:
             self._enter(host, step)
         elif kind == "runner_on_ok" and step is Step.DONE and isinstance((data.get("res") or {}).get("msg"), dict):
             self.devices.setdefault(host, _Device()).report = data["res"]["msg"]
+        elif kind == "runner_on_failed" and step is Step.DONE and self.devices.get(host, _Device()).report:
+            pass  # "Done | rolled back, so this device failed": the report said it; DONE is emitted at result()
         elif kind == "runner_on_failed" and not data.get("ignore_errors"):
             self._failed(host, step or Step.CONNECT, self._one_line(data.get("res") or {}))
         elif kind == "runner_on_unreachable":
@@ -118,9 +121,12 @@ class EventTranslator:
 
     def _failed(self, host: str, step: Step, message: str) -> None:
         dev = self.devices.setdefault(host, _Device())
-        if dev.error is None or step is Step.ROLLBACK:  # keep the first cause; a failed rollback overrides
-            dev.error = message if dev.error is None else f"{dev.error}; rollback: {message}"
-            dev.failed_step = step
+        dev.failed_steps.add(step)
+        if dev.error is None:  # keep the first cause
+            dev.error, dev.failed_step = message, step
+        elif step is Step.ROLLBACK:  # and add why the rollback failed, worded as the Nornir flow words it
+            why = message if message.startswith("rollback not verified") else f"rollback failed: {message}"
+            dev.error = f"{dev.error}; {why}"
         self._emit(host, step, "failed", message)
 
     def result(self, target: Target, batch: int) -> DeviceResult:
@@ -131,11 +137,10 @@ class EventTranslator:
             )
         report = dev.report or {}
         outcome = self._outcome(dev, report)
-        if dev.step is not None and dev.failed_step != dev.step:
+        if dev.step is not None and dev.step not in dev.failed_steps:
             self._emit(target.name, dev.step, "ok")  # the last step ended well: no later step closed it
-        self._emit(
-            target.name, Step.DONE, "ok" if outcome not in (Outcome.FAILED, Outcome.ROLLBACK_FAILED) else "failed"
-        )
+        failed_step = dev.failed_step if outcome is not Outcome.CHANGED else None
+        self._emit(target.name, Step.DONE, "failed" if failed_step else "ok", outcome.value)  # as the Nornir flow
         return DeviceResult(
             device=target.name,
             platform=target.platform,
@@ -143,7 +148,7 @@ class EventTranslator:
             changes=int(report.get("changes", 0)),
             diff=mask(str(report.get("diff", "")), self.secrets),
             backup=str(report["backup"]) if report.get("backup") else None,
-            failed_step=dev.failed_step if outcome is not Outcome.CHANGED else None,
+            failed_step=failed_step,
             error=dev.error if outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN) else None,
             elapsed_s=round(time.monotonic() - dev.started, 3),
             batch=batch,
@@ -155,13 +160,13 @@ class EventTranslator:
             return Outcome(report["outcome"])
         if dev.unreachable or dev.failed_step in UNTOUCHED or dev.failed_step is None:
             return Outcome.FAILED
-        return Outcome.ROLLBACK_FAILED  # failed after the change began, and no rollback report
+        return Outcome.ROLLBACK_FAILED  # failed after the change began, and no rollback report (its rollback failed)
 
 
 def _same_diff(result: DeviceResult, desired: dict[str, str], run_id: str) -> None:
     """The change count and diff lines the Nornir engine would show, from the backup with the platform's
     own pure diff, so the report does not depend on the engine. Left as the playbook counted them when
-    the backup is not in the strategy's form (hosts: the playbooks back up ``--check`` output)."""
+    the backup is not in the strategy's form."""
     if result.backup is None or result.outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN):
         return
     try:

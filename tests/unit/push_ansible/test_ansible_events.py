@@ -105,5 +105,42 @@ def test_outcomes_without_a_report() -> None:
     a, b, c = (tr.result(_t(n), 1) for n in "abc")
     assert (a.outcome, a.failed_step, a.error) == (Outcome.FAILED, Step.CONNECT, "host key mismatch")
     assert (b.outcome, b.failed_step) == (Outcome.FAILED, Step.DIFF), "nothing was sent: untouched"
-    assert (c.outcome, c.failed_step, c.error) == (Outcome.ROLLBACK_FAILED, Step.ROLLBACK, "refused; rollback: gone")
+    # as the Nornir flow reports it: the step that failed first, then why the rollback failed
+    assert (c.outcome, c.failed_step, c.error) == (
+        Outcome.ROLLBACK_FAILED,
+        Step.APPLY,
+        "refused; rollback failed: gone",
+    )
     assert tr.result(_t("never-seen"), 1).outcome is Outcome.FAILED
+
+
+def test_a_rollback_that_does_not_verify_fails_as_with_nornir() -> None:
+    """push.yml's "Rollback | running equals the backup" fails: rollback_failed (exit status 3), the
+    first cause kept, the mismatching values named, the DONE event carrying the outcome."""
+    events: list[PushEvent] = []
+    tr = EventTranslator(events.append, [SECRET])
+    _feed(
+        tr,
+        "gpu1",
+        [
+            ("runner_on_ok", "Backup | read the host state", {}),
+            ("runner_on_ok", "Diff | the values", {}),
+            ("runner_on_failed", "Apply | the script ran to its end", {"msg": "xoff-host-apply.sh exit 3: boom"}),
+            ("runner_on_ok", "Rollback | run the restore script", {}),
+            (
+                "runner_on_failed",
+                "Rollback | running equals the backup",
+                {"msg": "rollback not verified: links differs from the backup: links.eth0.mtu is 9000, backup 1500"},
+            ),
+        ],
+    )
+    result = tr.result(_t("gpu1"), 1)
+    assert (result.outcome, result.failed_step) == (Outcome.ROLLBACK_FAILED, Step.APPLY)
+    assert result.error == (
+        "xoff-host-apply.sh exit 3: boom; rollback not verified: links differs from the backup: "
+        "links.eth0.mtu is 9000, backup 1500"
+    )
+    assert [(e.step.value, e.status, e.message) for e in events][-2:] == [
+        ("rollback", "failed", result.error.split("; ", 1)[1]),
+        ("done", "failed", "rollback_failed"),
+    ]

@@ -1,7 +1,9 @@
 """The Ansible engine against lab-mini for real (namespaces, the switch SSH server over the EOS and
 SONiC emulators, OpenSSH hosts): a command refused mid-change on EOS ends rolled back and equal to
-its backup; then EOS (spine2), SONiC (leaf1) and a host (gpu1) are pushed, verified on the devices
-themselves, and a second push reports 0 changes. No secret in any event, result or backup."""
+its backup; a host whose script fails mid-change is rolled back by the restore script and its state
+read again equals its backup, with the same result the Nornir engine reports; then EOS (spine2),
+SONiC (leaf1) and a host (gpu1) are pushed, verified on the devices themselves, and a second push
+reports 0 changes. No secret in any event, result or backup."""
 
 from __future__ import annotations
 
@@ -19,16 +21,21 @@ from typing import Any
 
 import pytest
 
+from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import LabConnection, Target, build_targets, from_lab, select
 from xoff.lab import names, netns
+from xoff.lab.daemons import host_root
 from xoff.lab.emulators.base import Faults
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.observe import run_in
 from xoff.lab.teardown import down
 from xoff.platforms.eos.config_tree import config_diff
+from xoff.platforms.host.observe import SNAPSHOT_SCRIPT, parse_snapshot
+from xoff.push import nornir_engine
 from xoff.push.ansible_engine import run
 from xoff.push.job import PushJob, PushOptions
-from xoff.push.model import Outcome, PushEvent, PushSummary
+from xoff.push.model import Outcome, PushEvent, PushSummary, Step
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
@@ -58,7 +65,9 @@ def lab() -> Iterator[LabConnection]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _push(lab: LabConnection, devices: list[str], run_id: str, backups: Path) -> tuple[PushSummary, list[PushEvent]]:
+def _push(
+    lab: LabConnection, devices: list[str], run_id: str, backups: Path, engine: Any = run
+) -> tuple[PushSummary, list[PushEvent]]:
     targets = select(build_targets(lab.fabric), devices)
     desired: dict[str, dict[str, str]] = {}
     for f in render_fabric(lab.fabric, devices):
@@ -72,7 +81,7 @@ def _push(lab: LabConnection, devices: list[str], run_id: str, backups: Path) ->
         known_hosts=lab.known_hosts,
     )
     events: list[PushEvent] = []
-    summary = run(job, PushOptions(workers=4, backup_dir=backups), events.append)
+    summary = engine(job, PushOptions(workers=4, backup_dir=backups), events.append)
     password = job.secrets[0]
     assert all(password not in json.dumps(e.to_json()) for e in events)
     assert password not in json.dumps(summary.to_json())
@@ -117,6 +126,105 @@ def test_rejected_command_mid_change_is_rolled_back(lab: LabConnection, tmp_path
     running = (_state(lab, "spine2") / "running-config").read_text(encoding="utf-8")
     assert config_diff(running, Path(r.backup).read_text(encoding="utf-8")) == [], "running equals the backup"
     assert ("spine2", "rollback", "ok") in [(e.device, e.step.value, e.status) for e in events]
+
+
+def _host_state(lab: LabConnection, device: str) -> dict[str, Any]:
+    """The host's state read in its namespace (not through either engine), as the backup records it."""
+    done = run_in(resolve(LAB), device, ["bash", "-c", SNAPSHOT_SCRIPT])
+    assert done.returncode == 0, done.stderr
+    return parse_snapshot(done.stdout)
+
+
+def test_host_failing_mid_change_is_rolled_back_as_with_nornir(lab: LabConnection, tmp_path: Path) -> None:
+    """gpu1's /etc/xoff is a file, so its script fails at its last step (the NCCL file), after it has
+    changed links, addresses, routes and rules, NIC QoS, RoCE and ECN; the restore script generated
+    from the backup undoes all of it. gpu2 is pushed in the same run and finishes."""
+    before = _host_state(lab, "gpu1")
+    blocker = host_root(lab.lab_dir, "gpu1") / "etc" / "xoff"
+    assert not blocker.exists()
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("not a directory\n", encoding="utf-8")
+    try:
+        summary, events = _push(lab, ["gpu1", "gpu2"], "hostfault", tmp_path / "ansible")
+        after_ansible = _host_state(lab, "gpu1")
+        nornir, nornir_events = _push(lab, ["gpu1"], "hostfault", tmp_path / "nornir", nornir_engine.run)
+        after_nornir = _host_state(lab, "gpu1")
+    finally:
+        blocker.unlink()
+    results = {r.device: r for r in summary.results}
+    gpu1 = results["gpu1"]
+    assert (gpu1.outcome, gpu1.failed_step) == (Outcome.ROLLED_BACK, Step.APPLY), gpu1
+    assert "could not change /etc/xoff/nccl.env" in (gpu1.error or ""), gpu1.error
+    assert gpu1.changes > 10, "the script had changed much before it failed"
+    assert results["gpu2"].outcome is Outcome.CHANGED, results["gpu2"]
+    assert summary.exit_status == 1
+
+    # the step events the Nornir engine emits, in its order (Ansible knows "connected" only once the backup read)
+    def steps(evs: list[PushEvent]) -> list[tuple[str, str]]:
+        return [(e.step.value, e.status) for e in evs if e.device == "gpu1" and e.step is not Step.CONNECT]
+
+    assert steps(events) == steps(nornir_events), steps(events)
+    assert steps(events)[-3:] == [("rollback", "start"), ("rollback", "ok"), ("done", "failed")]
+    assert [e.message for e in events if e.device == "gpu1" and e.step is Step.DONE] == ["rolled_back"]
+    # the backup is the Nornir strategy's snapshot, 0600, and the host equals it again
+    assert gpu1.backup is not None and Path(gpu1.backup).stat().st_mode & 0o777 == 0o600
+    assert json.loads(Path(gpu1.backup).read_text(encoding="utf-8")) == before == after_ansible
+    # the Nornir engine, on the same fault: the same result, the same backup, the same end state
+    (same,) = nornir.results
+    assert (same.outcome, same.failed_step, same.changes) == (gpu1.outcome, gpu1.failed_step, gpu1.changes)
+    assert same.error == f"ApplyError: {gpu1.error}"
+    assert nornir.exit_status == summary.exit_status
+    assert same.backup is not None
+    assert Path(same.backup).read_text(encoding="utf-8") == Path(gpu1.backup).read_text(encoding="utf-8")
+    assert after_nornir == before
+
+
+def test_host_rollback_with_ansible_playbook_directly(lab: LabConnection, tmp_path: Path) -> None:
+    """The same fault, with no xoff engine around the playbooks: ``ansible-playbook`` against the
+    exported inventory, as under AWX. gpu1 ends rolled back to a backup equal to its state."""
+    before = _host_state(lab, "gpu1")
+    render = tmp_path / "render"
+    for f in render_fabric(lab.fabric, ["gpu1"]):
+        (render / f.device).mkdir(parents=True, exist_ok=True)
+        (render / f.device / f.name).write_text(f.content, encoding="utf-8")
+    inventory = export_ansible(select(build_targets(lab.fabric), ["gpu1"]), tmp_path / "inv", lab.known_hosts)
+    creds = load_credentials(lab.secrets_file, environ={})
+    assert creds.host is not None and creds.host.key_file is not None
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_NOCOLOR": "1",
+        "XOFF_HOST_USERNAME": creds.host.username,
+        "XOFF_HOST_KEY": str(creds.host.key_file),
+    }
+    blocker = host_root(lab.lab_dir, "gpu1") / "etc" / "xoff"
+    blocker.write_text("not a directory\n", encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "ansible-playbook"),
+                *("-i", str(inventory), str(ROOT / "playbooks" / "push.yml")),
+                *("-e", f"xoff_render_dir={render}", "-e", f"xoff_backups={tmp_path / 'backups'}"),
+                *("-e", "xoff_run_stamp=direct"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+            env=env,
+        )
+    finally:
+        blocker.unlink()
+    out = done.stdout + done.stderr
+    assert done.returncode == 2, out  # a host failed: the rolled-back device fails its play
+    assert "'outcome': 'rolled_back'" in out or '"outcome": "rolled_back"' in out, out
+    assert "could not change /etc/xoff/nccl.env" in out
+    backup = tmp_path / "backups" / "direct" / "gpu1"
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert json.loads(backup.read_text(encoding="utf-8")) == before == _host_state(lab, "gpu1")
+    secrets = creds.secrets()
+    assert secrets and not [s for s in secrets if s in out or s in backup.read_text(encoding="utf-8")]
 
 
 def test_push_verifies_then_a_second_push_changes_nothing(lab: LabConnection, tmp_path: Path) -> None:

@@ -186,3 +186,37 @@ def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str
     if nccl_text is not None and observed["nccl"] != nccl_text:
         out.append(f"~ {NCCL_PATH} content" if observed["nccl"] is not None else f"+ {NCCL_PATH}")
     return out
+
+
+_ABSENT = object()
+MAX_SHOWN = 3  # differing values named per key; the rest are counted
+MAX_VALUE_CHARS = 60
+
+
+def _show(value: Any) -> str:
+    text = "absent" if value is _ABSENT else json.dumps(value, sort_keys=True)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 3] + "..."
+
+
+def _differences(now: Any, before: Any, path: str) -> list[str]:
+    if isinstance(now, dict) and isinstance(before, dict):
+        out: list[str] = []
+        for key in sorted(set(now) | set(before)):
+            have, want = now.get(key, _ABSENT), before.get(key, _ABSENT)
+            if have != want:
+                out.extend(_differences(have, want, f"{path}.{key}"))
+        return out
+    return [f"{path} is {_show(now)}, backup {_show(before)}"]
+
+
+def rollback_mismatches(now: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """After a rollback: one line per part of the state (links, routes, qos, ...) not equal to the
+    backup's, naming the values that differ (pure; empty: the rollback is verified)."""
+    out: list[str] = []
+    for key in sorted(before):
+        have = now.get(key, _ABSENT)
+        if have != before[key]:
+            found = _differences(have, before[key], key)
+            more = f" (and {len(found) - MAX_SHOWN} more)" if len(found) > MAX_SHOWN else ""
+            out.append(f"{key} differs from the backup: {'; '.join(found[:MAX_SHOWN])}{more}")
+    return out

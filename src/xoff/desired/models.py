@@ -176,7 +176,8 @@ class HostNic(State):
 class GpuDirect(State):
     nvidia_peermem: bool
     acs_disabled: bool
-    iommu: Literal["off", "passthrough"]
+    # "translated" (the IOMMU remaps DMA) is only ever observed: xoff never intends it
+    iommu: Literal["off", "passthrough", "translated"]
     gdr_level: str
     gpu_nic: dict[int, str] = Field(description="GPU index -> its rail's RDMA device (must be PIX or PXB)")
 

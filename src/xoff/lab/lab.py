@@ -280,6 +280,8 @@ def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
         return ifname in present[device]
 
     links = [lk for lk in p.links if not has(lk.a.device, lk.a.ifname)]
+    ipoib = {n: [s for s in dp.ipoib.values() if not has(n, s.ifname)] for n, dp in p.devices.items() if dp.ipoib}
+    ipoib = {n: stand_ins for n, stand_ins in ipoib.items() if stand_ins}
     bridge_exists = p.bridge in root_links
     netns.ip_batch(root_commands(p, fresh, bridge_exists, mgmt, links))
     new_ports: dict[str, list[str]] = {}
@@ -290,12 +292,15 @@ def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
     def configure(device: str) -> None:
         dp = p.devices[device]
         ports = [dp.ports[port] for port in new_ports.get(device, [])]
-        netns.ip_batch(device_commands(dp, fresh=device in fresh, mgmt=device in mgmt, ports=ports), netns=dp.netns)
+        lines = device_commands(
+            dp, fresh=device in fresh, mgmt=device in mgmt, ports=ports, ipoib=ipoib.get(device, [])
+        )
+        netns.ip_batch(lines, netns=dp.netns)
         if device in fresh and dp.forwarding:
             with netns.entered(dp.netns):
                 Path("/proc/sys/net/ipv4/ip_forward").write_text("1", encoding="ascii")
 
-    todo = sorted(set(fresh) | set(mgmt) | set(new_ports))
+    todo = sorted(set(fresh) | set(mgmt) | set(new_ports) | set(ipoib))
     with ThreadPoolExecutor(WORKERS) as pool:
         list(pool.map(configure, todo))
     report.created = {
@@ -304,6 +309,8 @@ def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
         "mgmt veths": len(mgmt),
         "link veths": len(links),
     }
+    if any(dp.ipoib for dp in p.devices.values()):  # a fabric with InfiniBand hosts
+        report.created["IPoIB stand-ins"] = sum(map(len, ipoib.values()))
     return fresh
 
 

@@ -6,7 +6,7 @@ NVUE ``nv set ... && nv config apply -y``, FRR ``vtysh``, the host's NIC tools (
 ``cma_roce_tos``, ``ip link``, ``modprobe``), an edited file on the host. Where nothing but the
 hardware can make the fault (a PCIe re-seat, a BIOS reset, a counter the ASIC raises, a cable
 re-plugged), the lab changes the state behind the tool that shows it: the NIC shims' state, the
-SONiC emulator's counters, the veths. ``undo`` reverses exactly what ``seed`` did, by the same means.
+SONiC and EOS emulators' counters, the veths. ``undo`` reverses exactly what ``seed`` did, by the same means.
 
 The registry (``FAULTS``) is what ``xoff lab fault``, the lab fault-injection suite and the table in
 docs/faults.md are made from: per fault, the check id that must catch it, the checks that rightly
@@ -28,6 +28,7 @@ from xoff.lab.seed_steps import (
     _acs,
     _bgp_asn,
     _bgp_shutdown,
+    _cnp_dscp_intended,
     _cnp_dwrr,
     _counters,
     _dscp_map,
@@ -37,13 +38,16 @@ from xoff.lab.seed_steps import (
     _headroom,
     _headroom_over_pool,
     _host,
+    _kernel_cmdline,
     _link,
     _lossless_classes,
     _mtu_undo,
     _nccl_right,
     _nccl_tc,
+    _nic_sysfs,
     _nic_tool,
     _nvue,
+    _rail_route,
     _reseat,
     _shim_state,
     _sonic_mtu,
@@ -51,6 +55,7 @@ from xoff.lab.seed_steps import (
     _swap,
     _watchdog_forward,
     _watchdog_stop,
+    eos_counters,
     sonic_fault,
 )
 
@@ -415,6 +420,58 @@ FAULTS: dict[str, Fault] = {
             _shim_state(_reseat(False)),
             names=("device", "port"),
         ),
+        # DCQCN on the NIC: no check judges it beyond drift, whose finding names the NIC (port) and the field
+        # path, not a priority (drift findings carry none)
+        _f(
+            "nic-ecn-np-off",
+            "ECN notification point off on a host NIC's lossless priority (no CNPs)",
+            "host `echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/3`",
+            DRIFT,
+            Target("gpu1", "eth0"),  # the NIC's lossless priority (3)
+            "linux",
+            _nic_sysfs("roce_np/enable/{prio}", lambda _n, _p: 0),
+            _nic_sysfs("roce_np/enable/{prio}", lambda n, p: int(p in n.ecn_np_priorities)),
+            names=("device", "port"),
+            mentions=("host.nics.eth0.ecn_np_priorities",),
+        ),
+        _f(
+            "nic-cnp-dscp",
+            "Wrong CNP DSCP on a host NIC",
+            "host `echo 26 > /sys/class/net/eth1/ecn/roce_np/cnp_dscp` (CNPs in the RoCE data class, not the CNP "
+            "class)",
+            DRIFT,
+            Target("gpu2", "eth1"),
+            "linux",
+            _nic_sysfs("roce_np/cnp_dscp", lambda _n, _p: 26),
+            _nic_sysfs("roce_np/cnp_dscp", _cnp_dscp_intended),
+            names=("device", "port"),
+            mentions=("host.nics.eth1.cnp_dscp",),
+        ),
+        _f(
+            "nic-rail-gateway",
+            "A rail's route via another rail's gateway",
+            "host `ip route replace <loopbacks> via <rail 0's gateway> dev eth1 table 101 onlink`",
+            DRIFT,
+            Target("gpu1", "eth1"),
+            "linux",
+            _rail_route(True),
+            _rail_route(False),
+            names=("device", "port"),
+            mentions=("host.nics.eth1.gateway",),
+        ),
+        _f(
+            "iommu-translated",
+            "IOMMU translates GPU/NIC DMA (no iommu=pt)",
+            "a reboot without `iommu=pt` on the kernel command line (the lab edits /proc/cmdline under the "
+            "host's state root)",
+            DRIFT,
+            Target("gpu4"),
+            "linux",
+            _kernel_cmdline(True),
+            _kernel_cmdline(False),
+            names=("device",),
+            mentions=("host.gpudirect.iommu",),
+        ),
         _f(
             "pfc-storm",
             "PFC pause storm",
@@ -432,6 +489,24 @@ FAULTS: dict[str, Fault] = {
             Target("leaf1", "Ethernet24", 3),
             _SN,
             *_counters("drops"),
+        ),
+        _f(
+            "pfc-storm-eos",
+            "PFC pause storm (EOS)",
+            "the watchdog's storm counters in the EOS emulator (`show priority-flow-control counters watchdog`)",
+            "counters.pfc_storms",
+            Target("spine2", "Ethernet1/1", 3),
+            "eos",
+            *eos_counters("storm"),
+        ),
+        _f(
+            "lossless-drops-eos",
+            "Drops on a lossless queue (EOS)",
+            "queue drop counters in the EOS emulator (`show interfaces counters queue detail`)",
+            "counters.lossless_drops",
+            Target("spine2", "Ethernet2/1", 3),
+            "eos",
+            *eos_counters("drops"),
         ),
         _f(
             "fib-bounce",

@@ -646,3 +646,116 @@ def _counters(kind: str) -> tuple[Seed, Undo]:
 Seed = Callable[[Lab, Target], None]
 Undo = Callable[[Lab, Target], None]
 Step = Callable[[Lab, Target], None]
+
+
+# --- counters the ASIC would raise (the EOS emulator's counter state) ---------------------------------
+
+
+def eos_counters(kind: str) -> tuple[Seed, Undo]:
+    """The EOS emulator's counters (``state/counters.json``, in EOS's terms: see
+    ``xoff.lab.emulators.eos.show_counters``) on the target's port and lossless queue: ``storm``, pause
+    frames received and a storm the watchdog detected and restored; ``drops``, packets dropped on the
+    queue. Undone by putting the file back as it was."""
+
+    def seed(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        port, priority = _target_port(t), _priority(t)
+        qos = lab.connection.fabric.devices[t.device].qos
+        queue = str(qos.pfc_priority_to_queue.get(priority, priority) if qos is not None else priority)
+        if kind == "storm":
+            data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": 1200000, "txFrames": 0}
+            data.setdefault("watchdog", {}).setdefault(port, {})[queue] = {"stuckCount": 1, "recoveryCount": 1}
+        else:
+            data.setdefault("queues", {}).setdefault(port, {})[queue] = {
+                "enqueuedPackets": 1000000,
+                "enqueuedBytes": 4096000000,
+                "droppedPackets": 1500,
+                "droppedBytes": 6144000,
+            }
+        backup = path.with_name("counters.json.xoff-fault")
+        if not backup.exists():
+            backup.write_text(path.read_text(encoding="utf-8") if path.exists() else "null\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+    def undo(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        backup = path.with_name("counters.json.xoff-fault")
+        if backup.exists():
+            before = json.loads(backup.read_text(encoding="utf-8"))
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(json.dumps(before, indent=1) + "\n", encoding="utf-8")
+            backup.unlink()
+
+    return seed, undo
+
+
+# --- hosts: the NIC's DCQCN sysfs, a rail's routes, the kernel command line --------------------------
+
+
+def _nic_sysfs(name: str, value: Callable[[Any, int], int]) -> Step:
+    """``echo VALUE > /sys/class/net/<netdev>/ecn/<name>`` on the host, as an operator tunes DCQCN by hand
+    (``{prio}`` in ``name`` is the target's priority, else the NIC's first lossless one; ``value(nic, prio)``
+    is what is written). The file must exist: a NIC without the MLNX_OFED ecn tree cannot take the fault."""
+
+    def step(lab: Lab, t: Target) -> None:
+        nic = _nic(lab, t)
+        prio = _priority(t, nic.ecn_np_priorities[0] if nic.ecn_np_priorities else 3)
+        path = f'"${{XOFF_HOST_ROOT:-}}/sys/class/net/{nic.netdev}/ecn/{name.format(prio=prio)}"'
+        lab.run(t.device, f"test -f {path} && echo {value(nic, prio)} > {path}")
+
+    return step
+
+
+def _cnp_dscp_intended(nic: Any, _prio: int) -> int:
+    if nic.cnp_dscp is None:
+        raise SeedError(f"{nic.netdev}: the intent sets no CNP DSCP")
+    return int(nic.cnp_dscp)
+
+
+def _rail_route(stray: bool) -> Step:
+    """The NIC's route to the loopbacks in its rail table, ``ip route replace``d via the next hop of another
+    rail (``onlink``: it is not on the NIC's /31, as when a rail's lines are copied from rail 0), or back
+    via the NIC's own gateway."""
+
+    def step(lab: Lab, t: Target) -> None:
+        nic = _nic(lab, t)
+        host = lab.connection.fabric.devices[t.device].host
+        assert host is not None  # _nic found a NIC of it
+        routes = [r for r in host.routes if r.device == nic.netdev]
+        other = next((n.gateway for n in host.nics.values() if n.gateway not in (None, nic.gateway)), None)
+        if not routes or other is None:
+            raise SeedError(f"{t.device}: {nic.netdev} has no rail route, or no other rail's gateway to misroute to")
+        route = routes[-1]
+        via = f"{other} dev {nic.netdev} onlink" if stray else f"{route.via} dev {nic.netdev}"
+        lab.run(t.device, f"ip route replace {route.destination} via {via} table {route.table}")
+
+    return step
+
+
+PASSTHROUGH_WORDS = ("iommu=pt", "iommu.passthrough=1")
+
+
+def _kernel_cmdline(drop_passthrough: bool) -> Step:
+    """The host rebooted without ``iommu=pt`` on its kernel command line (a GRUB or kernel update dropped
+    it), so the IOMMU translates GPU/NIC DMA. Only a reboot changes /proc/cmdline: the lab changes the
+    file under the host's state root, and the undo puts it back as it was."""
+
+    def step(lab: Lab, t: Target) -> None:
+        root = lab.device_dir(t.device) / "root"
+        path = root / "proc" / "cmdline"
+        backup = Path(HostRoot(root).state_path).with_name("cmdline.xoff-fault")
+        if drop_passthrough:
+            if not (root / "sys" / "class" / "iommu").is_dir():
+                raise SeedError(f"{t.device}: no IOMMU unit under the state root, so nothing to translate DMA")
+            text = path.read_text(encoding="utf-8")
+            if not backup.exists():
+                backup.write_text(text, encoding="utf-8")
+            path.write_text(" ".join(w for w in text.split() if w not in PASSTHROUGH_WORDS) + "\n", encoding="utf-8")
+        elif backup.exists():
+            path.write_text(backup.read_text(encoding="utf-8"), encoding="utf-8")
+            backup.unlink()
+
+    return step

@@ -12,6 +12,10 @@ What a device has after ``lab up`` (docs/lab.md says the same for users):
 - a **host** is *freshly installed*: its cabled NICs exist under their netdev names and are up, at
   the kernel's default MTU (1500), with no addresses, routes or rules; the rendered host script
   (``push``) sets those;
+- a host's **InfiniBand HCA** shows its IPoIB netdev (``ib0``, ...) as a lab stand-in: an ``ifb``
+  link (a software netdev with no peer; this kernel has no ``dummy`` and no ``ib_ipoib``) with the
+  intent's MTU, admin state and addresses. On a real host the IPoIB driver makes that netdev at boot
+  and ``push`` does not touch it, so the lab gives it the state a booted host has;
 - an **InfiniBand switch** has only its management port: its fabric is ibsim's.
 
 Only Ethernet links become veth pairs; InfiniBand cables live in ibsim.
@@ -19,6 +23,7 @@ Only Ethernet links become veth pairs; InfiniBand cables live in ibsim.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Literal
@@ -52,6 +57,7 @@ class DevicePlan:
     root_veth: str
     loopbacks: tuple[str, ...]
     ports: dict[str, PortPlan] = field(default_factory=dict)  # intent port -> plan, cabled Ethernet ports only
+    ipoib: dict[str, PortPlan] = field(default_factory=dict)  # host IPoIB netdev -> its ifb stand-in's plan
 
     @property
     def forwarding(self) -> bool:
@@ -98,6 +104,17 @@ def _port(device: Device, iface: Interface) -> PortPlan:
     return PortPlan(iface.name, ifname, None, (), True)  # a fresh host: up, default MTU, no address
 
 
+def _ipoib(device: Device) -> dict[str, PortPlan]:
+    """A host's IPoIB netdevs (its InfiniBand interfaces) as the driver leaves them: intent MTU and addresses."""
+    if device.kind != "host":
+        return {}
+    return {
+        i.name: PortPlan(i.name, names.linux_ifname(i.name), i.mtu, tuple(i.addresses), i.admin_up)
+        for i in device.interfaces.values()
+        if i.kind == "infiniband"
+    }
+
+
 def controller_address(management: Management, taken: set[IPv4Address]) -> IPv4Interface:
     """The gateway, or else the highest address of the prefix no device has."""
     length = management.prefix.prefixlen
@@ -133,6 +150,7 @@ def plan(lab: str, fabric: FabricState, management: Management) -> LabPlan:
             mgmt_address=mgmt_address,
             root_veth=names.root_veth(lab, d.name),
             loopbacks=loopbacks if d.kind == "switch" else (),
+            ipoib=_ipoib(d),
         )
     links: list[LinkPlan] = []
     for link in fabric.links:
@@ -147,7 +165,7 @@ def plan(lab: str, fabric: FabricState, management: Management) -> LabPlan:
         links.append(LinkPlan(ends[0], ends[1], link.network))
     for dp in devices.values():
         seen: dict[str, str] = {dp.mgmt_ifname: dp.mgmt_port}
-        for p in dp.ports.values():
+        for p in [*dp.ports.values(), *dp.ipoib.values()]:
             if seen.setdefault(p.ifname, p.port) != p.port:
                 raise ValueError(f"{dp.name}: ports {seen[p.ifname]!r} and {p.port!r} both become Linux {p.ifname!r}")
     return LabPlan(
@@ -187,15 +205,22 @@ def root_commands(
     return lines
 
 
-def device_commands(d: DevicePlan, *, fresh: bool, mgmt: bool, ports: list[PortPlan]) -> list[str]:
+def device_commands(
+    d: DevicePlan, *, fresh: bool, mgmt: bool, ports: list[PortPlan], ipoib: Sequence[PortPlan] = ()
+) -> list[str]:
     """``ip -n <ns> -batch`` lines for one namespace: ``lo`` (a ``fresh`` namespace), the management
-    port (a new ``mgmt`` veth), then ``ports`` (new fabric veths)."""
+    port (a new ``mgmt`` veth), ``ports`` (new fabric veths), then the IPoIB stand-ins ``ipoib`` (missing ones)."""
     lines: list[str] = []
     if fresh:
         lines += ["link set lo up", *(f"addr add {a} dev lo" for a in d.loopbacks)]
     if mgmt:
         lines += [f"addr add {d.mgmt_address} dev {d.mgmt_ifname}", f"link set {d.mgmt_ifname} up"]
     for port in ports:
+        settings = (f" mtu {port.mtu}" if port.mtu else "") + (" up" if port.up else " down")
+        lines.append(f"link set {port.ifname}{settings}")
+        lines += [f"addr add {a} dev {port.ifname}" for a in port.addresses]
+    for port in ipoib:
+        lines.append(f"link add {port.ifname} type ifb")
         settings = (f" mtu {port.mtu}" if port.mtu else "") + (" up" if port.up else " down")
         lines.append(f"link set {port.ifname}{settings}")
         lines += [f"addr add {a} dev {port.ifname}" for a in port.addresses]

@@ -5,6 +5,7 @@ parse(emulator output after loading the rendered config) == desired on the field
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from xoff.lab.emulators.sonic import Emulator as SonicEmulator
 from xoff.platforms.eos.collect import parse_bgp, parse_lldp
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
 from xoff.platforms.host import collect as host
+from xoff.platforms.host import kernel
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 from xoff.platforms.sonic import collect as sonic
 from xoff.platforms.sonic.config_db import build_config_db
@@ -92,6 +94,97 @@ def test_lspci_acs_and_lsmod() -> None:
         host._modules("nvidia_peermem 16384 0\n")
 
 
+def test_ecn_sysfs() -> None:
+    pushed = kernel.parse_ecn(raw("linux", "ecn-sysfs", "connectx7-prio3"))
+    assert pushed == {"ecn_np_priorities": [3], "ecn_rp_priorities": [3], "cnp_dscp": 48, "cnp_priority": 6}
+    factory = kernel.parse_ecn(raw("linux", "ecn-sysfs", "factory"))
+    assert (factory["ecn_np_priorities"], factory["ecn_rp_priorities"]) == ([], [])
+    text = raw("linux", "ecn-sysfs", "connectx7-prio3")
+    assert kernel.parse_ecn(text.replace("roce_np/cnp_dscp:48", "roce_np/cnp_dscp:24"))["cnp_dscp"] == 24
+    # a driver without the CNP files: the values are not read (the host script leaves them alone too)
+    bare = "\n".join(ln for ln in text.splitlines() if "cnp_" not in ln)
+    assert "cnp_dscp" not in kernel.parse_ecn(bare) and "cnp_priority" not in kernel.parse_ecn(bare)
+    for bad, message in (
+        (text.replace("roce_np/enable/3:1", "roce_np/enable/3:2"), "allowed: enable/0..7 = 0 or 1"),
+        (text.replace("roce_np/enable/3:1", "roce_np/enable/8:1"), "allowed: enable/0..7"),
+        (text.replace("roce_np/cnp_dscp:48", "roce_np/cnp_dscp:64"), "allowed: 0..63"),
+        (text.replace("roce_np/cnp_802p_prio:6", "roce_np/cnp_802p_prio:x"), "allowed: 0..7"),
+        ("\n".join(ln for ln in text.splitlines() if "rp/enable" not in ln), "no roce_rp/enable"),
+        ("grep: roce_np: No such file or directory\n", "not roce_np|roce_rp"),
+        ("", "no roce_np/enable"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            kernel.parse_ecn(bad)
+
+
+def test_ip_route_gateways() -> None:
+    lab = kernel.parse_gateways(raw("linux", "ip_-j_-4_route_show_table_all", "lab-mini-gpu1"))
+    assert lab == {"eth0": ["198.18.0.8"], "eth1": ["198.18.0.10"], "eth2": ["198.19.0.0"], "mgmt0": ["192.0.2.1"]}
+    # a multipath route's next hops count on their own netdevs; a stray next hop shows beside the right one
+    odd = kernel.parse_gateways(raw("linux", "ip_-j_-4_route_show_table_all", "multipath-and-stray-hop"))
+    assert odd["eth0"] == ["198.18.0.10", "198.18.0.8"] and odd["eth1"] == ["198.18.0.10"]
+    assert kernel.gateway_of(odd["eth0"]) == "198.18.0.10,198.18.0.8" and kernel.gateway_of([]) is None
+    for bad in ('{"dst": "default"}', '[{"gateway": "198.18.0.8", "dev": "eth0"}]', "Error: ipv4: FIB table"):
+        with pytest.raises(ValueError):
+            kernel.parse_gateways(bad)
+
+
+def test_iommu_mode() -> None:
+    modes = {c: kernel.parse_iommu(raw("linux", "iommu", c)) for c in ("passthrough", "amd-passthrough", "off")}
+    assert modes == {"passthrough": "passthrough", "amd-passthrough": "passthrough", "off": "off"}
+    assert kernel.parse_iommu(raw("linux", "iommu", "translated")) == "translated"
+    for bad in ("", "cmdline: ro quiet\n", "iommu: dmar0\ncmdline: ro\n", "BOOT_IMAGE=x\niommu:\n"):
+        with pytest.raises(ValueError, match="cmdline"):
+            kernel.parse_iommu(bad)
+
+
+def test_host_collector_reads_dcqcn_gateway_and_iommu(lab_mini_state: Any) -> None:
+    """gpu1 with a NIC whose ECN NP is off and CNP DSCP wrong, one rail's route via a stray next hop and
+    the IOMMU translating: the observed Device carries exactly those values, on listed field paths."""
+    desired = lab_mini_state[1].devices["gpu1"]
+    assert desired.host is not None
+    links = [{"ifname": n, "mtu": i.mtu or 1500, "flags": ["UP"]} for n, i in desired.interfaces.items()]
+    addrs = [
+        {"ifname": n, "addr_info": [{"family": "inet", "local": a.split("/")[0], "prefixlen": int(a.split("/")[1])}]}
+        for n, i in desired.interfaces.items()
+        for a in i.addresses
+    ]
+    ecn_ok = raw("linux", "ecn-sysfs", "connectx7-prio3")
+    storage = ecn_ok.replace("enable/3:1", "enable/3:0").replace("enable/4:0", "enable/4:1")
+    outputs = {
+        host.LINKS.text: json.dumps(links),
+        host.ADDRS.text: json.dumps(addrs),
+        kernel.ROUTES.text: raw("linux", "ip_-j_-4_route_show_table_all", "multipath-and-stray-hop"),
+        kernel.IOMMU.text: raw("linux", "iommu", "translated"),
+        kernel.ecn("eth0").text: ecn_ok.replace("roce_np/enable/3:1", "roce_np/enable/3:0"),
+        kernel.ecn("eth1").text: ecn_ok.replace("roce_np/cnp_dscp:48", "roce_np/cnp_dscp:46"),
+        kernel.ecn("eth2").text: storage,
+    }
+    assert set(outputs) - {host.LINKS.text, host.ADDRS.text} <= {c.text for c in host.Collector().commands(desired)}
+    obs = host.Collector().parse(outputs, desired)
+    assert obs.errors == [] and obs.device is not None and obs.device.host is not None
+    got = {
+        n: (v.ecn_np_priorities, v.ecn_rp_priorities, v.cnp_dscp, v.cnp_priority, v.gateway)
+        for n, v in obs.device.host.nics.items()
+    }
+    assert got == {
+        "eth0": ([], [3], 48, 6, "198.18.0.10,198.18.0.8"),
+        "eth1": ([3], [3], 46, 6, "198.18.0.10"),
+        "eth2": ([4], [4], 48, 6, "198.19.0.0"),
+    }
+    assert obs.device.host.gpudirect is not None and obs.device.host.gpudirect.iommu == "translated"
+    read = set(obs.fields)
+    assert {f"host.nics.*.{k}" for k in ("ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority")} <= read
+    assert {"host.nics.*.gateway", "host.gpudirect.iommu"} <= read
+    assert sorted(differing_fields(desired, obs.device, sorted(read))) == [
+        "host.gpudirect.iommu: desired 'passthrough' observed 'translated'",
+        "host.nics.eth0.ecn_np_priorities: desired [3] observed []",
+        "host.nics.eth0.gateway: desired '198.18.0.8' observed '198.18.0.10,198.18.0.8'",
+        "host.nics.eth1.cnp_dscp: desired 48 observed 46",
+    ]
+    assert any("IOMMU" in note for note in obs.lab_only) and any("DCQCN" in note for note in obs.lab_only)
+
+
 # --- lldpd, FRR, EOS JSON ---------------------------------------------------------------------------
 
 
@@ -138,6 +231,85 @@ def test_eos_json() -> None:
     assert (peer.address, peer.remote_asn, peer.state) == ("198.18.0.3", 65101, "Established")
 
 
+def test_eos_counters_public_shape() -> None:
+    from xoff.platforms.eos import counters as eos
+
+    pfc = eos.parse_pfc(raw("eos", eos.PFC.slug, "public-shape"))
+    assert pfc["Ethernet3/1/1"].rx_pause[3] == 18236 and pfc["Ethernet3/1/1"].tx_pause[3] == 402
+    assert pfc["Ethernet3/2/1"].rx_pause == dict.fromkeys(range(8), 0)
+    queues = eos.parse_queues(raw("eos", eos.QUEUES.slug, "public-shape"))
+    assert set(queues["Ethernet3/1/1"]) == set(range(8))  # unicast traffic classes = queues
+    assert (queues["Ethernet3/1/1"][3].dropped_packets, queues["Ethernet3/1/1"][3].dropped_bytes) == (42, 42 * 1024)
+    assert queues["Ethernet3/2/1"][1].dropped_packets == 0  # the multicast TC1 drops are not a unicast queue's
+    assert queues["Ethernet3/2/1"][0].packets == 1000
+    storms = eos.parse_watchdog(raw("eos", eos.WATCHDOG.slug, "public-shape"))
+    assert {p: {q: (w.storms_detected, w.storms_restored) for q, w in qs.items()} for p, qs in storms.items()} == {
+        "Ethernet3/1/1": {3: (2, 2)}
+    }
+    assert eos.parse_watchdog(raw("eos", eos.WATCHDOG.slug, "no-events")) == {}
+    # only droppedPackets is required of a drop precedence (ANTA's fixtures carry nothing else)
+    minimal = {
+        "egressQueueCounters": {
+            "interfaces": {
+                "Ethernet1": {
+                    "ucastQueues": {
+                        "trafficClasses": {
+                            "TC3": {"dropPrecedences": {"DP0": {"droppedPackets": 4}, "DP1": {"droppedPackets": 1}}}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert eos.parse_queues(json.dumps(minimal))["Ethernet1"][3].dropped_packets == 5
+
+
+def test_eos_counters_from_the_emulator(lab_mini_state: Any) -> None:
+    """lab-mini's spine2 with the EOS fault seeds' counters: every port read, each fault where it was put."""
+    from xoff.platforms.eos import counters as eos
+    from xoff.platforms.eos.collect import Collector
+
+    outputs = {c.text: raw("eos", c.slug, "lab-mini-spine2") for c in (eos.PFC, eos.QUEUES, eos.WATCHDOG)}
+    obs = Collector().parse(outputs, lab_mini_state[1].devices["spine2"])
+    assert [e for e in obs.errors if e.command in outputs] == []
+    assert list(obs.counters) == ["Ethernet1/1", "Ethernet2/1", "Ethernet3/1", "Ethernet4/1"]  # intent order
+    storm = obs.counters["Ethernet1/1"]
+    assert storm.watchdog[3].storms_detected == 1 and storm.pfc.rx_pause[3] == 1200000
+    assert obs.counters["Ethernet2/1"].queues[3].dropped_packets == 1500
+    assert obs.counters["Ethernet2/1"].watchdog == {}  # EOS lists a port once its watchdog fired
+    assert all(q.dropped_packets == 0 for q in storm.queues.values())
+    assert any("emulator holds" in note for note in obs.lab_only)
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        ("PFC", '{"interfaces": {"Ethernet1/1": {"priorities": {"8": {"rxFrames": 0, "txFrames": 0}}}}}', "0-7"),
+        ("PFC", '{"interfaces": {"Ethernet1/1": {"priorities": {"3": {"rxFrames": "12"}}}}}', "expected a count"),
+        ("WATCHDOG", '{"interfaces": {"Ethernet1/1": {"txQueues": {"3": {"stuckCount": 1}}}}}', "recoveryCount"),
+        ("WATCHDOG", '{"interfaceCounters": {}}', "no 'interfaces'"),
+        ("QUEUES", '{"egressQueueCounters": {"interfaces": {"Ethernet1/1": {"ucastQueues": {}}}}}', "trafficClasses"),
+        (
+            "QUEUES",
+            raw("eos", "show_interfaces_counters_queue_detail_json", "public-shape").replace("TC7", "TC9"),
+            "TC9",
+        ),
+        ("QUEUES", "% Unavailable command (not supported on this hardware platform)", "not JSON"),
+    ],
+)
+def test_eos_counters_of_an_unknown_shape_are_a_parse_error_naming_the_command(
+    command: str, text: str, message: str, lab_mini_state: Any
+) -> None:
+    from xoff.platforms.eos import counters as eos
+    from xoff.platforms.eos.collect import Collector
+
+    cmd = getattr(eos, command)
+    obs = Collector().parse({cmd.text: text}, lab_mini_state[1].devices["spine2"])
+    assert [(e.kind, e.command) for e in obs.errors] == [("parse", cmd.text)]
+    assert message in obs.errors[0].message
+    assert obs.counters == {}
+
+
 # --- strictness through the collector: a parse error names the command -------------------------------
 
 
@@ -148,6 +320,9 @@ def test_eos_json() -> None:
         ("sonic", "leaf1", sonic.LLDP.text),
         ("eos", "spine2", "show ip bgp summary | json"),
         ("linux", "gpu1", "mlnx_qos -i eth0"),
+        ("linux", "gpu1", kernel.ecn("eth0").text),
+        ("linux", "gpu1", kernel.ROUTES.text),
+        ("linux", "gpu1", kernel.IOMMU.text),
     ],
 )
 def test_garbage_is_a_parse_error(platform: str, device: str, command: str, lab_mini_state: Any) -> None:

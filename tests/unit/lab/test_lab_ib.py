@@ -77,3 +77,23 @@ def test_ib_processes_end_by_pid(lab: tuple[UpReport, LabState]) -> None:
     records = [state.processes["sm01/opensm"], state.processes["sm01/ibsim"]]
     assert all(processes.alive(r) for r in records)
     assert all(r.netns == state.devices["sm01"].netns for r in records)  # ibsim's sockets are sm01's namespace's
+
+
+def test_every_hca_has_its_ipoib_netdev_stand_in(lab: tuple[UpReport, LabState]) -> None:
+    """lab up gives each host HCA's netdev (ib0..ib7; sm01's ib0) as an ifb link at the intent's MTU, up."""
+    report, state = lab
+    fabric = FabricState.model_validate_json((state.dir / FABRIC_FILE).read_text(encoding="utf-8"))
+    want = {
+        (d.name, i.name, i.mtu)
+        for d in fabric.devices.values()
+        if d.kind == "host"
+        for i in d.interfaces.values()
+        if i.kind == "infiniband"
+    }
+    assert len(want) == 16 * 8 + 1 and report.created["IPoIB stand-ins"] == len(want)
+    seen = set()
+    for host in sorted({h for h, _, _ in want} | {"fs01", "fs02"}):  # the storage targets have no HCA
+        links = json.loads(netns.ip(["-j", "-d", "link", "show"], netns=state.devices[host].netns).stdout)
+        seen |= {(host, i["ifname"], i["mtu"]) for i in links if i.get("linkinfo", {}).get("info_kind") == "ifb"}
+        assert all("UP" in i["flags"] for i in links if i["ifname"].startswith("ib")), (host, links)
+    assert seen == want

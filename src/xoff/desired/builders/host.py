@@ -12,6 +12,9 @@ from xoff.intent.resolved import Host, Nic
 
 ROCE_HEADERS = 96  # GRH+UDP+BTH+XRC+AtomicETH+ICRC: netdev MTU minus this bounds the RoCE MTU (§4.3)
 IB_MTUS = (4096, 2048, 1024, 512, 256)
+# An HCA's IPoIB netdev (ib0) in datagram mode, the only mode of enhanced IPoIB (ConnectX-4 and later):
+# the 4096-byte IB MTU less the 4-byte IPoIB header
+IPOIB_DATAGRAM_MTU = 4092
 RAIL_TABLE_BASE = 100  # one policy-routing table per RDMA NIC, so each rail answers from its own port
 
 
@@ -37,7 +40,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     if not isinstance(net, RoceNetwork):  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
         return HostNic(
             **common,
-            mtu=nic.mtu or 4096,
+            mtu=nic.mtu or IPOIB_DATAGRAM_MTU,
             trust=None,
             pfc=[0] * 8,
             dscp_to_priority={},

@@ -1,5 +1,6 @@
 """Collect an Arista EOS switch: ``show running-config`` (read by ``parse.py`` into FabricState
-values), LLDP neighbours and BGP sessions as eAPI JSON (``| json``).
+values), LLDP neighbours, BGP sessions, and PFC / queue / PFC watchdog counters (``counters.py``) as
+eAPI JSON (``| json``).
 
 EOS fixes traffic class N -> tx-queue N and PFC priority N -> traffic class N (see ``qos.py``), so
 those maps, QoS class names and buffers are not observable here: they are copied from desired and
@@ -24,7 +25,7 @@ from xoff.collect.observe import (
 from xoff.collect.protocol import Command, DeviceObservation, read
 from xoff.collect.snapshot import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
-from xoff.platforms.eos import fib
+from xoff.platforms.eos import counters, fib
 from xoff.platforms.eos.parse import EosConfig, EosParseError, parse_running_config
 from xoff.platforms.eos.qos import bandwidth_percents
 from xoff.platforms.frr.fib import as_routes
@@ -37,7 +38,7 @@ FIB = Command(fib.COMMAND)
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "pfc_priorities", "pfc_watchdog")
 TRUST = {"dscp": "dscp", "cos": "pcp"}
 EOS_DEFAULT_MTU = 1500  # an Ethernet port's MTU when running-config has no ``mtu`` line (EOS omits defaults)
-LAB_ONLY = "PFC counters and buffers: the lab's EOS has no data plane"
+LAB_ONLY = "PFC/ECN counters and buffer use: the lab's EOS has no data plane (counters are what the emulator holds)"
 
 
 def _kind(name: str) -> str:
@@ -58,7 +59,7 @@ class Collector:
     enable: ClassVar[bool] = True  # show running-config is a privileged command
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
-        return [RUNNING, LLDP, BGP, FIB]
+        return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -71,6 +72,11 @@ class Collector:
         obs.lldp = read(outputs, LLDP, parse_lldp, name, errors, catch=json_errors, describe=_unexpected_json)
         obs.bgp_sessions = read(outputs, BGP, parse_bgp, name, errors, catch=json_errors, describe=_unexpected_json)
         obs.fib = read(outputs, FIB, lambda text: as_routes(fib.parse_route_json(text)), name, errors)
+        # each counters command read alone, so a parse error names the one command that printed it
+        pfc = read(outputs, counters.PFC, counters.parse_pfc, name, errors)
+        queues = read(outputs, counters.QUEUES, counters.parse_queues, name, errors)
+        watchdog = read(outputs, counters.WATCHDOG, counters.parse_watchdog, name, errors)
+        obs.counters = counters.port_counters(pfc, queues, watchdog, list(desired.interfaces))
         return obs
 
 

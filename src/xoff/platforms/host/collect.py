@@ -1,6 +1,7 @@
 """Collect a Linux GPU host: netdevs (``ip -j``), the NIC's QoS (``mlnx_qos``), RDMA-CM's RoCE mode
-and ToS, kernel modules, the GPU/NIC PCIe topology, ACS on PCIe bridges, and the NCCL environment
-file xoff installs. Text-only tools go through this package's TextFSM templates (``textfsm/``).
+and ToS, the NIC's DCQCN sysfs (ECN notification/reaction points, CNP marking), the rail NICs' next
+hops (``ip -j route``), kernel modules, the IOMMU mode, the GPU/NIC PCIe topology, ACS on PCIe bridges,
+and the NCCL environment file xoff installs. Text-only tools go through this package's TextFSM templates (``textfsm/``).
 
 Files xoff installs are read under ``${XOFF_HOST_ROOT:-}`` (unset on a real host; the lab's hosts keep
 their driver sysfs and /etc/xoff under a state root, see docs/lab.md).
@@ -10,19 +11,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import ValidationError
 
 from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
-from xoff.collect.protocol import Command, DeviceObservation, parse_error
+from xoff.collect.protocol import Command, DeviceObservation, parse_error, read
 from xoff.collect.snapshot import GpuNicPath, HostObserved
-from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.collect.textfsm import parse_text
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic
 from xoff.platforms.host.builders import NCCL_ENV_PATH
+from xoff.platforms.host.kernel import IOMMU, ROUTES, ecn, gateway_of, parse_ecn, parse_gateways, parse_iommu
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 LINKS = Command("ip -j link show")
@@ -39,7 +42,17 @@ NCCL = Command(
 ACS_BITS = ("src_valid", "req_redir", "cmplt_redir", "upstream_fwd", "egress_ctrl", "direct_trans")
 ROCE_MODES = {"RoCE v2": "RoCE v2"}
 _ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+T = TypeVar("T")
 LAB_ONLY = "NIC QoS, RoCE and GPU topology: the lab's hosts run NIC tool shims, not ConnectX NICs or GPUs"
+LAB_ONLY_IPOIB = "IPoIB: the lab's InfiniBand host netdevs (ib0, ...) are ifb stand-ins; ibsim carries no IPoIB traffic"
+LAB_ONLY_DCQCN = (
+    "DCQCN: the lab's ConnectX ecn sysfs trees are files under each host's state root (read and written as on a "
+    "real host); no NIC there sends or reacts to CNPs"
+)
+LAB_ONLY_IOMMU = (
+    "IOMMU: the lab's /proc/cmdline and /sys/class/iommu are files the lab seeds under each host's state root, "
+    "not the running kernel's; no IOMMU maps DMA there"
+)
 
 
 def mlnx_qos(netdev: str) -> Command:
@@ -64,34 +77,36 @@ class Collector:
     exec_channel: ClassVar[bool] = True  # `ssh host CMD`: exit statuses, and no login profile resetting PATH
 
     def commands(self, desired: Device) -> list[Command]:
-        out = [LINKS, ADDRS, LSMOD, LSPCI, NCCL]
+        out = [LINKS, ADDRS, ROUTES, LSMOD, LSPCI, NCCL]
         if desired.host is not None and desired.host.gpus:
             out.append(TOPO)
+        if desired.host is not None and desired.host.gpudirect is not None:
+            out.append(IOMMU)
         for nic in _roce_nics(desired):
-            out.append(mlnx_qos(nic.netdev))
+            out += [mlnx_qos(nic.netdev), ecn(nic.netdev)]
             if nic.rdma is not None:
                 out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
         return out
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
-        obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
+        ipoib = any(i.kind == "infiniband" for i in desired.interfaces.values())
+        gpudirect = desired.host is not None and desired.host.gpudirect is not None
+        notes = [LAB_ONLY, *([LAB_ONLY_DCQCN] if _roce_nics(desired) else []), *([LAB_ONLY_IOMMU] if gpudirect else [])]
+        obs = DeviceObservation(device=None, lab_only=[*notes, *([LAB_ONLY_IPOIB] if ipoib else [])])
         errors = obs.errors
         name = desired.name
 
-        def attempt(command: Command, read: Any) -> Any:
-            if command.text not in outputs:
-                return None
-            try:
-                return read(outputs[command.text])
-            except (TextParseError, ValueError, KeyError, TypeError) as exc:
-                errors.append(parse_error(name, command.text, str(exc)))
-                return None
+        def attempt(command: Command, parse: Callable[[str], T]) -> T | None:
+            # TextParseError is a ValueError; ip -j JSON is read by key
+            return read(outputs, command, parse, name, errors, catch=(ValueError, KeyError, TypeError))
 
         links = attempt(LINKS, lambda t: {i["ifname"]: i for i in json.loads(t)})
         addrs = attempt(ADDRS, _addresses)
         modules = attempt(LSMOD, _modules)
         bridges = attempt(LSPCI, _acs_enabled)
         nccl = attempt(NCCL, _nccl_env)
+        gateways = attempt(ROUTES, parse_gateways)
+        iommu = attempt(IOMMU, parse_iommu)
         paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
         for nic in _roce_nics(desired):
@@ -99,6 +114,9 @@ class Collector:
             qos = attempt(mlnx_qos(nic.netdev), _mlnx_qos)
             if qos is not None:
                 values.update(qos)
+            dcqcn = attempt(ecn(nic.netdev), parse_ecn)
+            if dcqcn is not None:
+                values.update(dcqcn)
             if nic.rdma is not None:
                 mode = attempt(roce_mode(nic.rdma), _last_line)
                 if mode is not None:
@@ -111,10 +129,19 @@ class Collector:
         if links is None or addrs is None:
             return obs
         try:
-            obs.device, obs.fields = _device(desired, links, addrs, nics, modules, bridges, nccl)
+            kernel = _Kernel(gateways, iommu)
+            obs.device, obs.fields = _device(desired, links, addrs, nics, modules, bridges, nccl, kernel)
         except (ValidationError, ValueError) as exc:
             errors.append(parse_error(name, None, f"observed host state does not fit FabricState: {exc}"))
         return obs
+
+
+@dataclass(frozen=True)
+class _Kernel:
+    """What the kernel showed beyond the NIC tools (None: that command did not run or was unreadable)."""
+
+    gateways: dict[str, list[str]] | None
+    iommu: str | None
 
 
 def _device(
@@ -125,11 +152,13 @@ def _device(
     modules: list[str] | None,
     bridges: list[str] | None,
     nccl: dict[str, str] | None,
+    kernel: _Kernel,
 ) -> tuple[Device, list[str]]:
     seen: dict[str, dict[str, Any]] = {}
     for name, interface in desired.interfaces.items():
         link = links.get(name)
-        if interface.kind != "ethernet" or link is None:
+        # an InfiniBand HCA's netdev is its IPoIB interface: ip shows its MTU, state and addresses as well
+        if interface.kind not in ("ethernet", "infiniband") or link is None:
             continue
         values: dict[str, Any] = {
             "mtu": int(link["mtu"]),
@@ -152,8 +181,12 @@ def _device(
                 nic["roce_active_mtu"] = roce_active_mtu(nic["mtu"])
             address = seen.get(netdev, {}).get("addresses", [])
             nic["address"] = address[0] if address else None
+            if kernel.gateways is not None:
+                nic["gateway"] = gateway_of(kernel.gateways.get(netdev, []))
             nic.update(nics.get(netdev, {}))
         fields += ["host.nics.*.mtu", "host.nics.*.address"]
+        if kernel.gateways is not None:
+            fields.append("host.nics.*.gateway")
         fields += sorted({f"host.nics.*.{k}" for v in nics.values() for k in v})
         if nccl is not None:
             data["nccl_env"] = nccl
@@ -165,6 +198,9 @@ def _device(
             if bridges is not None:
                 data["gpudirect"]["acs_disabled"] = not bridges
                 fields.append("host.gpudirect.acs_disabled")
+            if kernel.iommu is not None:
+                data["gpudirect"]["iommu"] = kernel.iommu
+                fields.append("host.gpudirect.iommu")
         updates["host"] = data
     return observed_device(desired, updates), fields
 

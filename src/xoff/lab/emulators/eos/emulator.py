@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
-from xoff.lab.emulators.eos import commands, show_net, show_qos, show_route, show_system
+from xoff.lab.emulators.eos import commands, show_counters, show_net, show_qos, show_route, show_system
 from xoff.lab.emulators.eos.commands import CONFIG, CommandError, Mode
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import RunningConfig, render
@@ -221,12 +221,35 @@ class Emulator(EmulatorBase):
                 Command("show ip route", lambda _a: Out(*show_route.ip_route(self.ctx, self.device.store.peek()))),
                 Command("show priority-flow-control", lambda _a: self._with_links(show_qos.priority_flow_control)),
                 Command("show qos maps", lambda _a: Out(*show_qos.qos_maps(self.device.store.peek()))),
+                *self._counter_commands(),
             ]
         return [
             Command("show running-config", self._show_running),
             Command("show startup-config", self._show_startup),
             Command("show configuration sessions [<detail:=detail>]", self._show_sessions),
             Command("show session-config named <name:word> [<diffs:=diffs>]", self._show_named_session),
+        ]
+
+    def _counter_commands(self) -> list[Command]:
+        """The ASIC's counters (``show_counters``): what the state dir's hook file holds, else zero."""
+
+        def shown(fn: Callable[..., tuple[str, dict[str, object]]], *args: object) -> Out:
+            return Out(*fn(self.device.store.peek(), show_counters.Counters.load(self.ctx.state_dir), *args))
+
+        return [
+            Command("show priority-flow-control counters", lambda _a: shown(show_counters.pfc_counters)),
+            Command(
+                "show priority-flow-control counters watchdog",
+                lambda _a: shown(show_counters.pfc_watchdog_counters),
+            ),
+            Command(
+                "show interfaces [<port:intf>] priority-flow-control counters detail",
+                lambda a: shown(show_counters.pfc_counters_detail, a.get("port")),
+            ),
+            Command(
+                "show interfaces [<port:intf>] counters queue detail",
+                lambda a: shown(show_counters.queue_counters_detail, a.get("port")),
+            ),
         ]
 
     def _meta_table(self) -> list[Command]:

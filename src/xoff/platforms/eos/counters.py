@@ -1,0 +1,152 @@
+"""EOS counters as eAPI JSON (``| json``): PFC frames per port and priority, egress-queue packets and
+drops per traffic class, and PFC watchdog storms per transmit queue, into ``PortCounters``.
+
+The keys are EOS's (see tests/fixtures/parse/eos/README.md for the sources):
+
+- ``show interfaces priority-flow-control counters detail``:
+  ``interfaces.<port>.priorities.<p>.{rxFrames,txFrames}``;
+- ``show interfaces counters queue detail``: ``egressQueueCounters.interfaces.<port>.ucastQueues
+  .trafficClasses.TC<n>.dropPrecedences.DP<k>.{enqueuedPackets,enqueuedBytes,droppedPackets,droppedBytes}``
+  (summed over drop precedences; ``droppedPackets`` required, the others read where present; multicast
+  queues carry no lossless traffic and are not read);
+- ``show priority-flow-control counters watchdog``: ``interfaces.<port>.txQueues.<q>.{stuckCount,
+  recoveryCount}``; EOS lists a port only once its watchdog has fired, so a port it leaves out had none.
+
+EOS fixes traffic class N -> tx-queue N, so ``TC3`` is queue 3. Parsing is strict: a missing key, a
+value of the wrong type or a traffic class EOS cannot have is a ``CounterParseError``; counter fields
+beyond those read are allowed (EOS adds some per release and platform).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from xoff.collect.protocol import Command
+from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
+
+PFC = Command("show interfaces priority-flow-control counters detail | json")
+QUEUES = Command("show interfaces counters queue detail | json")
+WATCHDOG = Command("show priority-flow-control counters watchdog | json")
+CLASSES = range(8)
+_TC = re.compile(r"^TC(\d)$")
+_DP = re.compile(r"^DP\d$")
+# the drops are what the checks need (ANTA reads ``droppedPackets``); these are read where EOS prints them
+OPTIONAL_QUEUE_FIELDS = ("enqueuedPackets", "enqueuedBytes", "droppedBytes")
+
+
+class CounterParseError(ValueError):
+    """Counters JSON of a shape EOS does not print; the message names the path."""
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise CounterParseError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _key(data: Any, key: str, where: str) -> Any:
+    obj = _obj(data, where)
+    if key not in obj:
+        raise CounterParseError(f"{where}: no {key!r}")
+    return obj[key]
+
+
+def _count(data: Any, key: str, where: str) -> int:
+    value = _key(data, key, where)
+    if type(value) is not int or value < 0:
+        raise CounterParseError(f"{where}.{key}: expected a count, got {value!r}")
+    return value
+
+
+def _index(key: str, where: str) -> int:
+    if not key.isdigit() or int(key) not in CLASSES:
+        raise CounterParseError(f"{where}: {key!r} is not a priority or queue 0-7")
+    return int(key)
+
+
+def _load(text: str, top: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CounterParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+    return _obj(_key(data, top, "output"), top)
+
+
+def parse_pfc(text: str) -> dict[str, PfcCounters]:
+    """Port -> PFC frames received and sent per priority."""
+    out = {}
+    for port, data in _load(text, "interfaces").items():
+        where = f"interfaces.{port}.priorities"
+        prios = _obj(_key(data, "priorities", f"interfaces.{port}"), where)
+        rx, tx = {}, {}
+        for key, row in prios.items():
+            p = _index(key, where)
+            rx[p] = _count(row, "rxFrames", f"{where}.{key}")
+            tx[p] = _count(row, "txFrames", f"{where}.{key}")
+        out[port] = PfcCounters(rx_pause=dict(sorted(rx.items())), tx_pause=dict(sorted(tx.items())))
+    return out
+
+
+def parse_queues(text: str) -> dict[str, dict[int, QueueCounters]]:
+    """Port -> unicast queue (= traffic class) -> packets and bytes sent and dropped."""
+    top = _key(_load(text, "egressQueueCounters"), "interfaces", "egressQueueCounters")
+    out = {}
+    for port, data in _obj(top, "egressQueueCounters.interfaces").items():
+        where = f"egressQueueCounters.interfaces.{port}.ucastQueues.trafficClasses"
+        classes = _obj(_key(_key(data, "ucastQueues", port), "trafficClasses", where), where)
+        queues = {}
+        for tc, row in classes.items():
+            m = _TC.match(tc)
+            if m is None or int(m[1]) not in CLASSES:
+                raise CounterParseError(f"{where}: {tc!r} is not a traffic class TC0-TC7")
+            precedences = _obj(_key(row, "dropPrecedences", f"{where}.{tc}"), f"{where}.{tc}.dropPrecedences")
+            sums = dict.fromkeys(("droppedPackets", *OPTIONAL_QUEUE_FIELDS), 0)
+            for dp, counts in precedences.items():
+                at = f"{where}.{tc}.dropPrecedences.{dp}"
+                if not _DP.match(dp):
+                    raise CounterParseError(f"{at}: not a drop precedence DP<n>")
+                sums["droppedPackets"] += _count(counts, "droppedPackets", at)
+                for name in OPTIONAL_QUEUE_FIELDS:
+                    sums[name] += _count(counts, name, at) if name in _obj(counts, at) else 0
+            queues[int(m[1])] = QueueCounters(
+                packets=sums["enqueuedPackets"],
+                bytes=sums["enqueuedBytes"],
+                dropped_packets=sums["droppedPackets"],
+                dropped_bytes=sums["droppedBytes"],
+            )
+        out[port] = dict(sorted(queues.items()))
+    return out
+
+
+def parse_watchdog(text: str) -> dict[str, dict[int, WatchdogCounters]]:
+    """Port -> transmit queue -> storms detected (``stuckCount``) and restored (``recoveryCount``)."""
+    out = {}
+    for port, data in _load(text, "interfaces").items():
+        where = f"interfaces.{port}.txQueues"
+        queues = _obj(_key(data, "txQueues", f"interfaces.{port}"), where)
+        out[port] = {
+            _index(q, where): WatchdogCounters(
+                storms_detected=_count(row, "stuckCount", f"{where}.{q}"),
+                storms_restored=_count(row, "recoveryCount", f"{where}.{q}"),
+            )
+            for q, row in sorted(queues.items())
+        }
+    return out
+
+
+def port_counters(
+    pfc: dict[str, PfcCounters] | None,
+    queues: dict[str, dict[int, QueueCounters]] | None,
+    watchdog: dict[str, dict[int, WatchdogCounters]] | None,
+    order: list[str],
+) -> dict[str, PortCounters]:
+    """Every port any of the three showed (EOS's names are the intent's), in intent order then EOS's."""
+    pfc, queues, watchdog = pfc or {}, queues or {}, watchdog or {}
+    seen = set(pfc) | set(queues) | set(watchdog)
+    ports = [p for p in order if p in seen] + sorted(seen - set(order))
+    return {
+        p: PortCounters(pfc=pfc.get(p, PfcCounters()), queues=queues.get(p, {}), watchdog=watchdog.get(p, {}))
+        for p in ports
+    }

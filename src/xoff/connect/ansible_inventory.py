@@ -45,6 +45,8 @@ PLATFORM_VARS: dict[str, dict[str, Any]] = {
     },
     # community SONiC: its shell over plain SSH (password), show/config through ansible.builtin.raw
     "sonic": {"ansible_connection": "ansible.builtin.ssh", **SWITCH_LOGIN},
+    # Cumulus Linux: NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
+    "cumulus": {"ansible_connection": "ansible.builtin.ssh", **SWITCH_LOGIN},
     "linux": {"ansible_connection": "ansible.builtin.ssh", **HOST_LOGIN},
 }
 

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,13 +23,19 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
+from xoff.connect.credentials import load_credentials
+from xoff.connect.nornir_inventory import netmiko_extras
+from xoff.connect.targets import build_targets, from_lab, select
 from xoff.lab import netns
 from xoff.lab.emulators.base import Faults
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
+from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.push.cli import push_command
 from xoff.push.lock import fabric_lock, lock_path
+from xoff.push.session import NetmikoSession
+from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
 INTENT = Path(__file__).resolve().parents[3] / "inventory" / "lab-mini"
@@ -226,6 +233,54 @@ def test_a_second_push_waits_for_the_lock(lab: LabState, tmp_path: Path) -> None
         status, _, out = _push(tmp_path, "--limit", "leaf1")
     assert status == 2
     assert "another push holds" in out and f"pid {os.getpid()}" in out
+
+
+def _nvue(state: LabState, device: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((state.dir / "devices" / device / "state" / "nvue.json").read_text("utf-8"))
+    return data
+
+
+def test_cumulus_rolls_back_by_itself_when_the_controller_is_gone(lab: LabState, tmp_path: Path) -> None:
+    """Cumulus sleaf1 over real SSH with the Nornir strategy: applied with ``nv config apply --confirm 2s``,
+    then the session is dropped (no verify, no confirm, no rollback ever comes): NVUE (the lab's
+    emulator, with nobody connected) puts the previous revision back when the timer lapses."""
+    from netmiko import ConnectHandler
+
+    conn_lab = from_lab(LAB)
+    (target,) = select(build_targets(conn_lab.fabric), ["sleaf1"])
+    creds = load_credentials(conn_lab.secrets_file, environ={}).for_device(target.platform, target.kind)
+    assert creds is not None
+    desired = {f.name: f.content for f in render_fabric(conn_lab.fabric, ["sleaf1"])}
+
+    def connect() -> Any:
+        extras = netmiko_extras(target, conn_lab.known_hosts, 20.0)
+        return ConnectHandler(
+            host=target.address, port=target.port, username=creds.username, password=creds.password, **extras
+        )
+
+    strategy = NvueStrategy("dropped")
+    strategy.confirm_timer_s = 2
+    conn = connect()
+    session = NetmikoSession(conn)
+    backup = strategy.backup(session)
+    before = _nvue(lab, "sleaf1")["applied"]
+    change = strategy.diff(backup, desired)
+    assert change.count > 10, "factory state: much to change"
+    strategy.apply(session, change, desired)
+    on_trial = _nvue(lab, "sleaf1")
+    assert on_trial["confirm"] is not None and on_trial["applied"] == on_trial["confirm"]["rev_id"] != before
+    conn.remote_conn_pre.get_transport().close()  # dropped: no exit, no confirm, and nobody comes back
+    deadline = time.monotonic() + 15
+    while _nvue(lab, "sleaf1")["confirm"] is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    after = _nvue(lab, "sleaf1")
+    assert after["confirm"] is None and after["applied"] == before, "NVUE rolled back by itself"
+    assert after["revisions"][str(on_trial["applied"])]["state"] == "confirm_no"
+    again = connect()
+    try:
+        assert NvueStrategy("check").backup(NetmikoSession(again)) == backup
+    finally:
+        again.disconnect()
 
 
 def test_push_lab_mini_from_factory_to_intent_then_nothing(lab: LabState, tmp_path: Path) -> None:

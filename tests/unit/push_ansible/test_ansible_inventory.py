@@ -55,7 +55,9 @@ def test_ansible_reads_it_with_groups_and_platform_settings(tmp_path: Path, lab_
         assert hv["ansible_host_key_checking"] is True
         assert f"UserKnownHostsFile={tmp_path / 'known_hosts'}" in hv["ansible_ssh_common_args"]
         assert "StrictHostKeyChecking=yes" in hv["ansible_ssh_common_args"]
-    assert [t.name for t in unsupported(build_targets(fabric))] == ["sleaf1"]
+    assert hostvars["sleaf1"]["xoff_platform"] == "cumulus"
+    assert hostvars["sleaf1"]["ansible_connection"] == "ansible.builtin.ssh"  # NVUE in the switch's shell
+    assert [t.name for t in unsupported(build_targets(fabric))] == [], "every lab-mini platform has tasks"
 
 
 def test_credentials_are_lookups_resolved_from_the_environment_only(tmp_path: Path, lab_mini_state) -> None:  # type: ignore[no-untyped-def]

@@ -30,6 +30,8 @@ from xoff.lab.emulators.base import Faults
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.observe import run_in
 from xoff.lab.teardown import down
+from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
+from xoff.platforms.cumulus.patch import tree_from_commands
 from xoff.platforms.eos.config_tree import config_diff
 from xoff.platforms.host.observe import SNAPSHOT_SCRIPT, parse_snapshot
 from xoff.push import nornir_engine
@@ -250,6 +252,51 @@ def test_push_verifies_then_a_second_push_changes_nothing(lab: LabConnection, tm
     second, _ = _push(lab, DEVICES, "second", tmp_path)
     assert {r.device: (r.outcome, r.changes) for r in second.results} == dict.fromkeys(DEVICES, (Outcome.UNCHANGED, 0))
     assert second.exit_status == 0
+
+
+def test_cumulus_refused_line_is_rolled_back(lab: LabConnection, tmp_path: Path) -> None:
+    """sleaf1: NVUE refuses the 5th nv set of the pending revision; nothing was applied, the pending
+    revision is set aside, and the applied configuration read again equals the backup."""
+    before = json.loads((_state(lab, "sleaf1") / "nvue.json").read_text(encoding="utf-8"))
+    Faults(reject_nth=5).save(_state(lab, "sleaf1"))
+    try:
+        summary, events = _push(lab, ["sleaf1"], "nvuefault", tmp_path)
+    finally:
+        Faults().save(_state(lab, "sleaf1"))
+    (r,) = summary.results
+    assert (r.outcome, r.failed_step) == (Outcome.ROLLED_BACK, Step.APPLY), r
+    assert "nv set: Error: rejected by the lab's fault hook" in (r.error or ""), r.error
+    after = json.loads((_state(lab, "sleaf1") / "nvue.json").read_text(encoding="utf-8"))
+    assert after["applied"] == before["applied"] and after["history"] == before["history"], "nothing applied"
+    assert after["pending"] == {}, "the partial pending revision was set aside"
+    assert ("sleaf1", "rollback", "ok") in [(e.device, e.step.value, e.status) for e in events]
+
+
+def test_cumulus_from_factory_then_nothing(lab: LabConnection, tmp_path: Path) -> None:
+    """Cumulus sleaf1 (NVUE over plain SSH, ``ansible.builtin.raw``) from factory: the unset/set lines in a
+    pending revision, ``nv config apply --confirm``, verified, confirmed (so saved as startup: a trial is
+    not); the applied tree is the rendered one. A second push reports 0 changes, as Nornir would."""
+    first, events = _push(lab, ["sleaf1"], "nvue1", tmp_path)
+    (r,) = first.results
+    assert (r.outcome, first.exit_status) == (Outcome.CHANGED, 0), r
+    rendered = tree_from_commands(_rendered(lab, "sleaf1", "nvue-commands.txt"))
+    assert r.changes == len(
+        NvueStrategy()
+        .diff(
+            Path(r.backup or "").read_text(encoding="utf-8"),
+            {"nvue-commands.txt": _rendered(lab, "sleaf1", "nvue-commands.txt")},
+        )
+        .lines
+    )
+    nvue = json.loads((_state(lab, "sleaf1") / "nvue.json").read_text(encoding="utf-8"))
+    applied = nvue["revisions"][str(nvue["applied"])]
+    assert nvue["confirm"] is None and applied["state"] == "applied", "confirmed, not left on trial"
+    assert applied["tree"] == rendered == nvue["startup"]
+    assert ("sleaf1", "verify", "ok") in [(e.device, e.step.value, e.status) for e in events]
+    second, _ = _push(lab, ["sleaf1"], "nvue2", tmp_path)
+    assert [(x.outcome, x.changes) for x in second.results] == [(Outcome.UNCHANGED, 0)]
+    after = json.loads((_state(lab, "sleaf1") / "nvue.json").read_text(encoding="utf-8"))
+    assert after["applied"] == nvue["applied"] and after["history"] == nvue["history"], "nothing applied"
 
 
 def test_targets_cover_the_three_platforms(lab: LabConnection) -> None:

@@ -6,18 +6,24 @@ applying the previous revision.
   as ``nv unset`` / ``nv set`` lines: a replace, so settings xoff does not render are removed;
 - apply: ``nv config detach`` (a stale pending revision of an earlier session is set aside, never
   applied), the unset/set lines into a fresh pending revision, ``nv config diff -o commands`` (NVUE's
-  own diff of pending vs applied; it must equal xoff's), then ``nv config apply -y``: NVUE applies the
-  whole revision or none of it. The applied revision before the push is read from ``nv config history``;
-- rollback: ``nv config apply <previous rev> -y`` after an apply, else ``nv config detach`` (nothing was
-  applied: the pending revision is set aside);
-- no commit-confirm: NVUE has ``nv config apply --confirm <time>``, but xoff does not use it yet (the
-  lab's emulator does not emulate it), so a controller that dies between apply and verify leaves the
-  change applied; the backup and ``nv config apply <rev>`` undo it.
+  own diff of pending vs applied; it must equal xoff's), then ``nv config apply --confirm <N>s -y``:
+  NVUE applies the whole revision or none of it, on trial: unless confirmed within the timer it puts
+  the previous revision back by itself, so a controller that loses the switch mid-change (a dropped
+  session, a crash) leaves it safe. The applied revision before the push is read from ``nv config history``;
+- confirm (after verify): ``nv config apply --confirm-yes`` (NVUE then saves it as startup);
+- rollback: during the trial ``nv config apply --confirm-no`` (NVUE puts the previous revision back at
+  once); then, if the applied revision is still not the one before the push (the trial was confirmed,
+  or lapsed into something else), ``nv config apply <previous rev> -y``. Nothing applied: ``nv config
+  detach`` sets the pending revision aside.
+
+Revisions on trial are those whose state is ``confirm`` in ``nv config revision -o json``.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from netmiko.exceptions import ConfigInvalidException
 
@@ -28,6 +34,7 @@ from xoff.push.model import Capabilities
 from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
 
 READ_TIMEOUT_S = 60.0
+CONFIRM_TIMER_S = 300  # NVUE rolls back by itself unless xoff confirms within this time
 ERROR_PATTERN = r"(?m)^(Error:|Invalid config)"
 _APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
 
@@ -51,17 +58,19 @@ class Strategy(ApplyStrategy):
     netmiko_device_type = "cumulus_linux"
     capabilities = Capabilities(
         atomic_replace=True,
-        commit_confirm=False,
+        commit_confirm=True,
         rollback=True,
         on_box_diff=True,
-        apply_means="nv unset/set into a pending revision, nv config diff, nv config apply -y (whole revision or nothing)",
-        undo_means="nv config apply <previous revision> -y (no commit-confirm: nv config apply --confirm is not used)",
+        apply_means=f"nv unset/set into a pending revision, nv config diff, nv config apply --confirm {CONFIRM_TIMER_S}s -y "
+        "(whole revision or nothing), verify, nv config apply --confirm-yes",
+        undo_means="nv config apply --confirm-no (or the confirm timer lapses); else nv config apply <previous revision> -y",
     )
 
     def __init__(self, run_id: str = "manual") -> None:
         super().__init__(run_id)
         self.previous: int | None = None  # the applied revision before this push
         self.applied = False
+        self.confirm_timer_s = CONFIRM_TIMER_S  # the lab's tests shorten it
 
     def _run(self, session: Session, command: str) -> str:
         out = str(session.send_command(command, read_timeout=READ_TIMEOUT_S))
@@ -107,16 +116,29 @@ class Strategy(ApplyStrategy):
         on_box = [ln for ln in self._run(session, "nv config diff -o commands").splitlines() if ln.strip()]
         if sorted(on_box) != sorted(change.payload):
             raise ApplyError(f"nv config diff shows {len(on_box)} changes, xoff sent {len(change.payload)}")
-        out = self._run(session, "nv config apply -y")
+        self.applied = True  # from here on, whatever answers: the rollback looks at the switch
+        out = self._run(session, f"nv config apply --confirm {self.confirm_timer_s}s -y")
         if not _APPLIED.search(out):
             raise ApplyError(f"nv config apply: {out.strip().splitlines()[0] if out.strip() else 'no answer'}")
-        self.applied = True
 
     def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
         return self.diff(self.backup(session), desired).lines
 
+    def confirm(self, session: Session) -> None:
+        self._run(session, "nv config apply --confirm-yes")
+
+    def _on_trial(self, session: Session) -> list[str]:
+        out = self._run(session, "nv config revision -o json")
+        try:
+            revisions: dict[str, Any] = json.loads(out)
+        except ValueError:
+            raise ApplyError(f"nv config revision -o json: not JSON: {out.strip()[:80]}") from None
+        return [rev for rev, body in revisions.items() if isinstance(body, dict) and body.get("state") == "confirm"]
+
     def rollback(self, session: Session, backup: str) -> None:  # noqa: ARG002 (NVUE keeps the revision itself)
         self._run(session, "nv config detach")  # a partial pending revision is set aside, never applied
+        if self.applied and self._on_trial(session):
+            self._run(session, "nv config apply --confirm-no")  # NVUE puts the previous revision back now
         if self.previous is None:
             if self.applied:
                 raise ApplyError("no previous revision to return to")

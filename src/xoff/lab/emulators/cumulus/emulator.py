@@ -17,6 +17,9 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +49,7 @@ class Heredoc:
 
 
 class Emulator(EmulatorBase):
-    def __init__(self, ctx: EmulatorContext) -> None:
+    def __init__(self, ctx: EmulatorContext, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__(ctx)
         self.files = ctx.state_dir / FILES_DIR
         (self.files / HOME.lstrip("/")).mkdir(parents=True, exist_ok=True)
@@ -57,7 +60,11 @@ class Emulator(EmulatorBase):
         self.exec_mode = False
         self.cwd = HOME
         self._heredoc: Heredoc | None = None
-        self.nv = Nv(ctx, USER, self.reject_this_config_command, self.path)
+        self.nv = Nv(ctx, USER, self.reject_this_config_command, self.path, clock)
+        self.clock = clock
+        self._timer: threading.Timer | None = None
+        self.nv.log(self.nv.expire())
+        self._arm_timer()
 
     # --- the session contract --------------------------------------------------------------------
 
@@ -191,12 +198,34 @@ class Emulator(EmulatorBase):
                 return (Out(), False) if args else (Out("usage: sudo -h | -K | -k | -V\n", 1), False)
             return self._simple(args)
         if name == "nv":
-            return self.nv.run(args), False
+            answer = self.nv.run(args)
+            if args[:2] == ["config", "apply"]:  # the only command that starts or ends a trial
+                self._arm_timer()
+            return answer, False
         builtin = getattr(self, f"_cmd_{name}", None)
         if builtin is not None:
             result: Out = builtin(args)
             return result, False
         return Out(f"-bash: {name}: command not found\n", 127), False
+
+    # --- the commit-confirm clock ----------------------------------------------------------------
+
+    def _arm_timer(self) -> None:
+        """A timer thread for the trial's deadline, so NVUE rolls back with nobody typing (the deadline
+        is persisted, and also checked before every ``nv`` command)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.nv.deadline()
+        if deadline is None:
+            return
+        self._timer = threading.Timer(max(0.0, deadline - self.clock()) + 0.05, self._timer_fired)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _timer_fired(self) -> None:
+        self.nv.log(self.nv.expire())
+        self._arm_timer()
 
     # --- builtins ----------------------------------------------------------------------------------
 

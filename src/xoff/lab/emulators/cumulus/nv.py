@@ -1,6 +1,7 @@
 """The ``nv`` command: ``set``/``unset`` into the user's pending revision, ``show``, and ``config``
-(``apply [-y] [<rev>]``, ``diff [-o commands] [A [B]]``, ``revision``, ``history``, ``detach``, ``save``,
-``show [-o commands|yaml|json]``, ``patch``/``replace <file>``).
+(``apply [-y] [<rev>] [--confirm [<time>] | --confirm-yes | --confirm-no | --confirm-status]`` (the
+commit-confirm: ``confirm.py``), ``diff [-o commands] [A [B]]``, ``revision [-o json]``, ``history``,
+``detach``, ``save``, ``show [-o commands|yaml|json]``, ``patch``/``replace <file>``).
 
 Revision names: an integer id, ``applied``, ``startup``, ``empty``, ``pending`` (the user's). Output:
 ``applied [rev_id: N]`` and ``saved [rev_id: applied]`` as NVUE prints them; a refused apply prints
@@ -10,6 +11,7 @@ Revision names: an integer id, ``applied``, ``startup``, ``empty``, ``pending`` 
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus import confirm
 from xoff.lab.emulators.cumulus import show as shows
 from xoff.lab.emulators.cumulus.apply import apply_to_system, check
 from xoff.lab.emulators.cumulus.schema import CommandError, check_set, check_unset
@@ -25,6 +28,8 @@ from xoff.platforms.cumulus.nvue import Tree, commands
 from xoff.platforms.cumulus.patch import diff, patch_commands, patch_yaml, set_path, unset_path
 
 OUTPUTS = {"json", "yaml", "auto", "commands"}
+APPLY_ERRORS = "apply-errors.log"
+CONFIRM_FLAGS = ("--confirm-yes", "--confirm-no", "--confirm-status")
 
 
 @dataclass
@@ -40,8 +45,16 @@ def _err(text: str) -> Out:
 class Nv:
     """One session's ``nv``; ``reject`` is the fault hook asked before every configuration change."""
 
-    def __init__(self, ctx: EmulatorContext, user: str, reject: Callable[[], bool], read_file: Callable[[str], Path]):
+    def __init__(
+        self,
+        ctx: EmulatorContext,
+        user: str,
+        reject: Callable[[], bool],
+        read_file: Callable[[str], Path],
+        clock: Callable[[], float] = time.time,
+    ):
         self.ctx = ctx
+        self.clock = clock
         self.user = user
         self.store = Store(ctx.state_dir, ctx)
         self.reject = reject
@@ -51,6 +64,16 @@ class Nv:
         if not args or args[0] in {"-h", "--help"}:
             return Out("Usage:\n  nv [options] <command> [<args> ...]\n\nCommands:\n  set  unset  show  config\n")
         verb, rest = args[0], args[1:]
+        self.log(self.expire())  # a lapsed trial is rolled back before anything else is read or changed
+        return self._verb(verb, rest)
+
+    def log(self, warnings: list[str]) -> None:
+        """What failed in carrying a rollback nobody typed into the system: kept for whoever looks."""
+        if warnings:
+            with (self.ctx.state_dir / APPLY_ERRORS).open("a", encoding="utf-8") as fh:
+                fh.write("".join(f"{time.time():.3f} {w}\n" for w in warnings))
+
+    def _verb(self, verb: str, rest: list[str]) -> Out:
         if verb in {"set", "unset"}:
             return self._edit(verb, rest)
         if verb == "show":
@@ -148,16 +171,26 @@ class Nv:
 
     def _apply(self, args: list[str]) -> Out:
         try:
-            opts, rest = _options(args, {"-m", "--message", "--confirm"}, {"-y", "--assume-yes", "--assume-no"})
-        except CommandError as exc:
+            args, confirm_time = _confirm_option(args)
+            flags = {"-y", "--assume-yes", "--assume-no", *CONFIRM_FLAGS}
+            opts, rest = _options(args, {"-m", "--message"}, flags)
+            modes = [f for f in CONFIRM_FLAGS if f in opts] + (["--confirm"] if confirm_time is not None else [])
+            if len(modes) > 1:
+                raise CommandError(f"Error: {modes[0]} and {modes[1]} cannot be used together")
+            trial_s = confirm.seconds(confirm_time or None) if confirm_time is not None else None
+        except (CommandError, confirm.ConfirmError) as exc:
             return _err(str(exc))
-        if "--confirm" in opts:
-            return _err("Error: xoff lab: nv config apply --confirm is not emulated")
         if len(rest) > 1:
             return _err(f"Error: Invalid Command: config apply {' '.join(rest)}")
+        if "--confirm-status" in opts:
+            return Out(confirm.status(self.store.peek(), self.clock()))
+        if "--confirm-yes" in opts or "--confirm-no" in opts:
+            return self._confirm_answer(rest[0] if rest else None, yes="--confirm-yes" in opts)
         if self.reject():
             return _err("Error: rejected by the lab's fault hook (config apply)")
         with self.store.locked() as state:
+            if state.confirm is not None:
+                return _err(confirm.busy(state))
             if rest and rest[0] in {"startup", "empty"}:
                 rev = state.new_revision(self.user, self._tree(state, rest[0]))
             elif rest:
@@ -170,10 +203,15 @@ class Nv:
             if problems:
                 return _err(f"Invalid config [rev_id: {rev.rev_id}]\n" + "".join(f"  {p}\n" for p in problems))
             old = copy.deepcopy(state.applied_tree())
+            previous = state.applied
+            state.revisions[previous].state = "superseded"
             rev.state, rev.date = "applied", stamp()
             rev.message = opts.get("-m", opts.get("--message", rev.message))
             state.applied = rev.rev_id
-            state.startup = copy.deepcopy(rev.tree)  # auto-save is on, as shipped
+            if trial_s is None:
+                state.startup = copy.deepcopy(rev.tree)  # auto-save is on, as shipped
+            else:
+                confirm.start(state, rev.rev_id, previous, self.clock() + trial_s, self.user)
             state.pending = {u: r for u, r in state.pending.items() if r != rev.rev_id}
             count = sum(1 for h in state.history if h["rev_id"] == rev.rev_id) + 1
             state.history.append(
@@ -183,6 +221,34 @@ class Nv:
             new = copy.deepcopy(rev.tree)
         warnings = apply_to_system(self.ctx, old, new)
         return Out("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {rev.rev_id}]\n")
+
+    def _confirm_answer(self, rev: str | None, yes: bool) -> Out:
+        with self.store.locked() as state:
+            try:
+                if yes:
+                    return Out(confirm.accept(state, rev))
+                trial = confirm.refuse(state, rev, self.user, "Rollback: nv config apply --confirm-no")
+            except confirm.ConfirmError as exc:
+                return _err(str(exc))
+            old, new = copy.deepcopy(state.revisions[trial.rev_id].tree), copy.deepcopy(state.applied_tree())
+        warnings = apply_to_system(self.ctx, old, new)
+        return Out("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {trial.previous}]\n")
+
+    def expire(self) -> list[str]:
+        """Roll back a trial whose deadline passed (before every command, and from the timer); the
+        warnings of carrying it into the system."""
+        if not confirm.lapsed(self.store.peek(), self.clock()):
+            return []
+        with self.store.locked() as state:
+            if not confirm.lapsed(state, self.clock()):
+                return []  # another session got there first
+            trial = confirm.refuse(state, None, "root", "Rollback: confirm time expired")
+            old, new = copy.deepcopy(state.revisions[trial.rev_id].tree), copy.deepcopy(state.applied_tree())
+        return apply_to_system(self.ctx, old, new)
+
+    def deadline(self) -> float | None:
+        trial = self.store.peek().confirm
+        return trial.deadline if trial is not None else None
 
     def _diff(self, args: list[str]) -> Out:
         try:
@@ -200,13 +266,28 @@ class Nv:
         return Out(patch_yaml(unset, sets))
 
     def _revisions(self, args: list[str]) -> Out:
-        if args:
-            return _err(f"Error: Invalid Command: config revision {' '.join(args)}")
+        try:
+            opts, rest = _options(args, {"-o", "--output"}, set())
+        except CommandError as exc:
+            return _err(str(exc))
+        if rest:
+            return _err(f"Error: Invalid Command: config revision {' '.join(rest)}")
         state = self.store.read()
+        labels = {rev.rev_id: _label(state, rev) for rev in state.revisions.values()}
+        if opts.get("-o", opts.get("--output")) == "json":
+            data = {
+                str(rev.rev_id): {
+                    "state": labels[rev.rev_id],
+                    "date": rev.date,
+                    "user": rev.user,
+                    "message": rev.message,
+                }
+                for rev in state.revisions.values()
+            }
+            return Out(shows.render(data, "json"))
         rows: list[tuple[str, ...]] = [("Rev ID", "State", "Apply Date", "User", "Message")]
         for rev in state.revisions.values():
-            label = "applied" if rev.rev_id == state.applied else rev.state
-            rows.append((str(rev.rev_id), label, rev.date, rev.user, rev.message))
+            rows.append((str(rev.rev_id), labels[rev.rev_id], rev.date, rev.user, rev.message))
         return Out(_table(rows))
 
     def _history(self, args: list[str]) -> Out:
@@ -289,6 +370,23 @@ class Nv:
                     return _err(f"{exc}\n  line {where}")
             rev.tree = work
         return Out()
+
+
+def _label(state: Nvue, rev: Revision) -> str:
+    if state.confirm is not None and rev.rev_id == state.confirm.rev_id:
+        return confirm.CONFIRM_STATE
+    return "applied" if rev.rev_id == state.applied else rev.state
+
+
+def _confirm_option(args: list[str]) -> tuple[list[str], str | None]:
+    """``--confirm`` and its optional time (the next word when it is one): (the other words, the time
+    or "" for the default, or None without ``--confirm``)."""
+    if "--confirm" not in args:
+        return args, None
+    i = args.index("--confirm")
+    if i + 1 < len(args) and confirm.is_time(args[i + 1]):
+        return args[:i] + args[i + 2 :], args[i + 1]
+    return args[:i] + args[i + 1 :], ""
 
 
 def _options(args: list[str], valued: set[str], flags: set[str]) -> tuple[dict[str, str], list[str]]:

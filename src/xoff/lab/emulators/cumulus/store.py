@@ -5,6 +5,10 @@ NVUE keeps configuration as numbered revisions (``/var/lib/nvue``): one pending 
 (``/etc/nvue.d/startup.yaml``, written by ``nv config save`` and, with auto-save on as shipped, by every
 apply). Each apply is recorded in the history. Writers take an exclusive ``flock`` on ``.lock``.
 
+A commit-confirm (``nv config apply --confirm <time>``) is kept here too (``Nvue.confirm``: the revision
+on trial, the one to return to, the deadline as epoch seconds), so it outlives the session that started
+it: any session, or the emulator's timer with nobody connected, rolls it back once the deadline passed.
+
 Factory state (first use of a state directory): revision 1, applied and saved, holding ``factory.py``'s
 tree: the underlay the lab provisions (hostname, ports, addresses, BGP) when the lab's FabricState
 names the switch, else ``system hostname cumulus``.
@@ -40,6 +44,16 @@ class Revision:
 
 
 @dataclass
+class Confirm:
+    """An apply on trial: ``rev_id`` is applied, ``previous`` comes back at ``deadline`` unless confirmed."""
+
+    rev_id: int
+    previous: int
+    deadline: float
+    user: str
+
+
+@dataclass
 class Nvue:
     revisions: dict[int, Revision] = field(default_factory=dict)
     applied: int = 1
@@ -47,6 +61,7 @@ class Nvue:
     pending: dict[str, int] = field(default_factory=dict)  # user -> their pending revision
     history: list[dict[str, Any]] = field(default_factory=list)  # one entry per apply
     next_id: int = 2
+    confirm: Confirm | None = None
 
     def applied_tree(self) -> Tree:
         return self.revisions[self.applied].tree
@@ -65,6 +80,7 @@ class Nvue:
             "pending": self.pending,
             "history": self.history,
             "next_id": self.next_id,
+            "confirm": vars(self.confirm) if self.confirm is not None else None,
         }
 
     @classmethod
@@ -76,6 +92,7 @@ class Nvue:
             pending={str(k): int(v) for k, v in data["pending"].items()},
             history=list(data["history"]),
             next_id=int(data["next_id"]),
+            confirm=Confirm(**data["confirm"]) if data.get("confirm") else None,
         )
 
     @classmethod
@@ -118,6 +135,11 @@ class Store:
     def read(self) -> Nvue:
         with self.locked() as state:
             return state
+
+    def peek(self) -> Nvue:
+        """The state without the lock and without writing it back (``nvue.json`` is replaced whole, so
+        it reads consistently): for checks that change nothing, such as a trial's deadline."""
+        return self._load()
 
     def _load(self) -> Nvue:
         if not self.file.exists():

@@ -49,11 +49,23 @@ def set_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("nv ")]
 
 
-def session(state_dir: Path, device: str = "sleaf1", fabric_state: Path | None = None) -> Emulator:
+class FakeClock:
+    """Time that moves only when a test says so (for NVUE's commit-confirm deadline)."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def session(
+    state_dir: Path, device: str = "sleaf1", fabric_state: Path | None = None, clock: FakeClock | None = None
+) -> Emulator:
     """A session without a lab; with ``fabric_state`` (a FabricState JSON file) the switch's factory
-    state is the underlay the lab provisions."""
+    state is the underlay the lab provisions; with ``clock``, time is the test's."""
     ctx = EmulatorContext(device=device, state_dir=state_dir, netns=None, fabric_state=fabric_state)
-    emulator = Emulator(ctx)
+    emulator = Emulator(ctx) if clock is None else Emulator(ctx, clock=clock)
     emulator.exec_mode = True
     return emulator
 

@@ -179,6 +179,17 @@ CASES: list[tuple[str, Mutation, str]] = [
         "gpu1: eth1 - NIC PFC vector differs from leaf2:Ethernet0 - Expected: [3] Actual: [3, 4]",
     ),
     (
+        "lossless.nic_dcqcn",  # more cases in tests/unit/validate/test_nic_dcqcn.py
+        lambda s, _: _replace_nic(s, "gpu1", "eth0", ecn_np_priorities=[]),
+        "gpu1: eth0 roce_np priority 3 - ECN notification point (NP) off on priority 3, lossless at leaf1:Ethernet0"
+        " - Expected: enabled Actual: disabled",
+    ),
+    (
+        "lossless.nic_dcqcn",
+        lambda s, _: _replace_nic(s, "gpu2", "eth1", cnp_dscp=26),
+        "gpu2: eth1 cnp_dscp - CNPs sent with DSCP 26, not network compute's CNP class - Expected: 48 Actual: 26",
+    ),
+    (
         "lossless.roce_tos",
         lambda s, _: _replace_nic(s, "gpu1", "eth0", roce_tos=104),
         "gpu1: eth0 - RoCE TOS is not ECN-capable (ECT), so switches cannot mark it - Expected: 106 Actual: 104",

@@ -6,7 +6,7 @@ NVUE ``nv set ... && nv config apply -y``, FRR ``vtysh``, the host's NIC tools (
 ``cma_roce_tos``, ``ip link``, ``modprobe``), an edited file on the host. Where nothing but the
 hardware can make the fault (a PCIe re-seat, a BIOS reset, a counter the ASIC raises, a cable
 re-plugged), the lab changes the state behind the tool that shows it: the NIC shims' state, the
-SONiC and EOS emulators' counters, the veths. ``undo`` reverses exactly what ``seed`` did, by the same means.
+SONiC, EOS and Cumulus emulators' counters, the veths. ``undo`` reverses exactly what ``seed`` did, by the same means.
 
 The registry (``FAULTS``) is what ``xoff lab fault``, the lab fault-injection suite and the table in
 docs/faults.md are made from: per fault, the check id that must catch it, the checks that rightly
@@ -48,6 +48,7 @@ from xoff.lab.seed_steps import (
     _nic_tool,
     _nvue,
     _rail_route,
+    _rail_rule,
     _reseat,
     _shim_state,
     _sonic_mtu,
@@ -55,6 +56,7 @@ from xoff.lab.seed_steps import (
     _swap,
     _watchdog_forward,
     _watchdog_stop,
+    cumulus_counters,
     eos_counters,
     sonic_fault,
 )
@@ -420,32 +422,32 @@ FAULTS: dict[str, Fault] = {
             _shim_state(_reseat(False)),
             names=("device", "port"),
         ),
-        # DCQCN on the NIC: no check judges it beyond drift, whose finding names the NIC (port) and the field
-        # path, not a priority (drift findings carry none)
         _f(
             "nic-ecn-np-off",
             "ECN notification point off on a host NIC's lossless priority (no CNPs)",
             "host `echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/3`",
-            DRIFT,
-            Target("gpu1", "eth0"),  # the NIC's lossless priority (3)
+            "lossless.nic_dcqcn",
+            Target("gpu1", "eth0", 3),  # the NIC's lossless priority
             "linux",
             _nic_sysfs("roce_np/enable/{prio}", lambda _n, _p: 0),
             _nic_sysfs("roce_np/enable/{prio}", lambda n, p: int(p in n.ecn_np_priorities)),
-            names=("device", "port"),
-            mentions=("host.nics.eth0.ecn_np_priorities",),
+            also=(DRIFT,),
+            why_also="the NIC's NP priorities differ from the intent",
+            mentions=("notification point",),
         ),
         _f(
             "nic-cnp-dscp",
             "Wrong CNP DSCP on a host NIC",
             "host `echo 26 > /sys/class/net/eth1/ecn/roce_np/cnp_dscp` (CNPs in the RoCE data class, not the CNP "
             "class)",
-            DRIFT,
-            Target("gpu2", "eth1"),
+            "lossless.nic_dcqcn",
+            Target("gpu2", "eth1", 6),  # the CNP class's priority, which the finding names
             "linux",
             _nic_sysfs("roce_np/cnp_dscp", lambda _n, _p: 26),
             _nic_sysfs("roce_np/cnp_dscp", _cnp_dscp_intended),
-            names=("device", "port"),
-            mentions=("host.nics.eth1.cnp_dscp",),
+            also=(DRIFT,),
+            why_also="the NIC's CNP DSCP differs from the intent",
+            mentions=("CNPs sent with DSCP 26",),
         ),
         _f(
             "nic-rail-gateway",
@@ -458,6 +460,18 @@ FAULTS: dict[str, Fault] = {
             _rail_route(False),
             names=("device", "port"),
             mentions=("host.nics.eth1.gateway",),
+        ),
+        _f(
+            "host-rule-missing",
+            "A rail's policy rule missing on a host (its traffic leaves by the main table)",
+            "host `ip rule del from <eth0's address>/32 table 100 priority 1000`",
+            DRIFT,
+            Target("gpu3"),  # its first RoCE NIC, eth0; the drift path names the rule by its source, not a port
+            "linux",
+            _rail_rule(True),
+            _rail_rule(False),
+            names=("device",),
+            mentions=("host.rules.",),
         ),
         _f(
             "iommu-translated",
@@ -507,6 +521,24 @@ FAULTS: dict[str, Fault] = {
             Target("spine2", "Ethernet2/1", 3),
             "eos",
             *eos_counters("drops"),
+        ),
+        _f(
+            "pfc-storm-cumulus",
+            "PFC pause storm (Cumulus)",
+            "the PFC watchdog's deadlock count in the Cumulus emulator (`nv show interface <swp> qos pfc-watchdog`)",
+            "counters.pfc_storms",
+            Target("sleaf1", "swp1", 4),
+            "cumulus",
+            *cumulus_counters("storm"),
+        ),
+        _f(
+            "lossless-drops-cumulus",
+            "Drops on a lossless queue (Cumulus)",
+            "egress queue discards in the Cumulus emulator (`nv show interface <swp> counters qos`)",
+            "counters.lossless_drops",
+            Target("sleaf1", "swp3", 4),
+            "cumulus",
+            *cumulus_counters("drops"),
         ),
         _f(
             "fib-bounce",

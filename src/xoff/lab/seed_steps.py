@@ -759,3 +759,69 @@ def _kernel_cmdline(drop_passthrough: bool) -> Step:
             backup.unlink()
 
     return step
+
+
+# --- hosts: a rail's policy rule ----------------------------------------------------------------------
+
+
+def _rail_rule(deleted: bool) -> Step:
+    """The rule from the NIC's address into its rail table (the target's port, else the host's first RoCE
+    NIC), ``ip rule del``eted as a hand-run cleanup or a network manager flushing policy routing does (the
+    rail's traffic then leaves by the main table, through whichever port its route picks), or added back as
+    the intent has it (deleted first, so the undo never leaves the rule twice)."""
+
+    def step(lab: Lab, t: Target) -> None:
+        nic = _nic(lab, t)
+        host = lab.connection.fabric.devices[t.device].host
+        assert host is not None  # _nic found a NIC of it
+        source = f"{nic.address.split('/')[0]}/32" if nic.address else None
+        rule = next((r for r in host.rules if r.source == source), None)
+        if rule is None:
+            raise SeedError(f"{t.device}: {nic.netdev} has no policy rule in the intent")
+        spec = f"from {rule.source} table {rule.table} priority {rule.priority}"
+        lab.run(t.device, f"ip rule del {spec}" if deleted else f"ip rule del {spec} 2>/dev/null; ip rule add {spec}")
+
+    return step
+
+
+# --- counters the ASIC would raise (the Cumulus NVUE emulator's counter state) --------------------------
+
+
+def cumulus_counters(kind: str) -> tuple[Seed, Undo]:
+    """The Cumulus emulator's counters (``state/counters.json``, in NVUE's terms: see
+    ``xoff.lab.emulators.cumulus.show_counters``) on the target's port and lossless priority's queue:
+    ``storm``, pause frames received and a deadlock the PFC watchdog detected and restored; ``drops``,
+    unicast buffer discards on the queue. Undone by putting the file back as it was."""
+
+    def seed(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        port, priority = _target_port(t), _priority(t, 4)
+        qos = lab.connection.fabric.devices[t.device].qos
+        queue = str(qos.pfc_priority_to_queue.get(priority, priority) if qos is not None else priority)
+        if kind == "storm":
+            data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rx-pause-frames": 1200000}
+            data.setdefault("watchdog", {}).setdefault(port, {})[queue] = {"deadlock-count": 1, "status": "OK"}
+        else:
+            data.setdefault("queues", {}).setdefault(port, {})[queue] = {
+                "tx-frames": 1000000,
+                "tx-bytes": 4096000000,
+                "tx-uc-buffer-discards": 1500,
+            }
+        backup = path.with_name("counters.json.xoff-fault")
+        if not backup.exists():
+            backup.write_text(path.read_text(encoding="utf-8") if path.exists() else "null\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+    def undo(lab: Lab, t: Target) -> None:
+        path = lab.device_dir(t.device) / "state" / "counters.json"
+        backup = path.with_name("counters.json.xoff-fault")
+        if backup.exists():
+            before = json.loads(backup.read_text(encoding="utf-8"))
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(json.dumps(before, indent=1) + "\n", encoding="utf-8")
+            backup.unlink()
+
+    return seed, undo

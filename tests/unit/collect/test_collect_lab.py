@@ -139,6 +139,9 @@ def test_collect_equals_desired(lab: tuple[FabricState, Path]) -> None:
     assert {n: d for n, d in diffs.items() if d} == {}
     # every platform read more than identity: the round trip is not vacuous
     assert all(len(snap.observed_fields[n]) >= 8 for n in expected)
+    # the hosts' rail tables and rules were read (and equal the intent above)
+    hosts = [n for n in expected if fabric.devices[n].host is not None]
+    assert hosts and all({"host.routes", "host.rules"} <= set(snap.observed_fields[n]) for n in hosts)
     # LLDP = the intent's cabling, from both ends of every link between collected devices
     cabling = {(k.a.device, k.a.port): (k.b.device, k.b.port) for k in fabric.links}
     cabling |= {b: a for a, b in cabling.items()}

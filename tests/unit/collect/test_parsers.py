@@ -138,6 +138,148 @@ def test_iommu_mode() -> None:
             kernel.parse_iommu(bad)
 
 
+RAIL_TABLES, RAIL_PRIORITIES = {100, 101, 102}, {1000, 1001, 1002}
+
+
+def test_ip_route_rail_tables(lab_mini_state: Any) -> None:
+    """The routes of the rail tables xoff renders, as desired builds them; the kernel's and other tables not."""
+    host_state = lab_mini_state[1].devices["gpu1"].host
+    assert {r.table for r in host_state.routes} == RAIL_TABLES
+    pushed = kernel.parse_routes(raw("linux", "ip_-j_-4_route_show_table_all", "lab-mini-gpu1"), RAIL_TABLES)
+    assert pushed == host_state.routes
+    odd = kernel.parse_routes(raw("linux", "ip_-j_-4_route_show_table_all", "extra-and-foreign"), RAIL_TABLES)
+    extra = [r for r in odd if r not in host_state.routes]  # table 200 (a route, a dev route, a blackhole): not read
+    assert [(r.table, r.destination, r.via, r.device) for r in extra] == [
+        (100, "198.18.251.0/24", "198.18.0.8", "eth0"),  # with metric 10: a Route has none
+        (101, "198.18.255.7/32", "198.18.0.10", "eth1"),  # ip prints a host route without its /32
+    ]
+    assert kernel.parse_routes(raw("linux", "ip_-j_-4_route_show_table_all", "extra-and-foreign"), set()) == []
+    # the same output, read for gateways too: one command serves both
+    assert kernel.parse_gateways(raw("linux", "ip_-j_-4_route_show_table_all", "extra-and-foreign"))["eth1"] == [
+        "198.18.0.10"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("blackhole-in-rail-table", "ip -j route 198.18.254.0/24 table 100: blackhole in a rail table"),
+        ("no-gateway-in-rail-table", "ip -j route 198.18.252.0/24 table 101: no next hop (via) in a rail table"),
+        ("multipath-and-stray-hop", None),  # the multipath route is in main: not a rail table's, so read fine
+    ],
+)
+def test_ip_route_rail_tables_are_strict(case: str, message: str | None) -> None:
+    text = raw("linux", "ip_-j_-4_route_show_table_all", case)
+    if message is None:
+        assert len(kernel.parse_routes(text, RAIL_TABLES)) == 6
+        return
+    with pytest.raises(ValueError, match=re.escape(message)):
+        kernel.parse_routes(text, RAIL_TABLES)
+
+
+def test_ip_route_rail_tables_reject_what_a_route_cannot_say() -> None:
+    multipath = '[{"dst":"198.18.0.0/24","table":"100","flags":[],"nexthops":[{"gateway":"198.18.0.8","dev":"eth0"}]}]'
+    for bad, message in (
+        (multipath, "a multipath route in a rail table"),
+        ('[{"dst":"198.18.0.0/33","gateway":"198.18.0.8","dev":"eth0","table":"100"}]', "not an IPv4 prefix"),
+        ('[{"gateway":"198.18.0.8","dev":"eth0","table":"100"}]', "not a route"),
+        ('{"dst":"default"}', "not a JSON list"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            kernel.parse_routes(bad, RAIL_TABLES)
+    # a table ip shows by its rt_tables name is another program's (xoff's rail tables are numbered): not read,
+    # not an error, whatever the route in it looks like
+    named = '[{"dst":"198.18.0.0/24","table":"vpn","flags":[],"nexthops":[{"gateway":"198.18.0.8","dev":"eth0"}]}]'
+    assert kernel.parse_routes(named, RAIL_TABLES) == []
+
+
+def test_ip_rule_rail_rules(lab_mini_state: Any) -> None:
+    """The rules into the rail tables or at xoff's priorities; the kernel's local/main/default ones not."""
+    host_state = lab_mini_state[1].devices["gpu1"].host
+    assert kernel.parse_rules(raw("linux", "ip_-j_-4_rule_show", "lab-mini-gpu1"), RAIL_TABLES, RAIL_PRIORITIES) == (
+        host_state.rules
+    )
+    missing = kernel.parse_rules(
+        raw("linux", "ip_-j_-4_rule_show", "one-rail-rule-missing"), RAIL_TABLES, RAIL_PRIORITIES
+    )
+    assert missing == [r for r in host_state.rules if r.priority != 1001]  # table 200's rules are not xoff's
+    # a rule at one of xoff's priorities is read whatever its table; a /24 source keeps its length; "all" is 0/0
+    moved = (
+        '[{"priority":1001,"src":"198.18.0.0","srclen":24,"table":"200"},{"priority":1002,"src":"all","table":"main"}]'
+    )
+    assert [(r.priority, r.source, r.table) for r in kernel.parse_rules(moved, RAIL_TABLES, RAIL_PRIORITIES)] == [
+        (1001, "198.18.0.0/24", 200),
+        (1002, "0.0.0.0/0", 254),
+    ]
+
+
+def test_ip_rule_rail_rules_reject_what_a_rule_cannot_say() -> None:
+    text = raw("linux", "ip_-j_-4_rule_show", "fwmark-into-rail-table")
+    with pytest.raises(ValueError, match=re.escape("ip -j rule 1010: fwmark 0x1 (allowed on a rail rule: from SOURCE")):
+        kernel.parse_rules(text, RAIL_TABLES, RAIL_PRIORITIES)
+    assert len(kernel.parse_rules(text, {100}, {1000})) == 1  # into a table and at a priority xoff does not manage
+    named = '[{"priority":500,"src":"all","table":"vpn"}]'  # another program's named table, not at xoff's priorities
+    assert kernel.parse_rules(named, RAIL_TABLES, RAIL_PRIORITIES) == []
+    for bad, message in (
+        ('[{"priority":1000,"src":"198.18.0.9","action":"unreachable"}]', "action unreachable"),
+        ('[{"priority":1000,"not":null,"src":"198.18.0.9","table":"100"}]', "ip -j rule 1000: not ("),
+        ('[{"priority":1000,"src":"198.18.0.9","iif":"eth0","table":"100"}]', "iif eth0"),
+        ('[{"src":"198.18.0.9","table":"100"}]', "no priority"),
+        ('[{"priority":1000,"src":"198.18.0.9","table":"rail0"}]', "table 'rail0' is an rt_tables name"),
+        ("Error: something", "Expecting value"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            kernel.parse_rules(bad, RAIL_TABLES, RAIL_PRIORITIES)
+
+
+def test_host_collector_reads_the_rail_tables_and_rules(lab_mini_state: Any) -> None:
+    """gpu1 pushed (no drift on host.routes / host.rules), then with one rail's rule deleted and a stray route:
+    the observed Device carries the rail tables and rules xoff manages, on listed field paths; one route
+    command is run, not two."""
+    desired = lab_mini_state[1].devices["gpu1"]
+    commands = [c.text for c in host.Collector().commands(desired)]
+    assert commands.count(kernel.ROUTES.text) == 1 and kernel.RULES.text in commands
+
+    def observe(routes: str, rules: str) -> Any:
+        outputs = {
+            host.LINKS.text: json.dumps(
+                [{"ifname": n, "mtu": i.mtu or 1500, "flags": ["UP"]} for n, i in desired.interfaces.items()]
+            ),
+            host.ADDRS.text: "[]",
+            kernel.ROUTES.text: raw("linux", "ip_-j_-4_route_show_table_all", routes),
+            kernel.RULES.text: raw("linux", "ip_-j_-4_rule_show", rules),
+        }
+        obs = host.Collector().parse(outputs, desired)
+        assert obs.errors == [] and obs.device is not None and obs.device.host is not None
+        assert {"host.routes", "host.rules"} <= set(obs.fields)
+        return obs.device
+
+    clean = observe("lab-mini-gpu1", "lab-mini-gpu1")
+    assert clean.host.routes == desired.host.routes and clean.host.rules == desired.host.rules  # same order too
+    broken = observe("extra-and-foreign", "one-rail-rule-missing")
+    paths = ["host.routes", "host.rules"]
+    differing = differing_fields(desired, broken, paths)
+    assert [d.split(":")[0] for d in differing] == paths
+    assert broken.host.rules == [r for r in desired.host.rules if r.priority != 1001]
+    assert broken.host.routes[: len(desired.host.routes)] == desired.host.routes  # intent order, extras after
+    # an unreadable rule is a parse error naming the command; the rest of the host is still read
+    outputs = {
+        host.LINKS.text: "[]",
+        host.ADDRS.text: "[]",
+        kernel.RULES.text: raw("linux", "ip_-j_-4_rule_show", "fwmark-into-rail-table"),
+    }
+    obs = host.Collector().parse(outputs, desired)
+    assert [(e.kind, e.command) for e in obs.errors] == [("parse", kernel.RULES.text)]
+    assert obs.device is not None and "host.rules" not in obs.fields
+    # a route a rail table may not hold: one parse error, and the gateways are still read from the output
+    outputs = {**outputs, kernel.ROUTES.text: raw("linux", "ip_-j_-4_route_show_table_all", "blackhole-in-rail-table")}
+    del outputs[kernel.RULES.text]
+    obs = host.Collector().parse(outputs, desired)
+    assert [(e.kind, e.command) for e in obs.errors] == [("parse", kernel.ROUTES.text)]
+    assert "blackhole in a rail table" in obs.errors[0].message
+    assert obs.device is not None and "host.routes" not in obs.fields and "host.nics.*.gateway" in obs.fields
+
+
 def test_host_collector_reads_dcqcn_gateway_and_iommu(lab_mini_state: Any) -> None:
     """gpu1 with a NIC whose ECN NP is off and CNP DSCP wrong, one rail's route via a stray next hop and
     the IOMMU translating: the observed Device carries exactly those values, on listed field paths."""
@@ -176,12 +318,16 @@ def test_host_collector_reads_dcqcn_gateway_and_iommu(lab_mini_state: Any) -> No
     read = set(obs.fields)
     assert {f"host.nics.*.{k}" for k in ("ecn_np_priorities", "ecn_rp_priorities", "cnp_dscp", "cnp_priority")} <= read
     assert {"host.nics.*.gateway", "host.gpudirect.iommu"} <= read
-    assert sorted(differing_fields(desired, obs.device, sorted(read))) == [
+    differing = sorted(differing_fields(desired, obs.device, sorted(read)))
+    assert [d for d in differing if not d.startswith("host.routes:")] == [
         "host.gpudirect.iommu: desired 'passthrough' observed 'translated'",
         "host.nics.eth0.ecn_np_priorities: desired [3] observed []",
         "host.nics.eth0.gateway: desired '198.18.0.8' observed '198.18.0.10,198.18.0.8'",
         "host.nics.eth1.cnp_dscp: desired 48 observed 46",
     ]
+    # the stray next hop is also a rail table's route that differs (the rail tables are read since)
+    stray = [r for r in obs.device.host.routes if r.table == 100 and r.destination == "198.18.255.0/24"]
+    assert [r.via for r in stray] == ["198.18.0.10"] and any(d.startswith("host.routes:") for d in differing)
     assert any("IOMMU" in note for note in obs.lab_only) and any("DCQCN" in note for note in obs.lab_only)
 
 
@@ -322,6 +468,7 @@ def test_eos_counters_of_an_unknown_shape_are_a_parse_error_naming_the_command(
         ("linux", "gpu1", "mlnx_qos -i eth0"),
         ("linux", "gpu1", kernel.ecn("eth0").text),
         ("linux", "gpu1", kernel.ROUTES.text),
+        ("linux", "gpu1", kernel.RULES.text),
         ("linux", "gpu1", kernel.IOMMU.text),
     ],
 )
@@ -411,3 +558,84 @@ def test_eos_round_trip(tmp_path: Path, lab_mini_state: Any) -> None:
     assert "interfaces.Ethernet1/1.mtu: desired 9100 observed 1500" in differing_fields(
         state.devices["spine2"], drifted.device, drifted.fields
     )
+
+
+# --- Cumulus NVUE counters (one port per command) ----------------------------------------------------
+
+
+def _nvue(make: Any, case: str) -> str:
+    return raw("cumulus", make("PORT").slug, case)
+
+
+def test_cumulus_counters_public_shape() -> None:
+    from xoff.platforms.cumulus import counters as nvue
+
+    pfc, queues = nvue.parse_qos(_nvue(nvue.qos_command, "public-shape"))
+    assert (pfc.rx_pause[3], pfc.tx_pause[3]) == (18236, 402) and set(pfc.rx_pause) == set(range(8))
+    assert set(queues) == set(range(8))  # NVUE's traffic classes = egress queues
+    q3 = queues[3]
+    assert (q3.packets, q3.bytes, q3.dropped_packets, q3.dropped_bytes) == (224188392, 918273645120, 76993 + 12, 0)
+    assert queues[0].dropped_packets == 0 and queues[0].packets == 5120
+    storms = nvue.parse_watchdog(_nvue(nvue.watchdog_command, "public-shape"))
+    assert {q: (w.storms_detected, w.storms_restored) for q, w in storms.items() if w.storms_detected} == {
+        1: (3, 3),
+        2: (2, 1),  # still in DEADLOCK: one storm not restored
+        7: (3, 2),
+    }
+    assert nvue.parse_watchdog('{"state": "disabled"}') == {}  # the watchdog off: nothing counted
+    extra = json.loads(_nvue(nvue.qos_command, "public-shape"))
+    extra["port-stats"] = {"anything": {"pause-frames": 1}}  # groups and fields beyond those read are allowed
+    extra["pfc-stats"]["3"]["new-field"] = 1
+    assert nvue.parse_qos(json.dumps(extra))[0].rx_pause[3] == 18236
+
+
+def test_cumulus_counters_from_the_emulator(lab_mini_state: Any) -> None:
+    """lab-mini's sleaf1 with the Cumulus fault seeds' counters: each fault where it was put."""
+    from xoff.platforms.cumulus import counters as nvue
+    from xoff.platforms.cumulus.collect import Collector
+
+    cases = [(nvue.qos_command, p) for p in ("swp1", "swp3")] + [(nvue.watchdog_command, p) for p in ("swp1", "swp5")]
+    outputs = {make(p).text: _nvue(make, f"lab-mini-sleaf1-{p}") for make, p in cases}
+    obs = Collector().parse(outputs, lab_mini_state[1].devices["sleaf1"])
+    assert [e for e in obs.errors if e.command in outputs] == []
+    assert list(obs.counters) == ["swp1", "swp3", "swp5"]  # the ports read, in intent order
+    storm = obs.counters["swp1"]
+    assert storm.watchdog[4].storms_detected == 1 and storm.watchdog[4].storms_restored == 1
+    assert storm.pfc.rx_pause[4] == 1200000 and all(q.dropped_packets == 0 for q in storm.queues.values())
+    assert obs.counters["swp3"].queues[4].dropped_packets == 1500 and obs.counters["swp3"].watchdog == {}
+    assert obs.counters["swp5"].watchdog == {} and obs.counters["swp5"].queues == {}  # watchdog off, qos not run
+    assert any("emulator holds" in note for note in obs.lab_only)
+
+
+@pytest.mark.parametrize(
+    ("which", "text", "message"),
+    [
+        ("qos", '{"pfc-stats": {}}', "no 'egress-queue-stats'"),
+        ("qos", '{"pfc-stats": {"8": {}}, "egress-queue-stats": {}}', "0-7"),
+        (
+            "qos",
+            '{"pfc-stats": {"3": {"rx-pause-frames": "12", "tx-pause-frames": 0}}, "egress-queue-stats": {}}',
+            "expected a count",
+        ),
+        (
+            "qos",
+            '{"pfc-stats": {}, "egress-queue-stats": {"3": {"tx-frames": 1, "tx-bytes": 1}}}',
+            "tx-uc-buffer-discards",
+        ),
+        ("qos", "Error: The requested item does not exist: interface swp2", "not JSON"),
+        ("watchdog", '{"state": "enabled", "status": {"4": {"status": "STUCK", "deadlock-count": 1}}}', "STUCK"),
+        ("watchdog", '{"state": "enabled", "status": {"4": {"status": "OK"}}}', "deadlock-count"),
+        ("watchdog", '{"state": "enabled", "status": []}', "expected an object"),
+    ],
+)
+def test_cumulus_counters_of_an_unknown_shape_are_a_parse_error_naming_the_command(
+    which: str, text: str, message: str, lab_mini_state: Any
+) -> None:
+    from xoff.platforms.cumulus import counters as nvue
+    from xoff.platforms.cumulus.collect import Collector
+
+    cmd = (nvue.qos_command if which == "qos" else nvue.watchdog_command)("swp2")
+    obs = Collector().parse({cmd.text: text}, lab_mini_state[1].devices["sleaf1"])
+    assert [(e.kind, e.command) for e in obs.errors] == [("parse", cmd.text)]
+    assert message in obs.errors[0].message
+    assert obs.counters == {}

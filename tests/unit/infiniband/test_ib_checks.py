@@ -183,3 +183,51 @@ def test_observed_findings_name_the_device_and_port() -> None:
     narrow = node.model_copy(update={"ports": {**node.ports, 5: node.ports[5].model_copy(update={"width": "1X"})}})
     got = list(ib.LinkWidthSpeed().judge(fat, o.model_copy(update={"nodes": {**o.nodes, leaf: narrow}})))
     assert [(f.device, f.port) for f in got] == [("ibleaf1", "5")]
+
+
+SA_DUMPS = ROOT / "tests" / "fixtures" / "parse" / "infiniband" / "dumps"
+
+
+def partitions(fabric: FabricState, o: IbObservation) -> tuple[list[tuple[str, str | None, str]], str | None]:
+    check = ib.Partitions()
+    got = [(f.device, f.port, f.problem) for f in check.judge(fabric, o)]
+    return got, check.note
+
+
+def test_switch_port_facing_a_host_holds_the_hosts_partitions() -> None:
+    """Read by saquery (switch ports included): the clean ring passes; the switch port facing gpu2 without
+    the jobs PKey is a finding on that switch port (OpenSM enforces partitions there by default)."""
+    ring = desired("ib-ring")
+    o = observation_from_dump(SA_DUMPS / "ring_saquery")
+    assert partitions(ring, o) == (
+        [],
+        "PKey tables read with saquery PKeyTableRecord (the SA); host-facing switch ports judged "
+        "(OpenSM part_enforce both)",
+    )
+    sw2 = guid_of(o, "ibsw2")
+    dropped = o.model_copy(update={"pkeys": {**o.pkeys, sw2: {**o.pkeys[sw2], 1: [0x7FFF]}}})
+    got, _ = partitions(ring, dropped)
+    assert got == [
+        (
+            "ibsw2",
+            "1",
+            "lacks PKey 0x0001 of partition jobs that gpu2 ib0 (on this port) is a member of: partition "
+            "enforcement (both) drops its traffic",
+        )
+    ]
+    off = dropped.model_copy(update={"partition_enforcement": "off"})
+    got, note = partitions(ring, off)
+    assert got == [] and note is not None and "part_enforce is off" in note
+    missing = o.model_copy(update={"pkeys": {**o.pkeys, sw2: {5: o.pkeys[sw2][5]}}})
+    assert partitions(ring, missing)[0] == [("ibsw2", "1", "PKey table of the port facing gpu2 not collected")]
+
+
+def test_switch_ports_not_judged_without_their_tables() -> None:
+    """A capture of host ports only (an older collector) says so instead of passing the switch ports."""
+    got, note = partitions(desired("ib-fattree"), observed("fattree_ftree"))
+    assert got == [] and note is not None and "switch ports' PKey tables were not read" in note
+
+
+def test_fallback_read_is_named_in_the_note() -> None:
+    got, note = partitions(desired("ib-ring"), observation_from_dump(SA_DUMPS / "ring_smpquery"))
+    assert got == [] and note is not None and note.startswith("PKey tables read with smpquery pkeys (SA refused)")

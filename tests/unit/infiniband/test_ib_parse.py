@@ -30,6 +30,7 @@ def test_every_fixture_has_a_parser_that_reads_it() -> None:
         "smpquery_sl2vl": parse.smpquery_sl2vl,
         "smpquery_vlarb": parse.smpquery_vlarb,
         "smpquery_pkeys": parse.smpquery_pkeys,
+        "saquery_pkeytablerecord": parse.saquery_pkey_records,
         "iblinkinfo": parse.iblinkinfo,
         "opensm_log": parse.opensm_log,
     }
@@ -90,6 +91,22 @@ def test_smpquery_pkeys(case: str) -> None:
     assert {"pkeys": parse.smpquery_pkeys(raw("smpquery_pkeys", case))} == expected("smpquery_pkeys", case)
 
 
+@pytest.mark.parametrize("case", ["switch_port_to_host", "switch_port_to_switch", "ca_port", "fabric_ibsim"])
+def test_saquery_pkey_table_records(case: str) -> None:
+    """Each record keeps its LID, port and block and all 32 entries of the block (zeros included)."""
+    records = parse.saquery_pkey_records(raw("saquery_pkeytablerecord", case))
+    assert all(len(r.pkeys) == parse.PKEYS_PER_BLOCK for r in records)
+    got = [[r.lid, r.port, r.block, [f"{k:#06x}" for k in r.pkeys if k]] for r in records]
+    assert {"records": got} == expected("saquery_pkeytablerecord", case)
+
+
+def test_saquery_block_of_fewer_than_32_pkeys_is_an_error() -> None:
+    lines = raw("saquery_pkeytablerecord", "ca_port").splitlines()
+    del lines[6]  # the second line of 8 PKeys of block 0
+    with pytest.raises(IbParseError, match="LID 5 port 1 block 0: 24 PKeys, not 32"):
+        parse.saquery_pkey_records("\n".join(lines) + "\n")
+
+
 def test_iblinkinfo_states_widths_speeds() -> None:
     states = parse.iblinkinfo(raw("iblinkinfo", "fattree"))
     leaf3 = {s.port: s for s in states if s.node == "0x0002c90300000003"}
@@ -118,6 +135,8 @@ def test_opensm_log() -> None:
         (parse.smpquery_sl2vl, "smpquery_sl2vl", "ca", "ports: in  0, out  0: | 0| 1| 0|"),
         (parse.smpquery_vlarb, "smpquery_vlarb", "switch_port5", "WEIGHT: |0xC0|zz|"),
         (parse.smpquery_pkeys, "smpquery_pkeys", "ca_tenant", "  64: 0x7fff"),
+        (parse.saquery_pkey_records, "saquery_pkeytablerecord", "ca_port", "\t\t0x7fff 0x8001 0x0000"),
+        (parse.saquery_pkey_records, "saquery_pkeytablerecord", "ca_port", "\t\tGID........fe80::1"),
         (
             parse.iblinkinfo,
             "iblinkinfo",

@@ -27,6 +27,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from xoff.desired.build import build_fabric_state
+from xoff.intent import load_intent
 from xoff.lab import names, netns
 from xoff.lab.lab import LabError, up
 from xoff.lab.seed import FAULTS, Fault, Lab
@@ -130,6 +132,9 @@ def test_clean_ib_lab_after_push_has_zero_failures(lab: Lab) -> None:
     # the hosts were read and equal the intent: their ib0 (MTU 4092, IPoIB datagram mode) and pushed NCCL environment included
     assert statuses["drift.state"] == "success", statuses
     assert any("IPoIB" in note and "ifb stand-ins" in note for note in doc["notes"]), doc["notes"]
+    partitions = next(r for r in doc["results"] if r["check"] == "infiniband.partitions")
+    assert "saquery PKeyTableRecord" in partitions["message"], partitions  # the SA's tables, switch ports judged
+    assert "switch ports judged" in partitions["message"], partitions
     skipped = [r for r in doc["results"] if r["status"] == "skipped"]
     assert all(r["message"].strip() for r in skipped), [r["check"] for r in skipped if not r["message"].strip()]
 
@@ -202,6 +207,31 @@ def test_each_ib_fault_is_caught_by_its_check_alone(lab: Lab, faults: list[Fault
     for f in faults:
         problems += _judge(f, rows)
     assert status == 1 and not problems, "\n".join(problems)
+
+
+def test_partition_drop_is_read_from_the_sa_on_the_host_and_its_switch_port(lab: Lab) -> None:
+    """The host dropped from its partition: its HCA port and the switch port facing it (which OpenSM
+    programs to enforce the host's partitions) both lack the PKey in the SA's PKeyTableRecords."""
+    fault = FAULTS["ib-partition-drop"]
+    t = fault.target
+    switch_end = next(
+        far
+        for lk in build_fabric_state(load_intent(INTENT)).links
+        for near, far in ((lk.a, lk.b), (lk.b, lk.a))
+        if (near.device, near.port) == (t.device, t.port)
+    )
+    fault.seed(lab, t)
+    try:
+        _, doc = validate()
+    finally:
+        fault.undo(lab, t)
+    rows = [(r["check"], r["device"], r["port"], r["expected"], r["actual"]) for r in failing(doc)]
+    assert sorted(rows) == sorted(
+        [
+            ("infiniband.partitions", switch_end.device, switch_end.port, "0x0001", "absent"),
+            ("infiniband.partitions", t.device, t.port, "0x8001", "absent"),
+        ]
+    )
 
 
 def test_every_ib_undo_restored_the_lab(lab: Lab) -> None:

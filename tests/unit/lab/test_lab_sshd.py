@@ -257,13 +257,13 @@ def test_default_lookup_explains_what_is_missing() -> None:
 # --- several server processes (no root) ----------------------------------------------------------
 
 
-def _listener(tmp: Path, device: str, platform: str = "fake") -> Listener:
+def _unbound(tmp: Path, device: str, platform: str = "fake") -> Listener:
     ctx = EmulatorContext(device=device, state_dir=tmp / device, netns=None)
     return Listener(device, platform, None, ADDRESS, 22, tmp / "key", ctx)
 
 
 def test_shards_split_the_switches_between_processes(tmp_path: Path) -> None:
-    found = [_listener(tmp_path, f"sw{i:02d}") for i in (5, 1, 3, 2, 4)]
+    found = [_unbound(tmp_path, f"sw{i:02d}") for i in (5, 1, 3, 2, 4)]
     parts = [[x.device for x in shard(found, i, 2)] for i in range(2)]
     assert parts == [["sw01", "sw03", "sw05"], ["sw02", "sw04"]]  # name order, every other one
     assert [x.device for x in shard(found, 0, 1)] == ["sw01", "sw02", "sw03", "sw04", "sw05"]
@@ -285,7 +285,7 @@ def test_boot_opens_every_switch_once_before_listening(tmp_path: Path) -> None:
                 raise RuntimeError("no factory configuration")
             opened.append(ctx.device)
 
-    found = [_listener(tmp_path, "sw1"), _listener(tmp_path, "bad"), _listener(tmp_path, "sw2")]
+    found = [_unbound(tmp_path, "sw1"), _unbound(tmp_path, "bad"), _unbound(tmp_path, "sw2")]
     failed = boot(found, lambda _platform: Booting)
     assert opened == ["sw1", "sw2"]
     assert failed == ["bad: RuntimeError: no factory configuration"]

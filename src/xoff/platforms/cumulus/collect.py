@@ -1,6 +1,8 @@
 """Collect a Cumulus Linux switch: the applied NVUE configuration (``nv config show -o json``), the ports'
 operational link values (``nv show interface -o json``), BGP sessions from FRR (``vtysh -c 'show bgp
-summary json'``) and LLDP neighbours from lldpd (``lldpctl -f json``), both daemons Cumulus runs natively.
+summary json'``) and LLDP neighbours from lldpd (``lldpctl -f json``), both daemons Cumulus runs natively,
+and per Ethernet port its PFC, egress-queue and PFC watchdog counters (``counters.py``: two NVUE commands
+a port, as NVUE has no all-ports form of them).
 
 The session becomes root first (netmiko's ``sudo -s``, ``enable``): vtysh and lldpctl read their
 daemons' sockets. Values read (``parse.py``): hostname; per port kind, speed, MTU, admin state, IPv4
@@ -34,7 +36,7 @@ from xoff.collect.observe import (
 )
 from xoff.collect.protocol import Command, DeviceObservation, read
 from xoff.desired.models import Device
-from xoff.platforms.cumulus import parse
+from xoff.platforms.cumulus import counters, parse
 from xoff.platforms.cumulus.nvue import Tree
 from xoff.platforms.cumulus.parse import NvueParseError
 from xoff.platforms.frr.fib import as_routes, parse_route_json
@@ -49,7 +51,7 @@ LLDP = Command("lldpctl -f json")
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
 BGP_FIELDS = ("asn", "neighbors", "networks")
-LAB_ONLY = "PFC/ECN counters and buffer use: the lab's Cumulus has no data plane"
+LAB_ONLY = "PFC/ECN counters and buffer use: the lab's Cumulus has no data plane (counters are what the emulator holds)"
 
 
 class Collector:
@@ -57,8 +59,9 @@ class Collector:
     netmiko_device_type: ClassVar[str] = "cumulus_linux"
     enable: ClassVar[bool] = True  # sudo -s: vtysh and lldpctl read root's sockets
 
-    def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every Cumulus switch)
-        return [CONFIG, INTERFACES, BGP, FIB, LLDP]
+    def commands(self, desired: Device) -> list[Command]:
+        per_port = [c for p in _ports(desired) for c in (counters.qos_command(p), counters.watchdog_command(p))]
+        return [CONFIG, INTERFACES, BGP, FIB, LLDP, *per_port]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -73,7 +76,17 @@ class Collector:
         # swpN: Cumulus's ports are Linux's
         obs.fib = read(outputs, FIB, lambda text: as_routes(parse_route_json(text)), name, errors)
         obs.lldp = read(outputs, LLDP, parse_neighbors, name, errors, catch=(LldpParseError,))
+        # each port's commands read alone, so a parse error names the one command that printed it
+        ports = _ports(desired)
+        qos = {p: read(outputs, counters.qos_command(p), counters.parse_qos, name, errors) for p in ports}
+        wd = {p: read(outputs, counters.watchdog_command(p), counters.parse_watchdog, name, errors) for p in ports}
+        obs.counters = counters.port_counters(qos, wd)
         return obs
+
+
+def _ports(desired: Device) -> list[str]:
+    """The switch's Ethernet ports (swpN), in intent order: the ones with queues and PFC."""
+    return [n for n, i in desired.interfaces.items() if i.kind == "ethernet"]
 
 
 def observe(tree: Tree, summary: dict[str, dict[str, Any]], desired: Device) -> tuple[Device, list[str]]:

@@ -1,6 +1,6 @@
 """Collect a Linux GPU host: netdevs (``ip -j``), the NIC's QoS (``mlnx_qos``), RDMA-CM's RoCE mode
 and ToS, the NIC's DCQCN sysfs (ECN notification/reaction points, CNP marking), the rail NICs' next
-hops (``ip -j route``), kernel modules, the IOMMU mode, the GPU/NIC PCIe topology, ACS on PCIe bridges,
+hops and the per-rail policy routing xoff renders (``ip -j route``, ``ip -j rule``), kernel modules, the IOMMU mode, the GPU/NIC PCIe topology, ACS on PCIe bridges,
 and the NCCL environment file xoff installs. Text-only tools go through this package's TextFSM templates (``textfsm/``).
 
 Files xoff installs are read under ``${XOFF_HOST_ROOT:-}`` (unset on a real host; the lab's hosts keep
@@ -23,9 +23,20 @@ from xoff.collect.protocol import Command, DeviceObservation, parse_error, read
 from xoff.collect.snapshot import GpuNicPath, HostObserved
 from xoff.collect.textfsm import parse_text
 from xoff.desired.builders.host import roce_active_mtu
-from xoff.desired.models import Device, HostNic
+from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
 from xoff.platforms.host.builders import NCCL_ENV_PATH
-from xoff.platforms.host.kernel import IOMMU, ROUTES, ecn, gateway_of, parse_ecn, parse_gateways, parse_iommu
+from xoff.platforms.host.kernel import (
+    IOMMU,
+    ROUTES,
+    RULES,
+    ecn,
+    gateway_of,
+    parse_ecn,
+    parse_gateways,
+    parse_iommu,
+    parse_routes,
+    parse_rules,
+)
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 LINKS = Command("ip -j link show")
@@ -77,7 +88,7 @@ class Collector:
     exec_channel: ClassVar[bool] = True  # `ssh host CMD`: exit statuses, and no login profile resetting PATH
 
     def commands(self, desired: Device) -> list[Command]:
-        out = [LINKS, ADDRS, ROUTES, LSMOD, LSPCI, NCCL]
+        out = [LINKS, ADDRS, ROUTES, RULES, LSMOD, LSPCI, NCCL]
         if desired.host is not None and desired.host.gpus:
             out.append(TOPO)
         if desired.host is not None and desired.host.gpudirect is not None:
@@ -106,6 +117,10 @@ class Collector:
         bridges = attempt(LSPCI, _acs_enabled)
         nccl = attempt(NCCL, _nccl_env)
         gateways = attempt(ROUTES, parse_gateways)
+        tables, priorities = _managed(desired.host)
+        # the same output, read again for the rail tables once it is known to be ip's (one error for garbage)
+        routes = attempt(ROUTES, lambda t: parse_routes(t, tables)) if gateways is not None else None
+        rules = attempt(RULES, lambda t: parse_rules(t, tables, priorities))
         iommu = attempt(IOMMU, parse_iommu)
         paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
@@ -129,7 +144,7 @@ class Collector:
         if links is None or addrs is None:
             return obs
         try:
-            kernel = _Kernel(gateways, iommu)
+            kernel = _Kernel(gateways, iommu, routes, rules)
             obs.device, obs.fields = _device(desired, links, addrs, nics, modules, bridges, nccl, kernel)
         except (ValidationError, ValueError) as exc:
             errors.append(parse_error(name, None, f"observed host state does not fit FabricState: {exc}"))
@@ -142,6 +157,24 @@ class _Kernel:
 
     gateways: dict[str, list[str]] | None
     iommu: str | None
+    routes: list[Route] | None
+    rules: list[Rule] | None
+
+
+def _managed(host: HostSettings | None) -> tuple[set[int], set[int]]:
+    """The policy routing xoff renders, as the host script owns it: its rail tables (routes in them, rules
+    into them) and its rules' priorities (the script replaces whatever sits there)."""
+    if host is None:
+        return set(), set()
+    tables = {r.table for r in host.routes} | {r.table for r in host.rules}
+    return tables, {r.priority for r in host.rules}
+
+
+def _intent_order(observed: list[T], intended: list[T], key: Callable[[T], Any]) -> list[T]:
+    """``observed`` in the intent's order (drift compares lists whole where no field keys them), the rest
+    after it in the order read."""
+    rank = {key(item): i for i, item in enumerate(intended)}
+    return sorted(observed, key=lambda item: rank.get(key(item), len(rank)))
 
 
 def _device(
@@ -187,6 +220,14 @@ def _device(
         fields += ["host.nics.*.mtu", "host.nics.*.address"]
         if kernel.gateways is not None:
             fields.append("host.nics.*.gateway")
+        if kernel.routes is not None:
+            routes = _intent_order(kernel.routes, host.routes, lambda r: (r.table, r.destination))
+            data["routes"] = [r.model_dump() for r in routes]
+            fields.append("host.routes")
+        if kernel.rules is not None:
+            rules = _intent_order(kernel.rules, host.rules, lambda r: (r.priority, r.source))
+            data["rules"] = [r.model_dump() for r in rules]
+            fields.append("host.rules")
         fields += sorted({f"host.nics.*.{k}" for v in nics.values() for k in v})
         if nccl is not None:
             data["nccl_env"] = nccl

@@ -95,7 +95,16 @@ class IbObservation(Obs):
     lfts: dict[str, dict[int, int]] = Field(default_factory=dict)  # switch GUID -> {dest LID: out port}
     sl2vl: dict[str, list[Sl2Vl]] = Field(default_factory=dict)  # node GUID -> tables
     vlarb: dict[str, dict[int, VlArb]] = Field(default_factory=dict)  # node GUID -> {port: tables}
-    pkeys: dict[str, dict[int, list[int]]] = Field(default_factory=dict)  # node GUID -> {port: non-zero PKeys}
+    # node GUID -> {port: non-zero PKeys}: CA ports and switch ports (a switch port's table is what it
+    # enforces, OpenSM copies the facing CA port's into it)
+    pkeys: dict[str, dict[int, list[int]]] = Field(default_factory=dict)
+    # How the PKey tables were read: "saquery" (PKeyTableRecords from the SA, trusted with its SA key),
+    # "smpquery" (each port's PKeyTable through the SMP: the fallback when the SA refuses), None: not read
+    pkey_source: Literal["saquery", "smpquery"] | None = None
+    # OpenSM's part_enforce for switch ports facing CAs (both, in, out, off) from the running OpenSM's
+    # config; None: not read (OpenSM's default is both)
+    partition_enforcement: Literal["both", "in", "out", "off"] | None = None
+    notes: list[str] = Field(default_factory=list)  # how the collector read what it read (fallbacks)
     routing_engine: str | None = None  # the engine OpenSM last configured the switches with (its log)
     failed_engines: list[str] = Field(default_factory=list)  # engines OpenSM could not set up (its log)
     # The fastest link generation the fabric can show: the lab's ibsim models up to HDR, so an NDR

@@ -8,15 +8,17 @@ same layout ``save_captures`` writes), each the untouched output of one command:
     iblinkinfo.txt             iblinkinfo (port state, width, speed)
     sl2vl/<lid>_<port>.txt     smpquery sl2vl <lid> <port>   (a switch: every in port for that out port)
     vlarb/<lid>_<port>.txt     smpquery vlarb <lid> <port>
-    pkeys/<lid>_<port>.txt     smpquery pkeys <lid> <port>   (CA ports)
+    saquery_pkeys/<lid>_<port>.txt   saquery PKeyTableRecord <lid>/<port>  (CA and switch ports; the SA key
+                               is in the command, never in a capture)
+    pkeys/<lid>_<port>.txt     smpquery pkeys <lid> <port>   (the fallback when the SA refuses the query)
     opensm.log                 OpenSM's log (optional: the routing engine it used)
-    meta.json                  optional: {"source": ..., "speed_cap": ...}
+    meta.json                  optional: {"source": ..., "speed_cap": ..., "partition_enforcement": ..., "notes": [...]}
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,9 @@ DUMP_FTS = "dump_fts.txt"
 IBLINKINFO = "iblinkinfo.txt"
 OPENSM_LOG = "opensm.log"
 META = "meta.json"
-PER_PORT = ("sl2vl", "vlarb", "pkeys")  # directories of per-(LID, port) smpquery captures
+SA_PKEYS = "saquery_pkeys"
+PER_PORT = ("sl2vl", "vlarb", "pkeys", SA_PKEYS)  # directories of per-(LID, port) captures
+ENFORCEMENT = ("both", "in", "out", "off")
 
 Captures = dict[str, str]  # file name in the dump -> raw output
 
@@ -69,8 +73,32 @@ def _with_link_states(nodes: dict[str, IbNode], text: str) -> dict[str, IbNode]:
     }
 
 
-def observation(captures: Mapping[str, str], source: str, speed_cap: str | None = None) -> IbObservation:
-    """Parse every capture and join them on GUIDs and LIDs; raises IbParseError naming the capture."""
+def _sa_pkeys(text: str, lid: int, port: int) -> list[int]:
+    """The non-zero PKeys of one port from its PKeyTableRecords: every record that port's, blocks 0..n-1."""
+    records = parse.saquery_pkey_records(text)
+    strays = sorted({(r.lid, r.port) for r in records} - {(lid, port)})
+    if strays:
+        raise IbParseError(f"records of other ports ({', '.join(f'LID {a} port {b}' for a, b in strays)})")
+    blocks = sorted(r.block for r in records)
+    if not blocks:
+        raise IbParseError("no PKeyTableRecord: the SA has no PKey table for this port")
+    if blocks != list(range(len(blocks))):
+        raise IbParseError(f"blocks {blocks} of the PKey table, not 0..n-1")
+    return [k for r in sorted(records, key=lambda r: r.block) for k in r.pkeys if k & 0x7FFF]
+
+
+def observation(
+    captures: Mapping[str, str],
+    source: str,
+    speed_cap: str | None = None,
+    partition_enforcement: str | None = None,
+    notes: Iterable[str] = (),
+) -> IbObservation:
+    """Parse every capture and join them on GUIDs and LIDs; raises IbParseError naming the capture.
+    ``partition_enforcement`` (OpenSM's part_enforce) and ``notes`` are what the collector learnt beside
+    the captures."""
+    if partition_enforcement is not None and partition_enforcement not in ENFORCEMENT:
+        raise IbParseError(f"part_enforce {partition_enforcement!r} (allowed: {', '.join(ENFORCEMENT)})")
     for required in (IBNETDISCOVER, DUMP_FTS, IBLINKINFO):
         if required not in captures:
             raise IbParseError(f"{required}: missing from the captures")
@@ -85,6 +113,7 @@ def observation(captures: Mapping[str, str], source: str, speed_cap: str | None 
     sl2vl: dict[str, list[Sl2Vl]] = {}
     vlarb: dict[str, dict[int, VlArb]] = {}
     pkeys: dict[str, dict[int, list[int]]] = {}
+    sources: set[str] = set()
     for name in sorted(captures):
         kind = name.split("/", 1)[0]
         if kind not in PER_PORT or "/" not in name:
@@ -108,9 +137,16 @@ def observation(captures: Mapping[str, str], source: str, speed_cap: str | None 
                     raise IbParseError(f"tables of LID {got} port {got_port}, not {lid} {port}")
                 vlarb.setdefault(node, {})[port] = arb
             else:
-                pkeys.setdefault(node, {})[port] = parse.smpquery_pkeys(text)
+                if nodes[node].kind != "switch" and owner[lid].port != port:
+                    raise IbParseError(f"LID {lid} is port {owner[lid].port} of its CA, not port {port}")
+                table = parse.smpquery_pkeys(text) if kind == "pkeys" else _sa_pkeys(text, lid, port)
+                pkeys.setdefault(node, {})[port] = table
+                sources.add(kind)
         except IbParseError as exc:
             raise IbParseError(f"{name}: {exc}") from None
+    if len(sources) > 1:
+        raise IbParseError(f"PKey tables read both by saquery ({SA_PKEYS}/) and by smpquery (pkeys/): one source only")
+    pkey_source = ("saquery" if SA_PKEYS in sources else "smpquery") if sources else None
     engine, failed = parse.opensm_log(captures[OPENSM_LOG]) if OPENSM_LOG in captures else (None, [])
     return partial.model_copy(
         update={
@@ -120,6 +156,9 @@ def observation(captures: Mapping[str, str], source: str, speed_cap: str | None 
             "routing_engine": engine,
             "failed_engines": failed,
             "speed_cap": speed_cap,
+            "pkey_source": pkey_source,
+            "partition_enforcement": partition_enforcement,
+            "notes": list(notes),
         }
     )
 
@@ -149,4 +188,10 @@ def load_captures(directory: Path) -> tuple[Captures, dict[str, Any]]:
 
 def observation_from_dump(directory: Path) -> IbObservation:
     captures, meta = load_captures(directory)
-    return observation(captures, str(meta.get("source", f"dump {directory}")), meta.get("speed_cap"))
+    return observation(
+        captures,
+        str(meta.get("source", f"dump {directory}")),
+        meta.get("speed_cap"),
+        meta.get("partition_enforcement"),
+        meta.get("notes", ()),
+    )

@@ -196,6 +196,37 @@ def smpquery_pkeys(text: str) -> list[int]:
     return [p for p in entries if p & 0x7FFF]
 
 
+PKEYS_PER_BLOCK = 32  # a PKeyTableRecord (IBA 15.2.5.11) carries one block of the port's table
+
+
+@dataclass(frozen=True)
+class PKeyBlock:
+    """One PKeyTableRecord: block ``block`` (PKeys 32*block .. 32*block+31) of (``lid``, ``port``)'s table."""
+
+    lid: int
+    port: int
+    block: int
+    pkeys: tuple[int, ...]
+
+
+def saquery_pkey_records(text: str) -> list[PKeyBlock]:
+    """Every record of ``saquery PKeyTableRecord [LID[/PORT]]``, each block's 32 entries as printed
+    (zeros included: the caller joins a port's blocks in order)."""
+    out: list[PKeyBlock] = []
+    for r in parse_rows("saquery PKeyTableRecord", text):
+        if not (r["port"] and r["block"]):
+            raise IbParseError(f"saquery PKeyTableRecord: record of LID {r['lid']} without its port or block")
+        lines = r.values["pkeys"]
+        pkeys = tuple(_cells("|".join(str(line).replace(" ", "|") for line in lines), "saquery PKeyTableRecord", 16))
+        if len(pkeys) != PKEYS_PER_BLOCK:
+            raise IbParseError(
+                f"saquery PKeyTableRecord: LID {r['lid']} port {r['port']} block {r['block']}: "
+                f"{len(pkeys)} PKeys, not {PKEYS_PER_BLOCK}"
+            )
+        out.append(PKeyBlock(lid=r.int("lid"), port=r.int("port"), block=r.int("block"), pkeys=pkeys))
+    return out
+
+
 @dataclass(frozen=True)
 class LinkState:
     """One iblinkinfo port line; ``node`` is the switch's node GUID or, for a CA, its port GUID."""

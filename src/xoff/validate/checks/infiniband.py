@@ -230,8 +230,20 @@ class SlVlWeight(InfinibandCheck):
                         )
 
 
+def _switch_names(desired: FabricState, observed: IbObservation) -> dict[str, str]:
+    """Observed switch node GUID -> its intent name (by ``Device.guid``), else the description it reports."""
+    by_guid = {_guid(d.guid): d.name for d in desired.devices.values() if d.kind == "ib_switch" and d.guid}
+    return {g: by_guid.get(g, n.description) for g, n in observed.nodes.items() if n.kind == "switch"}
+
+
 @register
 class Partitions(InfinibandCheck):
+    """PKeys are unique in the intent; in the fabric read back every host HCA port holds exactly the
+    partitions its host is intended in (full or limited as intended), and, where OpenSM enforces
+    partitions on switch ports (``part_enforce`` both/in/out: its default), the switch port facing each
+    host holds every PKey of the host's partitions: a switch port without it drops the host's traffic in
+    that partition (OpenSM copies the host port's table into the switch port it faces)."""
+
     id = "infiniband.partitions"
     title = "PKeys unique; every job host a member of its partition as intended, no other host in it"
 
@@ -267,6 +279,46 @@ class Partitions(InfinibandCheck):
                 elif hca.host not in p.members and (p.pkey & 0x7FFF) in got:
                     yield hca.finding(
                         f"in partition {p.name} without being a member", "absent", f"{got[p.pkey & 0x7FFF]:#06x}"
+                    )
+        yield from self._switch_ports(desired, observed, sm)
+
+    def _switch_ports(self, desired: FabricState, observed: IbObservation, sm: SubnetManager) -> Iterator[Finding]:
+        """The switch port facing each host HCA port holds the PKeys of the host's partitions (when enforced)."""
+        how = {"saquery": "saquery PKeyTableRecord (the SA)", "smpquery": "smpquery pkeys (SA refused)"}
+        read = f"PKey tables read with {how.get(observed.pkey_source or '', 'an unknown tool')}"
+        names = _switch_names(desired, observed)
+        if not any(g in names for g in observed.pkeys):
+            self.note = f"{read}; switch ports' PKey tables were not read: host-facing switch ports not judged"
+            return
+        enforce = observed.partition_enforcement or "both"  # OpenSM's default when its config was not read
+        if enforce == "off":
+            self.note = f"{read}; OpenSM's part_enforce is off: switch ports do not filter, not judged"
+            return
+        self.note = f"{read}; host-facing switch ports judged (OpenSM part_enforce {enforce})"
+        for hca in hca_ports(desired, observed):
+            port = observed.nodes[hca.ref.guid].ports.get(hca.ref.port) if hca.ref else None
+            peer = port.peer if port else None
+            if peer is None or peer.guid not in names:
+                continue  # not cabled to a switch: LinkWidthSpeed says so
+            switch, where = names[peer.guid], str(peer.port)
+            table = observed.pkeys.get(peer.guid, {}).get(peer.port)
+            if table is None:
+                yield Finding(
+                    switch, f"port {where}", f"PKey table of the port facing {hca.host} not collected", "a PKey table",
+                    "none", port=where,
+                )  # fmt: skip
+                continue
+            held = {k & 0x7FFF for k in table}
+            for p in sm.partitions:
+                if hca.host in p.members and (p.pkey & 0x7FFF) not in held:
+                    yield Finding(
+                        switch,
+                        f"port {where}",
+                        f"lacks PKey {p.pkey & 0x7FFF:#06x} of partition {p.name} that {hca.host} {hca.netdev} "
+                        f"(on this port) is a member of: partition enforcement ({enforce}) drops its traffic",
+                        f"{p.pkey & 0x7FFF:#06x}",
+                        "absent",
+                        port=where,
                     )
 
 

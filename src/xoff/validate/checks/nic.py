@@ -144,3 +144,91 @@ def nccl_devices(env: dict[str, str]) -> set[str]:
     if not spec or spec.startswith("^"):
         return set()
     return {item.split(":")[0] for item in spec.lstrip("=").split(",") if item}
+
+
+ECN_SYSFS = "/sys/class/net/{netdev}/ecn"  # the MLNX_OFED DCQCN tree the host script writes (§4.2)
+_POINTS = (
+    ("ecn_np_priorities", "roce_np", "notification point (NP)"),  # the receiver: ECN marks -> CNPs
+    ("ecn_rp_priorities", "roce_rp", "reaction point (RP)"),  # the sender: CNPs -> a rate cut
+)
+
+
+def cnp_classes(desired: FabricState) -> dict[str, tuple[int | None, int | None]]:
+    """Network -> (DSCP, priority) of its CNP class (its QoS policy's ``cnp_class``), as the intent has it: the
+    plan holds the DSCP, the switches of the policy the priority; (None, None) without a CNP class."""
+    priority: dict[str, int] = {}
+    for dev in desired.devices.values():
+        if dev.qos is not None and dev.qos.cnp_priority is not None:
+            priority.setdefault(dev.qos.policy, dev.qos.cnp_priority)
+    return {
+        name: (None, None)
+        if plan.qos_policy is None or plan.cnp_dscp is None
+        else (plan.cnp_dscp, priority.get(plan.qos_policy))
+        for name, plan in desired.networks.items()
+    }
+
+
+@register
+class NicDcqcn(Check):
+    """A RoCE NIC whose DCQCN does not match the fabric: ECN notification point (NP) off on a lossless
+    priority, so the receiver turns the switches' ECN marks into no CNPs and the sender never slows down
+    (PFC does all the work, with head-of-line blocking and storms); reaction point (RP) off, so CNPs are
+    ignored; NP/RP on a priority the switch port does not run lossless; or CNPs sent with a DSCP or 802.1p
+    priority other than the network's CNP class, so they queue behind data in a lossy, non-strict class."""
+
+    id = "lossless.nic_dcqcn"
+    title = "Host NICs run DCQCN (ECN NP and RP) on exactly the switches' lossless priorities, CNPs in the CNP class"
+    hint = "echo <value> > /sys/class/net/<netdev>/ecn/roce_np|roce_rp/<file> (the host script: xoff push)"
+
+    def applies(self, subject: FabricState) -> str | None:
+        return needs_roce(subject)
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        subject = ctx.subject  # observed when a snapshot is given, else desired
+        classes = cnp_classes(ctx.desired)
+        for dev, nic in roce_nics(subject):
+            tree = ECN_SYSFS.format(netdev=nic.netdev)
+            who, lossless = _switch_side(subject, dev, nic)
+            for field, point, role in _POINTS:
+                enabled = set(getattr(nic, field))
+                for prio in sorted(enabled ^ set(lossless)):
+                    want = int(prio in lossless)
+                    problem = (
+                        f"ECN {role} off on priority {prio}, lossless at {who}"
+                        if want
+                        else f"ECN {role} on priority {prio}, not lossless at {who}"
+                    )
+                    yield Finding(
+                        dev.name,
+                        f"{nic.netdev} {point} priority {prio}",
+                        problem,
+                        "enabled" if want else "disabled",
+                        "disabled" if want else "enabled",
+                        port=nic.netdev,
+                        priority=prio,
+                        hint=f"echo {want} > {tree}/{point}/enable/{prio}",
+                    )
+            dscp, priority = classes.get(nic.network, (None, None))
+            cls = f"network {nic.network}'s CNP class"
+            if dscp is not None and nic.cnp_dscp != dscp:
+                yield Finding(
+                    dev.name,
+                    f"{nic.netdev} cnp_dscp",
+                    f"CNPs sent with DSCP {nic.cnp_dscp}, not {cls}",
+                    str(dscp),
+                    str(nic.cnp_dscp),
+                    port=nic.netdev,
+                    priority=priority,
+                    hint=f"echo {dscp} > {tree}/roce_np/cnp_dscp",
+                )
+            if priority is not None and nic.cnp_priority != priority:
+                yield Finding(
+                    dev.name,
+                    f"{nic.netdev} cnp_802p_prio",
+                    f"CNPs sent on priority {nic.cnp_priority}, not {cls}",
+                    str(priority),
+                    str(nic.cnp_priority),
+                    port=nic.netdev,
+                    priority=priority,
+                    hint=f"echo {priority} > {tree}/roce_np/cnp_802p_prio",
+                )

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from xoff.lab.emulators.base import EmulatorContext
-from xoff.lab.emulators.cumulus import confirm
+from xoff.lab.emulators.cumulus import confirm, show_counters
 from xoff.lab.emulators.cumulus import show as shows
 from xoff.lab.emulators.cumulus.apply import apply_to_system, check
 from xoff.lab.emulators.cumulus.schema import CommandError, check_set, check_unset
@@ -127,6 +127,9 @@ class Nv:
         elif "--startup" in opts:
             tree = state.startup
         try:
+            counted = show_counters.lookup(self.ctx, tree, tuple(path))  # a port's counters and watchdog
+            if counted is not None:
+                return Out(show_counters.render(*counted, output))
             value = shows.show(self.ctx, tree, tuple(path))
         except shows.ShowError as exc:
             return _err(str(exc))

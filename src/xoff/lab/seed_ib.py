@@ -6,7 +6,8 @@ its files and runs a heavy sweep) or, for what OpenSM reads only at start (the r
 restart of OpenSM (stopped by PID, started again by ``lab up``); a port set through the SMP
 (``ibportstate``, infiniband-diags) where the fault is the link's. ``undo`` puts each file back from
 the copy ``seed`` kept and sweeps (or restarts) again; faults that edit one file are undone in the
-reverse order of seeding (each copy is of the file as that fault found it).
+reverse order of seeding (each copy is of the file as that fault found it). The registry entries that
+name the steps close the module.
 
 ibsim 0.10 takes a PortInfo set of LinkWidthEnabled and retrains both ends of the link at that width
 (a failed lane: the link comes up 1X); it does not change the active speed of an HDR link
@@ -25,16 +26,12 @@ from xoff.lab import processes
 from xoff.lab.faults import stop_process
 from xoff.lab.lab import resolve, up
 from xoff.lab.observe import run_in
+from xoff.lab.seed_steps import Fault, Lab, SeedError, Step, Target
 from xoff.lab.state import LabState
 from xoff.platforms.opensm.guids import hca_port_guids
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from xoff.desired.models import SubnetManager
-    from xoff.lab.seed_steps import Lab, Target
-
-    Step = Callable[[Lab, Target], None]
 
 SWEEP_TIMEOUT_S = 30.0
 _BACKUP = ".xoff-fault-{tag}"
@@ -42,17 +39,11 @@ _BACKUP = ".xoff-fault-{tag}"
 _WIDTH_BITS = {"1X": 1, "4X": 2, "8X": 4, "12X": 8, "2X": 16}
 
 
-def _error(message: str) -> Exception:
-    from xoff.lab.seed_steps import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
-
-    return SeedError(message)
-
-
 def _state(lab: Lab) -> LabState:
     """The lab's state read again: a restart of OpenSM changes its PID."""
     state = resolve(lab.name, lab.state.dir.parent)
     if state.ib is None:
-        raise _error(f"lab {lab.name} has no InfiniBand fabric")
+        raise SeedError(f"lab {lab.name} has no InfiniBand fabric")
     return state
 
 
@@ -64,7 +55,7 @@ def _sm_dir(state: LabState) -> Path:
 def _sm(lab: Lab) -> SubnetManager:
     sm = next((d.subnet_manager for d in lab.connection.fabric.devices.values() if d.subnet_manager), None)
     if sm is None:
-        raise _error(f"lab {lab.name}: no device runs the subnet manager")
+        raise SeedError(f"lab {lab.name}: no device runs the subnet manager")
     return sm
 
 
@@ -73,7 +64,7 @@ def _sm_run(state: LabState, argv: list[str]) -> str:
     assert state.ib is not None
     done = run_in(state, state.ib.sm_host, argv)
     if done.returncode != 0:
-        raise _error(f"{state.ib.sm_host}: {' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+        raise SeedError(f"{state.ib.sm_host}: {' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[-300:]}")
     return done.stdout
 
 
@@ -110,7 +101,7 @@ def _resweep(lab: Lab) -> None:
     deadline = time.monotonic() + SWEEP_TIMEOUT_S
     while "SUBNET UP" not in log.read_bytes()[offset:].decode("utf-8", errors="replace"):
         if time.monotonic() > deadline:
-            raise _error(f"{state.ib.sm_host}: no OpenSM sweep within {SWEEP_TIMEOUT_S:.0f} s of SIGHUP")
+            raise SeedError(f"{state.ib.sm_host}: no OpenSM sweep within {SWEEP_TIMEOUT_S:.0f} s of SIGHUP")
         time.sleep(0.1)
 
 
@@ -122,7 +113,7 @@ def _restart(lab: Lab) -> None:
     stop_process(state, key)
     report = up(Path(state.intent), lab.name, remap_addresses=bool(state.remap), root=state.dir.parent)
     if key not in report.started:
-        raise _error(f"lab {lab.name}: OpenSM did not start again (started: {report.started})")
+        raise SeedError(f"lab {lab.name}: OpenSM did not start again (started: {report.started})")
 
 
 # --- the routing engine --------------------------------------------------------------------------
@@ -153,7 +144,7 @@ def _hole_destination(lab: Lab, t: Target) -> tuple[str, str, str]:
     for (host, netdev), guid in sorted(hca_port_guids(fabric).items()):
         if host not in near and host != sm_host:
             return host, netdev, guid
-    raise _error(f"{t.device}: every host HCA is cabled to it; no route to take out")
+    raise SeedError(f"{t.device}: every host HCA is cabled to it; no route to take out")
 
 
 def lft_hole_seed(lab: Lab, t: Target) -> None:
@@ -162,7 +153,7 @@ def lft_hole_seed(lab: Lab, t: Target) -> None:
     state = _state(lab)
     switch = lab.connection.fabric.devices.get(t.device)
     if switch is None or switch.guid is None:
-        raise _error(f"{t.device}: not an InfiniBand switch with a GUID")
+        raise SeedError(f"{t.device}: not an InfiniBand switch with a GUID")
     _host, _netdev, port_guid = _hole_destination(lab, t)
     dump = _sm_run(state, ["dump_fts"])
     lines, block, dropped = [], "", 0
@@ -174,7 +165,7 @@ def lft_hole_seed(lab: Lab, t: Target) -> None:
             continue
         lines.append(line)
     if dropped != 1:
-        raise _error(f"{t.device}: dump_fts has {dropped} entries for port GUID {port_guid}, not one")
+        raise SeedError(f"{t.device}: dump_fts has {dropped} entries for port GUID {port_guid}, not one")
     d = _sm_dir(state)
     (d / "lfts.dump").write_text("\n".join(lines) + "\n", encoding="utf-8")
     conf = d / "opensm.conf"
@@ -219,13 +210,13 @@ def partition_drop_seed(lab: Lab, t: Target) -> None:
     port = t.port or "ib0"
     guid = hca_port_guids(lab.connection.fabric).get((t.device, port))
     if guid is None:
-        raise _error(f"{t.device}: no InfiniBand HCA port {port}")
+        raise SeedError(f"{t.device}: no InfiniBand HCA port {port}")
     path = _sm_dir(_state(lab)) / "partitions.conf"
     text = path.read_text(encoding="utf-8")
     pattern = rf"^(?!Default=)([^#\n]*0x{int(guid, 16):016x}[^\n]*)$"
     changed, n = re.subn(pattern, r"# \1", text, flags=re.M | re.I)
     if n == 0:
-        raise _error(f"{t.device}: {port} is in no partition but Default")
+        raise SeedError(f"{t.device}: {port} is in no partition but Default")
     _keep(path, "pkey")
     path.write_text(changed, encoding="utf-8")
     _resweep(lab)
@@ -246,7 +237,7 @@ def _link_ends(lab: Lab, state: LabState, t: Target) -> list[tuple[str, str]]:
         (lk for lk in fabric.links if (t.device, t.port) in ((lk.a.device, lk.a.port), (lk.b.device, lk.b.port))), None
     )
     if link is None:
-        raise _error(f"{t.device}: no link on port {t.port}")
+        raise SeedError(f"{t.device}: no link on port {t.port}")
     listing = _sm_run(state, ["ibswitches"])
     ends = []
     for end in (link.a, link.b):
@@ -255,7 +246,7 @@ def _link_ends(lab: Lab, state: LabState, t: Target) -> list[tuple[str, str]]:
             re.search(rf"^Switch\s*:\s*0x{int(guid, 16):016x}\b.*\blid (\d+)", listing, flags=re.M) if guid else None
         )
         if found is None:
-            raise _error(f"{end.device}: not an InfiniBand switch with a LID (this fault is seeded on switch links)")
+            raise SeedError(f"{end.device}: not an InfiniBand switch with a LID (this fault is seeded on switch links)")
         ends.append((found.group(1), end.port))
     return ends
 
@@ -278,7 +269,7 @@ def _set_widths(lab: Lab, state: LabState, widths: dict[tuple[str, str], str], a
         if all(m is not None and m.group(1) == active for m in got.values()):
             return
         if time.monotonic() > deadline:
-            raise _error(f"{lab.name}: link not {active} after ibportstate width: {got}")
+            raise SeedError(f"{lab.name}: link not {active} after ibportstate width: {got}")
         time.sleep(0.2)
 
 
@@ -290,7 +281,7 @@ def narrow_seed(lab: Lab, t: Target) -> None:
         info = _sm_run(state, ["smpquery", "portinfo", lid, port])
         found = re.search(r"^LinkWidthEnabled:\.*(.+)$", info, flags=re.M)
         if found is None:
-            raise _error(f"{t.device}: smpquery portinfo printed no LinkWidthEnabled")
+            raise SeedError(f"{t.device}: smpquery portinfo printed no LinkWidthEnabled")
         enabled = sum(_WIDTH_BITS.get(w.strip(), 0) for w in found.group(1).split(" or "))
         _kept_width(state, lid, port).write_text(str(enabled), encoding="utf-8")
         widths[(lid, port)] = "1"
@@ -306,3 +297,80 @@ def narrow_undo(lab: Lab, t: Target) -> None:
     _set_widths(lab, state, widths, "4X")
     for lid, port in widths:
         _kept_width(state, lid, port).unlink(missing_ok=True)
+
+
+# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+
+_IB_LAB = "ib-ring"  # tests/fixtures/intents/ib-ring: minhop closes a credit loop on the ring, updn does not
+
+FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "ib-routing-minhop",
+        "InfiniBand routing engine not deadlock-free for the topology",
+        "SM host: opensm.conf `routing_engine minhop` (no `no_fallback`) on the ring, OpenSM restarted",
+        "infiniband.routing_deadlock_free",
+        Target("sm01"),
+        "linux",
+        *engine("minhop"),
+        names=("device",),
+        lab=_IB_LAB,
+        mentions=("credit loop", "VL 0"),
+    ),
+    Fault(
+        "ib-vl-weight-zero",
+        "Used SL on a VL with arbitration weight 0",
+        "SM host: opensm.conf `qos_swe_vlarb_low 0:0,1:64` (switch ports: the SL's VL0 at weight 0), `kill -HUP`",
+        "infiniband.sl_vl_weight",
+        Target("ibsw2", "5"),
+        "infiniband",
+        vl_weight_seed,
+        vl_weight_undo,
+        names=("device", "port"),
+        lab=_IB_LAB,
+        mentions=("SL0 -> VL0",),
+    ),
+    Fault(
+        "ib-partition-drop",
+        "Host dropped from its job partition",
+        "SM host: the host's line commented out of partitions.conf, `kill -HUP` (OpenSM re-reads it and sweeps)",
+        "infiniband.partitions",
+        Target("gpu3", "ib0"),
+        "linux",
+        partition_drop_seed,
+        partition_drop_undo,
+        names=("device", "port"),
+        lab=_IB_LAB,
+        mentions=("jobs",),
+    ),
+    Fault(
+        "ib-link-narrow",
+        "InfiniBand link trained at reduced width",
+        "SM host: `ibportstate <switch LID> 5 width 1` (LinkWidthEnabled 1X: the link retrains 1X, "
+        "as with a failed lane)",
+        "infiniband.link_width_speed",
+        Target("ibsw3", "5"),
+        "infiniband",
+        narrow_seed,
+        narrow_undo,
+        names=("device", "port"),
+        peers=("ibsw4",),
+        lab=_IB_LAB,
+        mentions=("1X",),
+    ),
+    Fault(
+        "ib-lft-hole",
+        "A switch's LFT has no route to a host",
+        "SM host: routes pinned from a `dump_fts` file lacking ibsw4's entry for one host "
+        "(opensm.conf `routing_engine file`, `lfts_file`), OpenSM restarted",
+        "infiniband.lft_routes",
+        Target("ibsw4"),
+        "infiniband",
+        lft_hole_seed,
+        lft_hole_undo,
+        names=("device",),
+        also=("infiniband.routing_deadlock_free",),
+        why_also="OpenSM now routes with the `file` engine, which the intent does not list",
+        lab=_IB_LAB,
+        mentions=("no working route to gpu1 ib0",),
+    ),
+)

@@ -1,0 +1,184 @@
+"""Counter fault classes: what only the ASIC raises (a PFC pause storm the watchdog caught, drops on a
+lossless queue), set in the counter state the SONiC, EOS and Cumulus emulators print from
+(``state/counters.json``, each in its NOS's terms). Undone by putting the file back as it was. The steps
+first, then the registry entries that name them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from xoff.lab.seed_steps import Fault, Lab, Seed, Target, Undo, port_of, priority_of
+
+_SN = "sonic"
+Change = Callable[[Lab, Target, dict[str, Any]], None]  # sets the fault's counters in the file's data
+
+
+def _counter_fault(change: Change) -> tuple[Seed, Undo]:
+    """Seed: the device's counters.json changed by ``change`` (the file as it was kept beside it, or
+    ``null`` when there was none); undo: the kept file put back (or the file removed)."""
+
+    def seed(lab: Lab, t: Target) -> None:
+        path = _counters_file(lab, t)
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        change(lab, t, data)
+        backup = path.with_name("counters.json.xoff-fault")
+        if not backup.exists():
+            backup.write_text(path.read_text(encoding="utf-8") if path.exists() else "null\n", encoding="utf-8")
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+    def undo(lab: Lab, t: Target) -> None:
+        path = _counters_file(lab, t)
+        backup = path.with_name("counters.json.xoff-fault")
+        if backup.exists():
+            before = json.loads(backup.read_text(encoding="utf-8"))
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(json.dumps(before, indent=1) + "\n", encoding="utf-8")
+            backup.unlink()
+
+    return seed, undo
+
+
+def _counters_file(lab: Lab, t: Target) -> Path:
+    return Path(lab.device_dir(t.device)) / "state" / "counters.json"
+
+
+def _queue(lab: Lab, t: Target, priority: int) -> str:
+    """The egress queue the intent maps the lossless priority to."""
+    qos = lab.connection.fabric.devices[t.device].qos
+    return str(qos.pfc_priority_to_queue.get(priority, priority) if qos is not None else priority)
+
+
+def sonic_counters(kind: str) -> tuple[Seed, Undo]:
+    """The SONiC emulator's counters on the target's port and queue UC<priority>: ``storm``, a storm the
+    watchdog detected and restored (``show pfcwd stats``); ``drops``, drops on the queue (``show queue
+    counters``)."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, queue = port_of(t), f"UC{priority_of(t)}"
+        if kind == "storm":  # the watchdog detected a storm on the queue and restored it
+            data.setdefault("pfcwd", {})[f"{port}:{priority_of(t)}"] = {
+                "status": "operational",
+                "storm_detected": 1,
+                "storm_restored": 1,
+                "tx_dropped": 1200,
+                "rx_dropped": 0,
+            }
+        else:
+            data.setdefault("queue", {}).setdefault(port, {})[queue] = {
+                "packets": 1000000,
+                "bytes": 4096000000,
+                "drop_packets": 1500,
+                "drop_bytes": 6144000,
+            }
+
+    return _counter_fault(change)
+
+
+def eos_counters(kind: str) -> tuple[Seed, Undo]:
+    """The EOS emulator's counters (in EOS's terms: see ``xoff.lab.emulators.eos.show_counters``) on the
+    target's port and lossless queue: ``storm``, pause frames received and a storm the watchdog detected
+    and restored; ``drops``, packets dropped on the queue."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t)
+        queue = _queue(lab, t, priority)
+        if kind == "storm":
+            data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": 1200000, "txFrames": 0}
+            data.setdefault("watchdog", {}).setdefault(port, {})[queue] = {"stuckCount": 1, "recoveryCount": 1}
+        else:
+            data.setdefault("queues", {}).setdefault(port, {})[queue] = {
+                "enqueuedPackets": 1000000,
+                "enqueuedBytes": 4096000000,
+                "droppedPackets": 1500,
+                "droppedBytes": 6144000,
+            }
+
+    return _counter_fault(change)
+
+
+def cumulus_counters(kind: str) -> tuple[Seed, Undo]:
+    """The Cumulus emulator's counters (in NVUE's terms: see ``xoff.lab.emulators.cumulus.show_counters``)
+    on the target's port and lossless priority's queue: ``storm``, pause frames received and a deadlock
+    the PFC watchdog detected and restored; ``drops``, unicast buffer discards on the queue."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t, 4)
+        queue = _queue(lab, t, priority)
+        if kind == "storm":
+            data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rx-pause-frames": 1200000}
+            data.setdefault("watchdog", {}).setdefault(port, {})[queue] = {"deadlock-count": 1, "status": "OK"}
+        else:
+            data.setdefault("queues", {}).setdefault(port, {})[queue] = {
+                "tx-frames": 1000000,
+                "tx-bytes": 4096000000,
+                "tx-uc-buffer-discards": 1500,
+            }
+
+    return _counter_fault(change)
+
+
+# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "pfc-storm",
+        "PFC pause storm",
+        "the watchdog's storm counters in the SONiC emulator (`show pfcwd stats`)",
+        "counters.pfc_storms",
+        Target("spine1", "Ethernet8", 3),
+        _SN,
+        *sonic_counters("storm"),
+    ),
+    Fault(
+        "lossless-drops",
+        "Drops on a lossless queue",
+        "queue drop counters in the SONiC emulator (`show queue counters`)",
+        "counters.lossless_drops",
+        Target("leaf1", "Ethernet24", 3),
+        _SN,
+        *sonic_counters("drops"),
+    ),
+    Fault(
+        "pfc-storm-eos",
+        "PFC pause storm (EOS)",
+        "the watchdog's storm counters in the EOS emulator (`show priority-flow-control counters watchdog`)",
+        "counters.pfc_storms",
+        Target("spine2", "Ethernet1/1", 3),
+        "eos",
+        *eos_counters("storm"),
+    ),
+    Fault(
+        "lossless-drops-eos",
+        "Drops on a lossless queue (EOS)",
+        "queue drop counters in the EOS emulator (`show interfaces counters queue detail`)",
+        "counters.lossless_drops",
+        Target("spine2", "Ethernet2/1", 3),
+        "eos",
+        *eos_counters("drops"),
+    ),
+    Fault(
+        "pfc-storm-cumulus",
+        "PFC pause storm (Cumulus)",
+        "the PFC watchdog's deadlock count in the Cumulus emulator (`nv show interface <swp> qos pfc-watchdog`)",
+        "counters.pfc_storms",
+        Target("sleaf1", "swp1", 4),
+        "cumulus",
+        *cumulus_counters("storm"),
+    ),
+    Fault(
+        "lossless-drops-cumulus",
+        "Drops on a lossless queue (Cumulus)",
+        "egress queue discards in the Cumulus emulator (`nv show interface <swp> counters qos`)",
+        "counters.lossless_drops",
+        Target("sleaf1", "swp3", 4),
+        "cumulus",
+        *cumulus_counters("drops"),
+    ),
+)

@@ -1,0 +1,208 @@
+"""Host NIC fault classes: the NIC's trust, PFC vector and DSCP map (``mlnx_qos``), its RoCE TOS
+(``cma_roce_tos``), its DCQCN knobs (the ``ecn`` sysfs tree), its MTU (``ip link``), NCCL_IB_TC in the NCCL
+environment file: run on the host as an operator does. The steps first, then the registry entries that
+name them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from xoff.lab.seed_steps import DRIFT, Fault, Lab, Seed, SeedError, Step, Target, Undo, priority_of
+from xoff.lab.shims._state import HostRoot
+
+
+def host_command(command: str) -> Step:
+    """``command`` run on the host, ``{port}``, ``{rdma}``, ``{device}`` filled from the target's NIC."""
+
+    def step(lab: Lab, t: Target) -> None:
+        nic = nic_of(lab, t)
+        lab.run(t.device, command.format(port=nic.netdev, rdma=nic.rdma, device=t.device))
+
+    return step
+
+
+def nic_of(lab: Lab, t: Target) -> Any:
+    """The target's NIC in the intent: its port, else the host's first RoCE NIC."""
+    host = lab.connection.fabric.devices[t.device].host
+    if host is None:
+        raise SeedError(f"{t.device}: not a host")
+    port = t.port or next(n for n in host.nics.values() if n.roce_mode is not None).netdev
+    if port not in host.nics:
+        raise SeedError(f"{t.device}: no NIC {port}")
+    return host.nics[port]
+
+
+def _nic_tool(command: str) -> tuple[Seed, Undo]:
+    """A NIC tool run on the host; undone by putting the NIC's firmware/driver state back as it was
+    (a tool's reverse call does not always restore it: ``--trust pcp`` drops the DSCP app entries)."""
+
+    def seed(lab: Lab, t: Target) -> None:
+        root = HostRoot(lab.device_dir(t.device) / "root")
+        backup = Path(root.state_path).with_name("state.json.xoff-fault")
+        with root.state() as state:
+            backup.write_text(json.dumps(state), encoding="utf-8")
+        nic = nic_of(lab, t)
+        lab.run(t.device, command.format(port=nic.netdev, rdma=nic.rdma, prio=priority_of(t)))
+
+    def undo(lab: Lab, t: Target) -> None:
+        root = HostRoot(lab.device_dir(t.device) / "root")
+        backup = Path(root.state_path).with_name("state.json.xoff-fault")
+        if backup.exists():
+            with root.state(write=True) as state:
+                state.clear()
+                state.update(json.loads(backup.read_text(encoding="utf-8")))
+            backup.unlink()
+
+    return seed, undo
+
+
+def _mtu_undo(lab: Lab, t: Target) -> None:
+    nic = nic_of(lab, t)
+    lab.run(t.device, f"ip link set {nic.netdev} mtu {nic.mtu}")
+
+
+NCCL_FILE = '"${XOFF_HOST_ROOT:-}/etc/xoff/nccl.env"'
+
+
+def _nccl_tc(value: Callable[[Lab, Target], str]) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        lab.run(t.device, f"sed -i 's/^NCCL_IB_TC=.*/NCCL_IB_TC={value(lab, t)}/' {NCCL_FILE}")
+
+    return step
+
+
+def _nccl_right(lab: Lab, t: Target) -> str:
+    host = lab.connection.fabric.devices[t.device].host
+    assert host is not None
+    return host.nccl_env["NCCL_IB_TC"]
+
+
+def _nic_sysfs(name: str, value: Callable[[Any, int], int]) -> Step:
+    """``echo VALUE > /sys/class/net/<netdev>/ecn/<name>`` on the host, as an operator tunes DCQCN by hand
+    (``{prio}`` in ``name`` is the target's priority, else the NIC's first lossless one; ``value(nic, prio)``
+    is what is written). The file must exist: a NIC without the MLNX_OFED ecn tree cannot take the fault."""
+
+    def step(lab: Lab, t: Target) -> None:
+        nic = nic_of(lab, t)
+        prio = priority_of(t, nic.ecn_np_priorities[0] if nic.ecn_np_priorities else 3)
+        path = f'"${{XOFF_HOST_ROOT:-}}/sys/class/net/{nic.netdev}/ecn/{name.format(prio=prio)}"'
+        lab.run(t.device, f"test -f {path} && echo {value(nic, prio)} > {path}")
+
+    return step
+
+
+def _cnp_dscp_intended(nic: Any, _prio: int) -> int:
+    if nic.cnp_dscp is None:
+        raise SeedError(f"{nic.netdev}: the intent sets no CNP DSCP")
+    return int(nic.cnp_dscp)
+
+
+# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault(
+        "nic-trust-pcp",
+        "NIC trusts PCP",
+        "host `mlnx_qos -i eth0 --trust pcp`",
+        "lossless.nic_trust_pfc",
+        Target("gpu1", "eth0"),
+        "linux",
+        *_nic_tool("mlnx_qos -i {port} --trust pcp"),
+        names=("device", "port"),
+        also=("lossless.qos_mapping", DRIFT),
+        why_also="a NIC trusting PCP classifies no DSCP (qos_mapping names the RoCE and CNP DSCPs); "
+        "the NIC's trust differs from the intent",
+    ),
+    Fault(
+        "nic-pfc-vector",
+        "NIC PFC vector differs from the switches'",
+        "host `mlnx_qos -i eth1 --pfc 0,0,0,0,0,0,0,0` (the firmware default)",
+        "lossless.nic_trust_pfc",
+        Target("gpu2", "eth1", 3),
+        "linux",
+        *_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
+        also=("lossless.pfc_symmetry", DRIFT),
+        why_also="the NIC is one end of a host link (pfc_symmetry covers "
+        "host links); the running PFC differs from the intent",
+        peers=("leaf2",),
+    ),
+    Fault(
+        "nic-dscp2prio",
+        "DSCP map differs on a host NIC",
+        "host `mlnx_qos -i eth1 --dscp2prio set,26,0`",
+        "lossless.qos_mapping",
+        Target("gpu3", "eth1", 3),
+        "linux",
+        *_nic_tool("mlnx_qos -i {port} --dscp2prio set,26,0"),
+        also=(DRIFT,),
+        why_also="the NIC's map differs from the intent",
+    ),
+    Fault(
+        "roce-tos-no-ect",
+        "RoCE TOS without ECT",
+        "host `cma_roce_tos -d mlx5_0 -t 104` (DSCP 26, Not-ECT)",
+        "lossless.roce_tos",
+        Target("gpu3", "eth0", 3),
+        "linux",
+        *_nic_tool("cma_roce_tos -d {rdma} -t 104"),
+        also=(DRIFT,),
+        why_also="the running TOS differs from the intent",
+    ),
+    Fault(
+        "nccl-ib-tc",
+        "NCCL_IB_TC wrong",
+        "host: `sed -i` NCCL_IB_TC=0 in /etc/xoff/nccl.env",
+        "lossless.roce_tos",
+        Target("gpu4", None, 3),
+        "linux",
+        _nccl_tc(lambda _l, _t: "0"),
+        _nccl_tc(_nccl_right),
+        names=("device", "priority"),
+        also=(DRIFT,),
+        why_also="the NCCL environment differs from the intent",
+    ),
+    Fault(
+        "host-mtu-low",
+        "Host MTU < 4192",
+        "host `ip link set eth1 mtu 1500`",
+        "lossless.host_mtu",
+        Target("gpu1", "eth1"),
+        "linux",
+        host_command("ip link set {port} mtu 1500"),
+        _mtu_undo,
+        names=("device", "port"),
+        also=(DRIFT,),
+        why_also="the running MTU differs",
+    ),
+    Fault(
+        "nic-ecn-np-off",
+        "ECN notification point off on a host NIC's lossless priority (no CNPs)",
+        "host `echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/3`",
+        "lossless.nic_dcqcn",
+        Target("gpu1", "eth0", 3),  # the NIC's lossless priority
+        "linux",
+        _nic_sysfs("roce_np/enable/{prio}", lambda _n, _p: 0),
+        _nic_sysfs("roce_np/enable/{prio}", lambda n, p: int(p in n.ecn_np_priorities)),
+        also=(DRIFT,),
+        why_also="the NIC's NP priorities differ from the intent",
+        mentions=("notification point",),
+    ),
+    Fault(
+        "nic-cnp-dscp",
+        "Wrong CNP DSCP on a host NIC",
+        "host `echo 26 > /sys/class/net/eth1/ecn/roce_np/cnp_dscp` (CNPs in the RoCE data class, not the CNP class)",
+        "lossless.nic_dcqcn",
+        Target("gpu2", "eth1", 6),  # the CNP class's priority, which the finding names
+        "linux",
+        _nic_sysfs("roce_np/cnp_dscp", lambda _n, _p: 26),
+        _nic_sysfs("roce_np/cnp_dscp", _cnp_dscp_intended),
+        also=(DRIFT,),
+        why_also="the NIC's CNP DSCP differs from the intent",
+        mentions=("CNPs sent with DSCP 26",),
+    ),
+)

@@ -2,19 +2,32 @@
 
 Each run gets a private data directory (removed afterwards): the batch's inventory
 (``connect.ansible_inventory``), the rendered files, a HOME whose ``.ssh/known_hosts`` is the
-given one (paramiko, under ``network_cli``, reads only that file), and the credentials as the
-environment variables the inventory looks up; nothing secret is written to disk. Runner events
+given one (paramiko, under ``network_cli``, reads only that file); the user names and the key's
+path are the environment variables the inventory looks up, the switch password reaches
+``ansible-playbook`` through a prompt ansible-runner answers (``runner_arguments``): nothing secret
+is written to disk, ansible-runner's artifacts included. Runner events
 become the same ``PushEvent`` stream the Nornir engine emits, and each device's ``Done | report``
 task (or, without one, where it failed) becomes its ``DeviceResult``.
 
-Task names carry the step: ``Backup | ...``, ``Diff | ...``, ``Apply | ...``, ``Verify | ...``,
-``Rollback | ...``, ``Done | ...``.
+Task names carry the step: ``Connect | ...``, ``Backup | ...``, ``Diff | ...``, ``Apply | ...``,
+``Verify | ...``, ``Rollback | ...``, ``Done | ...``. Each device first logs in and answers one
+command in ``Connect |`` tasks (``network_cli`` would log in at the backup's first request), so a
+device unreachable, refusing the login or the host key, or too slow fails in ``connect``, as with
+Nornir.
+
+``PushOptions.timeout_s`` bounds each SSH operation, as netmiko's read timeout does under Nornir:
+``ANSIBLE_TIMEOUT`` (connecting), ``ANSIBLE_PERSISTENT_COMMAND_TIMEOUT`` (each ``network_cli``
+request) and ``xoff_command_timeout`` (the task timeout of each ``raw`` command on a switch).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -65,6 +78,7 @@ class _Device:
     failed_step: Step | None = None  # the first step that failed (a failed rollback keeps it, as with Nornir)
     failed_steps: set[Step] = field(default_factory=set)
     unreachable: bool = False
+    connected: bool = False  # "connect ok" was emitted
 
 
 class EventTranslator:
@@ -86,14 +100,15 @@ class EventTranslator:
 
     def _enter(self, host: str, step: Step) -> None:
         dev = self.devices.setdefault(host, _Device())
-        if dev.step is None:
+        if dev.step is None and step is not Step.CONNECT:
             self._emit(host, Step.CONNECT, "start")
         if dev.step == step:
             return
         if dev.step is not None and dev.step not in dev.failed_steps:
             self._emit(host, dev.step, "ok")
-            if dev.step is Step.BACKUP:
+            if dev.step is Step.BACKUP and not dev.connected:
                 self._emit(host, Step.CONNECT, "ok")  # the backup read the device: it was reached
+            dev.connected = dev.connected or dev.step in (Step.CONNECT, Step.BACKUP)
         dev.step = step
         self._emit(host, step, "start")
 
@@ -122,6 +137,8 @@ class EventTranslator:
     def _failed(self, host: str, step: Step, message: str) -> None:
         dev = self.devices.setdefault(host, _Device())
         dev.failed_steps.add(step)
+        if dev.step is not None and step is Step.CONNECT:
+            dev.failed_steps.add(dev.step)  # unreachable in a backup task: that step did not end well either
         if dev.error is None:  # keep the first cause
             dev.error, dev.failed_step = message, step
         elif step is Step.ROLLBACK:  # and add why the rollback failed, worded as the Nornir flow words it
@@ -186,6 +203,11 @@ def _mask_backup(result: DeviceResult, secrets: list[str]) -> None:
         path.write_text(mask(text, secrets), encoding="utf-8")
 
 
+def command_timeout(options: PushOptions) -> int:
+    """The task timeout of one ``raw`` command, whole seconds (0: none, the platform's own)."""
+    return math.ceil(options.timeout_s) if options.timeout_s else 0
+
+
 def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) -> dict[str, str]:
     env = {
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
@@ -200,9 +222,9 @@ def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) 
         "ANSIBLE_NOCOLOR": "1",
     }
     # a whole configuration goes through one network_cli command: give it more than Ansible's 30 s
-    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(int(options.timeout_s or COMMAND_TIMEOUT_S))
-    if options.timeout_s is not None:
-        env["ANSIBLE_TIMEOUT"] = str(int(options.timeout_s))
+    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(command_timeout(options) or COMMAND_TIMEOUT_S)
+    if options.timeout_s:
+        env["ANSIBLE_TIMEOUT"] = str(command_timeout(options))
     pairs = [
         ("XOFF_SWITCH_USERNAME", creds.switch.username if creds.switch else None),
         ("XOFF_SWITCH_PASSWORD", creds.switch.password if creds.switch else None),
@@ -211,6 +233,57 @@ def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) 
     ]
     env.update({k: v for k, v in pairs if v})
     return env
+
+
+# ansible-runner writes its whole environment to artifacts/<ident>/command: the switch password reaches
+# ansible-playbook through a prompt instead, which ansible-runner answers (as AWX hands over passwords),
+# so it is in no file. The prompt turns echo off before it is printed: the answer is never echoed.
+PASSWORD_VAR = "XOFF_SWITCH_PASSWORD"
+PASSWORD_PROMPT = "xoff: switch password: "
+PROMPTING_PLAYBOOK = f"""#!/bin/bash
+# ansible-playbook with {PASSWORD_VAR} read from the terminal first (xoff.push.ansible_engine)
+stty -echo 2>/dev/null
+printf '%s' '{PASSWORD_PROMPT}'
+IFS= read -r {PASSWORD_VAR} || exit 2
+stty echo 2>/dev/null
+printf '\\n'
+export {PASSWORD_VAR}
+exec ansible-playbook "$@"
+"""
+
+
+def runner_arguments(work: Path, creds: CredentialSet, options: PushOptions) -> dict[str, Any]:
+    """How ansible-runner starts ``push.yml``: the environment without the switch password, and with
+    one, the prompting wrapper above and the answer to its prompt."""
+    env = ansible_environment(work, creds, options)
+    password = env.pop(PASSWORD_VAR, None)
+    if not password:
+        return {"playbook": PLAYBOOK, "envvars": env}
+    env[PASSWORD_VAR] = ""  # also hides one the controller's environment has (ansible-runner copies it)
+    wrapper = work / "ansible-playbook-prompting"
+    wrapper.write_text(PROMPTING_PLAYBOOK, encoding="utf-8")
+    wrapper.chmod(0o700)
+    return {
+        "binary": str(wrapper),
+        "cmdline": shlex.quote(str((playbooks_dir() / PLAYBOOK).resolve())),
+        "envvars": env,
+        "passwords": {re.escape(PASSWORD_PROMPT) + "$": password},
+    }
+
+
+def end_control_masters(control_dir: Path) -> None:
+    """Stop the OpenSSH connection masters of this run (``ControlPersist`` would keep them a minute
+    after the run, holding sessions to the devices): ``ssh -O exit`` through each control socket."""
+    if not control_dir.is_dir():
+        return
+    for sock in sorted(control_dir.iterdir()):
+        if sock.is_socket():
+            subprocess.run(
+                ["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "xoff-control-master"],
+                capture_output=True,
+                check=False,
+                timeout=10,
+            )
 
 
 def _write_tree(work: Path, job: PushJob, batch: list[Target]) -> Path:
@@ -244,14 +317,14 @@ def _run_batch(
                 ansible_runner.run(
                     private_data_dir=str(work),
                     project_dir=str(playbooks_dir()),
-                    playbook=PLAYBOOK,
                     inventory=str(work / "inventory" / INVENTORY_FILE),
-                    envvars=ansible_environment(work, job.credentials, options),
+                    **runner_arguments(work, job.credentials, options),
                     extravars={
                         "xoff_render_dir": str(render),
                         "xoff_backups": str(options.backup_dir.resolve()),
                         "xoff_run_stamp": job.run_id,
                         "xoff_dry_run": options.dry_run,
+                        "xoff_command_timeout": command_timeout(options),
                     },
                     forks=max(1, options.workers),
                     event_handler=translator,
@@ -259,6 +332,7 @@ def _run_batch(
                     quiet=True,
                 )
             finally:
+                end_control_masters(work / "cp")
                 shutil.rmtree(work, ignore_errors=True)
         out: list[DeviceResult] = []
         for t in batch:

@@ -3,10 +3,15 @@ where it failed, steps as PushEvents in order, secrets masked out of every messa
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
+from xoff.connect.credentials import Credentials, CredentialSet
 from xoff.connect.targets import Target
-from xoff.push.ansible_engine import EventTranslator, step_of
+from xoff.push.ansible_engine import PASSWORD_PROMPT, EventTranslator, runner_arguments, step_of
+from xoff.push.job import PushOptions
 from xoff.push.model import Outcome, PushEvent, Step
 
 SECRET = "hunter2-xyz"
@@ -144,3 +149,64 @@ def test_a_rollback_that_does_not_verify_fails_as_with_nornir() -> None:
         ("rollback", "failed", result.error.split("; ", 1)[1]),
         ("done", "failed", "rollback_failed"),
     ]
+
+
+def test_a_connect_task_opens_the_connect_step_once() -> None:
+    """push.yml logs in first (``Connect | ...``): the events are Nornir's, connect ok before the backup."""
+    events: list[PushEvent] = []
+    tr = EventTranslator(events.append, [])
+    report = {"outcome": "unchanged", "changes": 0, "backup": "/b/run/leaf1"}
+    _feed(
+        tr,
+        "leaf1",
+        [
+            ("runner_on_ok", "Connect | log in", {}),
+            ("runner_on_ok", "Connect | hostname", {}),
+            ("runner_on_ok", "Backup | show runningconfiguration all", {}),
+            ("runner_on_ok", "Diff | JSON Patch", {}),
+            ("runner_on_ok", "Done | report", {"msg": report}),
+        ],
+    )
+    assert tr.result(_t("leaf1"), 1).outcome is Outcome.UNCHANGED
+    assert [(e.step.value, e.status) for e in events] == [
+        ("connect", "start"),
+        ("connect", "ok"),
+        ("backup", "start"),
+        ("backup", "ok"),
+        ("diff", "start"),
+        ("diff", "ok"),
+        ("done", "ok"),
+    ]
+
+
+def test_unreachable_in_a_later_task_leaves_no_step_ok() -> None:
+    """OpenSSH says unreachable in whichever task first needs the device: that step did not end well."""
+    events: list[PushEvent] = []
+    tr = EventTranslator(events.append, [])
+    tr(_ev("runner_on_start", "leaf2", "Backup | one stamp for every device of this run"))
+    tr(_ev("runner_on_unreachable", "leaf2", "Backup | show runningconfiguration all", {"msg": "timed out"}))
+    result = tr.result(_t("leaf2"), 1)
+    assert (result.outcome, result.failed_step, result.backup) == (Outcome.FAILED, Step.CONNECT, None)
+    assert [(e.step.value, e.status) for e in events if e.status != "start"] == [
+        ("connect", "failed"),
+        ("done", "failed"),
+    ]
+
+
+def test_the_switch_password_goes_by_prompt_not_by_environment(tmp_path: Path) -> None:
+    """ansible-runner writes its environment to artifacts/<ident>/command: the password is not in it
+    (not even one the controller's environment has); a prompting wrapper reads it, echo off first."""
+    creds = CredentialSet(switch=Credentials("admin", SECRET), host=None)
+    args = runner_arguments(tmp_path, creds, PushOptions(timeout_s=2.5))
+    assert args["envvars"]["XOFF_SWITCH_PASSWORD"] == "" and SECRET not in json.dumps(args["envvars"])
+    assert args["envvars"]["ANSIBLE_TIMEOUT"] == args["envvars"]["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] == "3"
+    wrapper = Path(args["binary"])
+    script = wrapper.read_text(encoding="utf-8")
+    assert SECRET not in script and script.index("stty -echo") < script.index("printf")
+    assert wrapper.stat().st_mode & 0o777 == 0o700
+    ((pattern, answer),) = args["passwords"].items()
+    assert answer == SECRET and re.search(pattern, f"some output\n{PASSWORD_PROMPT}", re.M)
+    assert args["cmdline"].endswith("push.yml")
+    hosts_only = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())
+    assert hosts_only["playbook"] == "push.yml" and "binary" not in hosts_only
+    assert "ANSIBLE_TIMEOUT" not in hosts_only["envvars"]

@@ -3,110 +3,50 @@ SONiC emulators, OpenSSH hosts): a command refused mid-change on EOS ends rolled
 its backup; a host whose script fails mid-change is rolled back by the restore script and its state
 read again equals its backup, with the same result the Nornir engine reports; then EOS (spine2),
 SONiC (leaf1) and a host (gpu1) are pushed, verified on the devices themselves, and a second push
-reports 0 changes. No secret in any event, result or backup."""
+reports 0 changes. No secret in any event, result, backup or file ansible-runner wrote
+(``ansible_lab_support.push``). The fault tests (unreachable, wrong credentials, host key, timeout,
+dropped session) are in test_ansible_faults.py."""
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from ansible_lab_support import config_db_mismatches, rendered, state_dir
+from ansible_lab_support import push as _push
 
 from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import LabConnection, Target, build_targets, from_lab, select
-from xoff.lab import names, netns
+from xoff.connect.targets import LabConnection, Target, build_targets, select
 from xoff.lab.daemons import host_root
 from xoff.lab.emulators.base import Faults
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve
 from xoff.lab.observe import run_in
-from xoff.lab.teardown import down
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.platforms.cumulus.patch import tree_from_commands
 from xoff.platforms.eos.config_tree import config_diff
 from xoff.platforms.host.observe import SNAPSHOT_SCRIPT, parse_snapshot
 from xoff.push import nornir_engine
-from xoff.push.ansible_engine import run
-from xoff.push.job import PushJob, PushOptions
-from xoff.push.model import Outcome, PushEvent, PushSummary, Step
+from xoff.push.model import Outcome, PushEvent, Step
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
 ROOT = Path(__file__).resolve().parents[3]
-LAB = f"a{os.getpid() % 100000}-ans"
+LAB_TAG = "ans"  # the lab's name: a<pid>-ans (conftest.py)
 DEVICES = ["spine2", "leaf1", "gpu1"]
 
 
-@pytest.fixture(scope="module")
-def lab() -> Iterator[LabConnection]:
-    root = Path(tempfile.mkdtemp(prefix="xla"))  # short: FRR's unix socket paths live under it
-    root.chmod(0o755)  # FRR runs as user frr
-    old = os.environ.get(names.ROOT_ENV)
-    os.environ[names.ROOT_ENV] = str(root)
-    try:
-        up(ROOT / "inventory" / "lab-mini", LAB, remap_addresses=True)
-        yield from_lab(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            resolve(LAB)
-            down(LAB)
-        assert netns.names(names.namespace_prefix(LAB)) == []
-        if old is None:
-            os.environ.pop(names.ROOT_ENV, None)
-        else:
-            os.environ[names.ROOT_ENV] = old
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _push(
-    lab: LabConnection, devices: list[str], run_id: str, backups: Path, engine: Any = run
-) -> tuple[PushSummary, list[PushEvent]]:
-    targets = select(build_targets(lab.fabric), devices)
-    desired: dict[str, dict[str, str]] = {}
-    for f in render_fabric(lab.fabric, devices):
-        desired.setdefault(f.device, {})[f.name] = f.content
-    job = PushJob(
-        fabric=lab.fabric.fabric,
-        run_id=run_id,
-        targets=targets,
-        desired=desired,
-        credentials=load_credentials(lab.secrets_file, environ={}),
-        known_hosts=lab.known_hosts,
-    )
-    events: list[PushEvent] = []
-    summary = engine(job, PushOptions(workers=4, backup_dir=backups), events.append)
-    password = job.secrets[0]
-    assert all(password not in json.dumps(e.to_json()) for e in events)
-    assert password not in json.dumps(summary.to_json())
-    for r in summary.results:
-        assert r.backup is None or password not in Path(r.backup).read_text(encoding="utf-8")
-    return summary, events
-
-
 def _state(lab: LabConnection, device: str) -> Path:
-    return lab.lab_dir / "devices" / device / "state"
-
-
-def _config_db_mismatches(running: dict[str, Any], desired: dict[str, Any]) -> list[str]:
-    spec = importlib.util.spec_from_file_location("cdb", ROOT / "playbooks" / "filter_plugins" / "config_db.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: list[str] = module.config_db_mismatches(running, desired)
-    return found
+    return state_dir(lab, device)
 
 
 def _rendered(lab: LabConnection, device: str, name: str) -> str:
-    return next(f.content for f in render_fabric(lab.fabric, [device]) if f.name == name)
+    return rendered(lab, device, name)
 
 
 def test_rejected_command_mid_change_is_rolled_back(lab: LabConnection, tmp_path: Path) -> None:
@@ -132,7 +72,7 @@ def test_rejected_command_mid_change_is_rolled_back(lab: LabConnection, tmp_path
 
 def _host_state(lab: LabConnection, device: str) -> dict[str, Any]:
     """The host's state read in its namespace (not through either engine), as the backup records it."""
-    done = run_in(resolve(LAB), device, ["bash", "-c", SNAPSHOT_SCRIPT])
+    done = run_in(resolve(lab.lab_dir.name), device, ["bash", "-c", SNAPSHOT_SCRIPT])
     assert done.returncode == 0, done.stderr
     return parse_snapshot(done.stdout)
 
@@ -161,9 +101,9 @@ def test_host_failing_mid_change_is_rolled_back_as_with_nornir(lab: LabConnectio
     assert results["gpu2"].outcome is Outcome.CHANGED, results["gpu2"]
     assert summary.exit_status == 1
 
-    # the step events the Nornir engine emits, in its order (Ansible knows "connected" only once the backup read)
+    # the step events the Nornir engine emits, in its order, from connect to done
     def steps(evs: list[PushEvent]) -> list[tuple[str, str]]:
-        return [(e.step.value, e.status) for e in evs if e.device == "gpu1" and e.step is not Step.CONNECT]
+        return [(e.step.value, e.status) for e in evs if e.device == "gpu1"]
 
     assert steps(events) == steps(nornir_events), steps(events)
     assert steps(events)[-3:] == [("rollback", "start"), ("rollback", "ok"), ("done", "failed")]
@@ -237,11 +177,23 @@ def test_push_verifies_then_a_second_push_changes_nothing(lab: LabConnection, tm
     running = (_state(lab, "spine2") / "running-config").read_text(encoding="utf-8")
     assert config_diff(running, _rendered(lab, "spine2", "running-config")) == []
     config_db = json.loads((_state(lab, "leaf1") / "config_db.json").read_text(encoding="utf-8"))
-    assert _config_db_mismatches(config_db, json.loads(_rendered(lab, "leaf1", "config_db.json"))) == []
+    assert config_db_mismatches(config_db, json.loads(_rendered(lab, "leaf1", "config_db.json"))) == []
     script = tmp_path / "gpu1.sh"
     script.write_text(_rendered(lab, "gpu1", "xoff-host-apply.sh"), encoding="utf-8")
     check = subprocess.run(
-        [sys.executable, "-m", "xoff.lab.cli", "exec", "gpu1", "--name", LAB, "--", "bash", str(script), "--check"],
+        [
+            sys.executable,
+            "-m",
+            "xoff.lab.cli",
+            "exec",
+            "gpu1",
+            "--name",
+            lab.lab_dir.name,
+            "--",
+            "bash",
+            str(script),
+            "--check",
+        ],
         capture_output=True,
         text=True,
         check=False,

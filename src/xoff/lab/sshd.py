@@ -43,6 +43,7 @@ EMULATORS = "xoff.lab.emulators"
 FILES_DIR = "files"  # under the device's state dir: the root of what SFTP/SCP see
 SEEDED_DIRS = ("tmp", "etc", "home")
 SSH_PORT = 22
+LOGIN_LOG = "xoff lab sshd: login on"  # + "<device> user <name> from <address>", one line per accepted login
 IP_FREEBIND = 15  # bind even before the address is up (linux/in.h)
 
 
@@ -113,11 +114,22 @@ def bound_socket(listener: Listener) -> socket.socket:
 
 
 class _Auth(asyncssh.SSHServer):
-    def __init__(self, username: str, password: str) -> None:
+    """Password authentication against the lab's switch credentials; each accepted login is logged (device,
+    user, client address; never the password), so tests can tell a refused connection from a session."""
+
+    def __init__(self, username: str, password: str, device: str = "") -> None:
         self._username = username.encode()
         self._password = password.encode()
+        self._device = device
+        self._user = ""
+        self._peer = "?"
 
-    def begin_auth(self, username: str) -> bool:  # noqa: ARG002 (asyncssh's signature)
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        peer = conn.get_extra_info("peername")
+        self._peer = str(peer[0]) if peer else "?"
+
+    def begin_auth(self, username: str) -> bool:
+        self._user = username
         return True  # always ask for a password
 
     def password_auth_supported(self) -> bool:
@@ -126,6 +138,9 @@ class _Auth(asyncssh.SSHServer):
     def validate_password(self, username: str, password: str) -> bool:
         ok_user = hmac.compare_digest(username.encode(), self._username)
         return hmac.compare_digest(password.encode(), self._password) and ok_user
+
+    def auth_completed(self) -> None:
+        print(f"{LOGIN_LOG} {self._device} user {self._user} from {self._peer}", flush=True)
 
 
 class _Session:
@@ -308,7 +323,7 @@ async def serve(
         acceptors.append(
             await asyncssh.listen(
                 sock=bound_socket(listener),
-                server_factory=partial(_Auth, username, password),
+                server_factory=partial(_Auth, username, password, listener.device),
                 server_host_keys=[str(listener.host_key)],
                 process_factory=partial(_handle, listener, lookup, workers),
                 sftp_factory=partial(_sftp, listener.context.state_dir / FILES_DIR),

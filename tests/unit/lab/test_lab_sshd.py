@@ -18,7 +18,17 @@ from lab_fake_emulator import FILES, FakeEmulator
 from xoff.lab import netns
 from xoff.lab.daemons import switch_ssh_processes
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults
-from xoff.lab.sshd import EmulatorMissingError, LineDiscipline, Listener, _shard_arg, boot, default_lookup, serve, shard
+from xoff.lab.sshd import (
+    LOGIN_LOG,
+    EmulatorMissingError,
+    LineDiscipline,
+    Listener,
+    _shard_arg,
+    boot,
+    default_lookup,
+    serve,
+    shard,
+)
 
 USER, PASSWORD = "admin", "s3cret-lab"
 ADDRESS = "198.18.0.1"  # on lo of a namespace that only this test uses
@@ -172,7 +182,9 @@ def test_shell_without_pty_does_not_echo(ns: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.lab
-def test_refusals_wrong_password_and_host_key_checking(ns: str, tmp_path: Path) -> None:
+def test_refusals_wrong_password_and_host_key_checking(
+    ns: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     sw = _listener(ns, tmp_path, "sw1", "fake", 22)
     missing = _listener(ns, tmp_path, "sw2", "no-such-platform", 2222)
     public = asyncssh.read_private_key(sw.host_key).export_public_key("openssh").decode().strip()
@@ -194,6 +206,11 @@ def test_refusals_wrong_password_and_host_key_checking(ns: str, tmp_path: Path) 
                     pass
 
     asyncio.run(main())
+    # one login line per accepted login (sw2's session was accepted, then refused by the missing emulator;
+    # sw1: once with the checked host key); none for the wrong password or the forged host key
+    logins = [line for line in capfd.readouterr().out.splitlines() if line.startswith(LOGIN_LOG)]
+    assert logins == [f"{LOGIN_LOG} sw2 user {USER} from {ADDRESS}", f"{LOGIN_LOG} sw1 user {USER} from {ADDRESS}"]
+    assert not any(PASSWORD in line for line in logins)
 
 
 @pytest.mark.lab

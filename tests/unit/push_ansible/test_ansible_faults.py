@@ -28,6 +28,7 @@ from xoff.connect.targets import LabConnection
 from xoff.lab import netns
 from xoff.lab.emulators.base import FAULTS_FILE, Faults
 from xoff.lab.lab import resolve
+from xoff.lab.sshd import LOGIN_LOG
 from xoff.platforms.eos.config_tree import config_diff, config_lines
 from xoff.push import nornir_engine
 from xoff.push.model import Outcome, PushEvent, PushSummary, Step
@@ -173,7 +174,8 @@ def test_host_key_mismatch_is_refused_before_anything_is_sent(lab: LabConnection
     assert all("host key" in e for e in errors.values()), errors
     assert {d: device_state(lab, d) for d in before} == before
     new_log = "".join(log.read_text(encoding="utf-8")[log_before[log] :] for log in logs)
-    assert "leaf2" not in new_log and "spine2" not in new_log, new_log
+    assert f"{LOGIN_LOG} spine1 " in new_log, new_log  # the servers log every accepted login: spine1's
+    assert f"{LOGIN_LOG} leaf2 " not in new_log and f"{LOGIN_LOG} spine2 " not in new_log, new_log
 
 
 def test_slow_device_times_out_untouched(lab: LabConnection, tmp_path: Path) -> None:

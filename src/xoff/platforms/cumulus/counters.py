@@ -25,6 +25,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from xoff.collect.json_shape import ShapeError as CounterParseError
+from xoff.collect.json_shape import count as _count
+from xoff.collect.json_shape import key as _key
+from xoff.collect.json_shape import obj as _obj
 from xoff.collect.protocol import Command
 from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 
@@ -38,30 +42,6 @@ def qos_command(port: str) -> Command:
 
 def watchdog_command(port: str) -> Command:
     return Command(f"nv show interface {port} qos pfc-watchdog -o json")
-
-
-class CounterParseError(ValueError):
-    """Counters JSON of a shape NVUE does not print; the message names the path."""
-
-
-def _obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise CounterParseError(f"{where}: expected an object, got {type(value).__name__}")
-    return value
-
-
-def _key(data: Any, key: str, where: str) -> Any:
-    obj = _obj(data, where)
-    if key not in obj:
-        raise CounterParseError(f"{where}: no {key!r}")
-    return obj[key]
-
-
-def _count(data: Any, key: str, where: str) -> int:
-    value = _key(data, key, where)
-    if type(value) is not int or value < 0:
-        raise CounterParseError(f"{where}.{key}: expected a count, got {value!r}")
-    return value
 
 
 def _classes(data: Any, where: str) -> dict[int, Any]:

@@ -1,14 +1,47 @@
 from __future__ import annotations
 
-import sys
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "support"))  # helper modules shared by test directories
-INVENTORY = ROOT / "inventory"
-GOLDEN = ROOT / "tests" / "golden"
+from tests.support.paths import GOLDEN, INVENTORY, ROOT
+
+LAB_DIR = Path(__file__).resolve().parent / "lab"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Everything under tests/lab/ is marked ``lab``; every ``lab`` test is skipped, with the reason, where the lab
+    cannot run (not root, or no ``ip netns``). The marker is added at collection, so ``-m lab`` / ``-m "not lab"``
+    select by directory as well as by explicit ``@pytest.mark.lab``."""
+    for item in items:
+        if item.path.is_relative_to(LAB_DIR) and item.get_closest_marker("lab") is None:
+            item.add_marker(pytest.mark.lab)
+    missing = lab_unavailable()
+    if missing is None:
+        return
+    skip = pytest.mark.skip(reason=f"lab test: {missing}")
+    for item in items:
+        if item.get_closest_marker("lab") is not None:
+            item.add_marker(skip)
+
+
+def lab_unavailable() -> str | None:
+    """Why the lab cannot run here (None when it can): it needs root and iproute2's network namespaces.
+    ``XOFF_TEST_NO_LAB=1`` pretends it cannot (to see the skips without giving up root)."""
+    if os.environ.get("XOFF_TEST_NO_LAB"):
+        return "XOFF_TEST_NO_LAB is set"
+    if os.geteuid() != 0:
+        return "needs root for network namespaces (run as root, e.g. in CI)"
+    ip = shutil.which("ip") or shutil.which("ip", path="/usr/sbin:/sbin")
+    if ip is None:
+        return "needs iproute2's `ip netns` (Debian package iproute2)"
+    probe = subprocess.run([ip, "netns", "list"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return f"`ip netns list` fails here: {probe.stderr.strip() or probe.returncode}"
+    return None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,126 @@
+"""Static routes in the lab, end to end: lab-mini with static routes on a SONiC leaf pair (the bounce of
+deadlock_intent/static-bounce.yaml), an EOS spine and a Cumulus leaf, brought up (no static route in
+any FIB: they are what a push brings), pushed to the switches through each NOS emulator (SONiC
+STATIC_ROUTE, EOS ``ip route``, NVUE ``vrf default router static``; hosts as usual), found in each switch's real FRR
+FIB as protocol static, and the bounce reported by ``deadlock.cbd`` on the collected FIBs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tests.support.paths import ROOT
+from xoff.desired.models import FabricState
+from xoff.lab import daemons, names, netns
+from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.state import FABRIC_FILE, LabState
+from xoff.lab.teardown import down
+from xoff.push.cli import push_command
+from xoff.validate.cli import validate_command
+
+pytestmark = pytest.mark.lab
+INTENT = ROOT / "tests" / "fixtures" / "intents" / "lab-mini-static"
+LAB = f"sr{os.getpid()}"
+WITH_ROUTES = ("leaf1", "leaf2", "spine2", "sleaf1")  # SONiC, SONiC, EOS, Cumulus
+FIB_TIMEOUT_S = 15.0
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[LabState]:
+    root = Path(tempfile.mkdtemp(prefix="xoff-static-labs-"))
+    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
+    old = os.environ.get("XOFF_LAB_DIR")
+    os.environ["XOFF_LAB_DIR"] = str(root)
+    try:
+        up(INTENT, LAB, remap_addresses=True)
+        yield resolve(LAB)
+    finally:
+        with contextlib.suppress(LabError):
+            down(LAB)
+        assert netns.names(f"xl-{LAB}-") == []
+        shutil.rmtree(root, ignore_errors=True)
+        if old is None:
+            os.environ.pop("XOFF_LAB_DIR", None)
+        else:
+            os.environ["XOFF_LAB_DIR"] = old
+
+
+def _static_fib(state: LabState, switch: str) -> dict[str, list[str]]:
+    """Static routes FRR installed in the switch's FIB: prefix -> next-hop addresses."""
+    run = subprocess.run(
+        ["ip", "netns", "exec", names.namespace(LAB, switch),
+         *daemons.vtysh_argv(state.dir, switch, "show ip route json")],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    out: dict[str, list[str]] = {}
+    for prefix, entries in json.loads(run.stdout).items():
+        for e in entries:
+            if e.get("protocol") == "static" and e.get("installed") and e.get("selected"):
+                out[prefix] = sorted(h["ip"] for h in e.get("nexthops", []) if h.get("fib") and "ip" in h)
+    return out
+
+
+def _wanted(fabric: FabricState, switch: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for r in fabric.devices[switch].static_routes:
+        out.setdefault(r.prefix, []).append(r.next_hop)
+    return {p: sorted(h) for p, h in out.items()}
+
+
+def _invoke(command: Any, *args: str) -> tuple[int, str]:
+    app = typer.Typer()
+    app.command()(command)
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout + result.stderr
+
+
+def test_pushed_static_routes_reach_the_fib_and_the_bounce_is_a_deadlock(lab: LabState, tmp_path: Path) -> None:
+    fabric = FabricState.model_validate_json((lab.dir / FABRIC_FILE).read_text(encoding="utf-8"))
+    assert all(_wanted(fabric, s) for s in WITH_ROUTES)
+    assert {s: _static_fib(lab, s) for s in WITH_ROUTES} == {s: {} for s in WITH_ROUTES}  # factory: none
+
+    # the whole fabric (hosts too: the deadlock check needs their collected NIC addresses)
+    status, out = _invoke(push_command, str(INTENT), "--lab", LAB, "-f", "json", "--backup-dir", str(tmp_path))
+    assert status == 0, out[-3000:]
+
+    want = {s: _wanted(fabric, s) for s in WITH_ROUTES}
+    deadline, got = time.monotonic() + FIB_TIMEOUT_S, {}
+    while time.monotonic() < deadline:
+        got = {s: _static_fib(lab, s) for s in WITH_ROUTES}
+        if got == want:
+            break
+        time.sleep(0.5)
+    assert got == want
+    assert _static_fib(lab, "spine1") == {}
+
+    # the routes are in each NOS's own configuration too (what the collectors read back for drift)
+    state = lab.dir / "devices"
+    assert "STATIC_ROUTE" in json.loads((state / "leaf1" / "state" / "config_db.json").read_text(encoding="utf-8"))
+    running = (state / "spine2" / "state" / "running-config").read_text(encoding="utf-8")
+    (route,) = fabric.devices["spine2"].static_routes
+    assert f"ip route {route.prefix} {route.interface} {route.next_hop}\n" in running
+
+    status, out = _invoke(validate_command, str(INTENT), "--lab", LAB, "--catalog", "audit", "-f", "json")
+    assert status == 1, out[-3000:]
+    doc = json.loads(out[out.index("{") :])
+    failing = {r["check"] for r in doc["results"] if r["status"] not in ("success", "skipped")}
+    assert failing == {"deadlock.cbd"}, failing  # the static routes read back equal the intent's (no drift)
+    rows = [r for r in doc["results"] if r["check"] == "deadlock.cbd"]
+    (baseline,) = [r for r in rows if "baseline (forwarding from the collected FIBs)" in (r["object"] or "")]
+    assert (baseline["status"], baseline["priority"]) == ("failure", 3), baseline
+    # the cycle is the bounce the static routes made: a leaf sends its own host's traffic back up
+    assert "witness leaf1 -> spine1 -> leaf1" in baseline["message"], baseline
+    assert "down-to-up turns: leaf1: Ethernet32 -> Ethernet32 for gpu1:eth0" in baseline["message"], baseline

@@ -1,0 +1,25 @@
+"""bench/push_scale.py still runs: 18 emulated EOS switches (two switch SSH server processes), one
+device pushed alone, then all of them with Nornir and again with nothing to change."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.paths import ROOT
+
+BENCH = ROOT / "bench" / "push_scale.py"
+
+
+@pytest.mark.lab
+def test_push_bench_runs_small() -> None:
+    argv = [sys.executable, str(BENCH), "--switches", "18", "--workers", "18", "--singles", "1", "--no-ansible"]
+    run = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "lab: 2 switch SSH server processes" in run.stderr
+    assert re.search(r"^single sw01: [\d.]+ s, 33 changes$", run.stderr, re.M), run.stderr
+    assert "per-device diff sizes 33-33 changes" in run.stdout
+    assert re.search(r"^\| Nornir, 18 devices, 18 workers \| [\d.]+ \| [\d.]+ \|$", run.stdout, re.M), run.stdout

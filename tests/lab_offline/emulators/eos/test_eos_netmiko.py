@@ -1,0 +1,91 @@
+"""netmiko's unmodified ``arista_eos`` driver against the emulator over real SSH (127.0.0.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from netmiko import BaseConnection, ConnectHandler
+
+from tests.support.eos_cli_helpers import rendered
+from tests.support.eos_ssh_harness import PASSWORD, USERNAME, Server, eos_ssh_server
+from xoff.lab.emulators.base import EmulatorContext
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "startup-config").write_text(rendered("lab-mini", "spine2"), encoding="utf-8")
+    with eos_ssh_server(EmulatorContext(device="spine2", state_dir=state, netns=None), tmp_path) as srv:
+        yield srv
+
+
+@pytest.fixture
+def conn(server: Server) -> Iterator[BaseConnection]:
+    c = ConnectHandler(
+        device_type="arista_eos", host=server.host, port=server.port, username=USERNAME, password=PASSWORD
+    )
+    try:
+        yield c
+    finally:
+        c.disconnect()
+
+
+def _running(server: Server) -> str:
+    return (server.ctx.state_dir / "running-config").read_text(encoding="utf-8")
+
+
+def test_show_commands(conn: BaseConnection) -> None:
+    assert conn.find_prompt() == "spine2>"
+    version = conn.send_command("show version", use_textfsm=True)
+    assert isinstance(version, list) and version[0]["model"] == "cEOSLab" and version[0]["image"] == "4.32.2F"
+    conn.enable()
+    assert conn.find_prompt() == "spine2#"
+    status = conn.send_command("show interfaces status", use_textfsm=True)
+    assert isinstance(status, list)
+    assert [(r["port"], r["status"]) for r in status][:3] == [
+        ("Et1/1", "connected"),
+        ("Et2/1", "connected"),
+        ("Et3/1", "disabled"),
+    ]
+    bgp = conn.send_command("show running-config | section router bgp")
+    assert str(bgp).splitlines()[0] == "router bgp 65100"
+
+
+def test_config_set_and_save(conn: BaseConnection, server: Server) -> None:
+    conn.enable()
+    out = conn.send_config_set(["interface Ethernet3/1", "description netmiko was here", "mtu 9000"])
+    assert "% " not in out
+    assert conn.find_prompt() == "spine2#"
+    assert "interface Ethernet3/1\n   description netmiko was here\n   shutdown\n   mtu 9000\n" in _running(server)
+    startup = server.ctx.state_dir / "startup-config"
+    assert "netmiko was here" not in startup.read_text(encoding="utf-8")
+    assert "Copy completed successfully." in conn.save_config()
+    assert "netmiko was here" in startup.read_text(encoding="utf-8")
+
+
+def test_commit_through_a_config_session(conn: BaseConnection, server: Server) -> None:
+    """netmiko has no session support of its own: ``config_mode_command`` opens one, ``commit`` ends it."""
+    conn.enable()
+    out = conn.send_config_set(
+        ["interface Ethernet1/1", "mtu 9000", "show session-config diffs", "commit"],
+        config_mode_command="configure session netmiko1",
+    )
+    assert "spine2(config-s-netmik-if-Et1/1)#" in out
+    assert "+   mtu 9000" in out
+    assert conn.find_prompt() == "spine2#"
+    assert "interface Ethernet1/1\n   description leaf1:Ethernet40\n   mtu 9000\n" in _running(server)
+    sessions = conn.send_command("show configuration sessions")
+    assert "netmiko1" in sessions and "completed" in sessions
+
+
+def test_invalid_lines_raise_with_error_pattern(conn: BaseConnection, server: Server) -> None:
+    from netmiko.exceptions import ConfigInvalidException
+
+    conn.enable()
+    before = _running(server)
+    with pytest.raises(ConfigInvalidException, match="Invalid input"):
+        conn.send_config_set(["interface Ethernet1/1", "speed 7g"], error_pattern=r"% Invalid input")
+    assert _running(server) == before

@@ -1,0 +1,1 @@
+"""Helpers shared by test directories, imported as ``tests.support.<module>``."""

@@ -1,0 +1,89 @@
+"""Helpers for the EOS emulator tests: xoff's rendered running-configs, and a terminal-like driver."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.support.paths import ROOT
+from xoff.desired import build_fabric_state
+from xoff.intent import load_intent
+from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.eos import Emulator
+from xoff.lab.emulators.eos.store import header
+from xoff.render import render_fabric
+
+INVENTORY = ROOT / "inventory"
+FIXTURES = ROOT / "tests" / "fixtures" / "eos-cli"
+CASES = [("lab-mini", "spine2"), ("roce-pod", "spine5")]
+
+
+@functools.cache
+def rendered(fabric: str, device: str) -> str:
+    """xoff's running-config for one EOS switch, rendered now (not the golden copy)."""
+    state = build_fabric_state(load_intent(INVENTORY / fabric))
+    (f,) = [f for f in render_fabric(state, devices=[device]) if f.name == "running-config"]
+    return f.content
+
+
+def as_eos_shows(text: str, hostname: str) -> str:
+    """What ``show running-config`` prints after loading xoff's file: EOS's header, and without the
+    lines that only restate a default (EOS never prints ``no shutdown``)."""
+    body = "".join(line + "\n" for line in text.splitlines() if line.strip() != "no shutdown")
+    return header(hostname) + body
+
+
+@dataclass
+class Cli:
+    """Drives one Emulator as a terminal would; ``run`` gives the output with ``\\n`` line ends."""
+
+    emu: Emulator
+    transcript: list[str] = field(default_factory=list)
+
+    def run(self, line: str) -> str:
+        prompt = self.emu.prompt()
+        reply = self.emu.step(line)
+        out = reply.output.replace("\r\n", "\n")
+        self.transcript.append(prompt + line + "\n" + out)
+        return out
+
+    def quiet(self, *lines: str) -> None:
+        """Lines that must all succeed silently."""
+        for line in lines:
+            out = self.run(line)
+            assert out == "", f"{line!r} -> {out!r}"
+
+    @property
+    def prompt(self) -> str:
+        return self.emu.prompt()
+
+
+def make_cli(state_dir: Path, device: str = "spine2", clock: Callable[[], float] | None = None, **ctx: object) -> Cli:
+    context = EmulatorContext(device=device, state_dir=state_dir, netns=None, **ctx)  # type: ignore[arg-type]
+    emu = Emulator(context) if clock is None else Emulator(context, clock=clock)
+    return Cli(emu)
+
+
+class FakeClock:
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class RecordingContext(EmulatorContext):
+    """An EmulatorContext whose commands are recorded and answered from a table instead of run."""
+
+    calls: list[list[str]] = field(default_factory=list, hash=False, compare=False)
+    answers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+        self.calls.append(argv)
+        key = " ".join(argv)
+        out = next((v for k, v in self.answers.items() if k in key), "")
+        return subprocess.CompletedProcess(argv, 0, out, "")

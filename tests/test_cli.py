@@ -1,0 +1,135 @@
+"""The command line as a user meets it: real subprocesses, exit statuses, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+
+INVENTORY = ROOT / "inventory"
+
+
+def xoff(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "xoff", *args], capture_output=True, text=True, cwd=cwd, check=False)
+
+
+def test_check_ok_text_and_json() -> None:
+    r = xoff("check", str(INVENTORY / "lab-mini"))
+    assert r.returncode == 0, r.stderr
+    assert "intent OK" in r.stdout and "lab-mini" in r.stdout
+    r = xoff("check", str(INVENTORY / "lab-mini"), "--format", "json")
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert doc["ok"] is True and doc["problems"] == []
+    assert doc["counts"] == {"switches": 5, "ib_switches": 0, "hosts": 4, "links": 16}
+    assert doc["networks"]["compute"]["roce_tos"] == 106
+
+
+@pytest.mark.parametrize("example", ["lab-mini", "roce-pod", "ib-pod"])
+def test_every_example_passes_check(example: str) -> None:
+    r = xoff("check", str(INVENTORY / example), "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["ok"] is True
+    assert all(c["status"] in ("success", "skipped") for c in doc["checks"]), doc["checks"]
+
+
+def test_check_bad_input_is_one_line_exit_2_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fabric: {name: x}\nnetworks: {}\nbogus: 1\n")
+    r = xoff("check", "bad.yaml", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr + r.stdout
+    assert r.stderr.splitlines() == [
+        "bad.yaml:2:11: networks.compute: required field is missing (add it)",
+        "bad.yaml:2:11: networks.management: required field is missing (add it)",
+        "bad.yaml:3:1: bogus: unknown key (allowed: cabling, defaults, fabric, host_profiles, hosts, ib_switches,"
+        " links, networks, qos_policies, roles, switches)",
+    ]
+    r = xoff("check", "bad.yaml", "--format", "json", cwd=tmp_path)
+    assert r.returncode == 2
+    problems = json.loads(r.stdout)["problems"]
+    assert problems[2] == {
+        "file": "bad.yaml",
+        "line": 3,
+        "column": 1,
+        "path": "bogus",
+        "message": problems[2]["message"],
+    }
+
+
+def test_missing_path_is_bad_input(tmp_path: Path) -> None:
+    r = xoff("check", str(tmp_path / "nope"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"{tmp_path / 'nope'}:1:1: no such file or directory"
+
+
+@pytest.mark.parametrize("example", ["lab-mini", "roce-pod", "ib-pod"])
+def test_plan_json_is_byte_identical_across_runs(example: str, tmp_path: Path) -> None:
+    path = INVENTORY / example
+    first = xoff("plan", str(path), "--format", "json")
+    second = xoff("plan", str(path), "--format", "json")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    from xoff.desired import FabricState
+
+    state = FabricState.model_validate_json(first.stdout)
+    assert state.fabric == example
+
+
+def test_plan_to_file_and_device_views(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    r = xoff("plan", str(INVENTORY / "lab-mini"), "-o", str(out))
+    assert r.returncode == 0 and out.exists()
+    assert json.loads(out.read_text())["devices"]["leaf1"]["bgp"]["asn"] == 65101
+    r = xoff("plan", str(INVENTORY / "lab-mini"), "--device", "leaf1", "--format", "text")
+    assert r.returncode == 0
+    assert "pg_lossless_400000_40m_profile" in r.stdout and "spine1:Ethernet0" in r.stdout
+    r = xoff("plan", str(INVENTORY / "lab-mini"), "--device", "nope")
+    assert r.returncode == 2 and "no device named 'nope'" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("speed", "cable", "model", "expected", "source"),
+    [
+        ("100G", "5m", "dynamic", (19456, 113664, 133120), "formula: SONiC buffer_headroom_mellanox"),
+        ("400G", "40m", "dynamic", (19456, 283648, 303104), "formula: SONiC buffer_headroom_mellanox"),
+        ("400G", "40m", "static", (19456, 283648, 303104), "ACS-SN5600/pg_profile_lookup.ini row 400000 40m"),
+        ("400G", "5m", "static", (19456, 231424, 250880), "ACS-SN5600/pg_profile_lookup.ini row 400000 5m"),
+    ],
+)
+def test_headroom_reproduces_sn5600_rows(
+    speed: str, cable: str, model: str, expected: tuple[int, int, int], source: str
+) -> None:
+    r = xoff(
+        "headroom", "--speed", speed, "--cable", cable, "--asic", "spectrum4", "--model", model,
+        "--small-packet-percent", "100", "--format", "json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["xon"], doc["xoff"], doc["size"]) == expected
+    assert source in doc["source"]
+
+
+def test_headroom_text_and_bad_input() -> None:
+    r = xoff("headroom", "--speed", "400G", "--cable", "40", "--asic", "sp4")
+    assert r.returncode == 0 and "xoff   283648 bytes" in r.stdout and "source: lookup" in r.stdout
+    r = xoff("headroom", "--speed", "300G", "--cable", "40m", "--asic", "spectrum4")
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "headroom: --speed: 300G is not a port speed (allowed: 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G, 1600G)"
+    )
+    r = xoff("headroom", "--speed", "400G", "--cable", "40m", "--asic", "trident9")
+    assert r.returncode == 2 and "trident9" in r.stderr and "spectrum4" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_usage_errors_exit_2_and_version() -> None:
+    assert xoff("check").returncode == 2
+    assert xoff("frobnicate").returncode == 2
+    r = xoff("--version")
+    assert r.returncode == 0 and r.stdout.startswith("xoff ")

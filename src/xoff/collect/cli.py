@@ -16,9 +16,9 @@ from typing import Annotated, Any
 import typer
 
 from xoff.collect.engine import CollectOptions, collect, raw_dir_for
-from xoff.collect.snapshot import Snapshot
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets, from_lab, select
+from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.errors import InputError

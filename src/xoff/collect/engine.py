@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from xoff.collect.connection import CollectSession, Connector, ConnectSpec, classify, netmiko_connect
-from xoff.collect.protocol import Collector, Command, DeviceObservation, collector_for, refused
-from xoff.collect.snapshot import CollectError, Snapshot
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
+from xoff.contracts.collect import Collector, Command, DeviceObservation, refused
+from xoff.contracts.observed import CollectError, Snapshot
 from xoff.desired.models import FabricState
+from xoff.platforms.registry import collector_for, get_platform
 
 InfinibandReader = Callable[[], dict[str, Any]]  # -> the IbObservation as JSON; raises on failure
 
@@ -97,6 +98,9 @@ def collect_device(
 
     try:
         collector: Collector = collector_for(target.platform)
+        transport = get_platform(target.platform).transport
+        if transport is None:
+            raise KeyError("it is not reached over SSH")
     except (KeyError, ImportError) as exc:
         error("command", None, f"no collector for platform {target.platform}: {exc}")
         return run
@@ -104,10 +108,10 @@ def collect_device(
         target=target,
         credentials=creds.for_device(target.platform, target.kind),
         known_hosts=known_hosts,
-        device_type=collector.netmiko_device_type,
+        device_type=transport.netmiko_device_type,
         timeout_s=options.timeout_s,
-        enable=bool(getattr(collector, "enable", False)),
-        exec_channel=bool(getattr(collector, "exec_channel", False)),
+        enable=transport.enable,
+        exec_channel=transport.exec_channel,
     )
     outputs: dict[str, str] = {}
     try:

@@ -24,9 +24,9 @@ from collect_drift import differing_fields
 from typer.testing import CliRunner
 
 from xoff.collect.connection import ConnectSpec, netmiko_connect
-from xoff.collect.snapshot import Snapshot
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets, from_lab
+from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.teardown import down

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from xoff.contracts.fib import FibEntry
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.desired.models import FabricState
-from xoff.platforms.frr.fib import FibEntry, parse_route_json
+from xoff.platforms.frr.fib import parse_route_json
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parse" / "frr" / "show_ip_route_json"
 

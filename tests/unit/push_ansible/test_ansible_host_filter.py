@@ -15,7 +15,7 @@ from ansible.errors import AnsibleFilterError
 
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
-from xoff.platforms.host import apply, observe, restore
+from xoff.platforms.linux import apply, observe, restore
 from xoff.render import render_fabric
 
 ROOT = Path(__file__).resolve().parents[3]

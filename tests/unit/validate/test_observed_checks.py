@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from xoff.collect.snapshot import (
+from xoff.contracts.observed import (
     BgpSession,
     CollectError,
     GpuNicPath,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.errors import InputError
 from xoff.intent import load_intent

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from xoff.contracts.infiniband import GENERATIONS, IbObservation, PortRef, link_width_speed
 from xoff.deadlock.ib.credit import analyse_ib
 from xoff.desired.models import FabricState, SubnetManager
-from xoff.platforms.infiniband.model import GENERATIONS, IbObservation, PortRef, link_width_speed
 from xoff.platforms.opensm.guids import IB_NETWORK, hca_port_guids
 from xoff.validate.context import CheckContext
 from xoff.validate.model import Finding

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
 
-from xoff.collect.protocol import collector_for
 from xoff.platforms.cumulus.collect import BGP, CONFIG, INTERFACES, LLDP, Collector
+from xoff.platforms.registry import collector_for
 
 ROOT = Path(__file__).resolve().parents[5]
 FIX = ROOT / "tests" / "fixtures" / "parse" / "cumulus"

@@ -16,17 +16,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from xoff.collect.connection import CollectSession, Connector, ConnectSpec, classify, netmiko_connect
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
 from xoff.contracts.collect import Collector, Command, DeviceObservation, refused
+from xoff.contracts.infiniband import IbObservation
 from xoff.contracts.observed import CollectError, Snapshot
 from xoff.desired.models import FabricState
 from xoff.platforms.registry import collector_for, get_platform
 
-InfinibandReader = Callable[[], dict[str, Any]]  # -> the IbObservation as JSON; raises on failure
+InfinibandReader = Callable[[], IbObservation]  # raises on failure
 
 
 @dataclass
@@ -145,7 +145,7 @@ def collect_device(
 def assemble(
     desired: FabricState,
     runs: Iterable[DeviceRun],
-    infiniband: dict[str, Any] | None = None,
+    infiniband: IbObservation | None = None,
     extra_errors: Iterable[CollectError] = (),
 ) -> Snapshot:
     """The Snapshot: observed devices (those read), extras, every error, in device order."""
@@ -207,7 +207,7 @@ def collect(
     """Collect every target (in parallel) and the InfiniBand fabric (if a reader is given)."""
     with ThreadPoolExecutor(max(1, min(options.workers, len(targets) or 1))) as pool:
         futures = [pool.submit(collect_device, t, desired, creds, known_hosts, options, connect) for t in targets]
-        ib_data: dict[str, Any] | None = None
+        ib_data: IbObservation | None = None
         extra: list[CollectError] = []
         if infiniband is not None:
             try:

@@ -4,8 +4,6 @@ dict[relative file name, text]``, imported when first used."""
 
 from __future__ import annotations
 
-from functools import cache
-
 from xoff.desired.models import Device
 from xoff.platforms.record import Ref, Renderer, RenderFn
 from xoff.platforms.registry import platforms
@@ -28,7 +26,6 @@ def renderer_names(device: Device) -> tuple[str, ...]:
     return tuple(r.name for r in renderers(device))
 
 
-@cache
 def _by_name() -> dict[str, Renderer]:
     out = {r.name: r for p in platforms().values() for r in p.renderers}
     out[SUBNET_MANAGER.name] = SUBNET_MANAGER

@@ -59,7 +59,7 @@ PLATFORM = Platform(
     kind="switch",
     mgmt_interface="eth0",
     loopback_interface="lo",
-    interface_naming="swp<n>[s<m>] (breakout lanes as s<m>)",
+    interface_naming="`swp<n>[s<m>]` (breakout lanes as `s<m>`)",
     port_pattern=r"swp\d+(s\d+)?",
     transport=Transport(netmiko_device_type="cumulus_linux"),
     capabilities=Capabilities(

@@ -16,7 +16,7 @@ PLATFORM = Platform(
     kind="switch",
     mgmt_interface="Management1",
     loopback_interface="Loopback0",
-    interface_naming="Ethernet<n>[/<m>] (breakout lanes after the slash)",
+    interface_naming="`Ethernet<n>[/<m>]` (breakout lanes after the slash)",
     port_pattern=r"Ethernet\d+(/\d+)*",
     transport=Transport(netmiko_device_type="arista_eos", enable=True),  # show running-config is privileged
     capabilities=Capabilities(

@@ -9,7 +9,7 @@ PLATFORM = Platform(
     kind="ib_switch",
     mgmt_interface="mgmt0",
     loopback_interface=None,
-    interface_naming="port numbers 1..N",
+    interface_naming="port numbers `1`..`N`",
     port_pattern=r"\d+",
     # programmed by the subnet manager, not configured: no transport, renderer, strategy or collector of
     # its own (the fabric is read through infiniband-diags on the SM host: xoff.platforms.infiniband.collect)

@@ -10,7 +10,7 @@ PLATFORM = Platform(
     kind="host",
     mgmt_interface="eno1",
     loopback_interface=None,
-    interface_naming="Linux netdev names (at most 15 characters), e.g. eth0, ens1f0np0",
+    interface_naming="Linux netdev names (at most 15 characters), e.g. `eth0`, `ens1f0np0`",
     port_pattern=r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}",
     # `ssh host CMD` for collect: exit statuses, and no login profile resetting PATH
     transport=Transport(netmiko_device_type="linux", exec_channel=True),

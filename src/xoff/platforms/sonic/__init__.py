@@ -13,7 +13,7 @@ PLATFORM = Platform(
     kind="switch",
     mgmt_interface="eth0",
     loopback_interface="Loopback0",
-    interface_naming="Ethernet<n> (the first lane of the port)",
+    interface_naming="`Ethernet<n>` (n: the port's first lane)",
     port_pattern=r"Ethernet\d+",
     transport=Transport(netmiko_device_type="linux"),  # community SONiC: a bash login shell in front of show/config
     capabilities=Capabilities(

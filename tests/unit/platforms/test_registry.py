@@ -65,7 +65,7 @@ def test_every_platform_builds_from_the_registry_alone(name: str, fabrics: list[
     assert isinstance(p, Platform) and p.name == name
     found = _devices(fabrics, name)
     assert found, f"no example inventory has a {name} device"
-    for fabric, device in found:
+    for _fabric, device in found:
         assert device.kind == p.kind
         for iface in device.interfaces.values():
             if iface.kind in ("ethernet", "infiniband"):
@@ -142,7 +142,7 @@ PLATFORM = replace(EOS, name="fakenos", label="A site's EOS-like NOS")
 @pytest.fixture
 def fake_platform(monkeypatch: pytest.MonkeyPatch) -> Iterator[Platform]:
     module = types.ModuleType(FAKE_MODULE)
-    exec(compile(FAKE_SOURCE, FAKE_MODULE, "exec"), module.__dict__)  # noqa: S102 (the test's own module text)
+    exec(compile(FAKE_SOURCE, FAKE_MODULE, "exec"), module.__dict__)  # the test's own module text
     monkeypatch.setitem(sys.modules, FAKE_MODULE, module)
     entry = EntryPoint("fakenos", f"{FAKE_MODULE}:PLATFORM", registry.ENTRY_POINT_GROUP)
     monkeypatch.setattr(registry, "_entry_points", lambda: [entry])

@@ -39,6 +39,8 @@ from xoff.lab.state import FABRIC_FILE, LabState, load
 from xoff.platforms.record import Ref
 from xoff.platforms.registry import platforms
 
+EMULATORS = "xoff.lab.emulators"  # what a platform record's relative emulator reference (".eos:Emulator") is under
+
 FILES_DIR = "files"  # under the device's state dir: the root of what SFTP/SCP see
 SEEDED_DIRS = ("tmp", "etc", "home")
 SSH_PORT = 22
@@ -61,7 +63,7 @@ def default_lookup(platform: str) -> type[EmulatorBase]:
         why = "no such platform" if record is None else "its platform record names none"
         raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({why})")
     try:
-        cls = Ref[object](record.emulator).load()
+        cls = Ref[object](record.emulator).load(anchor=EMULATORS)
     except ImportError as exc:
         raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({exc})") from None
     if not (isinstance(cls, type) and issubclass(cls, EmulatorBase)):

@@ -45,8 +45,8 @@ A platform is one package plus one line:
    - `clab`: a `xoff.contracts.clab.ClabKind`, or `clab_skipped` saying why containerlab cannot run it;
    - `ansible_vars`: the `platform_<name>` group's connection variables (the login is added by kind), and
      the playbooks' task files under `playbooks/tasks/<name>/`;
-   - `emulator`: the lab's NOS emulator as `"module:Class"` (a subclass of
-     `xoff.lab.emulators.base.EmulatorBase`), or none.
+   - `emulator`: the lab's NOS emulator as `"module:Class"` (a subclass of the lab's `EmulatorBase`,
+     `lab/emulators/base.py`; a module starting with `.` is relative to the lab's emulator package), or none.
 2. **The line**: a built-in platform is one line in `BUILTIN` of `src/xoff/platforms/registry.py`; a site's
    platform is one entry point in its own distribution's `pyproject.toml`:
 

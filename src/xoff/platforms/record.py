@@ -41,10 +41,11 @@ class Ref(Generic[T]):
     def module(self) -> str:
         return self.path.partition(":")[0]
 
-    def load(self) -> T:
+    def load(self, anchor: str | None = None) -> T:
+        """The attribute; a module starting with "." is relative to the package ``anchor``."""
         module, _, attr = self.path.partition(":")
         try:
-            return cast("T", getattr(importlib.import_module(module), attr))
+            return cast("T", getattr(importlib.import_module(module, anchor), attr))
         except AttributeError:
             raise ImportError(f"{module} has no {attr} (referenced as {self.path!r})") from None
 
@@ -90,7 +91,9 @@ class Platform:
     clab: Ref[ClabKind] | None = None  # how containerlab runs it
     clab_skipped: str | None = None  # why containerlab cannot (the export then leaves its devices out)
     ansible_vars: Mapping[str, Any] | None = None  # the platform_<name> group's connection vars (no login)
-    emulator: str | None = None  # the lab's NOS emulator, "module:Class" (a string: the core never imports the lab)
+    # the lab's NOS emulator, "module:Class": a string, so the core never imports the lab; a module starting
+    # with "." is relative to the lab's emulator package (``.eos:Emulator``), a site's is absolute
+    emulator: str | None = None
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

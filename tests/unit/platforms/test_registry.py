@@ -112,8 +112,10 @@ def test_every_platform_builds_from_the_registry_alone(name: str, fabrics: list[
     # the lab emulator: the reference resolves to an emulator class
     if p.emulator is not None:
         from xoff.lab.emulators.base import EmulatorBase
+        from xoff.lab.sshd import EMULATORS, default_lookup
 
-        cls = Ref[type](p.emulator).load()
+        cls = Ref[type](p.emulator).load(anchor=EMULATORS)
+        assert default_lookup(name) is cls  # what the lab's SSH server starts for a device of the platform
         assert isinstance(cls, type) and issubclass(cls, EmulatorBase)
 
 

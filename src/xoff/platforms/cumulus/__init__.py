@@ -77,5 +77,5 @@ PLATFORM = Platform(
     clab=Ref("xoff.platforms.cumulus.clab:KIND"),
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
-    emulator="xoff.lab.emulators.cumulus:Emulator",
+    emulator=".cumulus:Emulator",  # in the lab's emulator package
 )

@@ -39,5 +39,5 @@ PLATFORM = Platform(
         "ansible_become": True,
         "ansible_become_method": "enable",
     },
-    emulator="xoff.lab.emulators.eos:Emulator",
+    emulator=".eos:Emulator",  # in the lab's emulator package
 )

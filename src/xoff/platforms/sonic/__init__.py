@@ -30,5 +30,5 @@ PLATFORM = Platform(
     clab=Ref("xoff.platforms.sonic.clab:KIND"),
     # its shell over plain SSH (password), show/config through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
-    emulator="xoff.lab.emulators.sonic:Emulator",
+    emulator=".sonic:Emulator",  # in the lab's emulator package
 )

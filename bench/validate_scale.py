@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plan_scale import generate
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.report.html import html_report

@@ -1,5 +1,5 @@
 """Jinja filters for Linux GPU hosts, used by playbooks/tasks/linux/: the Nornir host strategy's own
-code (``xoff.platforms.host``), so both engines read, diff, verify and roll back a host the same way.
+code (``xoff.platforms.linux``), so both engines read, diff, verify and roll back a host the same way.
 
 The playbooks run the scripts on the host (``bash -s`` with the script on standard input, as the
 Nornir strategy does); these filters supply the scripts and judge their output on the controller:
@@ -24,8 +24,8 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
 
-from xoff.platforms.host import apply, observe, restore
-from xoff.push.strategy import ApplyError
+from xoff.contracts.apply import ApplyError
+from xoff.platforms.linux import apply, observe, restore
 
 
 def _rendered(folder: str) -> dict[str, str]:

@@ -21,10 +21,11 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
 
-from xoff.platforms.cumulus.apply import CONFIRM_TIMER_S, Strategy
+from xoff.contracts.apply import ApplyError
+from xoff.platforms.cumulus import CONFIRM_TIMER_S
+from xoff.platforms.cumulus.apply import Strategy
 from xoff.platforms.cumulus.patch import CommandsError, tree_from_commands
 from xoff.platforms.cumulus.render import COMMANDS_FILE
-from xoff.push.strategy import ApplyError
 
 
 def commands(stdout: str) -> str:

@@ -13,9 +13,9 @@ from tests.support.paths import ROOT
 from xoff.collect import batch, engine
 from xoff.collect.connection import CommandFailedError
 from xoff.collect.engine import CollectOptions, collect_device
-from xoff.collect.protocol import Command, DeviceObservation
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.targets import build_targets
+from xoff.contracts.collect import Command, DeviceObservation
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 
@@ -99,8 +99,7 @@ class _Batching:
 
 class _ThreeCommands:
     platform: ClassVar[str] = "linux"
-    netmiko_device_type: ClassVar[str] = "linux"
-    exec_channel: ClassVar[bool] = True
+    # the transport (exec channel, as every Linux host) comes from the linux platform record
     seen: ClassVar[dict[str, str]] = {}
 
     def commands(self, desired: Any) -> list[Command]:

@@ -13,17 +13,18 @@ import pytest
 
 from tests.support.collect_drift import differing_fields
 from tests.support.paths import ROOT
-from xoff.collect.protocol import Command, collector_for, read
-from xoff.collect.snapshot import CollectError
 from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.contracts.collect import Command, read
+from xoff.contracts.observed import CollectError
 from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.sonic import Emulator as SonicEmulator
 from xoff.platforms.eos.collect import parse_bgp, parse_lldp
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
-from xoff.platforms.host import collect as host
-from xoff.platforms.host import kernel
+from xoff.platforms.linux import collect as host
+from xoff.platforms.linux import kernel
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
+from xoff.platforms.registry import collector_for
 from xoff.platforms.sonic import collect as sonic
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.render import render_fabric

@@ -19,7 +19,7 @@ from tests.support.paths import ROOT
 from tests.support.rail_netns import GPU1_IP_STEPS, ip, rail_namespace
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
-from xoff.platforms.host.render import APPLY_SCRIPT, render
+from xoff.platforms.linux.render import APPLY_SCRIPT, render
 
 pytestmark = pytest.mark.lab
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from xoff.desired.ib_guids import hca_port_guids
 from tests.support.paths import ROOT
 from xoff.desired.models import FabricState
 from xoff.lab import names, netns, processes
@@ -22,7 +23,6 @@ from xoff.lab.cli import lab_app
 from xoff.lab.lab import LabError, UpReport, resolve, up
 from xoff.lab.state import FABRIC_FILE, LabState
 from xoff.lab.teardown import down, leftovers_of
-from xoff.platforms.opensm.guids import hca_port_guids
 
 pytestmark = pytest.mark.lab
 INVENTORY = ROOT / "inventory"

@@ -24,6 +24,7 @@ import asyncssh
 import pytest
 from typer.testing import CliRunner
 
+from xoff.contracts.fib import FibEntry
 from tests.support.paths import ROOT
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.from_fib import snapshot_from_fibs
@@ -38,7 +39,7 @@ from xoff.lab.observe import bgp_sessions, lldp_neighbors
 from xoff.lab.remap import REMAP_INTO
 from xoff.lab.state import FABRIC_FILE, LabState
 from xoff.lab.teardown import down, leftovers_of
-from xoff.platforms.frr.fib import FibEntry, parse_route_json
+from xoff.platforms.frr.fib import parse_route_json
 
 pytestmark = pytest.mark.lab
 INVENTORY = ROOT / "inventory"

@@ -15,7 +15,7 @@ from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab.emulators.sonic import show
 from xoff.lab.seed import FAULTS
-from xoff.platforms.host import collect as host
+from xoff.platforms.linux import collect as host
 from xoff.platforms.sonic import collect as sonic
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.platforms.sonic.parse import parse_config_db

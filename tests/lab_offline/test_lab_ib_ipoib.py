@@ -18,7 +18,7 @@ from xoff.desired.models import FabricState
 from xoff.intent import load_intent
 from xoff.lab.remap import Management
 from xoff.lab.topology import device_commands, plan
-from xoff.platforms.host.collect import ADDRS, LAB_ONLY_IPOIB, LINKS, Collector
+from xoff.platforms.linux.collect import ADDRS, LAB_ONLY_IPOIB, LINKS, Collector
 from xoff.validate.drift import device_drift
 
 MGMT = Management(IPv4Network("192.0.2.0/24"), IPv4Address("192.0.2.1"))

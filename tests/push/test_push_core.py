@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -13,13 +14,14 @@ import yaml
 from xoff.connect.credentials import load_credentials, mask
 from xoff.connect.nornir_inventory import build_nornir, export_nornir
 from xoff.connect.targets import Target, build_targets, select
+from xoff.contracts.apply import ApplyError, ApplyStrategy, Capabilities, ChangeSet
+from xoff.contracts.session import Session
 from xoff.errors import InputError
 from xoff.push.backups import write_backup
 from xoff.push.device_flow import DeviceContext, push_device
 from xoff.push.lock import LockedError, fabric_lock
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary
 from xoff.push.rollout import batches, roll_out
-from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
 
 
 def _secrets(tmp_path: Path, mode: int = 0o600) -> Path:
@@ -127,17 +129,21 @@ def test_backups_are_private_and_masked(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
 
 
+FAKE_CAPS = Capabilities(
+    atomic_replace=True, commit_confirm=True, rollback=True, on_box_diff=True, apply_means="set", undo_means="reset"
+)
+
+
 class _Fake(ApplyStrategy):
     """A strategy over an in-memory "device", to drive the flow's branches."""
 
     platform = "fake"
-    netmiko_device_type = "linux"
-    capabilities = None  # type: ignore[assignment]
 
     def __init__(self, fail_apply: bool = False, fail_rollback: bool = False) -> None:
         super().__init__("t")
         self.running = "a"
         self.fail_apply, self.fail_rollback = fail_apply, fail_rollback
+        self.confirmed = self.rolled_back = 0
 
     def backup(self, session: Session) -> str:
         return self.running
@@ -154,7 +160,11 @@ class _Fake(ApplyStrategy):
     def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
         return [] if self.running == desired["f"] else ["differs"]
 
+    def confirm(self, session: Session) -> None:
+        self.confirmed += 1
+
     def rollback(self, session: Session, backup: str) -> None:
+        self.rolled_back += 1
         if not self.fail_rollback:
             self.running = backup
 
@@ -183,7 +193,7 @@ def test_device_flow_outcomes(
     tmp_path: Path, fail_apply: bool, fail_rollback: bool, want: Outcome, running: str
 ) -> None:
     strategy = _Fake(fail_apply, fail_rollback)
-    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, False, ["s3cret-pw"])
+    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, False, ["s3cret-pw"], capabilities=FAKE_CAPS)
     events: list[PushEvent] = []
     result = push_device(ctx, strategy, _session, _nothing, events.append)
     assert result.outcome is want and strategy.running == running
@@ -192,8 +202,27 @@ def test_device_flow_outcomes(
 
 def test_device_flow_unchanged_and_dry_run_send_nothing(tmp_path: Path) -> None:
     strategy = _Fake()
-    ctx = DeviceContext("d", "fake", {"f": "a"}, "t", tmp_path, False, [])
+    ctx = DeviceContext("d", "fake", {"f": "a"}, "t", tmp_path, False, [], capabilities=FAKE_CAPS)
     assert push_device(ctx, strategy, _session, _nothing, _ignore).outcome is Outcome.UNCHANGED
-    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, True, [])
+    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, True, [], capabilities=FAKE_CAPS)
     assert push_device(ctx, strategy, _session, _nothing, _ignore).outcome is Outcome.DRY_RUN
     assert strategy.running == "a"
+
+
+def test_device_flow_plans_with_the_platforms_capabilities(tmp_path: Path) -> None:
+    """A change is confirmed only where the platform commits with a timer, and rolled back only where it can."""
+    strategy = _Fake()
+    no_confirm = replace(FAKE_CAPS, commit_confirm=False)
+    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, False, [], capabilities=no_confirm)
+    assert push_device(ctx, strategy, _session, _nothing, _ignore).outcome is Outcome.CHANGED
+    assert strategy.confirmed == 0
+    ctx = DeviceContext("d", "fake", {"f": "c"}, "t", tmp_path, False, [], capabilities=FAKE_CAPS)
+    assert push_device(ctx, strategy, _session, _nothing, _ignore).outcome is Outcome.CHANGED
+    assert strategy.confirmed == 1
+    failing = _Fake(fail_apply=True)
+    ctx = DeviceContext(
+        "d", "fake", {"f": "b"}, "t", tmp_path, False, [], capabilities=replace(FAKE_CAPS, rollback=False)
+    )
+    result = push_device(ctx, failing, _session, _nothing, _ignore)
+    assert result.outcome is Outcome.ROLLBACK_FAILED and failing.rolled_back == 0
+    assert result.error is not None and result.error.endswith("platform fake cannot roll back")

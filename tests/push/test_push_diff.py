@@ -8,8 +8,8 @@ import json
 import jsonpatch
 
 from xoff.platforms.eos.config_tree import config_diff, config_lines
-from xoff.platforms.host.observe import parse_snapshot, state_diff
-from xoff.platforms.host.restore import restore_script
+from xoff.platforms.linux.observe import parse_snapshot, state_diff
+from xoff.platforms.linux.restore import restore_script
 from xoff.platforms.sonic.apply import Strategy as Sonic
 from xoff.platforms.sonic.apply import bgp_neighbors, config_patch
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from xoff.platforms.registry import platforms
 from xoff.render import RenderedFile, diff_output, write_output
-from xoff.render.registry import BY_PLATFORM, renderer_names
+from xoff.render.registry import renderer_names
 
 
 def _files(text: str = "a\nb\n") -> list[RenderedFile]:
@@ -47,7 +48,7 @@ def test_diff_shows_changes_additions_and_removals(tmp_path: Path, lab_mini_stat
 def test_every_device_platform_has_renderers(lab_mini_state: Any) -> None:
     _, state = lab_mini_state
     for device in state.devices.values():
-        assert device.platform in BY_PLATFORM
+        assert device.platform in platforms()
     assert renderer_names(state.devices["leaf1"]) == ("sonic", "frr")
     assert renderer_names(state.devices["gpu1"]) == ("host",)
 

@@ -7,12 +7,12 @@ from functools import cache
 
 import pytest
 
+from xoff.contracts.infiniband import IbObservation, IbPort, VlArb
+from xoff.contracts.observed import Snapshot
 from tests.support.paths import ROOT
-from xoff.collect.snapshot import Snapshot
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.platforms.infiniband.model import IbObservation, IbPort, VlArb
 from xoff.platforms.infiniband.observe import observation_from_dump
 from xoff.validate.checks import infiniband as ib
 from xoff.validate.model import Status

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests.support.paths import ROOT
 from xoff.desired.build import build_fabric_state
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.intent import load_intent
 from xoff.platforms.infiniband.observe import observation_from_dump
-from xoff.platforms.opensm.guids import hca_port_guids
 from xoff.validate.checks.infiniband import hca_ports
 from xoff.validate.model import Finding
 

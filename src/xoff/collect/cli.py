@@ -16,9 +16,10 @@ from typing import Annotated, Any
 import typer
 
 from xoff.collect.engine import CollectOptions, collect, raw_dir_for
-from xoff.collect.snapshot import Snapshot
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets, from_lab, select
+from xoff.contracts.infiniband import IbObservation
+from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.errors import InputError
@@ -31,12 +32,12 @@ def infiniband_reader(fabric: FabricState, lab: str | None) -> Any:
     if not any(n.kind == "infiniband" for n in fabric.networks.values()):
         return None
 
-    def read() -> dict[str, Any]:
+    def read() -> IbObservation:
         if lab is None:
             raise RuntimeError("InfiniBand outside the lab: no runner on the subnet manager host is wired yet")
         # the InfiniBand platform is loaded only for fabrics that have an InfiniBand network
         collect_lab = importlib.import_module("xoff.platforms.infiniband.collect").collect_lab
-        observation: dict[str, Any] = collect_lab(lab).observation.model_dump(mode="json")
+        observation: IbObservation = collect_lab(lab).observation
         return observation
 
     return read

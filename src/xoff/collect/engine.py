@@ -16,16 +16,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from xoff.collect.connection import CollectSession, Connector, ConnectSpec, classify, netmiko_connect
-from xoff.collect.protocol import Collector, Command, DeviceObservation, collector_for, refused
-from xoff.collect.snapshot import CollectError, Snapshot
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
+from xoff.contracts.collect import Collector, Command, DeviceObservation, refused
+from xoff.contracts.infiniband import IbObservation
+from xoff.contracts.observed import CollectError, Snapshot
 from xoff.desired.models import FabricState
+from xoff.platforms.registry import collector_for, get_platform
 
-InfinibandReader = Callable[[], dict[str, Any]]  # -> the IbObservation as JSON; raises on failure
+InfinibandReader = Callable[[], IbObservation]  # raises on failure
 
 
 @dataclass
@@ -97,6 +98,9 @@ def collect_device(
 
     try:
         collector: Collector = collector_for(target.platform)
+        transport = get_platform(target.platform).transport
+        if transport is None:
+            raise KeyError("it is not reached over SSH")
     except (KeyError, ImportError) as exc:
         error("command", None, f"no collector for platform {target.platform}: {exc}")
         return run
@@ -104,10 +108,10 @@ def collect_device(
         target=target,
         credentials=creds.for_device(target.platform, target.kind),
         known_hosts=known_hosts,
-        device_type=collector.netmiko_device_type,
+        device_type=transport.netmiko_device_type,
         timeout_s=options.timeout_s,
-        enable=bool(getattr(collector, "enable", False)),
-        exec_channel=bool(getattr(collector, "exec_channel", False)),
+        enable=transport.enable,
+        exec_channel=transport.exec_channel,
     )
     outputs: dict[str, str] = {}
     try:
@@ -141,7 +145,7 @@ def collect_device(
 def assemble(
     desired: FabricState,
     runs: Iterable[DeviceRun],
-    infiniband: dict[str, Any] | None = None,
+    infiniband: IbObservation | None = None,
     extra_errors: Iterable[CollectError] = (),
 ) -> Snapshot:
     """The Snapshot: observed devices (those read), extras, every error, in device order."""
@@ -203,7 +207,7 @@ def collect(
     """Collect every target (in parallel) and the InfiniBand fabric (if a reader is given)."""
     with ThreadPoolExecutor(max(1, min(options.workers, len(targets) or 1))) as pool:
         futures = [pool.submit(collect_device, t, desired, creds, known_hosts, options, connect) for t in targets]
-        ib_data: dict[str, Any] | None = None
+        ib_data: IbObservation | None = None
         extra: list[CollectError] = []
         if infiniband is not None:
             try:

@@ -10,7 +10,7 @@ HOME at a directory holding a copy of the given file).
 
 Groups are the targets' groups (``role_spine``, ``platform_eos``, ``network_compute``,
 ``kind_host``), each under ``all``; the connection settings of a platform sit on its
-``platform_<name>`` group, from ``PLATFORM_VARS`` (one entry per platform).
+``platform_<name>`` group, from the platform's record (``xoff.platforms.registry``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from xoff.connect.targets import Target
+from xoff.platforms.registry import platforms
 
 INVENTORY_FILE = "hosts.yml"
 
@@ -33,22 +34,17 @@ def _env(var: str) -> str:
 SWITCH_LOGIN = {"ansible_user": _env("XOFF_SWITCH_USERNAME"), "ansible_password": _env("XOFF_SWITCH_PASSWORD")}
 HOST_LOGIN = {"ansible_user": _env("XOFF_HOST_USERNAME"), "ansible_ssh_private_key_file": _env("XOFF_HOST_KEY")}
 
-# device platform -> how Ansible reaches it (one line per platform); xoff_platform picks the task files
-PLATFORM_VARS: dict[str, dict[str, Any]] = {
-    "eos": {
-        "ansible_connection": "ansible.netcommon.network_cli",
-        "ansible_network_os": "arista.eos.eos",
-        "ansible_network_cli_ssh_type": "paramiko",
-        "ansible_become": True,
-        "ansible_become_method": "enable",
-        **SWITCH_LOGIN,
-    },
-    # community SONiC: its shell over plain SSH (password), show/config through ansible.builtin.raw
-    "sonic": {"ansible_connection": "ansible.builtin.ssh", **SWITCH_LOGIN},
-    # Cumulus Linux: NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
-    "cumulus": {"ansible_connection": "ansible.builtin.ssh", **SWITCH_LOGIN},
-    "linux": {"ansible_connection": "ansible.builtin.ssh", **HOST_LOGIN},
-}
+# a platform's connection vars come from its record (``Platform.ansible_vars``); the login from its kind
+LOGIN: dict[str, dict[str, str]] = {"switch": SWITCH_LOGIN, "host": HOST_LOGIN}
+
+
+def platform_vars(platform: str) -> dict[str, Any] | None:
+    """The ``platform_<name>`` group's vars: how Ansible reaches the platform, then the login of its kind;
+    None when the playbooks do not handle it (or the platform is unknown)."""
+    record = platforms().get(platform)
+    if record is None or record.ansible_vars is None:
+        return None
+    return {**record.ansible_vars, **LOGIN.get(record.kind, {})}
 
 
 def ssh_args(known_hosts: Path | None) -> str:
@@ -73,9 +69,9 @@ def build_inventory(
             members.setdefault(group, {})[t.name] = None
     groups: dict[str, dict[str, Any]] = {name: {"hosts": members[name]} for name in sorted(members)}
     for name, body in groups.items():
-        platform = name.removeprefix("platform_")
-        if name.startswith("platform_") and platform in PLATFORM_VARS:
-            body["vars"] = dict(PLATFORM_VARS[platform])
+        group_vars = platform_vars(name.removeprefix("platform_")) if name.startswith("platform_") else None
+        if group_vars is not None:
+            body["vars"] = group_vars
     all_vars: dict[str, Any] = {
         "ansible_host_key_checking": True,
         "ansible_ssh_common_args": ssh_args(known_hosts),
@@ -92,7 +88,7 @@ def build_inventory(
 
 def unsupported(targets: Iterable[Target]) -> list[Target]:
     """Targets whose platform the playbooks do not handle."""
-    return [t for t in targets if t.platform not in PLATFORM_VARS]
+    return [t for t in targets if platform_vars(t.platform) is None]
 
 
 def export_ansible(

@@ -26,7 +26,7 @@ from nornir.plugins.runners import ThreadedRunner
 
 from xoff.connect.credentials import ENV, CredentialSet
 from xoff.connect.targets import Target
-from xoff.push.strategy import strategy_class
+from xoff.platforms.registry import get_platform
 
 CONNECTION = "netmiko"  # nornir_netmiko's connection plugin name
 DEFAULT_TIMEOUT_S = 20.0
@@ -34,9 +34,11 @@ DEFAULT_TIMEOUT_S = 20.0
 
 def netmiko_extras(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
     """ConnectHandler arguments for one target (no credentials)."""
-    cls = strategy_class(target.platform)
+    transport = get_platform(target.platform).transport
+    if transport is None:
+        raise KeyError(f"platform {target.platform!r} is not reached over SSH")
     extras: dict[str, Any] = {
-        "device_type": cls.netmiko_device_type,
+        "device_type": transport.netmiko_device_type,
         "ssh_strict": True,  # paramiko RejectPolicy: an unknown or changed host key refuses the connection
         "system_host_keys": False,
         "allow_agent": False,
@@ -50,7 +52,7 @@ def netmiko_extras(target: Target, known_hosts: Path | None, timeout_s: float | 
         extras["alt_key_file"] = str(known_hosts)
     if timeout_s is not None:
         extras["read_timeout_override"] = timeout_s  # every command: a device answering slower fails
-    extras.update(cls.netmiko_options)
+    extras.update(transport.netmiko_options)
     return extras
 
 
@@ -89,7 +91,7 @@ def build_nornir(
             port=t.port,
             username=username,
             password=password,
-            platform=strategy_class(t.platform).netmiko_device_type,
+            platform=extras["device_type"],
             groups=ParentGroups([groups[g] for g in t.groups]),
             data={"xoff_platform": t.platform, "kind": t.kind, "role": t.role, "network": t.network},
             connection_options={CONNECTION: ConnectionOptions(extras=extras)},

@@ -22,13 +22,13 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from xoff.collect.snapshot import Snapshot as Collected
+from xoff.contracts.fib import from_routes
+from xoff.contracts.observed import Snapshot as Collected
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.failures import BounceTurn, sweep
 from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.deadlock.routing import Routing, roce_networks
 from xoff.desired.models import FabricState
-from xoff.platforms.frr.fib import from_routes
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding, Severity

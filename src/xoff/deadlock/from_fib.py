@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
+from xoff.contracts.fib import FibEntry
 from xoff.deadlock.model import Link, Snapshot
 from xoff.deadlock.routing import RANKS, Routing, roce_networks, snapshot_from_fabric
 from xoff.desired.models import Device, FabricState
-from xoff.platforms.frr.fib import FibEntry
 
 
 def _lossless(device: Device, port: str) -> frozenset[int] | None:

@@ -8,12 +8,13 @@ Settings inherit defaults -> role -> device; resolution happens once, in ``resol
 from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
 from xoff.intent.base import IntentModel
 from xoff.intent.types import Asn, GpuCount, HostMtu, Index, SpeedMbps, SwitchMtu, in_range, schema_range
+from xoff.platforms.registry import names as platform_names
 
 SwitchRole = Literal["leaf", "spine", "super-spine"]
 # roles.<role> applies to every switch of that role; roles.<network>-<role> only to that network's, and wins
@@ -28,7 +29,12 @@ RoleKey = Literal[
     "storage-spine",
     "storage-super-spine",
 ]
-Platform = Literal["sonic", "eos", "cumulus"]
+# A switch's platform: every registered platform of kind "switch", in registry order (the schema's enum
+# and the "allowed: ..." of an unknown one list them); a site platform added by entry point joins them.
+if TYPE_CHECKING:
+    Platform = str
+else:
+    Platform = Literal[platform_names("switch")]
 NetworkName = Literal["compute", "storage"]
 
 

@@ -4,9 +4,9 @@
 own JSON Schema, ``../shared/schemas/containerlab/clab.schema.json``); ``render_yaml`` and ``write``
 print it with a header comment saying what was mapped and what was left out.
 
-Each platform says how it runs under containerlab in ``xoff.platforms.<package>.clab`` (kind, image,
-interface names, startup files: see ``xoff.lab.clab_kind``); ``CLAB_MODULES`` joins device platforms
-to them. InfiniBand switches are left out, and so are links with an InfiniBand end: containerlab has
+Each platform says how it runs under containerlab in its record (``Platform.clab``: kind, image,
+interface names, startup files, see ``xoff.contracts.clab``), or why it cannot (``Platform.clab_skipped``:
+its devices are left out). InfiniBand switches are left out, and so are links with an InfiniBand end: containerlab has
 no InfiniBand kind (the embedded lab simulates that fabric with ibsim instead).
 
 Management: the mgmt network is the prefix of the devices' management interfaces (``ipv4-subnet``);
@@ -19,42 +19,41 @@ output), each node starts from its rendered files the way its kind can (the kind
 from __future__ import annotations
 
 import hashlib
-import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from xoff.contracts.clab import ClabKind, ExportError
 from xoff.desired.models import Device, FabricState
-from xoff.lab.clab_kind import ClabKind, ExportError
+from xoff.platforms.registry import get_platform, platforms
 
-# device platform -> the module whose KIND says how containerlab runs it (one line per platform)
-CLAB_MODULES = {
-    "sonic": "xoff.platforms.sonic.clab",
-    "eos": "xoff.platforms.eos.clab",
-    "cumulus": "xoff.platforms.cumulus.clab",
-    "linux": "xoff.platforms.host.clab",
-}
-SKIPPED_PLATFORMS = {"infiniband": "containerlab has no InfiniBand kind"}
 _NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._]*$")
 _NODE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9-._|]*$")
 
 __all__ = ["ExportError", "build", "export", "interface_map", "lab_name_for", "render_yaml", "write"]
 
 
-@cache
 def kind_of(platform: str) -> ClabKind:
-    kind: ClabKind = importlib.import_module(CLAB_MODULES[platform]).KIND
-    return kind
+    return get_platform(platform).clab_kind()
+
+
+def _clab_platforms() -> list[str]:
+    """The platforms containerlab can run, in registry order."""
+    return [name for name, p in platforms().items() if p.clab is not None]
+
+
+def _skipped_why(platform: str) -> str | None:
+    record = platforms().get(platform)
+    return record.clab_skipped if record is not None else None
 
 
 def default_images() -> dict[str, str]:
-    return {kind_of(p).kind: kind_of(p).image for p in CLAB_MODULES}
+    return {kind_of(p).kind: kind_of(p).image for p in _clab_platforms()}
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def interface_map(device: Device) -> dict[str, str]:
 
 
 def _exported(device: Device) -> bool:
-    return device.platform not in SKIPPED_PLATFORMS
+    return _skipped_why(device.platform) is None
 
 
 def _mgmt_interface(device: Device) -> tuple[str, ipaddress.IPv4Interface] | None:
@@ -115,7 +114,7 @@ def _mgmt_subnet(fabric: FabricState) -> ipaddress.IPv4Network:
 def _infiniband_end(fabric: FabricState, device: str, port: str) -> bool:
     d = fabric.devices[device]
     iface = d.interfaces.get(port)
-    return d.platform in SKIPPED_PLATFORMS or (iface is not None and iface.kind == "infiniband")
+    return _skipped_why(d.platform) is not None or (iface is not None and iface.kind == "infiniband")
 
 
 def mgmt_host_interface(lab_name: str, node: str, port: str) -> str:
@@ -154,10 +153,10 @@ def build(
     """The topology, what was left out, and the interface renames (for the header comment)."""
     if not _NAME.fullmatch(lab_name):
         raise ExportError(f"lab name {lab_name!r}: containerlab names are letters, digits and -._ (not first)")
-    unknown = sorted({d.platform for d in fabric.devices.values()} - set(CLAB_MODULES) - set(SKIPPED_PLATFORMS))
+    unknown = sorted({d.platform for d in fabric.devices.values()} - set(platforms()))
     if unknown:
         raise ExportError(
-            f"{fabric.fabric}: no containerlab kind for platform(s) {', '.join(unknown)} (known: {', '.join(CLAB_MODULES)})"
+            f"{fabric.fabric}: no containerlab kind for platform(s) {', '.join(unknown)} (known: {', '.join(_clab_platforms())})"
         )
     defaults = default_images()
     image_of = {**defaults, **(images or {})}
@@ -165,7 +164,7 @@ def build(
     if bad:
         raise ExportError(f"images for unknown kind(s) {', '.join(bad)} (kinds: {', '.join(defaults)})")
     subnet = _mgmt_subnet(fabric)
-    skipped = [Skipped(d.name, SKIPPED_PLATFORMS[d.platform]) for d in fabric.devices.values() if not _exported(d)]
+    skipped = [Skipped(d.name, str(_skipped_why(d.platform))) for d in fabric.devices.values() if not _exported(d)]
     maps: dict[str, dict[str, str]] = {}
     for name, device in fabric.devices.items():
         if not _NODE.fullmatch(name):
@@ -255,7 +254,7 @@ def render_yaml(
         "# Kinds and interface names, per platform:",
         *(
             f"#   {kind_of(p).header}"
-            for p in sorted({d.platform for d in fabric.devices.values()} & set(CLAB_MODULES))
+            for p in sorted({d.platform for d in fabric.devices.values()} & set(_clab_platforms()))
         ),
     ]
     if config_dir:

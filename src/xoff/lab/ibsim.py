@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from xoff.desired.ib_guids import IB_NETWORK, hca_port_guids
 from xoff.desired.models import Device, FabricState, HostNic
-from xoff.platforms.opensm.guids import IB_NETWORK, hca_port_guids
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 IBSIM = "ibsim"

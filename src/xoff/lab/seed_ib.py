@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.lab import processes
 from xoff.lab.faults import stop_process
 from xoff.lab.lab import resolve, up
 from xoff.lab.observe import run_in
 from xoff.lab.seed_steps import Fault, Lab, SeedError, Step, Target
 from xoff.lab.state import LabState
-from xoff.platforms.opensm.guids import hca_port_guids
 
 if TYPE_CHECKING:
     from xoff.desired.models import SubnetManager

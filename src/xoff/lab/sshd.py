@@ -6,7 +6,7 @@ every N-th switch from the I-th in name order: the lab runs N processes so that 
 are not bound to one interpreter) (the socket is made inside the
 namespace with ``setns`` and then served from here). Authentication is by password (the lab's
 switch credentials). Each session, shell (with or without a PTY) or exec, gets a new
-``xoff.lab.emulators.<platform>.Emulator`` and is driven line by line through ``step()``; SFTP and
+emulator (the class its platform's record names, ``Platform.emulator``) and is driven line by line through ``step()``; SFTP and
 SCP write under the device's ``state/files/`` (so ``/etc/sonic/x.json`` lands in
 ``state/files/etc/sonic/x.json``), where emulators read the files a command names.
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hmac
-import importlib
-import importlib.util
 import signal
 import socket
 import sys
@@ -38,8 +36,11 @@ import asyncssh
 from xoff.lab import credentials, daemons, netns
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults, Reply
 from xoff.lab.state import FABRIC_FILE, LabState, load
+from xoff.platforms.record import Ref
+from xoff.platforms.registry import platforms
 
-EMULATORS = "xoff.lab.emulators"
+EMULATORS = "xoff.lab.emulators"  # what a platform record's relative emulator reference (".eos:Emulator") is under
+
 FILES_DIR = "files"  # under the device's state dir: the root of what SFTP/SCP see
 SEEDED_DIRS = ("tmp", "etc", "home")
 SSH_PORT = 22
@@ -55,13 +56,18 @@ Lookup = Callable[[str], type[EmulatorBase]]
 
 
 def default_lookup(platform: str) -> type[EmulatorBase]:
-    """``xoff.lab.emulators.<platform>.Emulator``, or EmulatorMissingError saying why not."""
-    module_name = f"{EMULATORS}.{platform}"
-    if importlib.util.find_spec(module_name) is None:
-        raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({module_name} does not exist)")
-    cls = getattr(importlib.import_module(module_name), "Emulator", None)
+    """The emulator class the platform's record names (``Platform.emulator``), or EmulatorMissingError
+    saying why not."""
+    record = platforms().get(platform)
+    if record is None or record.emulator is None:
+        why = "no such platform" if record is None else "its platform record names none"
+        raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({why})")
+    try:
+        cls = Ref[object](record.emulator).load(anchor=EMULATORS)
+    except ImportError as exc:
+        raise EmulatorMissingError(f"no NOS emulator for platform {platform!r} ({exc})") from None
     if not (isinstance(cls, type) and issubclass(cls, EmulatorBase)):
-        raise EmulatorMissingError(f"{module_name} has no Emulator class (a subclass of EmulatorBase)")
+        raise EmulatorMissingError(f"{record.emulator} is not an Emulator class (a subclass of EmulatorBase)")
     return cls
 
 

@@ -41,10 +41,10 @@ import ansible_runner  # type: ignore[import-untyped]
 from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsupported
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
+from xoff.platforms.registry import strategy_for
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
 from xoff.push.rollout import batches, roll_out
-from xoff.push.strategy import strategy_for
 
 PLAYBOOK = "push.yml"
 MAX_ERROR_CHARS = 300

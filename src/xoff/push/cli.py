@@ -94,19 +94,22 @@ def push_command(
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff.connect.credentials import load_credentials
     from xoff.connect.targets import build_targets, select
+    from xoff.platforms.registry import platforms
     from xoff.push.display import JsonLines, RichDisplay
     from xoff.push.job import PushJob, PushOptions
     from xoff.push.job import engine as engine_for
     from xoff.push.lock import LockedError, fabric_lock, lock_path
-    from xoff.push.strategy import strategy_class
     from xoff.render import render_fabric
 
     try:
         fabric, conn = _fabric(intent, lab)
         targets = select(build_targets(fabric), limit or [])
         for t in targets:
+            record = platforms().get(t.platform)
             try:
-                strategy_class(t.platform)
+                if record is None or record.strategy is None:
+                    raise KeyError(t.platform)
+                record.strategy.load()
             except (KeyError, ImportError):
                 raise _bad(
                     "--limit", t.name, f"no push strategy for platform {t.platform!r} yet (leave it out with --limit)"

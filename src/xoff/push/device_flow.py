@@ -4,6 +4,10 @@ any failure after the first change: rollback -> verify the rollback.
 Engine-neutral: it gets a ``connect`` function (a fresh session each call) and reports through
 ``emit``. The outcome rules:
 
+The platform's ``Capabilities`` decide two steps: a clean verify is confirmed only where the platform
+commits with a timer (``commit_confirm``), and a failed change is rolled back only where the platform
+can (``rollback``; otherwise ROLLBACK_FAILED at once: a person must look).
+
 - nothing sent yet (connect, backup or diff failed): FAILED, the device untouched;
 - applied and verified: CHANGED; running already at desired: UNCHANGED (nothing sent at all);
 - apply or verify failed: rolled back (on the same session, or a new one if it broke) and the
@@ -15,14 +19,15 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xoff.connect.credentials import mask
+from xoff.contracts.apply import ApplyStrategy, Capabilities
+from xoff.contracts.session import Session
 from xoff.push.backups import write_backup
 from xoff.push.job import EventHook
 from xoff.push.model import DeviceResult, Outcome, PushEvent, Step
-from xoff.push.strategy import ApplyStrategy, Session
 
 MAX_ERROR_CHARS = 300
 
@@ -37,6 +42,7 @@ class DeviceContext:
     dry_run: bool
     secrets: list[str]
     batch: int = 0
+    capabilities: Capabilities = field(kw_only=True)  # the platform's: what this flow may plan with
 
 
 def one_line(exc: BaseException, secrets: list[str]) -> str:
@@ -120,7 +126,8 @@ class _Flow:
                 error = mask(f"verify: {problems[0]} ({len(problems)} differences)", ctx.secrets)
                 self.event(step, "failed", error)
                 return self.rollback(session, backup, step, error)
-            strategy.confirm(session)
+            if ctx.capabilities.commit_confirm:
+                strategy.confirm(session)
         except Exception as exc:
             error = one_line(exc, ctx.secrets)
             self.event(step, "failed", error)
@@ -130,6 +137,10 @@ class _Flow:
 
     def rollback(self, session: Session, backup: str, failed: Step, error: str) -> DeviceResult:
         secrets = self.ctx.secrets
+        if not self.ctx.capabilities.rollback:
+            why = f"platform {self.ctx.platform} cannot roll back"
+            self.event(Step.ROLLBACK, "failed", why)
+            return self.finish(Outcome.ROLLBACK_FAILED, failed, f"{error}; {why}")
         self.event(Step.ROLLBACK, "start")
         try:
             try:

@@ -16,8 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from xoff.connect.targets import Target
+from xoff.platforms.registry import get_platform
 from xoff.push.model import Outcome, PushEvent, PushSummary, Step
-from xoff.push.strategy import strategy_class
 
 OUTCOME_STYLE = {
     Outcome.CHANGED: "green",
@@ -34,7 +34,9 @@ def plan_rows(targets: list[Target]) -> list[dict[str, Any]]:
     """Per device: platform, how it will be changed, how it would be undone (from Capabilities)."""
     rows = []
     for t in targets:
-        caps = strategy_class(t.platform).capabilities
+        caps = get_platform(t.platform).capabilities
+        if caps is None:
+            raise KeyError(f"no push strategy for platform {t.platform!r}")
         rows.append({"device": t.name, "platform": t.platform, "apply": caps.apply_means, "undo": caps.undo_means})
     return rows
 

@@ -32,18 +32,6 @@ class Step(StrEnum):
     DONE = "done"
 
 
-@dataclass(frozen=True)
-class Capabilities:
-    """What a platform's apply strategy can do; printed in the plan before a push."""
-
-    atomic_replace: bool
-    commit_confirm: bool
-    rollback: bool
-    on_box_diff: bool
-    apply_means: str  # how it will be changed, e.g. "checkpoint + config apply-patch"
-    undo_means: str  # how it would be undone, e.g. "config rollback <checkpoint>"
-
-
 @dataclass
 class DeviceResult:
     device: str

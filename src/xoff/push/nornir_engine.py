@@ -11,12 +11,21 @@ from nornir.core.task import Result, Task
 
 from xoff.connect.nornir_inventory import CONNECTION, build_nornir
 from xoff.connect.targets import Target
+from xoff.contracts.apply import Capabilities
+from xoff.contracts.session import Session
+from xoff.platforms.registry import get_platform, strategy_for
 from xoff.push.device_flow import DeviceContext, push_device
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushSummary
 from xoff.push.rollout import batches, roll_out
 from xoff.push.session import NetmikoSession
-from xoff.push.strategy import Session, strategy_for
+
+
+def _capabilities(platform: str) -> Capabilities:
+    caps = get_platform(platform).capabilities
+    if caps is None:
+        raise KeyError(f"no push strategy for platform {platform!r}")
+    return caps
 
 
 def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: EventHook, batch: int) -> Result:
@@ -39,6 +48,7 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
         dry_run=options.dry_run,
         secrets=job.secrets,
         batch=batch,
+        capabilities=_capabilities(platform),
     )
     result = push_device(ctx, strategy_for(platform, job.run_id), connect, disconnect, on_event)
     return Result(host=host, result=result, changed=result.outcome is Outcome.CHANGED)

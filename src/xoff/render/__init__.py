@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xoff.desired.models import FabricState
-from xoff.render.registry import load_renderer, renderer_names
+from xoff.render.registry import renderers
 
 MANIFEST = "manifest.json"
 
@@ -36,8 +36,8 @@ def render_fabric(state: FabricState, devices: list[str] | None = None) -> list[
     for name, device in state.devices.items():
         if devices is not None and name not in devices:
             continue
-        for renderer in renderer_names(device):
-            files = load_renderer(renderer)(device, state)
+        for renderer in renderers(device):
+            files = renderer.load()(device, state)
             out.extend(RenderedFile(name, device.platform, fname, text) for fname, text in files.items())
     return out
 

@@ -1,36 +1,40 @@
-"""Which renderers a device gets. A renderer is a module ``xoff.platforms.<name>.render`` with
-``render(device, fabric) -> dict[relative file name, text]``; adding a platform is one line here."""
+"""Which renderers a device gets: its platform's (``Platform.renderers``, from the platform registry),
+plus OpenSM's on the host that runs the subnet manager. A renderer is ``render(device, fabric) ->
+dict[relative file name, text]``, imported when first used."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from types import ModuleType
+from xoff.desired.models import Device
+from xoff.platforms.record import Ref, Renderer, RenderFn
+from xoff.platforms.registry import platforms
 
-from xoff.desired.models import Device, FabricState
+# added for the host that runs OpenSM (a role, not a platform: any host can be the subnet manager)
+SUBNET_MANAGER = Renderer("opensm", Ref("xoff.platforms.opensm.render:render"))
 
-RenderFn = Callable[[Device, FabricState], dict[str, str]]
+__all__ = ["SUBNET_MANAGER", "RenderFn", "load_renderer", "renderer_names", "renderers"]
 
-# device platform -> renderer packages (in output order)
-BY_PLATFORM: dict[str, tuple[str, ...]] = {
-    "sonic": ("sonic", "frr"),  # SONiC runs its BGP in FRR: config_db.json + frr.conf
-    "eos": ("eos",),
-    "cumulus": ("cumulus",),
-    "linux": ("host",),
-    "infiniband": (),  # InfiniBand switches are programmed by the subnet manager, not configured
-}
-SUBNET_MANAGER = ("opensm",)  # added for the host that runs OpenSM
+
+def renderers(device: Device) -> tuple[Renderer, ...]:
+    """The device's renderers in output order (KeyError naming the known platforms for an unknown one)."""
+    if device.platform not in platforms():
+        raise KeyError(f"no renderer for platform {device.platform!r} (allowed: {', '.join(platforms())})")
+    own = platforms()[device.platform].renderers
+    return (*own, SUBNET_MANAGER) if device.subnet_manager is not None else own
 
 
 def renderer_names(device: Device) -> tuple[str, ...]:
-    try:
-        names = BY_PLATFORM[device.platform]
-    except KeyError:
-        raise KeyError(f"no renderer for platform {device.platform!r} (allowed: {', '.join(BY_PLATFORM)})") from None
-    return names + (SUBNET_MANAGER if device.subnet_manager is not None else ())
+    return tuple(r.name for r in renderers(device))
+
+
+def _by_name() -> dict[str, Renderer]:
+    out = {r.name: r for p in platforms().values() for r in p.renderers}
+    out[SUBNET_MANAGER.name] = SUBNET_MANAGER
+    return out
 
 
 def load_renderer(name: str) -> RenderFn:
-    module: ModuleType = importlib.import_module(f"xoff.platforms.{name}.render")
-    fn: RenderFn = module.render
-    return fn
+    """A renderer by its name (``"sonic"``, ``"frr"``, ``"opensm"``)."""
+    try:
+        return _by_name()[name].load()
+    except KeyError:
+        raise KeyError(f"no renderer named {name!r} (allowed: {', '.join(_by_name())})") from None

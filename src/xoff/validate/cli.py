@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Problem
 from xoff.validate.catalog import Catalog, load_catalog

@@ -7,7 +7,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 
 Need = Literal["desired", "observed"]

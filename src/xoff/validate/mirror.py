@@ -3,7 +3,8 @@ fault seeding (change one value, and exactly one check must fail). Not a stand-i
 
 from __future__ import annotations
 
-from xoff.collect.snapshot import (
+from xoff.contracts.fib import as_routes
+from xoff.contracts.observed import (
     BgpSession,
     GpuNicPath,
     HostObserved,
@@ -15,7 +16,6 @@ from xoff.collect.snapshot import (
 )
 from xoff.deadlock.from_fib import fibs_from_model
 from xoff.desired.models import Device, FabricState
-from xoff.platforms.frr.fib import as_routes
 from xoff.validate.checks.common import lossless_queues
 
 # every Device field a collector can read (the ones this FabricState version has)

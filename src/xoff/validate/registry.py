@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
 from xoff.validate.context import Params as ParamsModel

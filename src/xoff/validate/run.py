@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from xoff.collect.snapshot import Snapshot
+from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 from xoff.gcpause import gc_paused

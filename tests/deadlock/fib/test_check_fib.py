@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from xoff.collect.snapshot import FibRoute, Snapshot
+from xoff.contracts.observed import FibRoute, Snapshot
 from xoff.deadlock.check import CyclicBufferDependency
 from xoff.desired.models import FabricState
 from xoff.validate.mirror import mirror_snapshot

@@ -14,12 +14,12 @@ import pytest
 
 from tests.support.paths import ROOT
 from xoff.collect.engine import DeviceRun, assemble
-from xoff.collect.protocol import collector_for
-from xoff.collect.snapshot import FibRoute
 from xoff.connect.targets import Target
+from xoff.contracts.fib import FibEntry
+from xoff.contracts.observed import FibRoute
 from xoff.desired.models import FabricState
 from xoff.platforms.eos import fib as eos_fib
-from xoff.platforms.frr.fib import FibEntry
+from xoff.platforms.registry import collector_for
 
 FIX = ROOT / "tests" / "fixtures" / "parse"
 FRR_LEAF1 = (FIX / "frr" / "show_ip_route_json" / "lab-mini-leaf1.json").read_text(encoding="utf-8")

@@ -13,11 +13,12 @@ from ipaddress import IPv4Interface, IPv4Network
 
 import pytest
 
+from xoff.contracts.fib import FibEntry
 from tests.support.paths import ROOT
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.desired.models import FabricState
-from xoff.platforms.frr.fib import FibEntry, parse_route_json
+from xoff.platforms.frr.fib import parse_route_json
 
 FIXTURES = ROOT / "tests" / "fixtures" / "parse" / "frr" / "show_ip_route_json"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from xoff.contracts.infiniband import IbObservation, Sl2Vl
 from tests.support.paths import ROOT
 from xoff.deadlock.cycles import find_cycles
 from xoff.deadlock.ib.cli import make_app
 from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib
-from xoff.platforms.infiniband.model import IbObservation, Sl2Vl
 from xoff.platforms.infiniband.observe import observation_from_dump
 
 DUMPS = ROOT / "tests" / "fixtures" / "deadlock" / "ib"

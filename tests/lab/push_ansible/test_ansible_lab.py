@@ -31,7 +31,7 @@ from xoff.lab.observe import run_in
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.platforms.cumulus.patch import tree_from_commands
 from xoff.platforms.eos.config_tree import config_diff
-from xoff.platforms.host.observe import SNAPSHOT_SCRIPT, parse_snapshot
+from xoff.platforms.linux.observe import SNAPSHOT_SCRIPT, parse_snapshot
 from xoff.push import nornir_engine
 from xoff.push.model import Outcome, PushEvent, Step
 from xoff.render import render_fabric

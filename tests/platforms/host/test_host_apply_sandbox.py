@@ -16,7 +16,7 @@ from tests.support.paths import ROOT
 from tests.support.rail_netns import GPU1_IP_STEPS
 from xoff.desired import FabricState, build_fabric_state
 from xoff.intent import load_intent
-from xoff.platforms.host.render import APPLY_SCRIPT, NCCL_ENV, render
+from xoff.platforms.linux.render import APPLY_SCRIPT, NCCL_ENV, render
 
 INVENTORY = ROOT / "inventory"
 

@@ -15,8 +15,8 @@ from tests.support.paths import ROOT
 from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.models import Device
 from xoff.intent import load_intent
-from xoff.platforms.host import builders
-from xoff.platforms.host.render import APPLY_SCRIPT, NCCL_ENV, STATE_FILE, render
+from xoff.platforms.linux import builders
+from xoff.platforms.linux.render import APPLY_SCRIPT, NCCL_ENV, STATE_FILE, render
 
 INVENTORY = ROOT / "inventory"
 EXAMPLES = ("lab-mini", "roce-pod", "ib-pod")

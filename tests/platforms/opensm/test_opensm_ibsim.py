@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.desired.models import FabricState, Link, Peer
 from xoff.lab.ibsim import UMAD2SIM, client_argv, client_env, ibsim_argv, link_speed, topology
-from xoff.platforms.opensm.guids import hca_port_guids
 from xoff.platforms.opensm.render import render
 
 # OpenSM 3.3.23 handles "no_fallback" inside its engine-name loop: it sets the flag, then reports the

@@ -8,9 +8,9 @@ from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.builders.infiniband import hca_guids
 from xoff.desired.facts import build_facts
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.desired.models import FabricState, Partition
 from xoff.intent import load_intent
-from xoff.platforms.opensm.guids import hca_port_guids
 from xoff.platforms.opensm.render import render
 from xoff.render.registry import renderer_names
 

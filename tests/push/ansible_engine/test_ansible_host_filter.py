@@ -16,7 +16,7 @@ from ansible.errors import AnsibleFilterError
 from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
-from xoff.platforms.host import apply, observe, restore
+from xoff.platforms.linux import apply, observe, restore
 from xoff.render import render_fabric
 
 PLUGIN = ROOT / "playbooks" / "filter_plugins" / "host_state.py"

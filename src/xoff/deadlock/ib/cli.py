@@ -17,9 +17,9 @@ from typing import Annotated
 
 import typer
 
+from xoff.contracts.infiniband import IbObservation
 from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib, render_text
 from xoff.platforms.infiniband.collect import CollectError, collect_lab, save
-from xoff.platforms.infiniband.model import IbObservation
 from xoff.platforms.infiniband.observe import observation_from_dump
 from xoff.platforms.infiniband.parse import IbParseError
 

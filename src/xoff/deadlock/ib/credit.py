@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from xoff.contracts.infiniband import NUM_SLS, VL15, IbObservation, PortRef
 from xoff.deadlock.cycles import find_cycles
-from xoff.platforms.infiniband.model import NUM_SLS, VL15, IbObservation, PortRef
 
 Port = tuple[str, int]  # (node GUID, port number)
 

@@ -10,7 +10,7 @@ from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
-from xoff.platforms import get_platform
+from xoff.platforms.registry import get_platform
 
 
 def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) -> dict[str, Interface]:

@@ -41,8 +41,41 @@ Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumul
 
 from __future__ import annotations
 
+from xoff.contracts.apply import Capabilities
+from xoff.platforms.record import Platform, Ref, Renderer, Transport
+
 NVUE_RELEASES = "Cumulus Linux 5.6-5.14"
 
 
 class CumulusRenderError(ValueError):
     """FabricState asks for something NVUE cannot express; the message names the device and the value."""
+
+
+CONFIRM_TIMER_S = 300  # NVUE rolls back by itself unless xoff confirms within this time
+
+PLATFORM = Platform(
+    name="cumulus",
+    label="NVIDIA Cumulus Linux (NVUE)",
+    kind="switch",
+    mgmt_interface="eth0",
+    loopback_interface="lo",
+    interface_naming="`swp<n>[s<m>]` (breakout lanes as `s<m>`)",
+    port_pattern=r"swp\d+(s\d+)?",
+    transport=Transport(netmiko_device_type="cumulus_linux"),
+    capabilities=Capabilities(
+        atomic_replace=True,
+        commit_confirm=True,
+        rollback=True,
+        on_box_diff=True,
+        apply_means=f"nv unset/set into a pending revision, nv config diff, nv config apply --confirm {CONFIRM_TIMER_S}s -y "
+        "(whole revision or nothing), verify, nv config apply --confirm-yes",
+        undo_means="nv config apply --confirm-no (or the confirm timer lapses); else nv config apply <previous revision> -y",
+    ),
+    renderers=(Renderer("cumulus", Ref("xoff.platforms.cumulus.render:render")),),
+    strategy=Ref("xoff.platforms.cumulus.apply:Strategy"),
+    collector=Ref("xoff.platforms.cumulus.collect:Collector"),
+    clab=Ref("xoff.platforms.cumulus.clab:KIND"),
+    # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
+    ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
+    emulator=".cumulus:Emulator",  # in the lab's emulator package
+)

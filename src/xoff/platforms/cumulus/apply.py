@@ -27,14 +27,14 @@ from typing import Any
 
 from netmiko.exceptions import ConfigInvalidException
 
+from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
+from xoff.contracts.session import Session
+from xoff.platforms.cumulus import CONFIRM_TIMER_S
 from xoff.platforms.cumulus.nvue import Tree
 from xoff.platforms.cumulus.patch import CommandsError, diff, patch_commands, tree_from_commands
 from xoff.platforms.cumulus.render import COMMANDS_FILE
-from xoff.push.model import Capabilities
-from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
 
 READ_TIMEOUT_S = 60.0
-CONFIRM_TIMER_S = 300  # NVUE rolls back by itself unless xoff confirms within this time
 ERROR_PATTERN = r"(?m)^(Error:|Invalid config)"
 _APPLIED = re.compile(r"applied \[rev_id: (\d+)\]")
 
@@ -55,16 +55,6 @@ def _refusal(text: str) -> str | None:
 
 class Strategy(ApplyStrategy):
     platform = "cumulus"
-    netmiko_device_type = "cumulus_linux"
-    capabilities = Capabilities(
-        atomic_replace=True,
-        commit_confirm=True,
-        rollback=True,
-        on_box_diff=True,
-        apply_means=f"nv unset/set into a pending revision, nv config diff, nv config apply --confirm {CONFIRM_TIMER_S}s -y "
-        "(whole revision or nothing), verify, nv config apply --confirm-yes",
-        undo_means="nv config apply --confirm-no (or the confirm timer lapses); else nv config apply <previous revision> -y",
-    )
 
     def __init__(self, run_id: str = "manual") -> None:
         super().__init__(run_id)

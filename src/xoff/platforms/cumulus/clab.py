@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from xoff.lab.clab_kind import ClabKind
+from xoff.contracts.clab import ClabKind
 
 
 def _interfaces(ports: list[str], _device: str) -> dict[str, str]:

@@ -34,12 +34,13 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, read
+from xoff.contracts.collect import Command, DeviceObservation, read
+from xoff.contracts.fib import as_routes
 from xoff.desired.models import Device
 from xoff.platforms.cumulus import counters, parse
 from xoff.platforms.cumulus.nvue import Tree
 from xoff.platforms.cumulus.parse import NvueParseError
-from xoff.platforms.frr.fib import as_routes, parse_route_json
+from xoff.platforms.frr.fib import parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 
@@ -56,8 +57,6 @@ LAB_ONLY = "PFC/ECN counters and buffer use: the lab's Cumulus has no data plane
 
 class Collector:
     platform: ClassVar[str] = "cumulus"
-    netmiko_device_type: ClassVar[str] = "cumulus_linux"
-    enable: ClassVar[bool] = True  # sudo -s: vtysh and lldpctl read root's sockets
 
     def commands(self, desired: Device) -> list[Command]:
         per_port = [c for p in _ports(desired) for c in (counters.qos_command(p), counters.watchdog_command(p))]

@@ -29,8 +29,8 @@ from xoff.collect.json_shape import ShapeError as CounterParseError
 from xoff.collect.json_shape import count as _count
 from xoff.collect.json_shape import key as _key
 from xoff.collect.json_shape import obj as _obj
-from xoff.collect.protocol import Command
-from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
+from xoff.contracts.collect import Command
+from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 
 CLASSES = range(8)
 WATCHDOG_STATES = ("OK", "DEADLOCK")

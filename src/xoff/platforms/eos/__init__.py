@@ -4,3 +4,40 @@
 ``eos_cli_config_gen`` input so the two can be compared line by line; ``templates/eos/*.j2``
 only print it; ``render.py`` joins them.
 """
+
+from xoff.contracts.apply import Capabilities
+from xoff.platforms.record import Platform, Ref, Renderer, Transport
+
+COMMIT_TIMER = "00:05:00"  # EOS rolls a committed session back by itself unless xoff confirms within this time
+
+PLATFORM = Platform(
+    name="eos",
+    label="Arista EOS",
+    kind="switch",
+    mgmt_interface="Management1",
+    loopback_interface="Loopback0",
+    interface_naming="`Ethernet<n>[/<m>]` (breakout lanes after the slash)",
+    port_pattern=r"Ethernet\d+(/\d+)*",
+    transport=Transport(netmiko_device_type="arista_eos", enable=True),  # show running-config is privileged
+    capabilities=Capabilities(
+        atomic_replace=True,
+        commit_confirm=True,
+        rollback=True,
+        on_box_diff=True,
+        apply_means=f"configure session xoff-<run>: rollback clean-config + full config, commit timer {COMMIT_TIMER}, "
+        "verify, confirm",
+        undo_means="configure session xoff-<run> abort (or the commit timer lapses); else configure replace backup",
+    ),
+    renderers=(Renderer("eos", Ref("xoff.platforms.eos.render:render")),),
+    strategy=Ref("xoff.platforms.eos.apply:Strategy"),
+    collector=Ref("xoff.platforms.eos.collect:Collector"),
+    clab=Ref("xoff.platforms.eos.clab:KIND"),
+    ansible_vars={
+        "ansible_connection": "ansible.netcommon.network_cli",
+        "ansible_network_os": "arista.eos.eos",
+        "ansible_network_cli_ssh_type": "paramiko",
+        "ansible_become": True,
+        "ansible_become_method": "enable",
+    },
+    emulator=".eos:Emulator",  # in the lab's emulator package
+)

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 
+from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
+from xoff.contracts.session import Session
+from xoff.platforms.eos import COMMIT_TIMER
 from xoff.platforms.eos.config_tree import config_diff, config_lines
-from xoff.push.model import Capabilities
-from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
 
 RUNNING_CONFIG = "running-config"
-COMMIT_TIMER = "00:05:00"
 READ_TIMEOUT_S = 60.0
 PROMPT = r"#\s*$"  # any privileged prompt: spine2#, spine2(config-s-xoff-1)#
 FLASH_BACKUP = "/mnt/flash/xoff-{run}-backup.cfg"
@@ -40,16 +40,6 @@ def _errors(text: str) -> list[str]:  # every EOS refusal starts with "% "
 
 class Strategy(ApplyStrategy):
     platform = "eos"
-    netmiko_device_type = "arista_eos"
-    capabilities = Capabilities(
-        atomic_replace=True,
-        commit_confirm=True,
-        rollback=True,
-        on_box_diff=True,
-        apply_means=f"configure session xoff-<run>: rollback clean-config + full config, commit timer {COMMIT_TIMER}, "
-        "verify, confirm",
-        undo_means="configure session xoff-<run> abort (or the commit timer lapses); else configure replace backup",
-    )
 
     def __init__(self, run_id: str = "manual") -> None:
         super().__init__(run_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from xoff.lab.clab_kind import ClabKind, ExportError
+from xoff.contracts.clab import ClabKind, ExportError
 
 
 def _interfaces(ports: list[str], device: str) -> dict[str, str]:

@@ -22,13 +22,13 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, read
-from xoff.collect.snapshot import BgpSession, LldpNeighbor
+from xoff.contracts.collect import Command, DeviceObservation, read
+from xoff.contracts.fib import as_routes
+from xoff.contracts.observed import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
 from xoff.platforms.eos import counters, fib
 from xoff.platforms.eos.parse import EosConfig, EosParseError, parse_running_config
 from xoff.platforms.eos.qos import bandwidth_percents
-from xoff.platforms.frr.fib import as_routes
 
 RUNNING = Command("show running-config")
 LLDP = Command("show lldp neighbors | json")
@@ -55,8 +55,6 @@ def _ms(value: str) -> int:
 
 class Collector:
     platform: ClassVar[str] = "eos"
-    netmiko_device_type: ClassVar[str] = "arista_eos"
-    enable: ClassVar[bool] = True  # show running-config is a privileged command
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
         return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG]

@@ -27,8 +27,8 @@ from xoff.collect.json_shape import ShapeError as CounterParseError
 from xoff.collect.json_shape import count as _count
 from xoff.collect.json_shape import key as _key
 from xoff.collect.json_shape import obj as _obj
-from xoff.collect.protocol import Command
-from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
+from xoff.contracts.collect import Command
+from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 
 PFC = Command("show interfaces priority-flow-control counters detail | json")
 QUEUES = Command("show interfaces counters queue detail | json")

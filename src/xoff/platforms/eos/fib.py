@@ -13,7 +13,7 @@ import json
 from ipaddress import IPv4Network
 from typing import Any
 
-from xoff.platforms.frr.fib import FibEntry
+from xoff.contracts.fib import FibEntry
 
 COMMAND = "show ip route | json"
 

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from ipaddress import IPv4Network
 from typing import Any
 
-from xoff.collect.snapshot import FibRoute
-
-
-@dataclass(frozen=True)
-class FibEntry:
-    prefix: IPv4Network
-    protocol: str
-    ports: tuple[str, ...]  # egress ports (intent names), sorted; empty = the device itself or a blackhole
+from xoff.contracts.fib import FibEntry
 
 
 def parse_route_json(text: str, ifname_to_port: Mapping[str, str] | None = None) -> list[FibEntry]:
@@ -54,13 +46,3 @@ def parse_route_json(text: str, ifname_to_port: Mapping[str, str] | None = None)
         )
         out.append(FibEntry(network, str(route.get("protocol", "")), tuple(ports)))
     return sorted(out, key=lambda e: (int(e.prefix.network_address), e.prefix.prefixlen))
-
-
-def as_routes(entries: list[FibEntry]) -> list[FibRoute]:
-    """FIB entries as the snapshot keeps them."""
-    return [FibRoute(prefix=str(e.prefix), protocol=e.protocol, ports=list(e.ports)) for e in entries]
-
-
-def from_routes(routes: list[FibRoute]) -> list[FibEntry]:
-    """A snapshot's routes back as FIB entries (the prefixes were validated when collected)."""
-    return [FibEntry(IPv4Network(r.prefix), r.protocol, tuple(r.ports)) for r in routes]

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, TypedDict
 
-from xoff.collect.snapshot import BgpSession
+from xoff.contracts.observed import BgpSession
 
 # Debian's FRR is built with MULTIPATH_NUM 64; FRR prints ``maximum-paths`` only when it differs
 FRR_DEFAULT_MAX_PATHS = 64

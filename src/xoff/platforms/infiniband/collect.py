@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from xoff.contracts.infiniband import IbObservation
 from xoff.platforms.infiniband import observe, sakey
-from xoff.platforms.infiniband.model import IbObservation
 from xoff.platforms.infiniband.observe import Captures
 from xoff.platforms.infiniband.sakey import OpenSmConfig, SaKey
 

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from xoff.contracts.infiniband import IbNode, IbObservation, IbPort, Sl2Vl, VlArb
 from xoff.platforms.infiniband import parse
-from xoff.platforms.infiniband.model import IbNode, IbObservation, IbPort, Sl2Vl, VlArb
 from xoff.platforms.infiniband.parse import IbParseError
 
 IBNETDISCOVER = "ibnetdiscover.txt"

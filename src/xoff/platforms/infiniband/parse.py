@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from xoff.collect.textfsm import TextParseError, parse_text
-from xoff.platforms.infiniband.model import NUM_SLS, IbNode, IbPort, PortRef, Sl2Vl, VlArb
+from xoff.contracts.infiniband import NUM_SLS, IbNode, IbPort, PortRef, Sl2Vl, VlArb
 
 TEMPLATES = Path(__file__).with_name("textfsm")
 PLATFORM = "infiniband"

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from xoff.collect.snapshot import LldpNeighbor
+from xoff.contracts.observed import LldpNeighbor
 
 _NAMED_PORT_IDS = {"local", "ifname", "ifalias"}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from xoff.desired.ib_guids import IB_NETWORK
 from xoff.desired.models import Device, FabricState, SubnetManager
-from xoff.platforms.opensm.guids import IB_NETWORK
 
 HcaGuids = dict[tuple[str, str], str]  # (host, netdev) -> port GUID, from guids.hca_port_guids
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.desired.models import Device, FabricState
 from xoff.platforms.opensm import builders as b
-from xoff.platforms.opensm.guids import hca_port_guids
 from xoff.render.jinja import render_template
 
 

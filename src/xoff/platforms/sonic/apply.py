@@ -20,8 +20,8 @@ import json
 import re
 from typing import Any
 
-from xoff.push.model import Capabilities
-from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
+from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
+from xoff.contracts.session import Session
 
 CONFIG_DB = "config_db.json"
 FRR_CONF = "frr.conf"
@@ -109,15 +109,6 @@ def _last_line(text: str) -> str:
 
 class Strategy(ApplyStrategy):
     platform = "sonic"
-    netmiko_device_type = "linux"  # community SONiC: a bash login shell in front of show/config
-    capabilities = Capabilities(
-        atomic_replace=True,
-        commit_confirm=False,
-        rollback=True,
-        on_box_diff=True,
-        apply_means="config checkpoint xoff-<run> + config apply-patch (JSON Patch, YANG-validated whole)",
-        undo_means="config rollback xoff-<run> (or config replace with the backup's CONFIG_DB)",
-    )
 
     def __init__(self, run_id: str = "manual") -> None:
         super().__init__(run_id)

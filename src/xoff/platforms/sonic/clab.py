@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from xoff.contracts.clab import ClabKind, ExportError
 from xoff.desired.models import Device
-from xoff.lab.clab_kind import ClabKind, ExportError
 
 VS_PORTS = 32
 

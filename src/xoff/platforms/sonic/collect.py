@@ -21,11 +21,12 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.protocol import Command, DeviceObservation, parse_error, read
-from xoff.collect.snapshot import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.collect.textfsm import TextParseError, parse_text
+from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
+from xoff.contracts.fib import as_routes
+from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.desired.models import Bgp, Device
-from xoff.platforms.frr.fib import as_routes, parse_route_json
+from xoff.platforms.frr.fib import parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 from xoff.platforms.sonic.parse import OWNED_TABLES, ConfigDbParseError, ParsedSwitch, parse_config_db
@@ -86,7 +87,6 @@ def _count(value: str | list[str]) -> int:
 
 class Collector:
     platform: ClassVar[str] = "sonic"
-    netmiko_device_type: ClassVar[str] = "linux"  # SONiC's admin shell is bash
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every SONiC switch)
         return [RUNNING, BGP, FIB, LLDP, PFC_COUNTERS, QUEUE_COUNTERS, PFCWD_STATS]

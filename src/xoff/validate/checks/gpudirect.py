@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xoff.collect.snapshot import HostObserved
+from xoff.contracts.observed import HostObserved
 from xoff.desired.models import Device, GpuDirect
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams

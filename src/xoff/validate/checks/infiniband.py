@@ -5,7 +5,7 @@ Each check judges the desired FabricState and, when a snapshot carries one (``Sn
 the fabric as read back by infiniband-diags (:class:`IbObservation`).
 What holds on intent alone runs without an observation; what only the running fabric can show
 is skipped without one. Switches are matched by ``Device.guid``, host HCAs by the port GUIDs of
-``platforms.opensm.guids.hca_port_guids``.
+``desired.ib_guids.hca_port_guids``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from xoff.contracts.infiniband import GENERATIONS, IbObservation, PortRef, link_width_speed
 from xoff.deadlock.ib.credit import analyse_ib
+from xoff.desired.ib_guids import IB_NETWORK, hca_port_guids
 from xoff.desired.models import FabricState, SubnetManager
-from xoff.platforms.infiniband.model import GENERATIONS, IbObservation, PortRef, link_width_speed
-from xoff.platforms.opensm.guids import IB_NETWORK, hca_port_guids
 from xoff.validate.context import CheckContext
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
@@ -65,9 +65,7 @@ def topology_kind(subject: FabricState) -> str:
 
 def observation(ctx: CheckContext) -> IbObservation | None:
     """The InfiniBand observation of the context's snapshot (``Snapshot.infiniband``), if one was collected."""
-    if ctx.observed is None or ctx.observed.infiniband is None:
-        return None
-    return IbObservation.model_validate(ctx.observed.infiniband)
+    return None if ctx.observed is None else ctx.observed.infiniband
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_l
 
 from tests.support.collect_drift import differing_fields
 from tests.support.paths import ROOT
-from xoff.collect.protocol import collector_for
 from xoff.platforms.cumulus.collect import BGP, CONFIG, INTERFACES, LLDP, Collector
+from xoff.platforms.registry import collector_for
 
 FIX = ROOT / "tests" / "fixtures" / "parse" / "cumulus"
 

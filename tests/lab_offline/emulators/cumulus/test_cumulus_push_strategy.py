@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from cumulus_emu import FakeClock, rendered, session
 
+from xoff.contracts.apply import ApplyError
 from xoff.lab.emulators.base import Faults
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.platforms.cumulus.apply import Strategy
-from xoff.push.strategy import ApplyError, strategy_for
+from xoff.platforms.registry import get_platform, strategy_for
 
 
 class EmulatorSession:
@@ -58,7 +59,8 @@ def _revisions(conn: EmulatorSession) -> dict[str, str]:
 
 
 def test_capabilities_are_declared() -> None:
-    caps = Strategy.capabilities
+    caps = get_platform("cumulus").capabilities
+    assert caps is not None
     assert (caps.atomic_replace, caps.commit_confirm, caps.rollback, caps.on_box_diff) == (True, True, True, True)
     assert "--confirm 300s" in caps.apply_means and "--confirm-no" in caps.undo_means
 

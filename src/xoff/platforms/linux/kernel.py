@@ -15,7 +15,7 @@ from collections.abc import Collection
 from ipaddress import IPv4Network
 from typing import Any, Literal
 
-from xoff.collect.protocol import Command
+from xoff.contracts.collect import Command
 from xoff.desired.models import Route, Rule
 
 ROUTES = Command("ip -j -4 route show table all")

@@ -1,9 +1,11 @@
 """The apply-strategy contract: how one platform is backed up, diffed, changed, verified and undone.
 
-Each platform implements it in ``xoff.platforms.<package>.apply`` as a subclass of ``ApplyStrategy``
-named ``Strategy``; ``STRATEGY_MODULES`` below joins device platforms to those modules (one line per
-platform). The push engine drives a strategy through one open session; strategies never open
-connections themselves, so the same strategy serves every engine that can hand it a session.
+Each platform implements it as a subclass of ``ApplyStrategy`` and names it in its ``Platform`` record
+(``xoff.platforms.registry``), together with its ``Capabilities``: what push plans with (whether it
+confirms a commit, whether it can roll back). The push engine drives a strategy through one open
+session; strategies never open connections themselves, so the same strategy serves every engine that
+can hand it a session. How the session is opened (netmiko device type, options) is the record's
+``transport``, never the strategy's.
 
 Rules every strategy keeps:
 - ``diff`` is pure (running text + rendered files -> ChangeSet): no session, so dry runs and tests need
@@ -15,33 +17,24 @@ Rules every strategy keeps:
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
-from xoff.push.model import Capabilities
+from xoff.contracts.session import Session
 
 
-class Session(Protocol):
-    """The slice of netmiko's BaseConnection a strategy may use."""
+@dataclass(frozen=True)
+class Capabilities:
+    """What a platform's apply strategy can do: the push flow plans with it (``commit_confirm``: confirm
+    after a clean verify; ``rollback``: undo a failed change) and prints it in the plan."""
 
-    def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any: ...
-
-    def send_command_timing(self, command_string: str, *args: Any, **kwargs: Any) -> Any: ...
-
-    def send_config_set(self, config_commands: Any = None, *args: Any, **kwargs: Any) -> str: ...
-
-    def enable(self, *args: Any, **kwargs: Any) -> str: ...
-
-    def exec_command(self, command: str, stdin: str = "", timeout: float | None = None) -> tuple[int, str, str]:
-        """Run ``command`` on an SSH exec channel of the same connection (no terminal, no login
-        shell); ``stdin`` is its input. (exit status, stdout, stderr)."""
-        ...
-
-    def put_file(self, path: str, text: str) -> None:
-        """Write ``text`` to ``path`` on the device (SFTP over the same SSH connection)."""
-        ...
+    atomic_replace: bool
+    commit_confirm: bool
+    rollback: bool
+    on_box_diff: bool
+    apply_means: str  # how it will be changed, e.g. "checkpoint + config apply-patch"
+    undo_means: str  # how it would be undone, e.g. "config rollback <checkpoint>"
 
 
 class ApplyError(Exception):
@@ -69,9 +62,6 @@ class ApplyStrategy(ABC):
     name) for ``rollback``. ``run_id`` names this push on the device (``xoff-<run_id>``)."""
 
     platform: ClassVar[str]
-    capabilities: ClassVar[Capabilities]
-    netmiko_device_type: ClassVar[str]
-    netmiko_options: ClassVar[dict[str, Any]] = {}  # extra ConnectHandler arguments the platform needs
 
     def __init__(self, run_id: str = "manual") -> None:
         self.run_id = run_id
@@ -96,8 +86,9 @@ class ApplyStrategy(ABC):
         """Read the touched state again; the mismatches with desired (empty: verified)."""
 
     def confirm(self, session: Session) -> None:  # noqa: B027 (optional hook: most platforms need nothing)
-        """After a clean verify: make the change permanent where the platform committed it with a
-        timer (EOS ``commit timer``, NVUE ``--confirm``); a failure here rolls back."""
+        """After a clean verify, on platforms whose capabilities say ``commit_confirm``: make the change
+        permanent where the platform committed it with a timer (EOS ``commit timer``, NVUE ``--confirm``);
+        a failure here rolls back."""
 
     @abstractmethod
     def rollback(self, session: Session, backup: str) -> None:
@@ -107,26 +98,3 @@ class ApplyStrategy(ABC):
         """The differences between running and ``backup`` after a rollback (empty: restored)."""
         running = self.backup(session)
         return [] if running == backup else [f"running differs from the backup after rollback ({self.platform})"]
-
-
-# device platform -> module holding its ``Strategy`` (one line per platform)
-STRATEGY_MODULES: dict[str, str] = {
-    "sonic": "xoff.platforms.sonic.apply",
-    "eos": "xoff.platforms.eos.apply",
-    "cumulus": "xoff.platforms.cumulus.apply",
-    "linux": "xoff.platforms.host.apply",
-}
-
-
-def strategy_class(platform: str) -> type[ApplyStrategy]:
-    try:
-        module_name = STRATEGY_MODULES[platform]
-    except KeyError:
-        allowed = ", ".join(sorted(STRATEGY_MODULES))
-        raise KeyError(f"no push strategy for platform {platform!r} (allowed: {allowed})") from None
-    cls: type[ApplyStrategy] = importlib.import_module(module_name).Strategy
-    return cls
-
-
-def strategy_for(platform: str, run_id: str = "manual") -> ApplyStrategy:
-    return strategy_class(platform)(run_id)

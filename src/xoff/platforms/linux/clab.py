@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from xoff.lab.clab_kind import ClabKind, ExportError
+from xoff.contracts.clab import ClabKind, ExportError
 
 CONFIG_MOUNT = "/etc/xoff/rendered"
 _LINUX_IFNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$")

@@ -1,7 +1,7 @@
 """IbObservation: what infiniband-diags read from a running InfiniBand fabric, vendor-neutral.
 
-Built by :mod:`xoff.platforms.infiniband.observe` from the parsed diags output and read by the
-credit-loop analysis (``xoff.deadlock.ib``) and the InfiniBand checks. Nodes are keyed by node GUID
+Built by :mod:`xoff.platforms.infiniband.observe` from the parsed diags output, carried by
+``Snapshot.infiniband`` and read by the credit-loop analysis (``xoff.deadlock.ib``) and the InfiniBand checks. Nodes are keyed by node GUID
 (``0x%016x``); a switch's routes and tables by its node GUID and port numbers; LIDs are what the SM
 assigned. Maps keyed by integers serialise with string keys and read back as integers, so
 ``IbObservation.model_validate_json(obs.model_dump_json()) == obs``.

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from xoff.platforms.host.observe import SNAPSHOT_SCRIPT, dumps, parse_snapshot, rollback_mismatches, state_diff
-from xoff.platforms.host.restore import restore_script
-from xoff.push.model import Capabilities
-from xoff.push.strategy import ApplyError, ApplyStrategy, ChangeSet, Session
+from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
+from xoff.contracts.session import Session
+from xoff.platforms.linux.observe import SNAPSHOT_SCRIPT, dumps, parse_snapshot, rollback_mismatches, state_diff
+from xoff.platforms.linux.restore import restore_script
 
 SCRIPT = "xoff-host-apply.sh"
 STATE = "xoff-host-state.json"
@@ -73,15 +73,6 @@ def verify_problems(state: dict[str, Any], desired: dict[str, str], check_status
 
 class Strategy(ApplyStrategy):
     platform = "linux"
-    netmiko_device_type = "linux"
-    capabilities = Capabilities(
-        atomic_replace=False,
-        commit_confirm=False,
-        rollback=True,
-        on_box_diff=True,
-        apply_means="xoff-host-apply.sh (idempotent: reads each value, changes only what differs)",
-        undo_means="restore script generated from the backup snapshot (links, routes, rules, NIC QoS, RoCE, ECN, NCCL)",
-    )
 
     def _bash(self, session: Session, script: str, *args: str) -> tuple[int, str, str]:
         command = "bash -s" + ("".join(f" {a}" for a in ("--", *args)) if args else "")

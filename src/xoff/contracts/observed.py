@@ -1,4 +1,4 @@
-"""A snapshot: what was observed, in the FabricState model, plus what only running state has.
+"""The observed-state models: a snapshot, what was observed, in the FabricState model, plus what only running state has.
 
 ``observed`` has the same shape as desired (``source="observed"``), so drift is a value diff. The
 extras hold facts intent does not describe. ``errors`` holds every collection or parse failure: a
@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from xoff.contracts.infiniband import IbObservation
 from xoff.desired.models import FabricState
 
 SNAPSHOT_VERSION = 1
@@ -106,8 +107,8 @@ class Snapshot(Observed):
     fib: dict[str, list[FibRoute]] = Field(
         default_factory=dict, description="switch -> its installed IPv4 routes (the deadlock check's forwarding)"
     )
-    infiniband: dict[str, object] | None = Field(
-        default=None, description="the InfiniBand observation (platforms/infiniband/model.py), as JSON"
+    infiniband: IbObservation | None = Field(
+        default=None, description="the InfiniBand observation (read by infiniband-diags on the subnet manager host)"
     )
     errors: list[CollectError] = Field(default_factory=list)
     lab_only: list[str] = Field(

@@ -1,7 +1,8 @@
 """What a platform tells the containerlab export: its kind, image, interface names and startup files.
 
-Each platform package that containerlab can run has a ``clab.py`` exposing ``KIND`` (a ``ClabKind``);
-``xoff.lab.clab`` joins them (one registry line per platform) and knows no vendor itself.
+Each platform package that containerlab can run has a ``clab.py`` exposing ``KIND`` (a ``ClabKind``),
+named by its ``Platform`` record; the containerlab export (``lab/clab.py``) reads them from the registry and
+knows no vendor itself.
 """
 
 from __future__ import annotations

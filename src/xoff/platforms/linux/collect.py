@@ -19,13 +19,13 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import ValidationError
 
 from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
-from xoff.collect.protocol import Command, DeviceObservation, parse_error, read
-from xoff.collect.snapshot import GpuNicPath, HostObserved
 from xoff.collect.textfsm import parse_text
+from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
+from xoff.contracts.observed import GpuNicPath, HostObserved
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
-from xoff.platforms.host.builders import NCCL_ENV_PATH
-from xoff.platforms.host.kernel import (
+from xoff.platforms.linux.builders import NCCL_ENV_PATH
+from xoff.platforms.linux.kernel import (
     IOMMU,
     ROUTES,
     RULES,
@@ -84,8 +84,6 @@ def _roce_nics(desired: Device) -> list[HostNic]:
 
 class Collector:
     platform: ClassVar[str] = "linux"
-    netmiko_device_type: ClassVar[str] = "linux"
-    exec_channel: ClassVar[bool] = True  # `ssh host CMD`: exit statuses, and no login profile resetting PATH
 
     def commands(self, desired: Device) -> list[Command]:
         out = [LINKS, ADDRS, ROUTES, RULES, LSMOD, LSPCI, NCCL]

@@ -12,7 +12,7 @@ import base64
 from shlex import quote
 from typing import Any
 
-from xoff.platforms.host.observe import NCCL_PATH, SYSTEM_RULES
+from xoff.platforms.linux.observe import NCCL_PATH, SYSTEM_RULES
 
 ROCE_MODE_FLAG = {"IB/RoCE v1": "1", "RoCE v2": "2"}
 UNSET_TCLASS = "-1"  # MLNX_OFED: writing -1 clears the global traffic class

@@ -1,9 +1,9 @@
 """The collector contract: per platform, which commands give the running state and how their output
 becomes the observed Device (FabricState model) plus what only running state has.
 
-Each platform implements it in ``xoff.platforms.<package>.collect`` as a class named ``Collector``;
-``COLLECTOR_MODULES`` below joins device platforms to those modules (one line per platform). The
-engine runs ``commands(desired)`` over one session, keyed by the command text, and hands the outputs
+Each platform implements it as a class and names it in its ``Platform`` record (``collector``, see
+``xoff.platforms.registry``); how the session is opened (netmiko device type, ``enable`` after login,
+SSH exec channels) is the record's ``transport``, never the collector's. The engine runs ``commands(desired)`` over one session, keyed by the command text, and hands the outputs
 to ``parse``; collectors never open connections, so parsers are tested on fixtures alone.
 
 Rules every collector keeps:
@@ -13,10 +13,9 @@ Rules every collector keeps:
   peers, link roles, QoS class names, ...) are copied from ``desired`` so the model validates, and the
   paths that WERE read are listed in ``DeviceObservation.fields`` (see ``FIELD PATHS`` below). Checks
   compare only those paths; everything else is "not observable on this platform", never "equal".
-- Optional ``enable: ClassVar[bool]``: enter the privileged level after login (EOS).
-- Optional ``exec_channel: ClassVar[bool]``: run the commands over an SSH exec channel (``ssh host
-  CMD``: no login profile) instead of a CLI shell, all in one channel, each with its own output and
-  exit status (``collect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
+- With the transport's ``exec_channel`` the commands run over an SSH exec channel (``ssh host CMD``: no
+  login profile) instead of a CLI shell, all in one channel, each with its own output and exit status
+  (``collect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
 - A command the device refused (exit status, "% Invalid input", "command not found") is a
   ``CollectError(kind="command")``; the engine detects that from ``Command.failed`` markers.
 
@@ -26,13 +25,12 @@ FIELD PATHS name FabricState Device fields with ``*`` for every key of a map:
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, TypeVar
 
-from xoff.collect.snapshot import BgpSession, CollectError, FibRoute, HostObserved, LldpNeighbor, PortCounters
+from xoff.contracts.observed import BgpSession, CollectError, FibRoute, HostObserved, LldpNeighbor, PortCounters
 from xoff.desired.models import Device
 
 # Text a CLI prints when it refuses a command (any platform): the engine turns it into kind="command".
@@ -78,7 +76,6 @@ class DeviceObservation:
 
 class Collector(Protocol):
     platform: ClassVar[str]
-    netmiko_device_type: ClassVar[str]
 
     def commands(self, desired: Device) -> list[Command]:
         """The commands to run on this device (they may depend on its NICs, ports, ...)."""
@@ -130,22 +127,3 @@ def refused(output: str) -> str | None:
         if any(marker in line for marker in REFUSALS):
             return line.strip()
     return None
-
-
-# device platform -> module holding its ``Collector`` (one line per platform)
-COLLECTOR_MODULES: dict[str, str] = {
-    "sonic": "xoff.platforms.sonic.collect",
-    "eos": "xoff.platforms.eos.collect",
-    "cumulus": "xoff.platforms.cumulus.collect",
-    "linux": "xoff.platforms.host.collect",
-}
-
-
-def collector_for(platform: str) -> Collector:
-    try:
-        module_name = COLLECTOR_MODULES[platform]
-    except KeyError:
-        allowed = ", ".join(sorted(COLLECTOR_MODULES))
-        raise KeyError(f"no collector for platform {platform!r} (allowed: {allowed})") from None
-    cls: type[Collector] = importlib.import_module(module_name).Collector
-    return cls()

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from xoff.desired.models import Device, FabricState
-from xoff.platforms.host import builders as b
+from xoff.platforms.linux import builders as b
 from xoff.render.jinja import render_template
 
 APPLY_SCRIPT = "xoff-host-apply.sh"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from xoff.contracts.observed import Snapshot
 from tests.support.paths import ROOT
+from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.errors import InputError
 from xoff.intent import load_intent

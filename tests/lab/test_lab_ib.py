@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from xoff.desired.ib_guids import hca_port_guids
 from tests.support.paths import ROOT
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.desired.models import FabricState
 from xoff.lab import names, netns, processes
 from xoff.lab.cli import lab_app

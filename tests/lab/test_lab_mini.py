@@ -24,8 +24,8 @@ import asyncssh
 import pytest
 from typer.testing import CliRunner
 
-from xoff.contracts.fib import FibEntry
 from tests.support.paths import ROOT
+from xoff.contracts.fib import FibEntry
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.deadlock.routing import snapshot_from_fabric

@@ -7,9 +7,9 @@ from functools import cache
 
 import pytest
 
+from tests.support.paths import ROOT
 from xoff.contracts.infiniband import IbObservation, IbPort, VlArb
 from xoff.contracts.observed import Snapshot
-from tests.support.paths import ROOT
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent

@@ -13,8 +13,8 @@ from ipaddress import IPv4Interface, IPv4Network
 
 import pytest
 
-from xoff.contracts.fib import FibEntry
 from tests.support.paths import ROOT
+from xoff.contracts.fib import FibEntry
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.desired.models import FabricState

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from xoff.contracts.infiniband import IbObservation, Sl2Vl
 from tests.support.paths import ROOT
+from xoff.contracts.infiniband import IbObservation, Sl2Vl
 from xoff.deadlock.cycles import find_cycles
 from xoff.deadlock.ib.cli import make_app
 from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from xoff.connect.ansible_inventory import build_inventory, platform_vars, unsupported
 from xoff.connect.targets import build_targets
 from xoff.contracts.apply import ApplyStrategy
@@ -28,7 +29,6 @@ from xoff.platforms.record import Platform, Ref
 from xoff.platforms.registry import collector_for, get_platform, platforms, strategy_for
 from xoff.render.registry import renderer_names, renderers
 
-ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ("lab-mini", "ib-pod", "roce-pod")
 
 

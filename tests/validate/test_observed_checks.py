@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from xoff.contracts.observed import (
 from tests.support.paths import ROOT
+from xoff.contracts.observed import (
     BgpSession,
     CollectError,
     GpuNicPath,

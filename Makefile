@@ -9,7 +9,7 @@ DEMO_OUT ?= out/demo
 # HTML report test; sshpass for Ansible password logins over OpenSSH).
 APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass
 
-.PHONY: demo test lint typecheck unit schema bench clean system-deps
+.PHONY: demo test lint typecheck unit schema bench clean system-deps lab-clab
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
@@ -54,6 +54,13 @@ test: $(STAMP) system-deps lint typecheck unit
 
 schema: $(STAMP)
 	$(BIN)/xoff schema -o docs/intent.schema.json
+
+# The containerlab topology of every example intent, lab/clab/<example>.clab.yml (tests/lab_offline/test_lab_assets.py
+# fails when one is stale). Each export renders its startup configuration beside it (<fabric>-configs/, not committed).
+lab-clab: $(STAMP)
+	@for dir in inventory/*/; do \
+	  example=$$(basename $$dir); $(BIN)/xoff lab export $$dir -o lab/clab/$$example.clab.yml || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python bench/plan_scale.py --record bench/results/plan_scale.md

@@ -2,7 +2,7 @@
 
 Devices: the four EOS spines of ``inventory/roce-pod`` (Arista 7060X6, 64 x 400G, 32 eBGP
 sessions each), cycled and renamed to ``--devices`` distinct switches. For each one, pyavd gets
-the AVD structured config that ``tests/unit/render/eos/eos_avd.py`` builds from the same
+the AVD structured config that ``tests/platforms/eos/eos_avd.py`` builds from the same
 FabricState (the one the pyavd comparison test proves equivalent), validated beforehand.
 
 What is timed, per device:
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "unit" / "render" / "eos"))  # eos_avd: the AVD-side builder
+sys.path.insert(0, str(ROOT / "tests" / "platforms" / "eos"))  # eos_avd: the AVD-side builder
 
 import pyavd  # type: ignore[import-untyped]  # noqa: E402  (heavy import, outside every timed region)
 from eos_avd import avd_structured_config, inline_service_profiles  # noqa: E402

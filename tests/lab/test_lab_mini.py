@@ -196,7 +196,7 @@ def test_controller_reaches_hosts_over_ssh_with_host_key_checking(
 
 def test_switch_ssh_asks_for_the_lab_password(lab: tuple[UpReport, LabState]) -> None:
     """Every switch's SSH socket refuses a wrong password and opens the platform's CLI for the right one
-    (a platform without an emulator is refused by name: tests/unit/lab/test_lab_sshd.py)."""
+    (a platform without an emulator is refused by name: tests/lab_offline/test_lab_sshd.py)."""
     _, state = lab
     secrets = credentials.Secrets.load(state.dir)
     address = state.devices["spine2"].mgmt_address.split("/")[0]

@@ -7,14 +7,12 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from tests.support.paths import ROOT
 
 BENCH = ROOT / "bench" / "push_scale.py"
 
 
-@pytest.mark.lab
+# marked `lab` by its directory (tests/conftest.py)
 def test_push_bench_runs_small() -> None:
     argv = [sys.executable, str(BENCH), "--switches", "18", "--workers", "18", "--singles", "1", "--no-ansible"]
     run = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)

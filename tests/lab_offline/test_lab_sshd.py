@@ -1,5 +1,5 @@
 """The lab's switch SSH server: line discipline (offline), then a real asyncssh server in a namespace
-of its own, driving the test-only emulator (tests/unit/lab/lab_fake_emulator.py) through ``step()``."""
+of its own, driving the test-only emulator (tests/lab_offline/lab_fake_emulator.py) through ``step()``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The wheel carries what an installed xoff needs: the check catalogs and the Ansible playbooks (kept
-at the top of the repository, reached from the package through the symlinks in src/xoff/data/)."""
+"""The wheel carries what an installed xoff needs: the check catalogs, the Ansible playbooks and the Jinja2
+templates (kept at the top of the repository, reached from the package through the symlinks in src/xoff/data/)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([*pip, "wheel", "--no-deps", "-w", str(work), str(REPO)], check=True, timeout=300)
     (wheel,) = work.glob("xoff-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for top in ("validators", "playbooks"):
+    for top in ("validators", "playbooks", "templates"):
         for f in (REPO / top).rglob("*"):
             if f.is_file() and "__pycache__" not in f.parts:
                 assert f"xoff/data/{f.relative_to(REPO)}" in names, f"{f.relative_to(REPO)} is not in the wheel"
@@ -70,3 +70,37 @@ def test_installed_xoff_validates_an_intent(installed: Path) -> None:
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)["summary"]
     assert summary["failure"] == 0 and summary["success"] > 10, summary
+
+
+def test_installed_xoff_renders_with_the_templates_it_carries(installed: Path, tmp_path: Path) -> None:
+    """The installed package reads its own copy of templates/ (not the checkout's), and renders what a checkout does."""
+    code = "from xoff.render.jinja import environment; print(environment().get_template('frr/frr.conf.j2').filename)"
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=installed
+    )
+    template = Path(out.stdout.strip())
+    assert template.is_relative_to(installed / "xoff" / "data" / "templates"), template
+    assert not (installed / "xoff" / "data" / "templates").is_symlink() and template.is_file()
+
+    intent = str(REPO / "inventory" / "lab-mini")
+    from_wheel = _xoff(installed, "render", intent, "-o", str(tmp_path / "wheel"))
+    assert from_wheel.returncode == 0, from_wheel.stderr
+    checkout_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    from_checkout = subprocess.run(
+        [sys.executable, "-m", "xoff", "render", intent, "-o", str(tmp_path / "checkout")],
+        capture_output=True,
+        text=True,
+        env=checkout_env,
+        cwd=REPO,
+        check=False,
+        timeout=300,
+    )
+    assert from_checkout.returncode == 0, from_checkout.stderr
+    wheel_files = {
+        p.relative_to(tmp_path / "wheel"): p.read_bytes() for p in (tmp_path / "wheel").rglob("*") if p.is_file()
+    }
+    checkout_files = {
+        p.relative_to(tmp_path / "checkout"): p.read_bytes() for p in (tmp_path / "checkout").rglob("*") if p.is_file()
+    }
+    assert len(wheel_files) > 10 and wheel_files == checkout_files

@@ -73,7 +73,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> FabricState:
 
 
 def _lossless_ids() -> list[str]:
-    """The checks of this module (deadlock.cbd registers itself when imported: tests/unit/deadlock_routing)."""
+    """The checks of this module (deadlock.cbd registers itself when imported: tests/deadlock/routing)."""
     return [i for i in CHECKS.ids() if i.startswith("lossless.")]
 
 
@@ -180,7 +180,7 @@ CASES: list[tuple[str, Mutation, str]] = [
         "gpu1: eth1 - NIC PFC vector differs from leaf2:Ethernet0 - Expected: [3] Actual: [3, 4]",
     ),
     (
-        "lossless.nic_dcqcn",  # more cases in tests/unit/validate/test_nic_dcqcn.py
+        "lossless.nic_dcqcn",  # more cases in tests/validate/test_nic_dcqcn.py
         lambda s, _: _replace_nic(s, "gpu1", "eth0", ecn_np_priorities=[]),
         "gpu1: eth0 roce_np priority 3 - ECN notification point (NP) off on priority 3, lossless at leaf1:Ethernet0"
         " - Expected: enabled Actual: disabled",

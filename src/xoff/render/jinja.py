@@ -8,6 +8,10 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+# The templates sit at the top of the repository (templates/<platform>/); the package reaches them through the
+# symlink src/xoff/data/templates, which the wheel replaces with a copy (pyproject's package-data).
+TEMPLATES = "data/templates"
+
 
 def _to_json(value: Any, indent: int = 4) -> str:
     return json.dumps(value, indent=indent, sort_keys=False)
@@ -16,7 +20,7 @@ def _to_json(value: Any, indent: int = 4) -> str:
 @cache
 def environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("xoff", "templates"),
+        loader=PackageLoader("xoff", TEMPLATES),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

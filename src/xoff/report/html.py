@@ -17,7 +17,7 @@ DRIFT_CHECK = "drift.state"
 @cache
 def _environment() -> Environment:
     return Environment(
-        loader=PackageLoader("xoff", "templates"),
+        loader=PackageLoader("xoff", "data/templates"),  # templates/report/ (see render/jinja.py)
         undefined=StrictUndefined,
         autoescape=True,  # device output and intent names end up in HTML
         trim_blocks=True,

@@ -197,7 +197,7 @@ def test_session_dropped_mid_change_is_rolled_back(lab: LabConnection, tmp_path:
     session's lines; the link is back when Ansible notices. The rollback runs on a new session: it
     aborts the configuration session the drop left pending, replaces the configuration with the
     backup and proves running == backup. spine1, in the same run, finishes (unchanged). The Nornir
-    engine reports the same for the same fault (tests/unit/push/test_push_lab.py): rolled_back, apply."""
+    engine reports the same for the same fault (tests/lab/test_push_lab.py): rolled_back, apply."""
     before = device_state(lab, "spine2")
     lines = config_lines(rendered(lab, "spine2", "running-config"))
     # one persistent CLI session: login, show version, show running-config, the diff (a session with

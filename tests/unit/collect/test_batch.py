@@ -1,4 +1,4 @@
-"""collect.batch: several commands in one exec channel give what each would give alone (real /bin/sh)."""
+"""connect.batch: several commands in one exec channel give what each would give alone (real /bin/sh)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from xoff.collect import batch, engine
-from xoff.collect.connection import CommandFailedError
+from xoff.collect import engine
 from xoff.collect.engine import CollectOptions, collect_device
 from xoff.collect.protocol import Command, DeviceObservation
+from xoff.connect import batch
+from xoff.connect.channel import CommandFailedError
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.targets import build_targets
 from xoff.desired import build_fabric_state

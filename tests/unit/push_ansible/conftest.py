@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from xoff.connect.targets import LabConnection, from_lab
 from xoff.lab import names, netns
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.provider import LabConnection, from_lab
 from xoff.lab.teardown import down
 
 ROOT = Path(__file__).resolve().parents[3]

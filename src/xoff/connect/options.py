@@ -1,8 +1,9 @@
 """The one netmiko option builder: how every SSH session to a device is opened, push and collect alike.
 
 Host keys are always checked: paramiko's RejectPolicy (``ssh_strict``) against the given known_hosts
-file only (``alt_host_keys`` + ``alt_key_file``; the user's own ``~/.ssh/known_hosts`` and the SSH
-agent are not consulted, so a lab's keys and a site's keys never mix). The options come in two parts:
+file only (``alt_host_keys`` + ``alt_key_file``; the user's own ``~/.ssh/known_hosts``, ``~/.ssh/config``
+and the SSH agent are not consulted, so a lab's settings and a site's never mix, and a session opened
+by push is opened exactly as one opened by collect). The options come in two parts:
 ``connection_options`` (no secret: safe to export in an inventory file) and ``credential_options``;
 ``connect_handler_args`` joins them into netmiko ``ConnectHandler`` keywords. The Nornir inventory
 (``nornir_inventory``) and the collector's direct sessions (``session.open_session``) both build from
@@ -49,6 +50,7 @@ def connection_options(target: Target, known_hosts: Path | None, timeout_s: floa
         "ssh_strict": True,  # paramiko RejectPolicy: an unknown or changed host key refuses the connection
         "system_host_keys": False,
         "allow_agent": False,
+        "ssh_config_file": None,  # not the user's ~/.ssh/config (Nornir passes its path unless told so)
         "conn_timeout": timeout_s or DEFAULT_TIMEOUT_S,
         "auth_timeout": timeout_s or DEFAULT_TIMEOUT_S,
         "banner_timeout": timeout_s or DEFAULT_TIMEOUT_S,
@@ -67,9 +69,12 @@ def credential_options(creds: Credentials | None) -> dict[str, Any]:
     """The login: user name, password (also the enable secret), private key."""
     if creds is None:
         return {}
-    options: dict[str, Any] = {"username": creds.username, "use_keys": creds.key_file is not None}
+    options: dict[str, Any] = {
+        "username": creds.username,
+        "password": creds.password or None,
+        "use_keys": creds.key_file is not None,
+    }
     if creds.password:
-        options["password"] = creds.password
         options["secret"] = creds.password
     if creds.key_file is not None:
         options["key_file"] = str(creds.key_file)

@@ -14,13 +14,14 @@ separate package with one entry point.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
 
-from xoff.connect.batch import ScriptRunner
+from xoff.connect.batch import Ran, ScriptRunner, run_batch
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 
@@ -33,7 +34,12 @@ class SourceError(RuntimeError):
 
 @dataclass(frozen=True)
 class SubnetManagerHost:
-    """How to run commands on the host of a fabric's subnet manager, and what the provider knows of it."""
+    """How to run commands on the host of a fabric's subnet manager, and what the provider knows of it.
+
+    The provider gives ``run_script`` (one sh script there); ``run`` and ``run_batch`` are how xoff
+    runs commands on it: one argv, or many in one script framed by ``connect.batch`` (a fresh nonce per
+    call, so no output, a forged end line included, can split the results).
+    """
 
     host: str  # its name, for error messages
     source: str  # what the observation says it was read from ("lab NAME, HOST")
@@ -42,6 +48,14 @@ class SubnetManagerHost:
     opensm_log: str | None = None  # the running OpenSM's log text, when readable
     opensm_argv: list[str] | None = None  # its command line (None: not running, or not known)
     speed_cap: str | None = None  # the fastest link speed the fabric can show (a simulator's limit)
+
+    def run(self, argv: list[str]) -> Ran:
+        return self.run_script(shlex.join(argv), self.timeout_s)
+
+    def run_batch(self, argvs: list[list[str]]) -> list[Ran | None]:
+        """Each command's result in order (None: the batch ended before it did)."""
+        results, _ = run_batch(self.run_script, [shlex.join(a) for a in argvs], self.timeout_s + len(argvs))
+        return results
 
 
 class TargetSource(Protocol):

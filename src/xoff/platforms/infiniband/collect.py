@@ -2,9 +2,10 @@
 
 ``collect_infiniband(run)`` needs only a way to run one diags command on a host attached to the
 fabric (``run(argv) -> stdout``, raising :class:`CollectError` when the command fails).
-:func:`collect_sm` builds it from the ``SubnetManagerHost`` a target source gives (the lab's: its SM
-host's namespace; on a real fabric, an SSH session to the SM host), batches through ``connect.batch``. First the fabric-wide dumps (ibnetdiscover, dump_fts,
-iblinkinfo), then per port: SL2VL and VL arbitration on every cabled switch port and CA port, and
+:func:`collect_sm` builds it from the subnet manager host a target source gives (``SmHost``: the
+lab's runs in its SM host's namespace; on a real fabric, an SSH session to the SM host would), whose
+batches are ``xoff.connect.batch``'s (a nonce per call); this module only builds commands and parses.
+First the fabric-wide dumps (ibnetdiscover, dump_fts, iblinkinfo), then per port: SL2VL and VL arbitration on every cabled switch port and CA port, and
 the PKey table of every cabled port, switches' included, as the SA has it (``saquery --smkey KEY
 PKeyTableRecord LID/PORT``, trusted with the running OpenSM's SA key, see ``sakey``). Returns the raw
 captures (the dump directory's layout, see ``observe``) and the parsed :class:`IbObservation`.
@@ -18,14 +19,12 @@ key is masked (``SaKey.mask``) in every capture and error message.
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from xoff.connect import batch
-from xoff.connect.sources import SubnetManagerHost
 from xoff.platforms.infiniband import observe, sakey
 from xoff.platforms.infiniband.model import IbObservation
 from xoff.platforms.infiniband.observe import Captures
@@ -207,20 +206,55 @@ def collect_infiniband(
     return Collected(observation, captures)
 
 
-def _runners(sm: SubnetManagerHost) -> tuple[Runner, BatchRunner]:
-    """One command, and a batch of them in one script (``connect.batch``: each call its own nonce, so
-    no output, a forged end line included, can split the results), on the SM host."""
+class CommandResult(Protocol):
+    """What one command left: its exit status and output (``xoff.connect.batch.Ran``)."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def stdout(self) -> str: ...
+
+    @property
+    def stderr(self) -> str: ...
+
+
+class SmHost(Protocol):
+    """The subnet manager host as a target source gives it (``xoff.connect.sources.SubnetManagerHost``):
+    the collector builds the commands and parses; the connection layer runs them."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def opensm_log(self) -> str | None: ...
+
+    @property
+    def opensm_argv(self) -> list[str] | None: ...
+
+    @property
+    def speed_cap(self) -> str | None: ...
+
+    def run(self, argv: list[str]) -> CommandResult: ...
+
+    def run_batch(self, argvs: list[list[str]]) -> Sequence[CommandResult | None]: ...
+
+
+def sm_runners(sm: SmHost) -> tuple[Runner, BatchRunner]:
+    """``Runner`` and ``BatchRunner`` on the SM host: a failed command is a CollectError."""
 
     def run(argv: list[str]) -> str:
-        done = sm.run_script(shlex.join(argv), sm.timeout_s)
+        done = sm.run(argv)
         if done.status != 0:
             raise CollectError(f"{sm.host}: {' '.join(argv)} exited {done.status}: {done.stderr.strip()[:200]}")
         return done.stdout
 
     def run_batch(argvs: list[list[str]]) -> list[str]:
-        results, _ = batch.run_batch(sm.run_script, [shlex.join(a) for a in argvs], sm.timeout_s + len(argvs))
         outputs: list[str] = []
-        for argv, one in zip(argvs, results, strict=True):
+        for argv, one in zip(argvs, sm.run_batch(argvs), strict=True):
             if one is None:
                 raise CollectError(f"{' '.join(argv)}: no output (the batch ended early)")
             if one.status != 0:
@@ -231,9 +265,9 @@ def _runners(sm: SubnetManagerHost) -> tuple[Runner, BatchRunner]:
     return run, run_batch
 
 
-def collect_sm(sm: SubnetManagerHost, tables: Mapping[str, Collection[str]] = ALL_TABLES) -> Collected:
+def collect_sm(sm: SmHost, tables: Mapping[str, Collection[str]] = ALL_TABLES) -> Collected:
     """``collect_infiniband`` on a subnet manager host a target source gives (``TargetSource.subnet_manager``)."""
-    run, run_batch = _runners(sm)
+    run, run_batch = sm_runners(sm)
     return collect_infiniband(
         run,
         sm.source,

@@ -16,7 +16,7 @@ Rules every collector keeps:
 - Optional ``enable: ClassVar[bool]``: enter the privileged level after login (EOS).
 - Optional ``exec_channel: ClassVar[bool]``: run the commands over an SSH exec channel (``ssh host
   CMD``: no login profile) instead of a CLI shell, all in one channel, each with its own output and
-  exit status (``collect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
+  exit status (``connect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
 - A command the device refused (exit status, "% Invalid input", "command not found") is a
   ``CollectError(kind="command")``; the engine detects that from ``Command.failed`` markers.
 

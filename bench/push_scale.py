@@ -37,8 +37,9 @@ from pathlib import Path
 
 from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import build_targets, from_lab, select
+from xoff.connect.targets import build_targets, select
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down
 from xoff.push.ansible_engine import ansible_environment, playbooks_dir
 from xoff.push.job import PushJob, PushOptions, engine

@@ -35,9 +35,10 @@ from typing import Any
 from push_scale import CpuSample
 from xoff.collect.engine import CollectOptions, collect
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import build_targets, from_lab
+from xoff.connect.targets import build_targets
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
+from xoff.lab.provider import from_lab
 from xoff.validate.catalog import load_catalog
 from xoff.validate.run import validate
 

@@ -1,4 +1,4 @@
-"""collect.batch: several commands in one exec channel give what each would give alone (real /bin/sh)."""
+"""connect.batch: several commands in one exec channel give what each would give alone (real /bin/sh)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.support.paths import ROOT
-from xoff.collect import batch, engine
-from xoff.collect.connection import CommandFailedError
+from xoff.collect import engine
 from xoff.collect.engine import CollectOptions, collect_device
+from xoff.connect import batch
+from xoff.connect.channel import CommandFailedError
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.targets import build_targets
 from xoff.contracts.collect import Command, DeviceObservation

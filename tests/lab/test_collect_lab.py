@@ -24,14 +24,14 @@ from typer.testing import CliRunner
 
 from tests.support.collect_drift import differing_fields
 from tests.support.paths import ROOT
-from xoff.collect.connection import ConnectSpec, netmiko_connect
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import build_targets, from_lab
+from xoff.connect.session import ConnectSpec, open_session
+from xoff.connect.targets import build_targets
 from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down
-from xoff.platforms.registry import get_platform
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
@@ -45,13 +45,10 @@ def _session(lab: str, name: str) -> Any:
     conn = from_lab(lab)
     target = next(t for t in build_targets(conn.fabric) if t.name == name)
     creds = load_credentials(conn.secrets_file)
-    transport = get_platform(target.platform).transport
-    assert transport is not None
-    device_type = transport.netmiko_device_type
     creds_of = creds.for_device(target.platform, target.kind)
     # hosts: exec channels (a non-zero exit raises), as the host collector uses
-    spec = ConnectSpec(target, creds_of, conn.known_hosts, device_type, 30.0, True, exec_channel=target.kind == "host")
-    return netmiko_connect(spec)
+    spec = ConnectSpec(target, creds_of, conn.known_hosts, 30.0, True, exec_channel=target.kind == "host")
+    return open_session(spec)
 
 
 def _put(session: Any, path: str, text: str) -> None:

@@ -18,8 +18,9 @@ from xoff.deadlock.ib.credit import IbResult, analyse_ib
 from xoff.lab import names, netns
 from xoff.lab.faults import stop_process
 from xoff.lab.lab import resolve, up
+from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down, leftovers_of
-from xoff.platforms.infiniband.collect import ROUTING_TABLES, collect_lab
+from xoff.platforms.infiniband.collect import ROUTING_TABLES, collect_sm
 
 pytestmark = pytest.mark.lab
 INTENTS = ROOT / "tests" / "fixtures" / "intents"
@@ -30,7 +31,9 @@ class Lab:
         self.intent, self.name, self.root = intent, name, root
 
     def analyse(self) -> IbResult:
-        return analyse_ib(collect_lab(self.name, self.root, tables=ROUTING_TABLES).observation)
+        return analyse_ib(
+            collect_sm(from_lab(self.name, self.root).subnet_manager(), tables=ROUTING_TABLES).observation
+        )
 
     def force_engine(self, engine: str) -> None:
         """Restart OpenSM with another routing engine: stop it by PID, edit the lab's opensm.conf, and let

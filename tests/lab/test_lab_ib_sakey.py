@@ -27,9 +27,10 @@ from xoff.lab import names, netns
 from xoff.lab.faults import stop_process
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.observe import run_in
+from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
-from xoff.platforms.infiniband.collect import collect_lab, save
+from xoff.platforms.infiniband.collect import collect_sm, save
 from xoff.validate.cli import validate_command
 
 pytestmark = pytest.mark.lab
@@ -111,7 +112,7 @@ def test_collect_reads_pkeys_from_the_sa_with_the_running_key(lab: LabState, tmp
     by_name = {n["description"]: g for g, n in ib["nodes"].items()}
     assert ib["pkeys"][by_name["ibsw3"]]["1"] == [0x7FFF, 0x8001]  # the switch port facing gpu3 enforces jobs
     assert ib["pkeys"][by_name["gpu3 mlx5_0"]]["1"] == [0x7FFF, 0x8001]
-    collected = collect_lab(LAB)
+    collected = collect_sm(from_lab(LAB).subnet_manager())
     save(collected, tmp_path / "dump")
     log = (tmp_path / "dump" / "opensm.log").read_text(encoding="utf-8")
     assert f"0x{WRONG:x}" in log and "!= SM_Key: ********;" in log  # OpenSM logged the key: masked
@@ -132,7 +133,7 @@ def test_a_config_the_running_opensm_does_not_use_falls_back_to_smpquery(lab: La
     kept = path.read_text(encoding="utf-8")
     set_keys(path, sa_key=WRONG)  # edited, OpenSM not restarted: it still trusts SA_KEY only
     try:
-        obs = collect_lab(LAB).observation
+        obs = collect_sm(from_lab(LAB).subnet_manager()).observation
     finally:
         path.write_text(kept, encoding="utf-8")
     assert obs.pkey_source == "smpquery"

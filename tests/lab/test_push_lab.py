@@ -25,18 +25,19 @@ from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
 from xoff.connect.credentials import load_credentials
-from xoff.connect.nornir_inventory import netmiko_extras
-from xoff.connect.targets import build_targets, from_lab, select
+from xoff.connect.options import connection_options
+from xoff.connect.session import NetmikoSession
+from xoff.connect.targets import build_targets, select
 from xoff.lab import netns
 from xoff.lab.emulators.base import Faults
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.provider import from_lab
 from xoff.lab.sshd import LOGIN_LOG
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.push.cli import push_command
 from xoff.push.lock import fabric_lock, lock_path
-from xoff.push.session import NetmikoSession
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
@@ -255,7 +256,7 @@ def test_cumulus_rolls_back_by_itself_when_the_controller_is_gone(lab: LabState,
     desired = {f.name: f.content for f in render_fabric(conn_lab.fabric, ["sleaf1"])}
 
     def connect() -> Any:
-        extras = netmiko_extras(target, conn_lab.known_hosts, 20.0)
+        extras = connection_options(target, conn_lab.known_hosts, 20.0)
         return ConnectHandler(
             host=target.address, port=target.port, username=creds.username, password=creds.password, **extras
         )

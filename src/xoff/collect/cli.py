@@ -17,7 +17,8 @@ import typer
 
 from xoff.collect.engine import CollectOptions, collect, raw_dir_for
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import build_targets, from_lab, select
+from xoff.connect.sources import TargetSource, open_source
+from xoff.connect.targets import build_targets, select
 from xoff.contracts.infiniband import IbObservation
 from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
@@ -28,16 +29,17 @@ from xoff.intent import load_intent
 EXIT_OK, EXIT_INPUT, EXIT_NOT_COLLECTED = 0, 2, 4
 
 
-def infiniband_reader(fabric: FabricState, lab: str | None) -> Any:
+def infiniband_reader(fabric: FabricState, source: TargetSource | None) -> Any:
+    """The reader of the fabric's InfiniBand state on the SM host ``source`` gives (None: no IB network)."""
     if not any(n.kind == "infiniband" for n in fabric.networks.values()):
         return None
 
     def read() -> IbObservation:
-        if lab is None:
+        if source is None:
             raise RuntimeError("InfiniBand outside the lab: no runner on the subnet manager host is wired yet")
         # the InfiniBand platform is loaded only for fabrics that have an InfiniBand network
-        collect_lab = importlib.import_module("xoff.platforms.infiniband.collect").collect_lab
-        observation: IbObservation = collect_lab(lab).observation
+        collect_sm = importlib.import_module("xoff.platforms.infiniband.collect").collect_sm
+        observation: IbObservation = collect_sm(source.subnet_manager()).observation
         return observation
 
     return read
@@ -54,13 +56,14 @@ def collect_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
+    source: TargetSource | None = None
     try:
         desired = build_fabric_state(load_intent(intent))
         if lab is not None:
-            connection = from_lab(lab)
-            desired = connection.fabric  # the lab's copy: its (remapped) addresses are the ones that answer
-            secrets = secrets or connection.secrets_file
-            known_hosts = known_hosts or connection.known_hosts
+            source = open_source("lab", lab)
+            desired = source.fabric  # the lab's copy: its (remapped) addresses are the ones that answer
+            secrets = secrets or source.secrets_file
+            known_hosts = known_hosts or source.known_hosts
         creds = load_credentials(secrets)
         targets = select(build_targets(desired), limit or [])
     except InputError as exc:
@@ -74,7 +77,7 @@ def collect_command(
         creds,
         known_hosts,
         CollectOptions(workers=workers, timeout_s=timeout, raw_dir=raw_dir_for(output)),
-        infiniband=infiniband_reader(desired, lab),
+        infiniband=infiniband_reader(desired, source),
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")

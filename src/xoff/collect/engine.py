@@ -1,7 +1,8 @@
 """Run the platform collectors over the targets in parallel and assemble a Snapshot.
 
-One thread per device in flight (``workers``); each opens one session (``Connector``), runs its
-collector's commands, saves every raw capture (secrets masked) and parses. A device that cannot be
+One Nornir task per device (``connect.runner``: ``workers`` in flight, the same runner push uses);
+each opens one session (``Connector``: by default ``connect.session.open_session``, the same netmiko
+options push gets), runs its collector's commands, saves every raw capture (secrets masked) and parses. A device that cannot be
 reached, refuses the login or the host key, times out or refuses a command becomes a CollectError
 entry; it never appears as an empty, so "clean", device. The InfiniBand fabric, when the intent has
 one, is read through ``platforms.infiniband`` from the subnet manager host.
@@ -16,9 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from xoff.collect.connection import CollectSession, Connector, ConnectSpec, classify, netmiko_connect
+from nornir.core.task import Task
+
 from xoff.connect.credentials import CredentialSet, mask
+from xoff.connect.runner import build_nornir, run_task
+from xoff.connect.session import CommandSession, Connector, ConnectSpec, classify, open_session
 from xoff.connect.targets import Target
 from xoff.contracts.collect import Collector, Command, DeviceObservation, refused
 from xoff.contracts.infiniband import IbObservation
@@ -57,10 +62,10 @@ def _save_raw(raw_dir: Path | None, device: str, slug: str, text: str) -> None:
 
 
 def _run(
-    session: CollectSession, commands: list[Command], timeout_s: float
+    session: CommandSession, commands: list[Command], timeout_s: float
 ) -> Iterator[tuple[Command, str | Exception]]:
     """Each command with its output or the exception it raised, in order: all in one exec channel
-    when the session can (``ExecSession.run_batch``), else one after the other (stopping is the
+    when the session can (``connect.channel.ExecSession.run_batch``), else one after the other (stopping is the
     caller's choice: the generator runs a command only when asked for its result)."""
     run_batch = getattr(session, "run_batch", None)
     if run_batch is not None and len(commands) > 1:
@@ -84,7 +89,7 @@ def collect_device(
     creds: CredentialSet,
     known_hosts: Path | None,
     options: CollectOptions,
-    connect: Connector = netmiko_connect,
+    connect: Connector = open_session,
 ) -> DeviceRun:
     started = time.monotonic()
     run = DeviceRun(target)
@@ -108,7 +113,6 @@ def collect_device(
         target=target,
         credentials=creds.for_device(target.platform, target.kind),
         known_hosts=known_hosts,
-        device_type=transport.netmiko_device_type,
         timeout_s=options.timeout_s,
         enable=transport.enable,
         exec_channel=transport.exec_channel,
@@ -194,6 +198,17 @@ def assemble(
     )
 
 
+def _collect_task(task: Task, by_name: dict[str, Target], **kwargs: Any) -> DeviceRun:
+    return collect_device(by_name[task.host.name], **kwargs)
+
+
+def _read_infiniband(infiniband: InfinibandReader) -> tuple[IbObservation | None, list[CollectError]]:
+    try:
+        return infiniband(), []
+    except Exception as exc:  # the SM host could not be read
+        return None, [CollectError(device="infiniband", command=None, kind="unreachable", message=_one_line(str(exc)))]
+
+
 def collect(
     desired: FabricState,
     targets: list[Target],
@@ -201,23 +216,31 @@ def collect(
     known_hosts: Path | None,
     options: CollectOptions,
     *,
-    connect: Connector = netmiko_connect,
+    connect: Connector = open_session,
     infiniband: InfinibandReader | None = None,
 ) -> Snapshot:
     """Collect every target (in parallel) and the InfiniBand fabric (if a reader is given)."""
-    with ThreadPoolExecutor(max(1, min(options.workers, len(targets) or 1))) as pool:
-        futures = [pool.submit(collect_device, t, desired, creds, known_hosts, options, connect) for t in targets]
-        ib_data: IbObservation | None = None
-        extra: list[CollectError] = []
-        if infiniband is not None:
-            try:
-                ib_data = infiniband()
-            except Exception as exc:  # the SM host could not be read
-                extra.append(
-                    CollectError(device="infiniband", command=None, kind="unreachable", message=_one_line(str(exc)))
-                )
-        runs = [f.result() for f in futures]
-    return assemble(desired, runs, ib_data, extra)
+    workers = max(1, min(options.workers, len(targets) or 1))
+    nr = build_nornir(targets, creds, known_hosts, workers=workers, timeout_s=options.timeout_s)
+    by_name = {t.name: t for t in targets}
+    with ThreadPoolExecutor(1) as pool:  # the SM host is read while the devices are
+        ib = pool.submit(_read_infiniband, infiniband) if infiniband is not None else None
+        values = run_task(
+            nr,
+            targets,
+            _collect_task,
+            by_name=by_name,
+            desired=desired,
+            creds=creds,
+            known_hosts=known_hosts,
+            options=options,
+            connect=connect,
+        )
+        ib_data, extra = ib.result() if ib is not None else (None, [])
+    for value in values:
+        if isinstance(value, BaseException):  # collect_device reports every device error; this is a bug
+            raise value
+    return assemble(desired, values, ib_data, extra)
 
 
 def raw_dir_for(snapshot_path: Path) -> Path:

@@ -1,10 +1,9 @@
 """The Nornir inventory, built in memory from targets and credentials, and its SimpleInventory export.
 
 In memory (``build_nornir``): one Nornir ``Host`` per target with its groups (``kind_*``,
-``platform_*``, ``role_*``, ``network_*``), the credentials of its kind, and netmiko connection
-options with host-key checking on: paramiko's RejectPolicy (``ssh_strict``) against the given
-known_hosts file only (``alt_host_keys`` + ``alt_key_file``; the user's own ``~/.ssh/known_hosts``
-is not consulted, so a lab's keys and a site's keys never mix). The Nornir object is constructed
+``platform_*``, ``role_*``, ``network_*``), the credentials of its kind, and the netmiko options of
+``connect.options`` (the one builder: collect's sessions get the same), host keys checked against the
+given known_hosts file only. The Nornir object is constructed
 directly (no ``InitNornir``, no config file, no plugin registered by name).
 
 Exported (``export_nornir``): SimpleInventory ``hosts.yaml``, ``groups.yaml``, ``defaults.yaml``
@@ -25,45 +24,24 @@ from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.plugins.runners import ThreadedRunner
 
 from xoff.connect.credentials import ENV, CredentialSet
+from xoff.connect.options import connection_options, credential_options
 from xoff.connect.targets import Target
-from xoff.platforms.registry import get_platform
 
 CONNECTION = "netmiko"  # nornir_netmiko's connection plugin name
-DEFAULT_TIMEOUT_S = 20.0
 
 
-def netmiko_extras(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
-    """ConnectHandler arguments for one target (no credentials)."""
-    transport = get_platform(target.platform).transport
-    if transport is None:
-        raise KeyError(f"platform {target.platform!r} is not reached over SSH")
-    extras: dict[str, Any] = {
-        "device_type": transport.netmiko_device_type,
-        "ssh_strict": True,  # paramiko RejectPolicy: an unknown or changed host key refuses the connection
-        "system_host_keys": False,
-        "allow_agent": False,
-        "conn_timeout": timeout_s or DEFAULT_TIMEOUT_S,
-        "auth_timeout": timeout_s or DEFAULT_TIMEOUT_S,
-        "banner_timeout": timeout_s or DEFAULT_TIMEOUT_S,
-        "fast_cli": False,
-    }
-    if known_hosts is not None:
-        extras["alt_host_keys"] = True
-        extras["alt_key_file"] = str(known_hosts)
-    if timeout_s is not None:
-        extras["read_timeout_override"] = timeout_s  # every command: a device answering slower fails
-    extras.update(transport.netmiko_options)
-    return extras
+def _login(target: Target, creds: CredentialSet) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(user name, password, the other login options): nornir_netmiko takes the first two from the Host."""
+    options = credential_options(creds.for_device(target.platform, target.kind))
+    username, password = options.pop("username", None), options.pop("password", None)
+    return username, password, options
 
 
-def _credential_extras(target: Target, creds: CredentialSet) -> tuple[str | None, str | None, dict[str, Any]]:
-    c = creds.for_device(target.platform, target.kind)
-    if c is None:
-        return None, None, {}
-    extras: dict[str, Any] = {"use_keys": c.key_file is not None}
-    if c.key_file is not None:
-        extras["key_file"] = str(c.key_file)
-    return c.username, c.password, extras
+def _connection_options(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
+    try:
+        return connection_options(target, known_hosts, timeout_s)
+    except (KeyError, ImportError):  # no transport for the platform: its task says so (collect: no collector)
+        return {}
 
 
 def _group_objects(targets: Iterable[Target]) -> Groups:
@@ -83,15 +61,15 @@ def build_nornir(
     groups = _group_objects(targets)
     hosts = Hosts()
     for t in targets:
-        username, password, cred_extras = _credential_extras(t, creds)
-        extras = {**netmiko_extras(t, known_hosts, timeout_s), **cred_extras}
+        username, password, login = _login(t, creds)
+        extras = {**_connection_options(t, known_hosts, timeout_s), **login}
         hosts[t.name] = Host(
             name=t.name,
             hostname=t.address,
             port=t.port,
             username=username,
             password=password,
-            platform=extras["device_type"],
+            platform=extras.get("device_type"),
             groups=ParentGroups([groups[g] for g in t.groups]),
             data={"xoff_platform": t.platform, "kind": t.kind, "role": t.role, "network": t.network},
             connection_options={CONNECTION: ConnectionOptions(extras=extras)},
@@ -114,7 +92,7 @@ def simple_inventory(targets: list[Target], known_hosts: Path | None) -> dict[st
     """The three SimpleInventory documents: hosts, groups, defaults (no credential in any)."""
     hosts: dict[str, Any] = {}
     for t in targets:
-        extras = netmiko_extras(t, known_hosts, None)
+        extras = connection_options(t, known_hosts, None)
         hosts[t.name] = {
             "hostname": t.address,
             "port": t.port,
@@ -145,7 +123,7 @@ def fill_credentials(nr: Nornir, creds: CredentialSet) -> None:
         c = creds.for_device(str(host.data.get("xoff_platform", "")), str(host.data.get("kind", "")))
         if c is None:
             continue
-        host.username, host.password = c.username, c.password
-        if c.key_file is not None:
-            options = host.connection_options.setdefault(CONNECTION, ConnectionOptions(extras={}))
-            options.extras = {**(options.extras or {}), "use_keys": True, "key_file": str(c.key_file)}
+        login = credential_options(c)
+        host.username, host.password = login.pop("username"), login.pop("password", None)
+        options = host.connection_options.setdefault(CONNECTION, ConnectionOptions(extras={}))
+        options.extras = {**(options.extras or {}), **login}

@@ -1,20 +1,16 @@
 """Targets: every device push and collect can reach, with where and how to reach it.
 
-Built from a FabricState (the intent's plan, or a lab's remapped copy), so the address used is the
-one the rendered configuration carries. ``from_lab`` gives what a lab adds: its FabricState
-(remapped addresses), its secrets file and its known_hosts (host-key checking stays on).
+Built from a FabricState (the intent's plan, or a target source's copy: ``connect.sources``, such as
+a lab's with remapped addresses), so the address used is the one the rendered configuration carries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from xoff.desired.models import Device, FabricState
 from xoff.errors import InputError, Location, Problem
-from xoff.lab import credentials, names
-from xoff.lab.state import FABRIC_FILE
 
 SSH_KINDS = ("switch", "host")  # InfiniBand switches are programmed by the subnet manager, not over SSH
 
@@ -74,28 +70,3 @@ def select(targets: Iterable[Target], limit: Iterable[str]) -> list[Target]:
             raise InputError([Problem(Location("--limit", 1, 1), term, f"matches no device (allowed: {allowed})")])
         chosen.update((t.name, t) for t in hits)
     return [t for t in pool if t.name in chosen]
-
-
-@dataclass(frozen=True)
-class LabConnection:
-    """What a running lab gives a client: its FabricState, secrets file and known_hosts."""
-
-    fabric: FabricState
-    secrets_file: Path
-    known_hosts: Path
-    lab_dir: Path
-
-
-def from_lab(lab: str) -> LabConnection:
-    """The lab named ``lab`` (under XOFF_LAB_DIR or /run/xoff/labs); bad input if it is not up."""
-    lab_dir = names.lab_dir(lab)
-    fabric_file = lab_dir / FABRIC_FILE
-    if not fabric_file.exists():
-        raise InputError([Problem(Location("--lab", 1, 1), lab, f"no lab of that name is up (looked in {lab_dir})")])
-    fabric = FabricState.model_validate_json(fabric_file.read_text(encoding="utf-8"))
-    return LabConnection(
-        fabric=fabric,
-        secrets_file=lab_dir / credentials.SECRETS_FILE,
-        known_hosts=credentials.known_hosts(lab_dir),
-        lab_dir=lab_dir,
-    )

@@ -15,7 +15,7 @@ Rules every collector keeps:
   compare only those paths; everything else is "not observable on this platform", never "equal".
 - With the transport's ``exec_channel`` the commands run over an SSH exec channel (``ssh host CMD``: no
   login profile) instead of a CLI shell, all in one channel, each with its own output and exit status
-  (``collect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
+  (``connect.batch``); a non-zero exit status is then a ``command`` error (Linux hosts).
 - A command the device refused (exit status, "% Invalid input", "command not found") is a
   ``CollectError(kind="command")``; the engine detects that from ``Command.failed`` markers.
 

@@ -15,8 +15,8 @@ from typing import Any
 import paramiko  # type: ignore[import-untyped]
 
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import from_lab
 from xoff.lab.lab import resolve
+from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
 
 DRIFT = "drift.state"

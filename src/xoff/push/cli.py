@@ -49,15 +49,15 @@ def _bad(where: str, path: str, message: str) -> InputError:
 
 
 def _fabric(intent: Path, lab: str | None):  # type: ignore[no-untyped-def]
-    """The FabricState to push (the lab's remapped one with --lab) and the lab connection, if any."""
-    from xoff.connect.targets import from_lab
+    """The FabricState to push (the lab's remapped one with --lab) and the lab's target source, if any."""
+    from xoff.connect.sources import open_source
     from xoff.desired import build_fabric_state
     from xoff.intent import load_intent
 
     fabric = build_fabric_state(load_intent(intent))
     if lab is None:
         return fabric, None
-    conn = from_lab(lab)
+    conn = open_source("lab", lab)
     if conn.fabric.fabric != fabric.fabric:
         raise _bad("--lab", lab, f"the lab runs fabric {conn.fabric.fabric!r}, not this intent's {fabric.fabric!r}")
     return conn.fabric, conn
@@ -142,7 +142,7 @@ def push_command(
         else RichDisplay(console, len(targets), show_diff=dry_run if show_diff is None else show_diff)
     )
     try:
-        with fabric_lock(lock_path(fabric.fabric, conn.lab_dir if conn else None), f"fabric {fabric.fabric}"):
+        with fabric_lock(lock_path(fabric.fabric, conn.lock_dir if conn else None), f"fabric {fabric.fabric}"):
             display.plan(targets, dry_run)
             try:
                 summary = engine_for(engine.value)(job, options, display)

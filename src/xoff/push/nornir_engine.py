@@ -1,5 +1,6 @@
-"""The Nornir engine: each batch is one ``nr.run`` over the threaded runner; each device's task
-runs the engine-neutral flow (``device_flow``) through nornir_netmiko's connection."""
+"""The Nornir engine: each batch is one run of ``connect.runner`` (Nornir's threaded runner); each
+device's task runs the engine-neutral flow (``device_flow``) through nornir_netmiko's connection,
+opened with the options of ``connect.options``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import time
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
-from xoff.connect.nornir_inventory import CONNECTION, build_nornir
+from xoff.connect.nornir_inventory import CONNECTION
+from xoff.connect.runner import build_nornir, run_task
+from xoff.connect.session import NetmikoSession
 from xoff.connect.targets import Target
 from xoff.contracts.apply import Capabilities
 from xoff.contracts.session import Session
@@ -18,7 +21,6 @@ from xoff.push.device_flow import DeviceContext, push_device
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushSummary
 from xoff.push.rollout import batches, roll_out
-from xoff.push.session import NetmikoSession
 
 
 def _capabilities(platform: str) -> Capabilities:
@@ -56,18 +58,14 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
 
 def _run_batch(nr: Nornir, job: PushJob, options: PushOptions, on_event: EventHook):  # type: ignore[no-untyped-def]
     def run(batch: list[Target], number: int) -> list[DeviceResult]:
-        names = {t.name for t in batch}
-        sub = nr.filter(filter_func=lambda h: h.name in names)
-        agg = sub.run(task=_device_task, job=job, options=options, on_event=on_event, batch=number)
-        out: list[DeviceResult] = []
-        for t in batch:
-            multi = agg.get(t.name)
-            value = multi[0].result if multi else None
-            if not isinstance(value, DeviceResult):  # the task itself broke: report, do not hide it
-                exc = multi[0].exception if multi else None
-                value = DeviceResult(t.name, t.platform, Outcome.FAILED, error=f"task error: {exc!r}", batch=number)
-            out.append(value)
-        return out
+        values = run_task(nr, batch, _device_task, job=job, options=options, on_event=on_event, batch=number)
+        return [
+            value
+            if isinstance(value, DeviceResult)
+            # the task itself broke: report, do not hide it
+            else DeviceResult(t.name, t.platform, Outcome.FAILED, error=f"task error: {value!r}", batch=number)
+            for t, value in zip(batch, values, strict=True)
+        ]
 
     return run
 

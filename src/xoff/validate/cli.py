@@ -56,14 +56,16 @@ def _live(
     from xoff.collect.cli import infiniband_reader  # noqa: PLC0415 - collect machinery only when live
     from xoff.collect.engine import CollectOptions, collect  # noqa: PLC0415
     from xoff.connect.credentials import load_credentials  # noqa: PLC0415
-    from xoff.connect.targets import build_targets, from_lab  # noqa: PLC0415
+    from xoff.connect.sources import TargetSource, open_source  # noqa: PLC0415
+    from xoff.connect.targets import build_targets  # noqa: PLC0415
 
     desired = intent_state
+    source: TargetSource | None = None
     if lab is not None:
-        connection = from_lab(lab)
-        desired = connection.fabric  # remapped addresses: the ones that answer, and were pushed
-        secrets = secrets or connection.secrets_file
-        known_hosts = known_hosts or connection.known_hosts
+        source = open_source("lab", lab)
+        desired = source.fabric  # remapped addresses: the ones that answer, and were pushed
+        secrets = secrets or source.secrets_file
+        known_hosts = known_hosts or source.known_hosts
     creds = load_credentials(secrets)
     snapshot = collect(
         desired,
@@ -71,7 +73,7 @@ def _live(
         creds,
         known_hosts,
         CollectOptions(workers=workers, timeout_s=timeout),
-        infiniband=infiniband_reader(desired, lab),
+        infiniband=infiniband_reader(desired, source),
     )
     return desired, snapshot
 

@@ -19,7 +19,8 @@ import ansible_runner  # type: ignore[import-untyped]
 
 from tests.support.paths import ROOT
 from xoff.connect.credentials import CredentialSet, load_credentials
-from xoff.connect.targets import LabConnection, build_targets, select
+from xoff.connect.targets import build_targets, select
+from xoff.lab.provider import LabConnection
 from xoff.push import ansible_engine
 from xoff.push.job import PushJob, PushOptions
 from xoff.push.model import PushEvent, PushSummary

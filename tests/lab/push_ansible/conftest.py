@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
-from xoff.connect.targets import LabConnection, from_lab
 from xoff.lab import names, netns
 from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.provider import LabConnection, from_lab
 from xoff.lab.teardown import down
 
 

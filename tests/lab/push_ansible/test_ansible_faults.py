@@ -24,10 +24,10 @@ import yaml
 from ansible_lab_support import config_db_mismatches, device_state, push, rendered, state_dir
 
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import LabConnection
 from xoff.lab import netns
 from xoff.lab.emulators.base import FAULTS_FILE, Faults
 from xoff.lab.lab import resolve
+from xoff.lab.provider import LabConnection
 from xoff.lab.sshd import LOGIN_LOG
 from xoff.platforms.eos.config_tree import config_diff, config_lines
 from xoff.push import nornir_engine

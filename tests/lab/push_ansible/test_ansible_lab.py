@@ -23,11 +23,12 @@ from ansible_lab_support import push as _push
 from tests.support.paths import ROOT
 from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
-from xoff.connect.targets import LabConnection, Target, build_targets, select
+from xoff.connect.targets import Target, build_targets, select
 from xoff.lab.daemons import host_root
 from xoff.lab.emulators.base import Faults
 from xoff.lab.lab import resolve
 from xoff.lab.observe import run_in
+from xoff.lab.provider import LabConnection
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.platforms.cumulus.patch import tree_from_commands
 from xoff.platforms.eos.config_tree import config_diff

@@ -17,9 +17,11 @@ from typing import Annotated
 
 import typer
 
+from xoff.connect.sources import SourceError, open_source
 from xoff.contracts.infiniband import IbObservation
 from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib, render_text
-from xoff.platforms.infiniband.collect import CollectError, collect_lab, save
+from xoff.errors import InputError
+from xoff.platforms.infiniband.collect import CollectError, collect_sm, save
 from xoff.platforms.infiniband.observe import observation_from_dump
 from xoff.platforms.infiniband.parse import IbParseError
 
@@ -55,14 +57,17 @@ def ib_command(
             obs = observation_from_dump(ib_dump)
         else:
             assert ib_lab is not None
-            collected = collect_lab(ib_lab)
+            collected = collect_sm(open_source("lab", ib_lab, "--ib-lab").subnet_manager())
             if save_dir is not None:
                 save(collected, save_dir)
             obs = collected.observation
         result = analyse_ib(obs, sl)
     except (IbParseError, IbAnalysisError) as exc:
         raise _fail(EXIT_INPUT, f"{ib_dump or ib_lab}: {exc}") from None
-    except (CollectError, OSError) as exc:
+    except InputError as exc:  # no such lab is up
+        why = "; ".join(p.message for p in exc.sorted())
+        raise _fail(EXIT_COLLECT, f"{ib_lab}: could not read the fabric: {why}") from None
+    except (CollectError, SourceError, OSError) as exc:
         raise _fail(EXIT_COLLECT, f"{ib_lab}: could not read the fabric: {exc}") from None
     print(json.dumps(result.to_json(), indent=2) if IbFormat(fmt) is IbFormat.json else render_text(result))
     if fail_on_risk and result.credit_loop:

@@ -1,10 +1,11 @@
 """Collect an InfiniBand fabric's running state with infiniband-diags on the subnet manager host.
 
 ``collect_infiniband(run)`` needs only a way to run one diags command on a host attached to the
-fabric (``run(argv) -> stdout``, raising :class:`CollectError` when the command fails): the lab's
-runner (:func:`lab_runner`: the SM host's namespace, ibsim's umad2sim preloaded) or, on a real
-fabric, an SSH session to the SM host. First the fabric-wide dumps (ibnetdiscover, dump_fts,
-iblinkinfo), then per port: SL2VL and VL arbitration on every cabled switch port and CA port, and
+fabric (``run(argv) -> stdout``, raising :class:`CollectError` when the command fails).
+:func:`collect_sm` builds it from the subnet manager host a target source gives (``SmHost``: the
+lab's runs in its SM host's namespace; on a real fabric, an SSH session to the SM host would), whose
+batches are ``xoff.connect.batch``'s (a nonce per call); this module only builds commands and parses.
+First the fabric-wide dumps (ibnetdiscover, dump_fts, iblinkinfo), then per port: SL2VL and VL arbitration on every cabled switch port and CA port, and
 the PKey table of every cabled port, switches' included, as the SA has it (``saquery --smkey KEY
 PKeyTableRecord LID/PORT``, trusted with the running OpenSM's SA key, see ``sakey``). Returns the raw
 captures (the dump directory's layout, see ``observe``) and the parsed :class:`IbObservation`.
@@ -18,11 +19,11 @@ key is masked (``SaKey.mask``) in every capture and error message.
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from xoff.contracts.infiniband import IbObservation
 from xoff.platforms.infiniband import observe, sakey
@@ -31,7 +32,6 @@ from xoff.platforms.infiniband.sakey import OpenSmConfig, SaKey
 
 Runner = Callable[[list[str]], str]
 BatchRunner = Callable[[list[list[str]]], list[str]]  # many commands in one session, outputs in order
-_END = "@@xoff-ib-end"  # a line after each command's output in a batch, with its exit status
 WORKERS = 2  # ibsim answers one MAD at a time (~20 ms a query): more clients in flight gain nothing
 # Which per-port tables to read, by node kind: everything the checks judge, or only what the
 # credit-loop analysis needs (switch SL2VL: host links never lie on a credit loop). "pkeys" is read
@@ -48,7 +48,6 @@ SA_REFUSED = {
     "a query whose key is not its sa_key)",
 }
 ROUTING_TABLES: Mapping[str, Collection[str]] = {"switch": ("sl2vl",), "ca": ()}
-IBSIM_SPEED_CAP = "HDR"  # xoff.lab.ibsim.IBSIM_FASTEST: ibsim 0.10 models links up to HDR
 
 
 class CollectError(RuntimeError):
@@ -207,87 +206,75 @@ def collect_infiniband(
     return Collected(observation, captures)
 
 
-def split_batch(argvs: list[list[str]], text: str) -> list[str]:
-    """The outputs of a batch run by :func:`batch_script`; raises CollectError on a failed command."""
-    outputs: list[str] = []
-    rest = text
-    for argv in argvs:
-        out, sep, rest = rest.partition(f"{_END} ")
-        status, _, rest = rest.partition("\n")
-        if not sep:
-            raise CollectError(f"{' '.join(argv)}: no output (the batch ended early)")
-        if status.strip() != "0":
-            raise CollectError(f"{' '.join(argv)} exited {status.strip()}")
-        outputs.append(out)
-    return outputs
+class CommandResult(Protocol):
+    """What one command left: its exit status and output (``xoff.connect.batch.Ran``)."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def stdout(self) -> str: ...
+
+    @property
+    def stderr(self) -> str: ...
 
 
-def batch_script(argvs: list[list[str]]) -> str:
-    """A POSIX shell script running each command, each output followed by an end line with its status."""
-    return "".join(f'{shlex.join(a)}; echo "{_END} $?"\n' for a in argvs)
+class SmHost(Protocol):
+    """The subnet manager host as a target source gives it (``xoff.connect.sources.SubnetManagerHost``):
+    the collector builds the commands and parses; the connection layer runs them."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def opensm_log(self) -> str | None: ...
+
+    @property
+    def opensm_argv(self) -> list[str] | None: ...
+
+    @property
+    def speed_cap(self) -> str | None: ...
+
+    def run(self, argv: list[str]) -> CommandResult: ...
+
+    def run_batch(self, argvs: list[list[str]]) -> Sequence[CommandResult | None]: ...
 
 
-@dataclass(frozen=True)
-class LabSm:
-    """How to read a lab's fabric on its SM host."""
-
-    run: Runner
-    run_batch: BatchRunner
-    source: str
-    opensm_log: str | None  # OpenSM's log text
-    opensm_argv: list[str] | None  # the running OpenSM's command line (None: not running)
-
-
-def _running_argv(pid: int) -> list[str] | None:
-    """A process's command line as the kernel has it (the lab shares the controller's PID namespace)."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return None
-    return [a.decode("utf-8", errors="replace") for a in raw.split(b"\0") if a] or None
-
-
-def lab_runner(lab: str, root: Path | None = None) -> LabSm:
-    """Runners on the lab's SM host, source label, OpenSM's log and command line, for a lab that is up."""
-    from xoff.lab.lab import LabError, resolve  # noqa: PLC0415 (the lab layer only when a lab is read)
-    from xoff.lab.observe import TIMEOUT_S, run_in  # noqa: PLC0415
-    from xoff.lab.processes import alive  # noqa: PLC0415
-
-    try:
-        state = resolve(lab, root)
-    except LabError as exc:
-        raise CollectError(str(exc)) from None
-    if state.ib is None:
-        raise CollectError(f"lab {state.name} has no InfiniBand fabric")
-    sm_host = state.ib.sm_host
+def sm_runners(sm: SmHost) -> tuple[Runner, BatchRunner]:
+    """``Runner`` and ``BatchRunner`` on the SM host: a failed command is a CollectError."""
 
     def run(argv: list[str]) -> str:
-        done = run_in(state, sm_host, argv, timeout=TIMEOUT_S)
-        if done.returncode != 0:
-            raise CollectError(f"{sm_host}: {' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[:200]}")
+        done = sm.run(argv)
+        if done.status != 0:
+            raise CollectError(f"{sm.host}: {' '.join(argv)} exited {done.status}: {done.stderr.strip()[:200]}")
         return done.stdout
 
     def run_batch(argvs: list[list[str]]) -> list[str]:
-        done = run_in(state, sm_host, ["sh", "-c", batch_script(argvs)], timeout=TIMEOUT_S + len(argvs))
-        return split_batch(argvs, done.stdout)
+        outputs: list[str] = []
+        for argv, one in zip(argvs, sm.run_batch(argvs), strict=True):
+            if one is None:
+                raise CollectError(f"{' '.join(argv)}: no output (the batch ended early)")
+            if one.status != 0:
+                raise CollectError(f"{' '.join(argv)} exited {one.status}")
+            outputs.append(one.stdout)
+        return outputs
 
-    log = Path(state.ib.opensm_log)
-    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else None
-    record = state.processes.get(f"{sm_host}/opensm")
-    argv = _running_argv(record.pid) if record is not None and alive(record) else None
-    return LabSm(run, run_batch, f"lab {state.name}, {sm_host}", text, argv)
+    return run, run_batch
 
 
-def collect_lab(lab: str, root: Path | None = None, tables: Mapping[str, Collection[str]] = ALL_TABLES) -> Collected:
-    """``collect_infiniband`` on a lab's SM host (ibsim: link speeds capped at HDR)."""
-    sm = lab_runner(lab, root)
+def collect_sm(sm: SmHost, tables: Mapping[str, Collection[str]] = ALL_TABLES) -> Collected:
+    """``collect_infiniband`` on a subnet manager host a target source gives (``TargetSource.subnet_manager``)."""
+    run, run_batch = sm_runners(sm)
     return collect_infiniband(
-        sm.run,
+        run,
         sm.source,
         opensm_log=sm.opensm_log,
-        speed_cap=IBSIM_SPEED_CAP,
+        speed_cap=sm.speed_cap,
         tables=tables,
-        run_batch=sm.run_batch,
+        run_batch=run_batch,
         opensm_argv=sm.opensm_argv,
     )
 

@@ -8,11 +8,16 @@ output can forge one) and the command's exit status; ``split`` takes the two str
 
 Each command runs in its own subshell with stdin from /dev/null: an ``exit`` or a ``cd`` in one
 command does not reach the next, and none can eat the script.
+
+``run_batch`` is the one way xoff runs a batch, whatever carries the script: an SSH exec channel
+(``session.ExecSession``) or a provider's local runner (the lab's subnet manager host, see
+``sources.SubnetManagerHost``). Each call draws a new nonce.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -23,6 +28,10 @@ class Ran:
     status: int
     stdout: str
     stderr: str
+
+
+# runs one POSIX sh script (its text) within a timeout in seconds; what it printed and its exit status
+ScriptRunner = Callable[[str, float], "Ran"]
 
 
 def new_marker() -> str:
@@ -75,3 +84,11 @@ def split(stdout: str, stderr: str, marker: str, count: int) -> list[Ran | None]
             err_body, _, at_err = err
         out.append(Ran(int(status), body, err_body))
     return out + [None] * (count - len(out))
+
+
+def run_batch(run_script: ScriptRunner, commands: list[str], timeout: float) -> tuple[list[Ran | None], Ran]:
+    """Every command in one script run by ``run_script``, framed with a fresh nonce: each command's
+    result (None: its end never came, see ``split``) and the run of the whole script."""
+    marker = new_marker()
+    ran = run_script(script(commands, marker), timeout)
+    return split(ran.stdout, ran.stderr, marker, len(commands)), ran

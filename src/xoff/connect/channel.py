@@ -1,0 +1,89 @@
+"""SSH exec channels: what ``ssh host CMD`` does, the login shell's profile not read, each command's
+exit status known. ``exec_on`` is the one implementation, used by the collector's host sessions
+(``ExecSession``) and by push strategies through ``NetmikoSession.exec_command``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import paramiko  # type: ignore[import-untyped]
+
+from xoff.connect import batch
+from xoff.connect.credentials import Credentials
+from xoff.connect.targets import Target
+
+
+class CommandFailedError(RuntimeError):
+    """A command ran and exited non-zero (exec channel): a ``command`` error."""
+
+
+def exec_on(client: Any, command: str, timeout: float | None, stdin: str = "") -> batch.Ran:
+    """Run ``command`` on a new exec channel of the paramiko ``client``; ``stdin`` is its whole input."""
+    chan_in, chan_out, chan_err = client.exec_command(command, timeout=timeout)
+    if stdin:
+        chan_in.write(stdin)
+    chan_in.channel.shutdown_write()  # end of input: a command reading stdin does not wait for more
+    out = str(chan_out.read().decode("utf-8", errors="replace"))
+    err = str(chan_err.read().decode("utf-8", errors="replace"))
+    return batch.Ran(int(chan_out.channel.recv_exit_status()), out, err)
+
+
+def output(ran: batch.Ran) -> str:
+    """The command's output, or CommandFailedError for a non-zero exit status (its first error line)."""
+    if ran.status != 0:
+        first = (ran.stderr.strip() or ran.stdout.strip() or "no output").splitlines()[0]
+        raise CommandFailedError(f"exit status {ran.status}: {first}")
+    return ran.stdout
+
+
+def results(ran: list[batch.Ran | None], whole: batch.Ran) -> list[str | Exception]:
+    """A batch's results as a session gives them: each output, or the CommandFailedError its exit
+    status gives, or a TimeoutError when its end never came."""
+    out: list[str | Exception] = []
+    for one in ran:
+        if one is None:
+            out.append(TimeoutError(f"the batch ended before this command did (exit status {whole.status})"))
+            continue
+        try:
+            out.append(output(one))
+        except CommandFailedError as exc:
+            out.append(exc)
+    return out
+
+
+class ExecSession:
+    """Commands over SSH exec channels, host key checked against ``known_hosts`` only."""
+
+    def __init__(self, target: Target, creds: Credentials, known_hosts: Path | None, timeout_s: float) -> None:
+        self.client = paramiko.SSHClient()
+        if known_hosts is not None:
+            self.client.load_host_keys(str(known_hosts))
+        self.client.set_missing_host_key_policy(paramiko.RejectPolicy())
+        self.timeout = timeout_s
+        self.client.connect(
+            target.address,
+            port=target.port,
+            username=creds.username,
+            password=creds.password,
+            key_filename=str(creds.key_file) if creds.key_file is not None else None,
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=timeout_s,
+            auth_timeout=timeout_s,
+            banner_timeout=timeout_s,
+        )
+
+    def _exec(self, command: str, timeout: float) -> batch.Ran:
+        return exec_on(self.client, command, timeout)
+
+    def send_command(self, command_string: str, *_args: Any, **kwargs: Any) -> str:
+        return output(self._exec(command_string, float(kwargs.get("read_timeout", self.timeout))))
+
+    def run_batch(self, commands: list[str], read_timeout: float) -> list[str | Exception]:
+        """Every command in one exec channel (``connect.batch``)."""
+        return results(*batch.run_batch(self._exec, commands, read_timeout))
+
+    def disconnect(self) -> None:
+        self.client.close()

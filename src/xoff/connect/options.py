@@ -1,0 +1,86 @@
+"""The one netmiko option builder: how every SSH session to a device is opened, push and collect alike.
+
+Host keys are always checked: paramiko's RejectPolicy (``ssh_strict``) against the given known_hosts
+file only (``alt_host_keys`` + ``alt_key_file``; the user's own ``~/.ssh/known_hosts``, ``~/.ssh/config``
+and the SSH agent are not consulted, so a lab's settings and a site's never mix, and a session opened
+by push is opened exactly as one opened by collect). The options come in two parts:
+``connection_options`` (no secret: safe to export in an inventory file) and ``credential_options``;
+``connect_handler_args`` joins them into netmiko ``ConnectHandler`` keywords. The Nornir inventory
+(``nornir_inventory``) and the collector's direct sessions (``session.open_session``) both build from
+here, so the same target gets the same options whichever engine opens it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from xoff.connect.credentials import Credentials
+from xoff.connect.targets import Target
+from xoff.platforms.record import Transport
+from xoff.platforms.registry import get_platform
+
+DEFAULT_TIMEOUT_S = 20.0
+
+
+def _transport(platform: str) -> Transport:
+    """The platform's transport settings: the one place they are looked up (its record in the registry)."""
+    transport = get_platform(platform).transport
+    if transport is None:
+        raise KeyError(f"platform {platform!r} is not reached over SSH")
+    return transport
+
+
+def device_type(platform: str) -> str:
+    return _transport(platform).netmiko_device_type
+
+
+def connection_options(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
+    """ConnectHandler arguments for one target, without credentials (and without host and port)."""
+    transport = _transport(target.platform)
+    options: dict[str, Any] = {
+        "device_type": transport.netmiko_device_type,
+        "ssh_strict": True,  # paramiko RejectPolicy: an unknown or changed host key refuses the connection
+        "system_host_keys": False,
+        "allow_agent": False,
+        "ssh_config_file": None,  # not the user's ~/.ssh/config (Nornir passes its path unless told so)
+        "conn_timeout": timeout_s or DEFAULT_TIMEOUT_S,
+        "auth_timeout": timeout_s or DEFAULT_TIMEOUT_S,
+        "banner_timeout": timeout_s or DEFAULT_TIMEOUT_S,
+        "fast_cli": False,
+    }
+    if known_hosts is not None:
+        options["alt_host_keys"] = True
+        options["alt_key_file"] = str(known_hosts)
+    if timeout_s is not None:
+        options["read_timeout_override"] = timeout_s  # every command: a device answering slower fails
+    options.update(transport.netmiko_options)
+    return options
+
+
+def credential_options(creds: Credentials | None) -> dict[str, Any]:
+    """The login: user name, password (also the enable secret), private key."""
+    if creds is None:
+        return {}
+    options: dict[str, Any] = {
+        "username": creds.username,
+        "password": creds.password or None,
+        "use_keys": creds.key_file is not None,
+    }
+    if creds.password:
+        options["secret"] = creds.password
+    if creds.key_file is not None:
+        options["key_file"] = str(creds.key_file)
+    return options
+
+
+def connect_handler_args(
+    target: Target, creds: Credentials | None, known_hosts: Path | None, timeout_s: float | None
+) -> dict[str, Any]:
+    """Every ``netmiko.ConnectHandler`` keyword for ``target``."""
+    return {
+        "host": target.address,
+        "port": target.port,
+        **connection_options(target, known_hosts, timeout_s),
+        **credential_options(creds),
+    }

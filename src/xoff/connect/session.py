@@ -1,0 +1,146 @@
+"""Opening a session to one device: netmiko over SSH (or an exec channel), host keys checked.
+
+``open_session`` is the collector's default ``Connector``: a CLI session (``PromptSession``) or exec
+channels (``channel.ExecSession``), opened with the options of ``options.connect_handler_args`` (the
+same the Nornir inventory gives push). ``NetmikoSession`` is a netmiko connection as a push
+strategy's ``Session``. Failures to connect or to run a command are classified (``classify``) here,
+in one place.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import paramiko  # type: ignore[import-untyped]
+from netmiko import (
+    BaseConnection,
+    ConnectHandler,
+    NetmikoAuthenticationException,
+    NetmikoTimeoutException,
+    ReadTimeout,
+)
+
+from xoff.connect.channel import ExecSession, exec_on
+from xoff.connect.credentials import Credentials
+from xoff.connect.options import connect_handler_args
+from xoff.connect.targets import Target
+
+
+class CommandSession(Protocol):
+    def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any: ...
+
+    def disconnect(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ConnectSpec:
+    target: Target
+    credentials: Credentials | None
+    known_hosts: Path | None
+    timeout_s: float
+    enable: bool  # enter the privileged level after login (EOS: show running-config)
+    exec_channel: bool = False  # SSH exec channels (exit statuses kept; commands batched) instead of a CLI shell
+
+
+Connector = Callable[[ConnectSpec], CommandSession]
+
+
+class PromptSession:
+    """A netmiko CLI session that reads each command's output up to the prompt found at login.
+
+    netmiko's ``send_command`` looks for the prompt again before every command (``find_prompt``:
+    two buffer reads and a 0.25 s sleep with the default delays): about 0.45 s of waiting per
+    command, most of a collect's time on a CLI device. A collector's session is read-only, so the
+    prompt does not change after login (and ``enable``); each command reads until that prompt ends
+    the output, which is also stricter than netmiko's default (the prompt anywhere in the output).
+    """
+
+    TERMINATORS = "#>$%"  # what netmiko's set_base_prompt strips from the prompt
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        base = str(conn.base_prompt)
+        self.expect = re.escape(base) + "[" + re.escape(self.TERMINATORS) + r"][ \t]*$"
+
+    def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("expect_string", self.expect)
+        kwargs.setdefault("auto_find_prompt", False)
+        return self.conn.send_command(command_string, *args, **kwargs)
+
+    def disconnect(self) -> None:
+        self.conn.disconnect()
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the netmiko connection's (SFTP, config, ...)
+        return getattr(self.conn, name)
+
+
+def open_session(spec: ConnectSpec) -> CommandSession:
+    creds = spec.credentials
+    if creds is None:
+        raise PermissionError(f"no credentials for {spec.target.kind}s (secrets file or XOFF_* environment)")
+    if spec.exec_channel:
+        return ExecSession(spec.target, creds, spec.known_hosts, spec.timeout_s)
+    conn = ConnectHandler(**connect_handler_args(spec.target, creds, spec.known_hosts, spec.timeout_s))
+    if spec.enable:
+        conn.enable()
+    return PromptSession(conn)
+
+
+class NetmikoSession:
+    """A netmiko connection as a strategy ``Session``: netmiko's own methods, plus ``exec_command``
+    and ``put_file`` (an exec channel and SFTP over the same SSH transport: no second login, the same
+    host-key check)."""
+
+    def __init__(self, conn: BaseConnection) -> None:
+        self.conn = conn
+
+    def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
+        return self.conn.send_command(command_string, *args, **kwargs)
+
+    def send_command_timing(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
+        return self.conn.send_command_timing(command_string, *args, **kwargs)
+
+    def send_config_set(self, config_commands: Any = None, *args: Any, **kwargs: Any) -> str:
+        return str(self.conn.send_config_set(config_commands, *args, **kwargs))
+
+    def enable(self, *args: Any, **kwargs: Any) -> str:
+        return str(self.conn.enable(*args, **kwargs))
+
+    def _client(self) -> Any:
+        client = self.conn.remote_conn_pre
+        if client is None:
+            raise OSError("no SSH transport")
+        return client
+
+    def exec_command(self, command: str, stdin: str = "", timeout: float | None = None) -> tuple[int, str, str]:
+        ran = exec_on(self._client(), command, timeout, stdin)
+        return ran.status, ran.stdout, ran.stderr
+
+    def put_file(self, path: str, text: str) -> None:
+        sftp = self._client().open_sftp()
+        try:
+            with sftp.open(path, "w") as handle:
+                handle.write(text.encode())
+        finally:
+            sftp.close()
+
+
+def classify(exc: BaseException) -> str:
+    """The CollectError kind of a failure to connect or to run a command."""
+    text = str(exc).lower()
+    if isinstance(exc, paramiko.BadHostKeyException) or "known_hosts" in text or "host key" in text:
+        return "host_key"
+    if isinstance(exc, (NetmikoAuthenticationException, paramiko.AuthenticationException, PermissionError)):
+        return "auth"
+    if isinstance(exc, (ReadTimeout, socket.timeout, TimeoutError)):
+        return "timeout"
+    if isinstance(exc, NetmikoTimeoutException):
+        return "timeout" if "timed-out reading" in text or "pattern not detected" in text else "unreachable"
+    if isinstance(exc, (OSError, paramiko.SSHException, EOFError)):
+        return "unreachable"
+    return "command"

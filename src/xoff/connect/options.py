@@ -31,10 +31,6 @@ def _transport(platform: str) -> Transport:
     return transport
 
 
-def device_type(platform: str) -> str:
-    return _transport(platform).netmiko_device_type
-
-
 def connection_options(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
     """ConnectHandler arguments for one target, without credentials (and without host and port)."""
     transport = _transport(target.platform)

@@ -19,13 +19,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(LAB_DIR) and item.get_closest_marker("lab") is None:
             item.add_marker(pytest.mark.lab)
-    missing = lab_unavailable()
+    lab_items = [item for item in items if item.get_closest_marker("lab") is not None]
+    missing = lab_unavailable() if lab_items else None
     if missing is None:
         return
     skip = pytest.mark.skip(reason=f"lab test: {missing}")
-    for item in items:
-        if item.get_closest_marker("lab") is not None:
-            item.add_marker(skip)
+    for item in lab_items:
+        item.add_marker(skip)
 
 
 def lab_unavailable() -> str | None:

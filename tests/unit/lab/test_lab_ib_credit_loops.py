@@ -15,7 +15,7 @@ import pytest
 
 from xoff.deadlock.ib.credit import IbResult, analyse_ib
 from xoff.lab import names, netns
-from xoff.lab.faults import stop_process
+from xoff.lab.disrupt import stop_process
 from xoff.lab.lab import resolve, up
 from xoff.lab.teardown import down, leftovers_of
 from xoff.platforms.infiniband.collect import ROUTING_TABLES, collect_lab

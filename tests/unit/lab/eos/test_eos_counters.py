@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from eos_cli_helpers import Cli, make_cli, rendered
 
-from xoff.lab.seed import FAULTS
-from xoff.lab.seed_steps import Target
+from xoff.lab.faults import FAULTS, Target
 from xoff.platforms.eos import counters as eos
 from xoff.platforms.eos.collect import Collector
 

@@ -367,7 +367,7 @@ _push_commands()
 def _lab_app() -> typer.Typer:
     from xoff.lab.clab_cli import export_command
     from xoff.lab.cli import lab_app
-    from xoff.lab.seed_cli import fault_command
+    from xoff.lab.faults.cli import fault_command
 
     lab_app.command("export", help="Write a containerlab topology (.clab.yml) for the intent, for users with Docker.")(
         export_command

@@ -1,5 +1,5 @@
 """The fault-injection suite (issue 7's proof): lab-mini pushed to intent validates clean (zero failures);
-then every fault class of ``xoff.lab.seed.FAULTS`` is seeded into the running lab the way the mistake
+then every fault class of ``xoff.lab.faults.FAULTS`` is seeded into the running lab the way the mistake
 happens, ``xoff validate --lab`` (live: collect + the audit catalog) must fail exactly the fault's check
 (plus the checks the registry says rightly fail with it, ``also``) with a finding naming the device, and
 the port and priority where they apply, and nothing else may fail; then the fault is undone by its own
@@ -29,9 +29,9 @@ from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
 from xoff.lab import netns
+from xoff.lab.faults import FAULTS, Fault, Lab
+from xoff.lab.faults.cli import fault_command
 from xoff.lab.lab import LabError, up
-from xoff.lab.seed import FAULTS, Fault, Lab
-from xoff.lab.seed_cli import fault_command
 from xoff.lab.teardown import down
 from xoff.push.cli import push_command
 from xoff.validate.cli import validate_command

@@ -1,6 +1,6 @@
 """The InfiniBand half of the fault-injection suite (issue 7's proof): the ib-ring lab (ibsim carrying the
 intent's fabric, the real OpenSM routing it, the real infiniband-diags reading it back), pushed to intent,
-validates with zero failures; then every InfiniBand fault class of ``xoff.lab.seed.FAULTS`` is seeded on
+validates with zero failures; then every InfiniBand fault class of ``xoff.lab.faults.FAULTS`` is seeded on
 the SM host the way it happens (OpenSM's files and a SIGHUP or restart, ``ibportstate``), and ``xoff
 validate --lab`` (live: collect, then the audit catalog) must fail exactly the fault's check (and the
 checks the registry says rightly fail with it) and nothing else, with a finding naming the device, the
@@ -31,8 +31,8 @@ from tests.support.paths import ROOT
 from xoff.desired.build import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab import names, netns
+from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.lab import LabError, up
-from xoff.lab.seed import FAULTS, Fault, Lab
 from xoff.lab.teardown import down
 from xoff.push.cli import push_command
 from xoff.validate.cli import validate_command

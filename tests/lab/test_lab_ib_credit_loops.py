@@ -16,7 +16,7 @@ import pytest
 from tests.support.paths import ROOT
 from xoff.deadlock.ib.credit import IbResult, analyse_ib
 from xoff.lab import names, netns
-from xoff.lab.faults import stop_process
+from xoff.lab.disrupt import stop_process
 from xoff.lab.lab import resolve, up
 from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down, leftovers_of

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from tests.support.paths import ROOT
 from xoff.collect.cli import collect_command
 from xoff.lab import names, netns
-from xoff.lab.faults import stop_process
+from xoff.lab.disrupt import stop_process
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.observe import run_in
 from xoff.lab.provider import from_lab

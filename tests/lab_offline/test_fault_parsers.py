@@ -14,7 +14,7 @@ from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab.emulators.sonic import show
-from xoff.lab.seed import FAULTS
+from xoff.lab.faults import FAULTS
 from xoff.platforms.linux import collect as host
 from xoff.platforms.sonic import collect as sonic
 from xoff.platforms.sonic.config_db import build_config_db
@@ -78,9 +78,9 @@ def test_every_fault_names_registered_checks() -> None:
 
 def test_docs_faults_lab_table_is_fresh() -> None:
     """docs/faults.md's lab table is generated from the fault and check registries
-    (``python -m xoff.lab.seed_docs docs/faults.md``)."""
-    from xoff.lab import seed_docs
+    (``python -m xoff.lab.faults.docs docs/faults.md``)."""
+    from xoff.lab.faults import docs as seed_docs
 
     page = (ROOT / "docs" / "faults.md").read_text(encoding="utf-8")
-    assert seed_docs.update(page) == page, "stale: run python -m xoff.lab.seed_docs docs/faults.md"
+    assert seed_docs.update(page) == page, "stale: run python -m xoff.lab.faults.docs docs/faults.md"
     assert all(f"`{name}`" in page for name in FAULTS)

@@ -17,7 +17,7 @@ from lab_fake_emulator import FILES, FakeEmulator
 
 from xoff.lab import netns
 from xoff.lab.daemons import switch_ssh_processes
-from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults
+from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, SessionFaults
 from xoff.lab.sshd import (
     LOGIN_LOG,
     EmulatorMissingError,
@@ -222,13 +222,13 @@ def test_faults_drop_and_emulator_errors(ns: str, tmp_path: Path) -> None:
             async with _connect(ns, sw) as conn:
                 r = await conn.run("boom", check=False, timeout=TIMEOUT_S)
                 assert r.exit_status == 1 and "RuntimeError: emulator bug" in str(r.stderr)
-            Faults(reject_nth=2).save(sw.context.state_dir)
+            SessionFaults(reject_nth=2).save(sw.context.state_dir)
             async with _connect(ns, sw) as conn:
                 proc = await conn.create_process(term_type="vt100")
                 await _read_until(proc, "sw1# ")
                 proc.stdin.write("config a\rconfig b\r")
                 assert "% rejected" in await _read_until(proc, "% rejected\r\nsw1# ")
-            Faults(drop_after=1).save(sw.context.state_dir)
+            SessionFaults(drop_after=1).save(sw.context.state_dir)
             async with _connect(ns, sw) as conn:
                 proc = await conn.create_process(term_type="vt100")
                 await _read_until(proc, "sw1# ")
@@ -238,7 +238,7 @@ def test_faults_drop_and_emulator_errors(ns: str, tmp_path: Path) -> None:
                 rest = await asyncio.wait_for(proc.stdout.read(), TIMEOUT_S)  # the connection drops
                 assert rest == "echo two\r\n"  # the echo, then nothing: no output, no prompt
                 await asyncio.wait_for(conn.wait_closed(), TIMEOUT_S)
-            Faults().save(sw.context.state_dir)
+            SessionFaults().save(sw.context.state_dir)
             async with _connect(ns, sw) as conn:  # the server is still serving
                 assert (await conn.run("hostname", check=False)).stdout == "sw1\r\n"
 

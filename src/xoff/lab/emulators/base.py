@@ -1,4 +1,4 @@
-"""What every NOS emulator shares: its context, its fault hooks, and the session contract.
+"""What every NOS emulator shares: its context, its session faults, the one result type, the session contract.
 
 The lab's SSH servers (asyncssh processes, one per ~16 switches, a listening socket in each switch
 namespace) create one ``Emulator`` per SSH session and feeds it lines; emulators never touch sockets. State
@@ -55,8 +55,9 @@ def _lab_fabric(path: Path, mtime_ns: int, size: int) -> FabricState:
 
 
 @dataclass
-class Faults:
-    """Test hooks, read from ``<state_dir>/faults.json`` before every command.
+class SessionFaults:
+    """Session faults (test hooks), read from ``<state_dir>/faults.json`` before every command: what a
+    flaky device or link does to a session. Not the lab's named fault classes (``xoff.lab.faults``).
 
     - ``reject_nth``: the Nth configuration command of a session is refused the platform's way
       (counted by the emulator; 1-based);
@@ -69,7 +70,7 @@ class Faults:
     delay_ms: int = 0
 
     @classmethod
-    def load(cls, state_dir: Path) -> Faults:
+    def load(cls, state_dir: Path) -> SessionFaults:
         path = state_dir / FAULTS_FILE
         if not path.exists():
             return cls()
@@ -86,11 +87,18 @@ class Faults:
         (state_dir / FAULTS_FILE).write_text(json.dumps(data), encoding="utf-8")
 
 
+Faults = SessionFaults  # the name the lab's SSH server (sshd.py) and older tests import
+
+
 @dataclass
 class Reply:
-    output: str = ""  # text to send back, with the platform's line endings already applied
+    """What a command, a line or a session step returns, in every emulator. Inside an emulator ``output``
+    has "\\n" line ends; the reply a session step gives the SSH server has the platform's line ends."""
+
+    output: str = ""
+    status: int = 0  # exit status (what an exec channel reports; ``&&``/``||`` in a shell)
     close: bool = False  # end the session after sending output (exit, logout, a dropped session)
-    status: int = 0  # exit status for exec channels
+    data: dict[str, object] | None = None  # the command's structured model, where it has one (EOS ``| json``)
 
 
 @dataclass
@@ -128,8 +136,8 @@ class EmulatorBase(ABC):
         return self.step(command)
 
     def step(self, line: str) -> Reply:
-        """What the SSH server calls: fault hooks first, then the platform's ``handle``."""
-        faults = Faults.load(self.ctx.state_dir)
+        """What the SSH server calls: session faults first, then the platform's ``handle``."""
+        faults = SessionFaults.load(self.ctx.state_dir)
         self.counters.commands += 1
         if faults.delay_ms:
             time.sleep(faults.delay_ms / 1000)
@@ -140,5 +148,5 @@ class EmulatorBase(ABC):
     def reject_this_config_command(self) -> bool:
         """Count a configuration command; True if the reject_nth fault says to refuse it."""
         self.counters.config_commands += 1
-        faults = Faults.load(self.ctx.state_dir)
+        faults = SessionFaults.load(self.ctx.state_dir)
         return faults.reject_nth is not None and self.counters.config_commands == faults.reject_nth

@@ -16,7 +16,7 @@ from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_l
 from tests.support.paths import ROOT
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.lab.emulators.cumulus.show_counters import size
-from xoff.lab.seed import FAULTS
+from xoff.lab.faults import FAULTS
 from xoff.platforms.cumulus import counters
 from xoff.platforms.cumulus.collect import Collector
 

@@ -89,4 +89,4 @@ def test_fault_drop_after_and_delay(tmp_path: Path) -> None:
     emu = session(tmp_path)
     assert run(emu, "nv set interface swp1 link mtu 9000").close is False
     assert run(emu, "nv config apply -y").close is True  # the session is cut before the apply runs
-    assert "mtu" not in session(tmp_path).nv.run(["config", "show", "-o", "commands"]).text
+    assert "mtu" not in session(tmp_path).nv.run(["config", "show", "-o", "commands"]).output

@@ -13,8 +13,7 @@ import pytest
 
 from tests.support.eos_cli_helpers import Cli, make_cli, rendered
 from tests.support.paths import ROOT
-from xoff.lab.seed import FAULTS
-from xoff.lab.seed_steps import Target
+from xoff.lab.faults import FAULTS, Target
 from xoff.platforms.eos import counters as eos
 from xoff.platforms.eos.collect import Collector
 

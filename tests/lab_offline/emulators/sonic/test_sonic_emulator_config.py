@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.sonic_emu import put, run
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 from xoff.lab.emulators.sonic import Emulator
 
 Session = Callable[..., Emulator]
@@ -204,7 +204,7 @@ def test_reject_nth_fails_exactly_the_nth_config_command(
     session: Session, rendered: dict[str, Any], state_dir: Path
 ) -> None:
     emulator = loaded(session, rendered)  # that load was this session's config command 1
-    Faults(reject_nth=3).save(state_dir)
+    SessionFaults(reject_nth=3).save(state_dir)
     put(emulator, "mtu.json", [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
     assert run(emulator, "show interfaces status").status == 0  # show commands are not counted
     assert run(emulator, "sudo config list-checkpoints").status == 0  # 2

@@ -13,12 +13,11 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.base import EmulatorContext, Reply
 from xoff.lab.emulators.cumulus import confirm, show_counters
 from xoff.lab.emulators.cumulus import show as shows
 from xoff.lab.emulators.cumulus.apply import apply_to_system, check
@@ -32,14 +31,8 @@ APPLY_ERRORS = "apply-errors.log"
 CONFIRM_FLAGS = ("--confirm-yes", "--confirm-no", "--confirm-status")
 
 
-@dataclass
-class Out:
-    text: str = ""
-    status: int = 0
-
-
-def _err(text: str) -> Out:
-    return Out(text if text.endswith("\n") else text + "\n", 1)
+def _err(text: str) -> Reply:
+    return Reply(text if text.endswith("\n") else text + "\n", 1)
 
 
 class Nv:
@@ -60,9 +53,9 @@ class Nv:
         self.reject = reject
         self.read_file = read_file
 
-    def run(self, args: list[str]) -> Out:
+    def run(self, args: list[str]) -> Reply:
         if not args or args[0] in {"-h", "--help"}:
-            return Out("Usage:\n  nv [options] <command> [<args> ...]\n\nCommands:\n  set  unset  show  config\n")
+            return Reply("Usage:\n  nv [options] <command> [<args> ...]\n\nCommands:\n  set  unset  show  config\n")
         verb, rest = args[0], args[1:]
         self.log(self.expire())  # a lapsed trial is rolled back before anything else is read or changed
         return self._verb(verb, rest)
@@ -73,7 +66,7 @@ class Nv:
             with (self.ctx.state_dir / APPLY_ERRORS).open("a", encoding="utf-8") as fh:
                 fh.write("".join(f"{time.time():.3f} {w}\n" for w in warnings))
 
-    def _verb(self, verb: str, rest: list[str]) -> Out:
+    def _verb(self, verb: str, rest: list[str]) -> Reply:
         if verb in {"set", "unset"}:
             return self._edit(verb, rest)
         if verb == "show":
@@ -84,7 +77,7 @@ class Nv:
 
     # --- set / unset -------------------------------------------------------------------------------
 
-    def _edit(self, verb: str, words: list[str]) -> Out:
+    def _edit(self, verb: str, words: list[str]) -> Reply:
         try:
             if verb == "set":
                 path, value = check_set(words)
@@ -100,7 +93,7 @@ class Nv:
                 set_path(rev.tree, path, value)
             else:
                 unset_path(rev.tree, path)
-        return Out()
+        return Reply()
 
     def _pending(self, state: Nvue) -> Revision:
         rev_id = state.pending.get(self.user)
@@ -112,7 +105,7 @@ class Nv:
 
     # --- show --------------------------------------------------------------------------------------
 
-    def _show(self, args: list[str]) -> Out:
+    def _show(self, args: list[str]) -> Reply:
         try:
             opts, path = _options(
                 args, {"-o", "--output", "--rev", "-r"}, {"--applied", "--pending", "--startup", "--operational"}
@@ -129,15 +122,15 @@ class Nv:
         try:
             counted = show_counters.lookup(self.ctx, tree, tuple(path))  # a port's counters and watchdog
             if counted is not None:
-                return Out(show_counters.render(*counted, output))
+                return Reply(show_counters.render(*counted, output))
             value = shows.show(self.ctx, tree, tuple(path))
         except shows.ShowError as exc:
             return _err(str(exc))
-        return Out(shows.render(value, output))
+        return Reply(shows.render(value, output))
 
     # --- config ------------------------------------------------------------------------------------
 
-    def _config(self, args: list[str]) -> Out:
+    def _config(self, args: list[str]) -> Reply:
         if not args:
             return _err("Error: Incomplete Command: config")
         sub, rest = args[0], args[1:]
@@ -172,7 +165,7 @@ class Nv:
             return state.revisions[int(name)].tree
         raise CommandError(f"Error: Invalid revision: {name}")
 
-    def _apply(self, args: list[str]) -> Out:
+    def _apply(self, args: list[str]) -> Reply:
         try:
             args, confirm_time = _confirm_option(args)
             flags = {"-y", "--assume-yes", "--assume-no", *CONFIRM_FLAGS}
@@ -186,7 +179,7 @@ class Nv:
         if len(rest) > 1:
             return _err(f"Error: Invalid Command: config apply {' '.join(rest)}")
         if "--confirm-status" in opts:
-            return Out(confirm.status(self.store.peek(), self.clock()))
+            return Reply(confirm.status(self.store.peek(), self.clock()))
         if "--confirm-yes" in opts or "--confirm-no" in opts:
             return self._confirm_answer(rest[0] if rest else None, yes="--confirm-yes" in opts)
         if self.reject():
@@ -223,19 +216,19 @@ class Nv:
             )  # fmt: skip
             new = copy.deepcopy(rev.tree)
         warnings = apply_to_system(self.ctx, old, new)
-        return Out("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {rev.rev_id}]\n")
+        return Reply("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {rev.rev_id}]\n")
 
-    def _confirm_answer(self, rev: str | None, yes: bool) -> Out:
+    def _confirm_answer(self, rev: str | None, yes: bool) -> Reply:
         with self.store.locked() as state:
             try:
                 if yes:
-                    return Out(confirm.accept(state, rev))
+                    return Reply(confirm.accept(state, rev))
                 trial = confirm.refuse(state, rev, self.user, "Rollback: nv config apply --confirm-no")
             except confirm.ConfirmError as exc:
                 return _err(str(exc))
             old, new = copy.deepcopy(state.revisions[trial.rev_id].tree), copy.deepcopy(state.applied_tree())
         warnings = apply_to_system(self.ctx, old, new)
-        return Out("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {trial.previous}]\n")
+        return Reply("".join(f"Warning: {w}\n" for w in warnings) + f"applied [rev_id: {trial.previous}]\n")
 
     def expire(self) -> list[str]:
         """Roll back a trial whose deadline passed (before every command, and from the timer); the
@@ -253,7 +246,7 @@ class Nv:
         trial = self.store.peek().confirm
         return trial.deadline if trial is not None else None
 
-    def _diff(self, args: list[str]) -> Out:
+    def _diff(self, args: list[str]) -> Reply:
         try:
             opts, names = _options(args, {"-o", "--output"}, {"--verbose"})
             if len(names) > 2:
@@ -265,10 +258,10 @@ class Nv:
             return _err(str(exc))
         unset, sets = diff(old, new)
         if opts.get("-o", opts.get("--output")) == "commands":
-            return Out("".join(f"{c}\n" for c in patch_commands(unset, sets)))
-        return Out(patch_yaml(unset, sets))
+            return Reply("".join(f"{c}\n" for c in patch_commands(unset, sets)))
+        return Reply(patch_yaml(unset, sets))
 
-    def _revisions(self, args: list[str]) -> Out:
+    def _revisions(self, args: list[str]) -> Reply:
         try:
             opts, rest = _options(args, {"-o", "--output"}, set())
         except CommandError as exc:
@@ -287,13 +280,13 @@ class Nv:
                 }
                 for rev in state.revisions.values()
             }
-            return Out(shows.render(data, "json"))
+            return Reply(shows.render(data, "json"))
         rows: list[tuple[str, ...]] = [("Rev ID", "State", "Apply Date", "User", "Message")]
         for rev in state.revisions.values():
             rows.append((str(rev.rev_id), labels[rev.rev_id], rev.date, rev.user, rev.message))
-        return Out(_table(rows))
+        return Reply(_table(rows))
 
-    def _history(self, args: list[str]) -> Out:
+    def _history(self, args: list[str]) -> Reply:
         state = self.store.read()
         wanted = {int(a) for a in args if a.isdigit()}
         if len(wanted) != len(args):
@@ -302,25 +295,25 @@ class Nv:
         for h in state.history:
             if not wanted or h["rev_id"] in wanted:
                 rows.append((h["apply_id"], str(h["rev_id"]), h["date"], h["type"], h["user"], h.get("message", "")))
-        return Out(_table(rows))
+        return Reply(_table(rows))
 
-    def _detach(self, args: list[str]) -> Out:
+    def _detach(self, args: list[str]) -> Reply:
         if args:
             return _err(f"Error: Invalid Command: config detach {' '.join(args)}")
         with self.store.locked() as state:
             rev_id = state.pending.pop(self.user, None)
             if rev_id is not None:
                 state.revisions[rev_id].state = "detached"
-        return Out()
+        return Reply()
 
-    def _save(self, args: list[str]) -> Out:
+    def _save(self, args: list[str]) -> Reply:
         if args:
             return _err(f"Error: Invalid Command: config save {' '.join(args)}")
         with self.store.locked() as state:
             state.startup = copy.deepcopy(state.applied_tree())
-        return Out("saved [rev_id: applied]\n")
+        return Reply("saved [rev_id: applied]\n")
 
-    def _config_show(self, args: list[str]) -> Out:
+    def _config_show(self, args: list[str]) -> Reply:
         try:
             opts, rest = _options(args, {"-o", "--output", "-r", "--rev"}, set())
             if rest:
@@ -333,12 +326,12 @@ class Nv:
         output = opts.get("-o", opts.get("--output", "yaml"))
         rev = f"{state.applied}.0" if name == "applied" else name
         if output == "commands":
-            return Out("".join(f"{c}\n" for c in commands(tree)))
+            return Reply("".join(f"{c}\n" for c in commands(tree)))
         if output == "json":
-            return Out(shows.render(shows.config_document(tree, rev), "json"))
-        return Out(shows.config_yaml(tree, rev))
+            return Reply(shows.render(shows.config_document(tree, rev), "json"))
+        return Reply(shows.config_yaml(tree, rev))
 
-    def _patch(self, args: list[str], replace: bool = False) -> Out:
+    def _patch(self, args: list[str], replace: bool = False) -> Reply:
         if len(args) != 1:
             return _err("Error: Incomplete Command: config patch <nvue-file>")
         file = self.read_file(args[0])
@@ -372,7 +365,7 @@ class Nv:
                 except CommandError as exc:
                     return _err(f"{exc}\n  line {where}")
             rev.tree = work
-        return Out()
+        return Reply()
 
 
 def _label(state: Nvue, rev: Revision) -> str:

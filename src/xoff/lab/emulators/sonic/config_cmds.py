@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import jsonpointer
 
+from xoff.lab.emulators.base import Reply
 from xoff.lab.emulators.sonic import gcu
 from xoff.lab.emulators.sonic.clish import Argument, Command, Option, usage_error_text
-from xoff.lab.emulators.sonic.result import Confirm, Result
+from xoff.lab.emulators.sonic.confirm import Confirm
 from xoff.lab.emulators.sonic.store import CHECKPOINTS_PATH, SAVED_PATH, ConfigDb, dumps_sorted
 
 if TYPE_CHECKING:
@@ -179,8 +180,8 @@ class ConfigCommands:
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _fail(self, p: dict[str, Any], message: str, prefix: str = "") -> Result:
-        return Result(prefix + usage_error_text(p["_command"], p["_path"], message), 2)
+    def _fail(self, p: dict[str, Any], message: str, prefix: str = "") -> Reply:
+        return Reply(prefix + usage_error_text(p["_command"], p["_path"], message), 2)
 
     def _read_json(self, path: str) -> Any:
         file = self.s.store.host_path(path, self.s.cwd)
@@ -192,10 +193,10 @@ class ConfigCommands:
 
     # --- generic config updater ------------------------------------------------------------------
 
-    def apply_patch(self, p: dict[str, Any]) -> Result:
+    def apply_patch(self, p: dict[str, Any]) -> Reply:
         out = "** DRY RUN EXECUTION **\n" if p["dry_run"] else ""
 
-        def failed(message: str) -> Result:
+        def failed(message: str) -> Reply:
             return self._fail(p, message, out + f"Failed to apply patch due to: {message}\n")
 
         try:
@@ -219,7 +220,7 @@ class ConfigCommands:
         out += "".join(f"{line}\n" for line in updater.log)
         if not p["dry_run"]:
             self.s.commit(current, target)
-        return Result(out + "Patch applied successfully.\n")
+        return Reply(out + "Patch applied successfully.\n")
 
     @staticmethod
     def _unscoped(op: dict[str, Any]) -> dict[str, Any]:
@@ -228,7 +229,7 @@ class ConfigCommands:
             op = {**op, "path": jsonpointer.JsonPointer.from_parts(parts[1:]).path}
         return op
 
-    def replace(self, p: dict[str, Any]) -> Result:
+    def replace(self, p: dict[str, Any]) -> Reply:
         out = "** DRY RUN EXECUTION **\n" if p["dry_run"] else ""
         try:
             target = self._read_json(p["target_file_path"])
@@ -238,7 +239,7 @@ class ConfigCommands:
             p, target, out, "Config replaced successfully.", "Failed to replace config", rollback=None
         )
 
-    def rollback(self, p: dict[str, Any]) -> Result:
+    def rollback(self, p: dict[str, Any]) -> Reply:
         out = "** DRY RUN EXECUTION **\n" if p["dry_run"] else ""
         file = self.s.store.checkpoint_file(p["name"])
         target = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else None
@@ -246,7 +247,7 @@ class ConfigCommands:
             p, target, out, "Config rolled back successfully.", "Failed to rollback config", rollback=p["name"]
         )
 
-    def _replace_with(self, p: dict[str, Any], target: Any, out: str, ok: str, ko: str, rollback: str | None) -> Result:
+    def _replace_with(self, p: dict[str, Any], target: Any, out: str, ok: str, ko: str, rollback: str | None) -> Reply:
         current = self.s.running()
         updater = self.s.updater()
         try:
@@ -260,18 +261,18 @@ class ConfigCommands:
         out += "".join(f"{line}\n" for line in updater.log)
         if not p["dry_run"]:
             self.s.commit(current, new)
-        return Result(out + f"{ok}\n")
+        return Reply(out + f"{ok}\n")
 
-    def checkpoint(self, p: dict[str, Any]) -> Result:
+    def checkpoint(self, p: dict[str, Any]) -> Reply:
         updater = self.s.updater()
         path = f"{CHECKPOINTS_PATH}/{p['name']}.cp.json"
         updater.checkpoint(p["name"], path)
         file = self.s.store.checkpoint_file(p["name"])
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(json.dumps(json.loads(dumps_sorted(self.s.running()))), encoding="utf-8")
-        return Result("".join(f"{line}\n" for line in updater.log) + "Checkpoint created successfully.\n")
+        return Reply("".join(f"{line}\n" for line in updater.log) + "Checkpoint created successfully.\n")
 
-    def delete_checkpoint(self, p: dict[str, Any]) -> Result:
+    def delete_checkpoint(self, p: dict[str, Any]) -> Reply:
         updater = self.s.updater()
         file = self.s.store.checkpoint_file(p["name"])
         try:
@@ -280,32 +281,32 @@ class ConfigCommands:
             log = "".join(f"{line}\n" for line in updater.log)
             return self._fail(p, str(exc), log + "Failed to delete config checkpoint\n")
         file.unlink()
-        return Result("".join(f"{line}\n" for line in updater.log) + "Checkpoint deleted successfully.\n")
+        return Reply("".join(f"{line}\n" for line in updater.log) + "Checkpoint deleted successfully.\n")
 
-    def list_checkpoints(self, _p: dict[str, Any]) -> Result:
-        return Result(json.dumps(self.s.store.checkpoint_names(), indent=4) + "\n")
+    def list_checkpoints(self, _p: dict[str, Any]) -> Reply:
+        return Reply(json.dumps(self.s.store.checkpoint_names(), indent=4) + "\n")
 
     # --- files -----------------------------------------------------------------------------------
 
-    def save(self, p: dict[str, Any]) -> Result:
-        def run() -> Result:
+    def save(self, p: dict[str, Any]) -> Reply:
+        def run() -> Reply:
             target = p["filename"] or SAVED_PATH
             file = self.s.store.host_path(target, self.s.cwd)
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(dumps_sorted(self.s.running()), encoding="utf-8")
-            return Result(f"Running command: {CFGGEN} -d --print-data > {target}\n")
+            return Reply(f"Running command: {CFGGEN} -d --print-data > {target}\n")
 
         if p["yes"]:
             return run()
         return Confirm("Existing files will be overwritten, continue?", run)
 
-    def load(self, p: dict[str, Any]) -> Result:
+    def load(self, p: dict[str, Any]) -> Reply:
         target = p["filename"] or SAVED_PATH
 
-        def run() -> Result:
+        def run() -> Reply:
             file = self.s.store.host_path(target, self.s.cwd)
             if not file.is_file():
-                return Result(f"The config_db file {target} doesn't exist\n")
+                return Reply(f"The config_db file {target} doesn't exist\n")
             loaded = json.loads(file.read_text(encoding="utf-8"))
             current = self.s.running()
             new = copy.deepcopy(current)
@@ -320,9 +321,9 @@ class ConfigCommands:
                         new.setdefault(table, {}).setdefault(key, {}).update(fields)
             problems = self.s.validate(new)
             if problems:
-                return Result(f"{target} fails YANG validation! Error: {gcu.yang_error(problems)}\nAborted!\n", 1)
+                return Reply(f"{target} fails YANG validation! Error: {gcu.yang_error(problems)}\nAborted!\n", 1)
             self.s.commit(current, new)
-            return Result(f"Running command: {CFGGEN} -j {target} --write-to-db\n")
+            return Reply(f"Running command: {CFGGEN} -j {target} --write-to-db\n")
 
         if p["yes"]:
             return run()
@@ -333,7 +334,7 @@ class ConfigCommands:
         )
         return Confirm(message, run)
 
-    def reload(self, p: dict[str, Any]) -> Result:
+    def reload(self, p: dict[str, Any]) -> Reply:
         target = p["filename"] or SAVED_PATH
         fmt = p["file_format"] or "config_db"
         lock = "" if p["bypass_lock"] else f"Acquired lock on {RELOAD_LOCK}\n"
@@ -341,14 +342,14 @@ class ConfigCommands:
         if p["bypass_lock"]:
             lock = f"Bypass lock on {RELOAD_LOCK}\n"
 
-        def run() -> Result:
+        def run() -> Reply:
             file = self.s.store.host_path(target, self.s.cwd)
             if not file.is_file():
-                return Result(f"The config file {target} doesn't exist\n{release}")
+                return Reply(f"The config file {target} doesn't exist\n{release}")
             new = json.loads(file.read_text(encoding="utf-8"))
             problems = self.s.validate(new)
             if problems:
-                return Result(
+                return Reply(
                     f"{target} fails YANG validation! Error: {gcu.yang_error(problems)}\n{release}Aborted!\n", 1
                 )
             restart = not p["no_service_restart"]
@@ -360,11 +361,11 @@ class ConfigCommands:
                 out += "Restarting SONiC target ...\nEnabling container monitoring ...\n"
                 out += "Reloading Monit configuration ...\nReinitializing monit daemon\n"
             self.s.commit(self.s.running(), new)
-            return Result(out + release)
+            return Reply(out + release)
 
         if p["yes"]:
             result = run()
-            return Result(lock + result.out, result.status)
+            return Reply(lock + result.output, result.status)
         if p["filename"] is None:
             message = f"Clear current config and reload config in {fmt} format from the default config file(s) ?"
         else:
@@ -373,18 +374,18 @@ class ConfigCommands:
 
     # --- interfaces ------------------------------------------------------------------------------
 
-    def _change(self, p: dict[str, Any], new: ConfigDb, current: ConfigDb) -> Result:
+    def _change(self, p: dict[str, Any], new: ConfigDb, current: ConfigDb) -> Reply:
         problems = self.s.validate(new)
         if problems:
             return self._fail(p, f"Given patch will produce invalid config. Error: {gcu.yang_error(problems)}")
         self.s.commit(current, new)
-        return Result("")
+        return Reply("")
 
-    def mtu(self, p: dict[str, Any]) -> Result:
+    def mtu(self, p: dict[str, Any]) -> Reply:
         current = self.s.running()
         name = p["interface_name"]
         if name not in current.get("PORT", {}):
-            return Result(f"Invalid port {name}\n", 1)
+            return Reply(f"Invalid port {name}\n", 1)
         new = copy.deepcopy(current)
         new["PORT"][name]["mtu"] = str(p["mtu"])
         out = (
@@ -393,15 +394,15 @@ class ConfigCommands:
             else ""
         )
         result = self._change(p, new, current)
-        return Result(out + result.out, result.status)
+        return Reply(out + result.output, result.status)
 
-    def startup(self, p: dict[str, Any]) -> Result:
+    def startup(self, p: dict[str, Any]) -> Reply:
         return self._admin(p, "up")
 
-    def shutdown(self, p: dict[str, Any]) -> Result:
+    def shutdown(self, p: dict[str, Any]) -> Reply:
         return self._admin(p, "down")
 
-    def _admin(self, p: dict[str, Any], state: str) -> Result:
+    def _admin(self, p: dict[str, Any], state: str) -> Reply:
         current = self.s.running()
         names = [n.strip() for n in p["interface_name"].split(",") if n.strip()]
         known = set(current.get("PORT", {})) | set(current.get("PORTCHANNEL", {}))
@@ -414,7 +415,7 @@ class ConfigCommands:
                     new[table][name]["admin_status"] = state
         return self._change(p, new, current)
 
-    def ip_add(self, p: dict[str, Any]) -> Result:
+    def ip_add(self, p: dict[str, Any]) -> Reply:
         current = self.s.running()
         name = p["interface_name"]
         try:
@@ -439,7 +440,7 @@ class ConfigCommands:
         table[f"{name}|{address}"] = {}
         return self._change(p, new, current)
 
-    def ip_remove(self, p: dict[str, Any]) -> Result:
+    def ip_remove(self, p: dict[str, Any]) -> Reply:
         current = self.s.running()
         name = p["interface_name"]
         try:

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from xoff.buffers import get_asic
+from xoff.lab.emulators import shell
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
 from xoff.lab.emulators.sonic import config_cmds, gcu, show_cmds
 from xoff.lab.emulators.sonic.apply import apply_change
 from xoff.lab.emulators.sonic.clish import Command, UsageError, resolve, resolve_first, usage_error_text
-from xoff.lab.emulators.sonic.result import Confirm, Result
+from xoff.lab.emulators.sonic.confirm import Confirm
 from xoff.lab.emulators.sonic.show import BUILD
 from xoff.lab.emulators.sonic.store import HOME, ConfigDb, Store
 from xoff.platforms.sonic.yang import validate_config_db
@@ -47,15 +45,6 @@ Help:    https://sonic-net.github.io/SONiC/
 
 """
 ROOT_REQUIRED = "Root privileges are required for this operation\n"
-OPERATORS = {";", "&&", "||"}
-
-
-@dataclass
-class Heredoc:
-    delimiter: str
-    file: Path
-    append: bool
-    lines: list[str] = field(default_factory=list)
 
 
 class Emulator(EmulatorBase):
@@ -68,7 +57,9 @@ class Emulator(EmulatorBase):
         self.exec_mode = False
         self._as_root = False
         self._confirm: Confirm | None = None
-        self._heredoc: Heredoc | None = None
+        self.shell = shell.Shell(
+            self._simple, lambda name: self.store.host_path(name, self.cwd), _cat_only, self._intercept
+        )
         self._show = show_cmds.build_tree(self)
         self._config = config_cmds.build_tree(self)
 
@@ -83,7 +74,7 @@ class Emulator(EmulatorBase):
         return self._eol(linux + MOTD)
 
     def prompt(self) -> str:
-        if self._heredoc is not None:
+        if self.shell.in_heredoc:
             return "> "
         if self._confirm is not None:
             return self._confirm.prompt
@@ -98,19 +89,12 @@ class Emulator(EmulatorBase):
         """An exec channel: no terminal (so "\\n" line ends, and questions read end-of-file)."""
         self.exec_mode = True
         reply = self.step(command)
-        if self._heredoc is not None:  # the here-document ended with the channel's input
-            self._finish_heredoc()
+        self.shell.finish_heredoc()  # a here-document ends with the channel's input
         return reply
 
     def handle(self, line: str) -> Reply:
-        out, status, close = "", 0, False
-        for physical in line.replace("\r\n", "\n").split("\n") if "\n" in line else [line]:
-            result, close = self._line(physical.rstrip("\r"))
-            out += result.out
-            status = result.status
-            if close:
-                break
-        return Reply(output=self._eol(out), close=close, status=status)
+        reply = self.shell.input(line)
+        return Reply(self._eol(reply.output), reply.status, close=reply.close)
 
     def _eol(self, text: str) -> str:
         return text if self.exec_mode else text.replace("\n", "\r\n")
@@ -138,42 +122,12 @@ class Emulator(EmulatorBase):
             return str(get_asic(device.asic).vendor)
         return "vs"
 
-    # --- one line of input -----------------------------------------------------------------------
+    # --- one line of input (the shell is shared; the question click asked is SONiC's) ----------
 
-    def _line(self, text: str) -> tuple[Result, bool]:
-        if self._heredoc is not None:
-            if text == self._heredoc.delimiter:
-                self._finish_heredoc()
-            else:
-                self._heredoc.lines.append(text)
-            return Result(), False
-        if self._confirm is not None:
-            return self._answer(text.strip().lower()), False
-        if not text.strip() or text.lstrip().startswith("#"):
-            return Result(), False
-        try:
-            lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|<>")
-            lexer.whitespace_split = True
-            tokens = list(lexer)
-        except ValueError:
-            return Result("-bash: unexpected EOF while looking for matching quote\n", 2), False
-        out, status, skip = "", 0, False
-        segment: list[str] = []
-        for token in [*tokens, ";"]:
-            if token not in OPERATORS:
-                segment.append(token)
-                continue
-            if segment and not skip:
-                result, close = self._pipeline(segment)
-                out += result.out
-                status = result.status
-                if close:
-                    return Result(out, status), True
-            segment = []
-            skip = (token == "&&" and status != 0) or (token == "||" and status == 0)
-        return Result(out, status), False
+    def _intercept(self, text: str) -> Reply | None:
+        return self._answer(text.strip().lower()) if self._confirm is not None else None
 
-    def _answer(self, answer: str) -> Result:
+    def _answer(self, answer: str) -> Reply:
         assert self._confirm is not None
         confirm = self._confirm
         if answer in {"y", "yes"}:
@@ -182,95 +136,21 @@ class Emulator(EmulatorBase):
             return confirm.then()
         if answer in {"n", "no", ""}:
             self._confirm = None
-            return Result(f"{confirm.on_abort}Aborted!\n", 1)
-        return Result("Error: invalid input\n", 0)
-
-    def _finish_heredoc(self) -> None:
-        doc = self._heredoc
-        assert doc is not None
-        self._heredoc = None
-        doc.file.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(f"{line}\n" for line in doc.lines)
-        with doc.file.open("a" if doc.append else "w", encoding="utf-8") as handle:
-            handle.write(text)
-
-    def _pipeline(self, tokens: list[str]) -> tuple[Result, bool]:
-        stages: list[list[str]] = [[]]
-        for token in tokens:
-            if token == "|":
-                stages.append([])
-            else:
-                stages[-1].append(token)
-        argv, redirect, append, heredoc = self._redirections(stages[0])
-        if heredoc is not None:
-            if argv[:1] != ["cat"] or redirect is None:
-                return Result("-bash: here-documents are only supported as: cat > FILE <<EOF\n", 2), False
-            self._heredoc = Heredoc(heredoc, self.store.host_path(redirect, self.cwd), append)
-            return Result(), False
-        result, close = self._simple(argv)
-        for stage in stages[1:]:
-            result = self._filter(stage, result)
-        if redirect is not None and not close:
-            file = self.store.host_path(redirect, self.cwd)
-            file.parent.mkdir(parents=True, exist_ok=True)
-            with file.open("a" if append else "w", encoding="utf-8") as handle:
-                handle.write(result.out)
-            result = Result("", result.status)
-        return result, close
-
-    @staticmethod
-    def _redirections(words: list[str]) -> tuple[list[str], str | None, bool, str | None]:
-        argv: list[str] = []
-        redirect, append, heredoc = None, False, None
-        i = 0
-        while i < len(words):
-            word = words[i]
-            if word in {">", ">>"} and i + 1 < len(words):
-                redirect, append = words[i + 1], word == ">>"
-                i += 2
-            elif word == "<<" and i + 1 < len(words):
-                heredoc = words[i + 1].lstrip("-")
-                i += 2
-            else:
-                argv.append(word)
-                i += 1
-        return argv, redirect, append, heredoc
-
-    @staticmethod
-    def _filter(stage: list[str], result: Result) -> Result:
-        lines = result.out.splitlines()
-        name, args = (stage[0], stage[1:]) if stage else ("", [])
-        if name == "grep":
-            flags = [a for a in args if a.startswith("-")]
-            words = [a for a in args if not a.startswith("-")]
-            if not words:
-                return Result("Usage: grep [OPTION]... PATTERNS [FILE]...\n", 2)
-            regex = re.compile(words[0], re.IGNORECASE if "-i" in flags else 0)
-            keep = [line for line in lines if bool(regex.search(line)) != ("-v" in flags)]
-            return Result("".join(f"{line}\n" for line in keep), 0 if keep else 1)
-        if name in {"head", "tail"}:
-            count = 10
-            for i, arg in enumerate(args):
-                if arg == "-n" and i + 1 < len(args):
-                    count = int(args[i + 1])
-                elif re.fullmatch(r"-\d+", arg):
-                    count = int(arg[1:])
-            picked = lines[:count] if name == "head" else lines[-count:] if count else []
-            return Result("".join(f"{line}\n" for line in picked))
-        return Result(f"-bash: {name}: command not found\n", 127)
+            return Reply(f"{confirm.on_abort}Aborted!\n", 1)
+        return Reply("Error: invalid input\n", 0)
 
     # --- commands --------------------------------------------------------------------------------
 
-    def _simple(self, argv: list[str], as_root: bool = False) -> tuple[Result, bool]:
+    def _simple(self, argv: list[str], as_root: bool = False) -> tuple[Reply, bool]:
         if not argv:
-            return Result(), False
+            return Reply(), False
         name, args = argv[0], argv[1:]
         root = as_root or self.root_shell
         if name in {"exit", "logout"}:
             if self.root_shell and not as_root:
                 self.root_shell = False
-                return Result("logout\n" if name == "logout" else ""), False
-            return Result(), True
+                return Reply("logout\n" if name == "logout" else ""), False
+            return Reply(), True
         if name == "sudo":
             return self._sudo(args)
         if name == "show":
@@ -280,87 +160,67 @@ class Emulator(EmulatorBase):
         builtin = getattr(self, f"_cmd_{name}", None)
         self._as_root = root
         if builtin is not None:
-            result: Result = builtin(args)
+            result: Reply = builtin(args)
             return result, False
-        return Result(f"-bash: {name}: command not found\n", 127), False
+        return Reply(f"-bash: {name}: command not found\n", 127), False
 
-    def _sudo(self, args: list[str]) -> tuple[Result, bool]:
+    def _sudo(self, args: list[str]) -> tuple[Reply, bool]:
         while args and args[0] in {"-E", "-H", "-n"}:
             args = args[1:]
         if not args:
-            return Result("usage: sudo -h | -K | -k | -V\n", 1), False
+            return Reply("usage: sudo -h | -K | -k | -V\n", 1), False
         if args[0] in {"-i", "-s", "su", "bash"}:
             self.root_shell = True
-            return Result(), False
+            return Reply(), False
         if args[0] not in {"show", "config", "exit", "logout"} and not hasattr(self, f"_cmd_{args[0]}"):
-            return Result(f"sudo: {args[0]}: command not found\n", 1), False
+            return Reply(f"sudo: {args[0]}: command not found\n", 1), False
         return self._simple(args, as_root=True)
 
-    def _click(self, root: Command, args: list[str], as_root: bool) -> Result:
+    def _click(self, root: Command, args: list[str], as_root: bool) -> Reply:
         try:
             if root is self._config:
                 first = resolve_first(root, args)
                 if first is not None and not as_root:
-                    return Result(ROOT_REQUIRED, 1)
+                    return Reply(ROOT_REQUIRED, 1)
             invocation = resolve(root, args)
         except UsageError as error:
-            return Result(error.text(), 2)
+            return Reply(error.text(), 2)
         if invocation.help:
-            return Result(invocation.command.help_text(invocation.path))
+            return Reply(invocation.command.help_text(invocation.path))
         command = invocation.command
         params = {**invocation.params, "_command": command, "_path": invocation.path}
         if root is self._config and self.reject_this_config_command():
             message = f"rejected by the lab's fault hook (reject_nth={self.counters.config_commands})"
             prefix = f"Failed to apply patch due to: {message}\n" if command.name == "apply-patch" else ""
-            return Result(prefix + usage_error_text(command, invocation.path, message), 2)
+            return Reply(prefix + usage_error_text(command, invocation.path, message), 2)
         assert command.handler is not None
-        result: Result = command.handler(params)
+        result: Reply = command.handler(params)
         if isinstance(result, Confirm):
             if self.exec_mode:  # no terminal: click reads end-of-file and aborts
-                return Result(f"{result.before}{result.prompt}\n{result.on_abort}Aborted!\n", 1)
+                return Reply(f"{result.before}{result.prompt}\n{result.on_abort}Aborted!\n", 1)
             self._confirm = result
-            return Result(result.before)
+            return Reply(result.before)
         return result
 
     # --- shell builtins --------------------------------------------------------------------------
 
-    def _cmd_echo(self, args: list[str]) -> Result:
-        newline = "\n"
-        if args[:1] == ["-n"]:
-            args, newline = args[1:], ""
-        return Result(" ".join(args) + newline)
+    def _cmd_echo(self, args: list[str]) -> Reply:
+        return shell.echo(args)
 
-    def _cmd_printf(self, args: list[str]) -> Result:
+    def _cmd_printf(self, args: list[str]) -> Reply:
         if not args:
-            return Result("printf: usage: printf [-v var] format [arguments]\n", 2)
+            return Reply("printf: usage: printf [-v var] format [arguments]\n", 2)
         text = args[0].replace("\\n", "\n").replace("\\t", "\t")
         values = iter(args[1:])
-        return Result(re.sub(r"%s", lambda _: next(values, ""), text))
+        return Reply(re.sub(r"%s", lambda _: next(values, ""), text))
 
-    def _cmd_cat(self, args: list[str]) -> Result:
-        out, status = "", 0
-        for name in args:
-            file = self.store.host_path(name, self.cwd)
-            if file.is_file():
-                out += file.read_text(encoding="utf-8")
-            else:
-                out += f"cat: {name}: No such file or directory\n"
-                status = 1
-        return Result(out, status)
+    def _cmd_cat(self, args: list[str]) -> Reply:
+        return shell.cat(args, lambda name: self.store.host_path(name, self.cwd))
 
-    def _cmd_rm(self, args: list[str]) -> Result:
-        force = any(a.startswith("-") and "f" in a for a in args)
-        out, status = "", 0
-        for name in [a for a in args if not a.startswith("-")]:
-            file = self.store.host_path(name, self.cwd)
-            if file.is_file():
-                file.unlink()
-            elif not force:
-                out += f"rm: cannot remove '{name}': No such file or directory\n"
-                status = 1
-        return Result(out, status)
+    def _cmd_rm(self, args: list[str]) -> Reply:
+        return shell.rm(args, lambda name: self.store.host_path(name, self.cwd))
 
-    def _cmd_ls(self, args: list[str]) -> Result:
+    def _cmd_ls(self, args: list[str]) -> Reply:
         names = [a for a in args if not a.startswith("-")] or ["."]
         out, status = "", 0
         for name in names:
@@ -373,32 +233,37 @@ class Emulator(EmulatorBase):
             else:
                 out += f"ls: cannot access '{name}': No such file or directory\n"
                 status = 2
-        return Result(out, status)
+        return Reply(out, status)
 
-    def _cmd_cd(self, args: list[str]) -> Result:
+    def _cmd_cd(self, args: list[str]) -> Reply:
         target = posixpath.normpath(posixpath.join(self.cwd, args[0].replace("~", HOME, 1))) if args else HOME
         if not self.store.is_dir(target):
-            return Result(f"-bash: cd: {args[0]}: No such file or directory\n", 1)
+            return Reply(f"-bash: cd: {args[0]}: No such file or directory\n", 1)
         self.cwd = target
-        return Result()
+        return Reply()
 
-    def _cmd_pwd(self, _args: list[str]) -> Result:
-        return Result(f"{self.cwd}\n")
+    def _cmd_pwd(self, _args: list[str]) -> Reply:
+        return Reply(f"{self.cwd}\n")
 
-    def _cmd_whoami(self, _args: list[str]) -> Result:
-        return Result("root\n" if self._as_root else "admin\n")
+    def _cmd_whoami(self, _args: list[str]) -> Reply:
+        return Reply("root\n" if self._as_root else "admin\n")
 
-    def _cmd_hostname(self, _args: list[str]) -> Result:
-        return Result(f"{self.hostname()}\n")
+    def _cmd_hostname(self, _args: list[str]) -> Reply:
+        return Reply(f"{self.hostname()}\n")
 
-    def _cmd_vtysh(self, args: list[str]) -> Result:
+    def _cmd_vtysh(self, args: list[str]) -> Reply:
         return show_cmds.vtysh(self, args)
 
-    def _cmd_lldpctl(self, args: list[str]) -> Result:
+    def _cmd_lldpctl(self, args: list[str]) -> Reply:
         return show_cmds.lldpctl(self, args)
 
-    def _cmd_true(self, _args: list[str]) -> Result:
-        return Result()
+    def _cmd_true(self, _args: list[str]) -> Reply:
+        return Reply()
 
-    def _cmd_false(self, _args: list[str]) -> Result:
-        return Result("", 1)
+    def _cmd_false(self, _args: list[str]) -> Reply:
+        return Reply("", 1)
+
+
+def _cat_only(argv: list[str]) -> bool:
+    """SONiC's shell here: a here-document only feeds ``cat`` (options allowed), to put a file on the switch."""
+    return argv[:1] == ["cat"]

@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from xoff.lab.emulators.base import Reply
 from xoff.lab.emulators.sonic import show
 from xoff.lab.emulators.sonic.apply import link_states, linux_name_function, vtysh_base
 from xoff.lab.emulators.sonic.clish import Argument, Command, Option
-from xoff.lab.emulators.sonic.result import Result
 
 if TYPE_CHECKING:
     from xoff.lab.emulators.sonic.emulator import Emulator
@@ -150,40 +150,40 @@ class ShowCommands:
 
     # --- commands --------------------------------------------------------------------------------
 
-    def version(self, _p: dict[str, Any]) -> Result:
+    def version(self, _p: dict[str, Any]) -> Reply:
         config = self.s.running()
-        return Result(show.version(config, self.s.asic_type(), uptime_text(), datetime.now()))
+        return Reply(show.version(config, self.s.asic_type(), uptime_text(), datetime.now()))
 
-    def running_all(self, _p: dict[str, Any]) -> Result:
+    def running_all(self, _p: dict[str, Any]) -> Reply:
         raw = self._vtysh("show running-config") or ""
-        return Result(show.running_all(self.s.running(), raw))
+        return Reply(show.running_all(self.s.running(), raw))
 
-    def interfaces_status(self, p: dict[str, Any]) -> Result:
+    def interfaces_status(self, p: dict[str, Any]) -> Reply:
         selected = None
         if p["interfacename"]:
             selected = [n.strip() for n in p["interfacename"].split(",")]
-        return Result(show.interfaces_status(self.s.running(), self._oper(), selected))
+        return Reply(show.interfaces_status(self.s.running(), self._oper(), selected))
 
-    def pfc_counters(self, _p: dict[str, Any]) -> Result:
-        return Result(show.pfc_counters(self.s.running(), self.s.store.counters()))
+    def pfc_counters(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pfc_counters(self.s.running(), self.s.store.counters()))
 
-    def queue_counters(self, p: dict[str, Any]) -> Result:
+    def queue_counters(self, p: dict[str, Any]) -> Reply:
         text = show.queue_counters(self.s.running(), self.s.store.counters(), p["interfacename"])
-        return Result(text, 1 if text.startswith("Port doesn't exist!") else 0)
+        return Reply(text, 1 if text.startswith("Port doesn't exist!") else 0)
 
-    def pg_headroom(self, _p: dict[str, Any]) -> Result:
-        return Result(show.pg_headroom_persistent_watermark(self.s.running(), self.s.store.counters()))
+    def pg_headroom(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pg_headroom_persistent_watermark(self.s.running(), self.s.store.counters()))
 
-    def pfcwd_config(self, p: dict[str, Any]) -> Result:
-        return Result(show.pfcwd_config(self.s.running(), list(p["ports"])))
+    def pfcwd_config(self, p: dict[str, Any]) -> Reply:
+        return Reply(show.pfcwd_config(self.s.running(), list(p["ports"])))
 
-    def pfcwd_stats(self, p: dict[str, Any]) -> Result:
-        return Result(show.pfcwd_stats(self.s.running(), self.s.store.counters(), list(p["queues"]), bool(p["empty"])))
+    def pfcwd_stats(self, p: dict[str, Any]) -> Reply:
+        return Reply(show.pfcwd_stats(self.s.running(), self.s.store.counters(), list(p["queues"]), bool(p["empty"])))
 
-    def ecn(self, _p: dict[str, Any]) -> Result:
-        return Result(show.ecn(self.s.running()))
+    def ecn(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.ecn(self.s.running()))
 
-    def lldp_neighbors(self, p: dict[str, Any]) -> Result:
+    def lldp_neighbors(self, p: dict[str, Any]) -> Reply:
         args = ["show", "neighbors"]
         if p["interfacename"]:
             args += ["ports", linux_name_function()(p["interfacename"])]
@@ -192,7 +192,7 @@ class ShowCommands:
             text = self._intent_names(text)
             if p["interfacename"] and p["interfacename"] not in text:
                 text = ""
-        return Result(show.lldp_neighbors(text))
+        return Reply(show.lldp_neighbors(text))
 
     def _intent_names(self, text: str) -> str:
         """lldpd sees Linux names; users see intent names (``Interface:    Ethernet1_1,``)."""
@@ -203,7 +203,7 @@ class ShowCommands:
                 text = text.replace(f"Interface:    {linux},", f"Interface:    {port},")
         return text
 
-    def lldp_table(self, _p: dict[str, Any]) -> Result:
+    def lldp_table(self, _p: dict[str, Any]) -> Reply:
         text = self._lldpcli("-f", "json", "show", "neighbors")
         data = json.loads(text) if text else None
         if data is not None:
@@ -213,17 +213,17 @@ class ShowCommands:
                 for linux in list(item):
                     if linux in back and back[linux] != linux:
                         item[back[linux]] = item.pop(linux)
-        return Result(show.lldp_table(data))
+        return Reply(show.lldp_table(data))
 
-    def bgp_summary(self, _p: dict[str, Any]) -> Result:
+    def bgp_summary(self, _p: dict[str, Any]) -> Reply:
         text = self._vtysh("show ip bgp summary json")
         if text is None:
-            return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
+            return Reply(f"{VTYSH_NO_DAEMONS}\n", 1)
         summary = json.loads(text)
         extra = None
         if "ipv4Unicast" not in summary:
             extra = json.loads(self._vtysh("show ip bgp json") or "{}")
-        return Result(show.bgp_summary(summary, extra, self.s.running()))
+        return Reply(show.bgp_summary(summary, extra, self.s.running()))
 
 
 # --- host wrappers of the containers' tools --------------------------------------------------------
@@ -233,24 +233,24 @@ class ShowCommands:
 VTYSH_USAGE = "Usage : vtysh [OPTION...]\n"
 
 
-def vtysh(s: Emulator, args: list[str]) -> Result:
+def vtysh(s: Emulator, args: list[str]) -> Reply:
     """``vtysh -c CMD [-c CMD ...]``: FRR's own output (commands run in order, as vtysh does)."""
     commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-c"]
     if not commands or len(commands) * 2 != len(args):
-        return Result(VTYSH_USAGE, 1)
+        return Reply(VTYSH_USAGE, 1)
     if s.ctx.frr_vty_dir is None:
-        return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
+        return Reply(f"{VTYSH_NO_DAEMONS}\n", 1)
     argv = [*vtysh_base(s.ctx.frr_vty_dir)]
     for command in commands:
         argv += ["-c", command]
     try:
         proc = s.ctx.run_in_netns(argv, check=False)
     except (OSError, subprocess.SubprocessError):
-        return Result(f"{VTYSH_NO_DAEMONS}\n", 1)
-    return Result(proc.stdout + proc.stderr, proc.returncode)
+        return Reply(f"{VTYSH_NO_DAEMONS}\n", 1)
+    return Reply(proc.stdout + proc.stderr, proc.returncode)
 
 
-def lldpctl(s: Emulator, args: list[str]) -> Result:
+def lldpctl(s: Emulator, args: list[str]) -> Reply:
     """``lldpctl [-f FORMAT] [INTERFACE ...]``: lldpd's neighbours; Linux port names shown as SONiC's."""
     options: list[str] = []
     ports: list[str] = []
@@ -260,16 +260,16 @@ def lldpctl(s: Emulator, args: list[str]) -> Result:
         if word == "-f" and rest:
             options += ["-f", rest.pop(0)]
         elif word.startswith("-"):
-            return Result(f"lldpctl: invalid option -- '{word.lstrip('-')[:1]}'\n", 1)
+            return Reply(f"lldpctl: invalid option -- '{word.lstrip('-')[:1]}'\n", 1)
         else:
             ports.append(linux_name_function()(word))
     # lldpctl is ``lldpcli show neighbors`` (lldpd's client/lldpcli.c, when invoked as lldpctl)
     text = ShowCommands(s)._lldpcli(*options, "show", "neighbors", *(["ports", ",".join(ports)] if ports else []))
     if text is None:
-        return Result("lldpctl: unable to connect to lldpd daemon\n", 1)
+        return Reply("lldpctl: unable to connect to lldpd daemon\n", 1)
     ifname = linux_name_function()
     for port in s.running().get("PORT", {}):
         linux = ifname(port)
         if linux != port:
             text = text.replace(f'"{linux}"', f'"{port}"').replace(f"Interface:    {linux},", f"Interface:    {port},")
-    return Result(text)
+    return Reply(text)

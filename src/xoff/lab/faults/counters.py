@@ -1,7 +1,7 @@
 """Counter fault classes: what only the ASIC raises (a PFC pause storm the watchdog caught, drops on a
 lossless queue), set in the counter state the SONiC, EOS and Cumulus emulators print from
 (``state/counters.json``, each in its NOS's terms). Undone by putting the file back as it was. The steps
-first, then the registry entries that name them.
+first, then the fault records that name them.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.seed_steps import Fault, Lab, Seed, Target, Undo, port_of, priority_of
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import Concern, Fault, Steps, Target, port_of, priority_of
 
 _SN = "sonic"
 Change = Callable[[Lab, Target, dict[str, Any]], None]  # sets the fault's counters in the file's data
 
 
-def _counter_fault(change: Change) -> tuple[Seed, Undo]:
+def _counter_fault(change: Change) -> Steps:
     """Seed: the device's counters.json changed by ``change`` (the file as it was kept beside it, or
     ``null`` when there was none); undo: the kept file put back (or the file removed)."""
 
@@ -41,7 +42,7 @@ def _counter_fault(change: Change) -> tuple[Seed, Undo]:
                 path.write_text(json.dumps(before, indent=1) + "\n", encoding="utf-8")
             backup.unlink()
 
-    return seed, undo
+    return Steps(seed=seed, undo=undo)
 
 
 def _counters_file(lab: Lab, t: Target) -> Path:
@@ -54,7 +55,7 @@ def _queue(lab: Lab, t: Target, priority: int) -> str:
     return str(qos.pfc_priority_to_queue.get(priority, priority) if qos is not None else priority)
 
 
-def sonic_counters(kind: str) -> tuple[Seed, Undo]:
+def sonic_counters(kind: str) -> Steps:
     """The SONiC emulator's counters on the target's port and queue UC<priority>: ``storm``, a storm the
     watchdog detected and restored (``show pfcwd stats``); ``drops``, drops on the queue (``show queue
     counters``)."""
@@ -80,7 +81,7 @@ def sonic_counters(kind: str) -> tuple[Seed, Undo]:
     return _counter_fault(change)
 
 
-def eos_counters(kind: str) -> tuple[Seed, Undo]:
+def eos_counters(kind: str) -> Steps:
     """The EOS emulator's counters (in EOS's terms: see ``xoff.lab.emulators.eos.show_counters``) on the
     target's port and lossless queue: ``storm``, pause frames received and a storm the watchdog detected
     and restored; ``drops``, packets dropped on the queue."""
@@ -102,7 +103,7 @@ def eos_counters(kind: str) -> tuple[Seed, Undo]:
     return _counter_fault(change)
 
 
-def cumulus_counters(kind: str) -> tuple[Seed, Undo]:
+def cumulus_counters(kind: str) -> Steps:
     """The Cumulus emulator's counters (in NVUE's terms: see ``xoff.lab.emulators.cumulus.show_counters``)
     on the target's port and lossless priority's queue: ``storm``, pause frames received and a deadlock
     the PFC watchdog detected and restored; ``drops``, unicast buffer discards on the queue."""
@@ -123,62 +124,68 @@ def cumulus_counters(kind: str) -> tuple[Seed, Undo]:
     return _counter_fault(change)
 
 
-# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+# --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault(
-        "pfc-storm",
-        "PFC pause storm",
-        "the watchdog's storm counters in the SONiC emulator (`show pfcwd stats`)",
-        "counters.pfc_storms",
-        Target("spine1", "Ethernet8", 3),
-        _SN,
-        *sonic_counters("storm"),
+        name="pfc-storm",
+        title="PFC pause storm",
+        how="the watchdog's storm counters in the SONiC emulator (`show pfcwd stats`)",
+        check="counters.pfc_storms",
+        concern=Concern.COUNTERS,
+        target=Target("spine1", "Ethernet8", 3),
+        platform=_SN,
+        steps=sonic_counters("storm"),
     ),
     Fault(
-        "lossless-drops",
-        "Drops on a lossless queue",
-        "queue drop counters in the SONiC emulator (`show queue counters`)",
-        "counters.lossless_drops",
-        Target("leaf1", "Ethernet24", 3),
-        _SN,
-        *sonic_counters("drops"),
+        name="lossless-drops",
+        title="Drops on a lossless queue",
+        how="queue drop counters in the SONiC emulator (`show queue counters`)",
+        check="counters.lossless_drops",
+        concern=Concern.COUNTERS,
+        target=Target("leaf1", "Ethernet24", 3),
+        platform=_SN,
+        steps=sonic_counters("drops"),
     ),
     Fault(
-        "pfc-storm-eos",
-        "PFC pause storm (EOS)",
-        "the watchdog's storm counters in the EOS emulator (`show priority-flow-control counters watchdog`)",
-        "counters.pfc_storms",
-        Target("spine2", "Ethernet1/1", 3),
-        "eos",
-        *eos_counters("storm"),
+        name="pfc-storm-eos",
+        title="PFC pause storm (EOS)",
+        how="the watchdog's storm counters in the EOS emulator (`show priority-flow-control counters watchdog`)",
+        check="counters.pfc_storms",
+        concern=Concern.COUNTERS,
+        target=Target("spine2", "Ethernet1/1", 3),
+        platform="eos",
+        steps=eos_counters("storm"),
     ),
     Fault(
-        "lossless-drops-eos",
-        "Drops on a lossless queue (EOS)",
-        "queue drop counters in the EOS emulator (`show interfaces counters queue detail`)",
-        "counters.lossless_drops",
-        Target("spine2", "Ethernet2/1", 3),
-        "eos",
-        *eos_counters("drops"),
+        name="lossless-drops-eos",
+        title="Drops on a lossless queue (EOS)",
+        how="queue drop counters in the EOS emulator (`show interfaces counters queue detail`)",
+        check="counters.lossless_drops",
+        concern=Concern.COUNTERS,
+        target=Target("spine2", "Ethernet2/1", 3),
+        platform="eos",
+        steps=eos_counters("drops"),
     ),
     Fault(
-        "pfc-storm-cumulus",
-        "PFC pause storm (Cumulus)",
-        "the PFC watchdog's deadlock count in the Cumulus emulator (`nv show interface <swp> qos pfc-watchdog`)",
-        "counters.pfc_storms",
-        Target("sleaf1", "swp1", 4),
-        "cumulus",
-        *cumulus_counters("storm"),
+        name="pfc-storm-cumulus",
+        title="PFC pause storm (Cumulus)",
+        how="the PFC watchdog's deadlock count in the Cumulus emulator (`nv show interface <swp> qos pfc-watchdog`)",
+        check="counters.pfc_storms",
+        concern=Concern.COUNTERS,
+        target=Target("sleaf1", "swp1", 4),
+        platform="cumulus",
+        steps=cumulus_counters("storm"),
     ),
     Fault(
-        "lossless-drops-cumulus",
-        "Drops on a lossless queue (Cumulus)",
-        "egress queue discards in the Cumulus emulator (`nv show interface <swp> counters qos`)",
-        "counters.lossless_drops",
-        Target("sleaf1", "swp3", 4),
-        "cumulus",
-        *cumulus_counters("drops"),
+        name="lossless-drops-cumulus",
+        title="Drops on a lossless queue (Cumulus)",
+        how="egress queue discards in the Cumulus emulator (`nv show interface <swp> counters qos`)",
+        check="counters.lossless_drops",
+        concern=Concern.COUNTERS,
+        target=Target("sleaf1", "swp3", 4),
+        platform="cumulus",
+        steps=cumulus_counters("drops"),
     ),
 )

@@ -2,7 +2,7 @@
 GPU-NIC PCI path, the IOMMU), a rail's route and policy rule. Run on the host as an operator does, or,
 where only the hardware or a reboot makes the fault (a BIOS reset, a re-seated card, a kernel command
 line), changed behind the tool that shows it: the shims' state, files under the host's state root. The
-steps first, then the registry entries that name them.
+steps first, then the fault records that name them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.seed_nic import host_command, nic_of
-from xoff.lab.seed_steps import DRIFT, Fault, Lab, SeedError, Step, Target
+from xoff.lab.faults.nic import host_command, nic_of
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import DRIFT, Concern, Fault, SeedError, Step, Steps, Target
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.seed import ACS_CTL_OFF, ACS_CTL_ON
 
@@ -126,81 +127,81 @@ def _rail_rule(deleted: bool) -> Step:
     return step
 
 
-# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+# --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault(
-        "peermem-unloaded",
-        "nvidia-peermem unloaded",
-        "host `modprobe -r nvidia_peermem`",
-        "gpudirect.peermem",
-        Target("gpu2"),
-        "linux",
-        host_command("modprobe -r nvidia_peermem"),
-        host_command("modprobe nvidia_peermem"),
+        name="peermem-unloaded",
+        title="nvidia-peermem unloaded",
+        how="host `modprobe -r nvidia_peermem`",
+        check="gpudirect.peermem",
+        concern=Concern.GPUDIRECT,
+        target=Target("gpu2"),
+        platform="linux",
+        steps=Steps(seed=host_command("modprobe -r nvidia_peermem"), undo=host_command("modprobe nvidia_peermem")),
         names=("device",),
         also=(DRIFT,),
         why_also="the observed GPUDirect prerequisite differs",
     ),
     Fault(
-        "acs-enabled",
-        "ACS enabled on the GPU-NIC path",
-        "BIOS reset: ACSCtl on every bridge in the PCI config space (the shims' state; `lspci -vvv` shows it)",
-        "gpudirect.acs",
-        Target("gpu3"),
-        "linux",
-        _shim_state(_acs(True)),
-        _shim_state(_acs(False)),
+        name="acs-enabled",
+        title="ACS enabled on the GPU-NIC path",
+        how="BIOS reset: ACSCtl on every bridge in the PCI config space (the shims' state; `lspci -vvv` shows it)",
+        check="gpudirect.acs",
+        concern=Concern.GPUDIRECT,
+        target=Target("gpu3"),
+        platform="linux",
+        steps=Steps(seed=_shim_state(_acs(True)), undo=_shim_state(_acs(False))),
         names=("device",),
         also=(DRIFT,),
         why_also="the observed GPUDirect prerequisite differs",
     ),
     Fault(
-        "gpu-nic-far",
-        "GPU-NIC path not PIX/PXB",
-        "the rail NIC re-seated under the other socket (the shims' PCI topology; `nvidia-smi topo -m` shows SYS)",
-        "gpudirect.topology",
-        Target("gpu4", "eth0"),
-        "linux",
-        _shim_state(_reseat(True)),
-        _shim_state(_reseat(False)),
+        name="gpu-nic-far",
+        title="GPU-NIC path not PIX/PXB",
+        how="the rail NIC re-seated under the other socket (the shims' PCI topology; `nvidia-smi topo -m` shows SYS)",
+        check="gpudirect.topology",
+        concern=Concern.GPUDIRECT,
+        target=Target("gpu4", "eth0"),
+        platform="linux",
+        steps=Steps(seed=_shim_state(_reseat(True)), undo=_shim_state(_reseat(False))),
         names=("device", "port"),
     ),
     Fault(
-        "nic-rail-gateway",
-        "A rail's route via another rail's gateway",
-        "host `ip route replace <loopbacks> via <rail 0's gateway> dev eth1 table 101 onlink`",
-        DRIFT,
-        Target("gpu1", "eth1"),
-        "linux",
-        _rail_route(True),
-        _rail_route(False),
+        name="nic-rail-gateway",
+        title="A rail's route via another rail's gateway",
+        how="host `ip route replace <loopbacks> via <rail 0's gateway> dev eth1 table 101 onlink`",
+        check=DRIFT,
+        concern=Concern.HOST_KERNEL,
+        target=Target("gpu1", "eth1"),
+        platform="linux",
+        steps=Steps(seed=_rail_route(True), undo=_rail_route(False)),
         names=("device", "port"),
         mentions=("host.nics.eth1.gateway",),
     ),
     Fault(
-        "host-rule-missing",
-        "A rail's policy rule missing on a host (its traffic leaves by the main table)",
-        "host `ip rule del from <eth0's address>/32 table 100 priority 1000`",
-        DRIFT,
-        Target("gpu3"),  # its first RoCE NIC, eth0; the drift path names the rule by its source, not a port
-        "linux",
-        _rail_rule(True),
-        _rail_rule(False),
+        name="host-rule-missing",
+        title="A rail's policy rule missing on a host (its traffic leaves by the main table)",
+        how="host `ip rule del from <eth0's address>/32 table 100 priority 1000`",
+        check=DRIFT,
+        concern=Concern.HOST_KERNEL,
+        target=Target("gpu3"),
+        platform="linux",
+        steps=Steps(seed=_rail_rule(True), undo=_rail_rule(False)),
         names=("device",),
         mentions=("host.rules.",),
     ),
     Fault(
-        "iommu-translated",
-        "IOMMU translates GPU/NIC DMA (no iommu=pt)",
-        "a reboot without `iommu=pt` on the kernel command line (the lab edits /proc/cmdline under the "
+        name="iommu-translated",
+        title="IOMMU translates GPU/NIC DMA (no iommu=pt)",
+        how="a reboot without `iommu=pt` on the kernel command line (the lab edits /proc/cmdline under the "
         "host's state root)",
-        DRIFT,
-        Target("gpu4"),
-        "linux",
-        _kernel_cmdline(True),
-        _kernel_cmdline(False),
+        check=DRIFT,
+        concern=Concern.HOST_KERNEL,
+        target=Target("gpu4"),
+        platform="linux",
+        steps=Steps(seed=_kernel_cmdline(True), undo=_kernel_cmdline(False)),
         names=("device",),
         mentions=("host.gpudirect.iommu",),
     ),

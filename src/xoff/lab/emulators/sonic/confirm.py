@@ -1,29 +1,25 @@
-"""What a command returns to the shell: its output and exit status, or a question first."""
+"""A question a SONiC command asks before it acts (click's ``confirm``): a reply that waits for y/N."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
-@dataclass
-class Result:
-    out: str = ""  # text with "\n" line ends; the shell converts them for a terminal
-    status: int = 0
+from xoff.lab.emulators.base import Reply
 
 
 @dataclass
-class Confirm(Result):
+class Confirm(Reply):
     """click.confirm: ``<message> [y/N]: ``; ``then`` runs on yes, anything else aborts.
 
     ``before`` is printed ahead of the question (reload's lock line), ``on_abort`` after a no."""
 
     message: str = ""
-    then: Callable[[], Result] | None = None
+    then: Callable[[], Reply] | None = None
     before: str = ""
     on_abort: str = ""
 
-    def __init__(self, message: str, then: Callable[[], Result], before: str = "", on_abort: str = "") -> None:
+    def __init__(self, message: str, then: Callable[[], Reply], before: str = "", on_abort: str = "") -> None:
         super().__init__("", 0)
         self.message = message
         self.then = then

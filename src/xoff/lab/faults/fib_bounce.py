@@ -15,11 +15,12 @@ import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from xoff.lab.seed_steps import Lab, Target
+    from xoff.lab.faults.reach import Lab
+    from xoff.lab.faults.record import Target
 
 
 def _error(message: str) -> Exception:
-    from xoff.lab.seed_steps import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
+    from xoff.lab.faults.record import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
 
     return SeedError(message)
 

@@ -2,7 +2,7 @@
 of CONFIG_DB (YANG-validated as a whole by the switch); undone by rolling back to the checkpoint.
 
 Most are a table of edits (``Edit``: find the rows in the switch's running CONFIG_DB, change them); the
-fault classes that use them are in ``seed_switch``.
+fault classes that use them are in ``switch``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from xoff.buffers.asics import get_asic
-from xoff.lab.seed_steps import Lab, Seed, SeedError, Target, Undo, port_of, priority_of
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import SeedError, Steps, Target, port_of, priority_of
 
 
 def _sonic_patch(lab: Lab, t: Target, ops: list[dict[str, Any]], tag: str) -> None:
@@ -41,14 +42,14 @@ Where = Callable[[Target, dict[str, Any]], list[str]]  # JSON-patch paths, from 
 Value = Callable[[Target, dict[str, Any]], Any]
 
 
-def patch_fault(tag: str, ops: SonicOps) -> tuple[Seed, Undo]:
+def patch_fault(tag: str, ops: SonicOps) -> Steps:
     def seed(lab: Lab, t: Target) -> None:
         _sonic_patch(lab, t, ops(lab, t, _sonic_db(lab, t.device)), tag)
 
     def undo(lab: Lab, t: Target) -> None:
         _sonic_rollback(lab, t, tag)
 
-    return seed, undo
+    return Steps(seed=seed, undo=undo)
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def _watchdog_actions(_t: Target, db: dict[str, Any]) -> list[str]:
     return [f"/PFC_WD/{p}/action" for p in db.get("PFC_WD", {}) if p != "GLOBAL"]
 
 
-# the SONiC patch faults, one row each: what they change in CONFIG_DB (seed_switch names them per fault)
+# the SONiC patch faults, one row each: what they change in CONFIG_DB (``switch`` names them per fault)
 dscp_map = patch(Edit("replace", _dscp_path, _const("0")))
 ecn_min_eq_max = patch(_wred("min", _green_max))
 ecn_max_high = patch(_wred("max", _largest_pool))

@@ -1,6 +1,6 @@
 """``xoff lab fault NAME DEVICE [PORT] [--priority N] [--name LAB]`` and ``xoff lab fault --list``.
 
-Seeds one named fault class (``xoff.lab.seed.FAULTS``) into a running lab, the way the mistake
+Seeds one named fault class (``xoff.lab.faults.FAULTS``) into a running lab, the way the mistake
 happens (the device's CLI over SSH, the host's NIC tools, the cabling...), and says which check
 catches it; ``--undo`` reverses it by the same means. Exit status: 0 seeded (or undone, or listed),
 2 bad input (unknown fault, device of another platform, no lab), 1 the device refused it.
@@ -14,8 +14,9 @@ from typing import Annotated
 import typer
 
 from xoff.errors import InputError
+from xoff.lab.faults import FAULTS, Lab, SeedError, Target, fault, seed
+from xoff.lab.faults import undo as undo_fault
 from xoff.lab.lab import LabError
-from xoff.lab.seed import FAULTS, Lab, SeedError, Target, fault
 
 
 def _table() -> str:
@@ -58,13 +59,9 @@ def fault_command(
             )
         running = Lab(lab or _only_lab())
         if undo:
-            from xoff.lab.seed import undo as undo_fault  # noqa: PLC0415
-
             undo_fault(running, name, target)
             print(f"{name}: undone on {_where(target)}")
             return
-        from xoff.lab.seed import seed  # noqa: PLC0415
-
         seed(running, name, target)
     except KeyError as exc:
         print(f"xoff lab fault: {exc.args[0]}", file=sys.stderr)

@@ -1,68 +1,17 @@
-"""What every fault class and its steps share: the ``Fault`` and ``Target`` types, ``SeedError``, and
-reaching a lab device the way an operator does (``Lab``: SSH with the lab's credentials and host keys).
-
-The fault classes live by area, each beside its seed/undo steps: ``seed_switch`` (QoS, PFC, ECN, buffers,
-watchdog, MTU; the SONiC patches in ``seed_sonic``), ``seed_routing`` (cabling, BGP, FIB), ``seed_counters``,
-``seed_nic`` and ``seed_host`` (hosts), ``seed_ib`` (InfiniBand). ``seed.py`` assembles the registry.
-"""
+"""Reaching a lab device the way an operator does: SSH with the lab's credentials and host keys
+(an exec channel for commands, a shell without a terminal for lines typed into a CLI)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import paramiko  # type: ignore[import-untyped]
 
 from xoff.connect.credentials import load_credentials
+from xoff.lab.faults.record import SeedError
 from xoff.lab.lab import resolve
 from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
-
-DRIFT = "drift.state"
-
-
-class SeedError(RuntimeError):
-    """The device refused the fault (or its undo): nothing was seeded, or the lab needs a push."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where a fault goes: a device, and the port and priority when the fault class has them."""
-
-    device: str
-    port: str | None = None
-    priority: int | None = None
-
-
-Seed = Callable[["Lab", Target], None]
-Undo = Callable[["Lab", Target], None]
-Step = Callable[["Lab", Target], None]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A fault class: how the lab seeds it, which check must catch it, what the finding names."""
-
-    name: str
-    title: str  # the fault class, as docs/faults.md names it
-    how: str  # how the lab seeds it (what an operator or the hardware did)
-    check: str  # the check id that must catch it
-    target: Target  # where the suite seeds it on lab-mini
-    platform: str  # the device platform the seeding speaks to
-    seed: Seed
-    undo: Undo
-    names: tuple[str, ...] = ("device", "port", "priority")  # what the finding must name
-    also: tuple[str, ...] = ()  # other checks that rightly fail on the same fault
-    why_also: str = ""
-    peers: tuple[str, ...] = ()  # other devices whose findings this fault causes (the link's far end)
-    catalog: str = "audit"
-    warning: bool = False  # the check's severity is warning: the gate stays open
-    lab: str = "lab-mini"  # the intent whose lab the suite seeds it in (inventory/ or tests/fixtures/intents/)
-    mentions: tuple[str, ...] = ()  # text some finding of the check must carry (the SL/VL, the credit loop)
-
-
-# --- reaching a device the way an operator does -----------------------------------------------------
 
 
 class Lab:
@@ -137,13 +86,3 @@ class Lab:
         if port not in names:
             raise SeedError(f"{device}: no cabled port {port!r} in lab {self.name}")
         return str(names[port])
-
-
-def port_of(t: Target) -> str:
-    if t.port is None:
-        raise SeedError(f"{t.device}: this fault needs a port")
-    return t.port
-
-
-def priority_of(t: Target, default: int = 3) -> int:
-    return default if t.priority is None else t.priority

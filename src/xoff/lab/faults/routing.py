@@ -1,6 +1,6 @@
 """Routing and cabling fault classes: a cable swapped or pulled (the switch's veth ends), a BGP session shut
 down or given the wrong ASN (FRR ``vtysh``), static host routes that bounce (``fib_bounce``). The steps
-first, then the registry entries that name them.
+first, then the fault records that name them.
 """
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ from __future__ import annotations
 import shlex
 import time
 
-from xoff.lab import fib_bounce, netns, observe
-from xoff.lab.seed_steps import Fault, Lab, SeedError, Step, Target, port_of
+from xoff.lab import netns, observe
+from xoff.lab.faults import fib_bounce
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import Concern, Fault, SeedError, Step, Steps, Target, port_of
 
 _SN = "sonic"
 
@@ -149,66 +151,66 @@ def _link(up: bool) -> Step:
     return step
 
 
-# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+# --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault(
-        "cable-swap",
-        "Cabling swapped",
-        "two cables re-plugged into each other's ports (the veth ends in the switch swap names)",
-        "cabling.lldp",
-        Target("leaf2", "Ethernet0"),
-        _SN,
-        _swap(False),
-        _swap(True),
+        name="cable-swap",
+        title="Cabling swapped",
+        how="two cables re-plugged into each other's ports (the veth ends in the switch swap names)",
+        check="cabling.lldp",
+        concern=Concern.CABLING_BGP,
+        target=Target("leaf2", "Ethernet0"),
+        platform=_SN,
+        steps=Steps(seed=_swap(False), undo=_swap(True)),
         names=("device", "port"),
     ),
     Fault(
-        "link-down",
-        "Link down",
-        "a cable pulled (`ip link set <port> down` on the switch's veth end)",
-        "cabling.lldp",
-        Target("leaf2", "Ethernet24"),
-        _SN,
-        _link(False),
-        _link(True),
+        name="link-down",
+        title="Link down",
+        how="a cable pulled (`ip link set <port> down` on the switch's veth end)",
+        check="cabling.lldp",
+        concern=Concern.CABLING_BGP,
+        target=Target("leaf2", "Ethernet24"),
+        platform=_SN,
+        steps=Steps(seed=_link(False), undo=_link(True)),
         names=("device", "port"),
     ),
     Fault(
-        "bgp-shutdown",
-        "BGP session down",
-        "FRR `vtysh`: `neighbor <spine> shutdown`",
-        "bgp.sessions",
-        Target("leaf1", "Ethernet40"),
-        _SN,
-        _bgp_shutdown(False),
-        _bgp_shutdown(True),
+        name="bgp-shutdown",
+        title="BGP session down",
+        how="FRR `vtysh`: `neighbor <spine> shutdown`",
+        check="bgp.sessions",
+        concern=Concern.CABLING_BGP,
+        target=Target("leaf1", "Ethernet40"),
+        platform=_SN,
+        steps=Steps(seed=_bgp_shutdown(False), undo=_bgp_shutdown(True)),
         names=("device", "port"),
         peers=("spine2",),
     ),
     Fault(
-        "bgp-wrong-asn",
-        "BGP neighbour with the wrong ASN",
-        "FRR `vtysh`: `neighbor <spine> remote-as 65999`",
-        "bgp.sessions",
-        Target("leaf2", "Ethernet32"),
-        _SN,
-        _bgp_asn(True),
-        _bgp_asn(False),
+        name="bgp-wrong-asn",
+        title="BGP neighbour with the wrong ASN",
+        how="FRR `vtysh`: `neighbor <spine> remote-as 65999`",
+        check="bgp.sessions",
+        concern=Concern.CABLING_BGP,
+        target=Target("leaf2", "Ethernet32"),
+        platform=_SN,
+        steps=Steps(seed=_bgp_asn(True), undo=_bgp_asn(False)),
         names=("device", "port"),
         peers=("spine1",),
     ),
     Fault(
-        "fib-bounce",
-        "Static host routes that bounce (PFC deadlock risk)",
-        "FRR `vtysh`: `ip route <own host>/32 <spine>` on two leaves, towards different spines",
-        "deadlock.cbd",
-        Target("leaf1", None, 3),
-        _SN,
-        fib_bounce.seed,
-        fib_bounce.undo,
+        name="fib-bounce",
+        title="Static host routes that bounce (PFC deadlock risk)",
+        how="FRR `vtysh`: `ip route <own host>/32 <spine>` on two leaves, towards different spines",
+        check="deadlock.cbd",
+        concern=Concern.FORWARDING,
+        target=Target("leaf1", None, 3),
+        platform=_SN,
+        steps=Steps(seed=fib_bounce.seed, undo=fib_bounce.undo),
         names=("device", "priority"),
-        peers=("leaf2",),  # the second leaf gets the other /32
+        peers=("leaf2",),
     ),
 )

@@ -1,7 +1,8 @@
-"""Lab-level fault hooks for tests: take a cable end down (the real veth), stop a daemon by PID.
+"""Disruptions of the lab itself, for tests: take a cable end down (the real veth), stop a daemon by PID.
 
-Session faults (reject the Nth command, drop the session, answer slowly) are the emulators'
-(``faults.json``, see ``emulators/base.py``). These act on the lab itself; ``lab up`` heals a
+Not the named fault classes (``xoff.lab.faults``: an operator's mistake, seeded through the device's own
+CLI and caught by a check), nor the emulators' session faults (``faults.json``, ``SessionFaults`` in
+``emulators/base.py``: refuse the Nth command, drop the session, answer slowly). ``lab up`` heals a
 stopped daemon (it starts what is not alive), ``set_port(..., up=True)`` a downed port.
 """
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.seed_steps import DRIFT, Fault, Lab, Seed, SeedError, Step, Target, Undo, priority_of
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import DRIFT, Concern, Fault, SeedError, Step, Steps, Target, priority_of
 from xoff.lab.shims._state import HostRoot
 
 
@@ -36,7 +37,7 @@ def nic_of(lab: Lab, t: Target) -> Any:
     return host.nics[port]
 
 
-def _nic_tool(command: str) -> tuple[Seed, Undo]:
+def _nic_tool(command: str) -> Steps:
     """A NIC tool run on the host; undone by putting the NIC's firmware/driver state back as it was
     (a tool's reverse call does not always restore it: ``--trust pcp`` drops the DSCP app entries)."""
 
@@ -57,7 +58,7 @@ def _nic_tool(command: str) -> tuple[Seed, Undo]:
                 state.update(json.loads(backup.read_text(encoding="utf-8")))
             backup.unlink()
 
-    return seed, undo
+    return Steps(seed=seed, undo=undo)
 
 
 def _mtu_undo(lab: Lab, t: Target) -> None:
@@ -101,106 +102,116 @@ def _cnp_dscp_intended(nic: Any, _prio: int) -> int:
     return int(nic.cnp_dscp)
 
 
-# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+# --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault(
-        "nic-trust-pcp",
-        "NIC trusts PCP",
-        "host `mlnx_qos -i eth0 --trust pcp`",
-        "lossless.nic_trust_pfc",
-        Target("gpu1", "eth0"),
-        "linux",
-        *_nic_tool("mlnx_qos -i {port} --trust pcp"),
+        name="nic-trust-pcp",
+        title="NIC trusts PCP",
+        how="host `mlnx_qos -i eth0 --trust pcp`",
+        check="lossless.nic_trust_pfc",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu1", "eth0"),
+        platform="linux",
+        steps=_nic_tool("mlnx_qos -i {port} --trust pcp"),
         names=("device", "port"),
         also=("lossless.qos_mapping", DRIFT),
         why_also="a NIC trusting PCP classifies no DSCP (qos_mapping names the RoCE and CNP DSCPs); "
         "the NIC's trust differs from the intent",
     ),
     Fault(
-        "nic-pfc-vector",
-        "NIC PFC vector differs from the switches'",
-        "host `mlnx_qos -i eth1 --pfc 0,0,0,0,0,0,0,0` (the firmware default)",
-        "lossless.nic_trust_pfc",
-        Target("gpu2", "eth1", 3),
-        "linux",
-        *_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
+        name="nic-pfc-vector",
+        title="NIC PFC vector differs from the switches'",
+        how="host `mlnx_qos -i eth1 --pfc 0,0,0,0,0,0,0,0` (the firmware default)",
+        check="lossless.nic_trust_pfc",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu2", "eth1", 3),
+        platform="linux",
+        steps=_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
         also=("lossless.pfc_symmetry", DRIFT),
         why_also="the NIC is one end of a host link (pfc_symmetry covers "
         "host links); the running PFC differs from the intent",
         peers=("leaf2",),
     ),
     Fault(
-        "nic-dscp2prio",
-        "DSCP map differs on a host NIC",
-        "host `mlnx_qos -i eth1 --dscp2prio set,26,0`",
-        "lossless.qos_mapping",
-        Target("gpu3", "eth1", 3),
-        "linux",
-        *_nic_tool("mlnx_qos -i {port} --dscp2prio set,26,0"),
+        name="nic-dscp2prio",
+        title="DSCP map differs on a host NIC",
+        how="host `mlnx_qos -i eth1 --dscp2prio set,26,0`",
+        check="lossless.qos_mapping",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu3", "eth1", 3),
+        platform="linux",
+        steps=_nic_tool("mlnx_qos -i {port} --dscp2prio set,26,0"),
         also=(DRIFT,),
         why_also="the NIC's map differs from the intent",
     ),
     Fault(
-        "roce-tos-no-ect",
-        "RoCE TOS without ECT",
-        "host `cma_roce_tos -d mlx5_0 -t 104` (DSCP 26, Not-ECT)",
-        "lossless.roce_tos",
-        Target("gpu3", "eth0", 3),
-        "linux",
-        *_nic_tool("cma_roce_tos -d {rdma} -t 104"),
+        name="roce-tos-no-ect",
+        title="RoCE TOS without ECT",
+        how="host `cma_roce_tos -d mlx5_0 -t 104` (DSCP 26, Not-ECT)",
+        check="lossless.roce_tos",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu3", "eth0", 3),
+        platform="linux",
+        steps=_nic_tool("cma_roce_tos -d {rdma} -t 104"),
         also=(DRIFT,),
         why_also="the running TOS differs from the intent",
     ),
     Fault(
-        "nccl-ib-tc",
-        "NCCL_IB_TC wrong",
-        "host: `sed -i` NCCL_IB_TC=0 in /etc/xoff/nccl.env",
-        "lossless.roce_tos",
-        Target("gpu4", None, 3),
-        "linux",
-        _nccl_tc(lambda _l, _t: "0"),
-        _nccl_tc(_nccl_right),
+        name="nccl-ib-tc",
+        title="NCCL_IB_TC wrong",
+        how="host: `sed -i` NCCL_IB_TC=0 in /etc/xoff/nccl.env",
+        check="lossless.roce_tos",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu4", None, 3),
+        platform="linux",
+        steps=Steps(seed=_nccl_tc(lambda _l, _t: "0"), undo=_nccl_tc(_nccl_right)),
         names=("device", "priority"),
         also=(DRIFT,),
         why_also="the NCCL environment differs from the intent",
     ),
     Fault(
-        "host-mtu-low",
-        "Host MTU < 4192",
-        "host `ip link set eth1 mtu 1500`",
-        "lossless.host_mtu",
-        Target("gpu1", "eth1"),
-        "linux",
-        host_command("ip link set {port} mtu 1500"),
-        _mtu_undo,
+        name="host-mtu-low",
+        title="Host MTU < 4192",
+        how="host `ip link set eth1 mtu 1500`",
+        check="lossless.host_mtu",
+        concern=Concern.MTU,
+        target=Target("gpu1", "eth1"),
+        platform="linux",
+        steps=Steps(seed=host_command("ip link set {port} mtu 1500"), undo=_mtu_undo),
         names=("device", "port"),
         also=(DRIFT,),
         why_also="the running MTU differs",
     ),
     Fault(
-        "nic-ecn-np-off",
-        "ECN notification point off on a host NIC's lossless priority (no CNPs)",
-        "host `echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/3`",
-        "lossless.nic_dcqcn",
-        Target("gpu1", "eth0", 3),  # the NIC's lossless priority
-        "linux",
-        _nic_sysfs("roce_np/enable/{prio}", lambda _n, _p: 0),
-        _nic_sysfs("roce_np/enable/{prio}", lambda n, p: int(p in n.ecn_np_priorities)),
+        name="nic-ecn-np-off",
+        title="ECN notification point off on a host NIC's lossless priority (no CNPs)",
+        how="host `echo 0 > /sys/class/net/eth0/ecn/roce_np/enable/3`",
+        check="lossless.nic_dcqcn",
+        concern=Concern.DCQCN,
+        target=Target("gpu1", "eth0", 3),
+        platform="linux",
+        steps=Steps(
+            seed=_nic_sysfs("roce_np/enable/{prio}", lambda _n, _p: 0),
+            undo=_nic_sysfs("roce_np/enable/{prio}", lambda n, p: int(p in n.ecn_np_priorities)),
+        ),
         also=(DRIFT,),
         why_also="the NIC's NP priorities differ from the intent",
         mentions=("notification point",),
     ),
     Fault(
-        "nic-cnp-dscp",
-        "Wrong CNP DSCP on a host NIC",
-        "host `echo 26 > /sys/class/net/eth1/ecn/roce_np/cnp_dscp` (CNPs in the RoCE data class, not the CNP class)",
-        "lossless.nic_dcqcn",
-        Target("gpu2", "eth1", 6),  # the CNP class's priority, which the finding names
-        "linux",
-        _nic_sysfs("roce_np/cnp_dscp", lambda _n, _p: 26),
-        _nic_sysfs("roce_np/cnp_dscp", _cnp_dscp_intended),
+        name="nic-cnp-dscp",
+        title="Wrong CNP DSCP on a host NIC",
+        how="host `echo 26 > /sys/class/net/eth1/ecn/roce_np/cnp_dscp` (CNPs in the RoCE data class, not the CNP class)",
+        check="lossless.nic_dcqcn",
+        concern=Concern.DCQCN,
+        target=Target("gpu2", "eth1", 6),
+        platform="linux",
+        steps=Steps(
+            seed=_nic_sysfs("roce_np/cnp_dscp", lambda _n, _p: 26),
+            undo=_nic_sysfs("roce_np/cnp_dscp", _cnp_dscp_intended),
+        ),
         also=(DRIFT,),
         why_also="the NIC's CNP DSCP differs from the intent",
         mentions=("CNPs sent with DSCP 26",),

@@ -6,7 +6,7 @@ its files and runs a heavy sweep) or, for what OpenSM reads only at start (the r
 restart of OpenSM (stopped by PID, started again by ``lab up``); a port set through the SMP
 (``ibportstate``, infiniband-diags) where the fault is the link's. ``undo`` puts each file back from
 the copy ``seed`` kept and sweeps (or restarts) again; faults that edit one file are undone in the
-reverse order of seeding (each copy is of the file as that fault found it). The registry entries that
+reverse order of seeding (each copy is of the file as that fault found it). The fault records that
 name the steps close the module.
 
 ibsim 0.10 takes a PortInfo set of LinkWidthEnabled and retrains both ends of the link at that width
@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING
 
 from xoff.desired.ib_guids import hca_port_guids
 from xoff.lab import processes
-from xoff.lab.faults import stop_process
+from xoff.lab.disrupt import stop_process
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import Concern, Fault, SeedError, Steps, Target
 from xoff.lab.lab import resolve, up
 from xoff.lab.observe import run_in
-from xoff.lab.seed_steps import Fault, Lab, SeedError, Step, Target
 from xoff.lab.state import LabState
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _restart(lab: Lab) -> None:
 # --- the routing engine --------------------------------------------------------------------------
 
 
-def engine(name: str) -> tuple[Step, Step]:
+def engine(name: str) -> Steps:
     """opensm.conf ``routing_engine NAME`` (no ``no_fallback``), OpenSM restarted: it reads the engine at start."""
 
     def seed(lab: Lab, _t: Target) -> None:
@@ -132,7 +133,7 @@ def engine(name: str) -> tuple[Step, Step]:
         _put_back(_sm_dir(_state(lab)) / "opensm.conf", "engine")
         _restart(lab)
 
-    return seed, undo
+    return Steps(seed=seed, undo=undo)
 
 
 def _hole_destination(lab: Lab, t: Target) -> tuple[str, str, str]:
@@ -299,74 +300,75 @@ def narrow_undo(lab: Lab, t: Target) -> None:
         _kept_width(state, lid, port).unlink(missing_ok=True)
 
 
-# --- the registry entries (seed.py assembles them) ---------------------------------------------------
+# --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 _IB_LAB = "ib-ring"  # tests/fixtures/intents/ib-ring: minhop closes a credit loop on the ring, updn does not
 
 FAULTS: tuple[Fault, ...] = (
     Fault(
-        "ib-routing-minhop",
-        "InfiniBand routing engine not deadlock-free for the topology",
-        "SM host: opensm.conf `routing_engine minhop` (no `no_fallback`) on the ring, OpenSM restarted",
-        "infiniband.routing_deadlock_free",
-        Target("sm01"),
-        "linux",
-        *engine("minhop"),
+        name="ib-routing-minhop",
+        title="InfiniBand routing engine not deadlock-free for the topology",
+        how="SM host: opensm.conf `routing_engine minhop` (no `no_fallback`) on the ring, OpenSM restarted",
+        check="infiniband.routing_deadlock_free",
+        concern=Concern.INFINIBAND,
+        target=Target("sm01"),
+        platform="linux",
+        steps=engine("minhop"),
         names=("device",),
         lab=_IB_LAB,
         mentions=("credit loop", "VL 0"),
     ),
     Fault(
-        "ib-vl-weight-zero",
-        "Used SL on a VL with arbitration weight 0",
-        "SM host: opensm.conf `qos_swe_vlarb_low 0:0,1:64` (switch ports: the SL's VL0 at weight 0), `kill -HUP`",
-        "infiniband.sl_vl_weight",
-        Target("ibsw2", "5"),
-        "infiniband",
-        vl_weight_seed,
-        vl_weight_undo,
+        name="ib-vl-weight-zero",
+        title="Used SL on a VL with arbitration weight 0",
+        how="SM host: opensm.conf `qos_swe_vlarb_low 0:0,1:64` (switch ports: the SL's VL0 at weight 0), `kill -HUP`",
+        check="infiniband.sl_vl_weight",
+        concern=Concern.INFINIBAND,
+        target=Target("ibsw2", "5"),
+        platform="infiniband",
+        steps=Steps(seed=vl_weight_seed, undo=vl_weight_undo),
         names=("device", "port"),
         lab=_IB_LAB,
         mentions=("SL0 -> VL0",),
     ),
     Fault(
-        "ib-partition-drop",
-        "Host dropped from its job partition",
-        "SM host: the host's line commented out of partitions.conf, `kill -HUP` (OpenSM re-reads it and sweeps)",
-        "infiniband.partitions",
-        Target("gpu3", "ib0"),
-        "linux",
-        partition_drop_seed,
-        partition_drop_undo,
+        name="ib-partition-drop",
+        title="Host dropped from its job partition",
+        how="SM host: the host's line commented out of partitions.conf, `kill -HUP` (OpenSM re-reads it and sweeps)",
+        check="infiniband.partitions",
+        concern=Concern.INFINIBAND,
+        target=Target("gpu3", "ib0"),
+        platform="linux",
+        steps=Steps(seed=partition_drop_seed, undo=partition_drop_undo),
         names=("device", "port"),
         lab=_IB_LAB,
         mentions=("jobs",),
     ),
     Fault(
-        "ib-link-narrow",
-        "InfiniBand link trained at reduced width",
-        "SM host: `ibportstate <switch LID> 5 width 1` (LinkWidthEnabled 1X: the link retrains 1X, "
+        name="ib-link-narrow",
+        title="InfiniBand link trained at reduced width",
+        how="SM host: `ibportstate <switch LID> 5 width 1` (LinkWidthEnabled 1X: the link retrains 1X, "
         "as with a failed lane)",
-        "infiniband.link_width_speed",
-        Target("ibsw3", "5"),
-        "infiniband",
-        narrow_seed,
-        narrow_undo,
+        check="infiniband.link_width_speed",
+        concern=Concern.INFINIBAND,
+        target=Target("ibsw3", "5"),
+        platform="infiniband",
+        steps=Steps(seed=narrow_seed, undo=narrow_undo),
         names=("device", "port"),
         peers=("ibsw4",),
         lab=_IB_LAB,
         mentions=("1X",),
     ),
     Fault(
-        "ib-lft-hole",
-        "A switch's LFT has no route to a host",
-        "SM host: routes pinned from a `dump_fts` file lacking ibsw4's entry for one host "
+        name="ib-lft-hole",
+        title="A switch's LFT has no route to a host",
+        how="SM host: routes pinned from a `dump_fts` file lacking ibsw4's entry for one host "
         "(opensm.conf `routing_engine file`, `lfts_file`), OpenSM restarted",
-        "infiniband.lft_routes",
-        Target("ibsw4"),
-        "infiniband",
-        lft_hole_seed,
-        lft_hole_undo,
+        check="infiniband.lft_routes",
+        concern=Concern.INFINIBAND,
+        target=Target("ibsw4"),
+        platform="infiniband",
+        steps=Steps(seed=lft_hole_seed, undo=lft_hole_undo),
         names=("device",),
         also=("infiniband.routing_deadlock_free",),
         why_also="OpenSM now routes with the `file` engine, which the intent does not list",

@@ -37,7 +37,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import plan_scale  # noqa: E402 - the reference fabric generator lives beside this file
 from xoff.deadlock.analysis import analyse  # noqa: E402
 from xoff.deadlock.failures import sweep  # noqa: E402
-from xoff.deadlock.routing import Routing, build_snapshot, describe, fabric_of, route_all  # noqa: E402
+from xoff.deadlock.forwarding import build_snapshot, describe  # noqa: E402
+from xoff.deadlock.index_state import fabric_of  # noqa: E402
+from xoff.deadlock.routing import Routing, route_all  # noqa: E402
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import FabricState  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402

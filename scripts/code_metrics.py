@@ -203,7 +203,10 @@ def report(root: Path, top: int) -> str:
         marked = [b if b in runtime_packages.get(a, set()) else f"{b} (type only)" for b in sorted(packages[a])]
         lines.append(f"| {a} | {', '.join(marked)} |")
     mutual = sorted(
-        (a, b) for a, targets in runtime_packages.items() for b in targets if a < b and a in runtime_packages.get(b, set())
+        (a, b)
+        for a, targets in runtime_packages.items()
+        for b in targets
+        if a < b and a in runtime_packages.get(b, set())
     )
     lines += ["", f"## subpackages importing each other (runtime): {len(mutual)}", ""]
     lines += [f"- {a} <-> {b}" for a, b in mutual] or ["none"]

@@ -7,7 +7,7 @@ Baseline: route every destination class once (``routing``), judge the snapshot w
    losing it changes more than its own ECMP set (it was the last next hop, or, under BGP, the only
    contributor of one of its AS paths). Anywhere else a failure only shrinks one ECMP set, which
    removes turns and cannot create a cycle. The re-routing itself is incremental
-   (``routing.repair``).
+   (``repair.repair``).
 2. The turns the re-routed classes add are collected. Removals alone cannot create a cycle, and
    when the baseline holds the up*/down* certificate every cycle needs a down -> up turn
    (bounce): no new bounce, no risk.
@@ -33,22 +33,14 @@ from itertools import combinations
 from typing import Any
 
 from xoff.deadlock.analysis import Result, analyse
+from xoff.deadlock.fabric import Fabric
+from xoff.deadlock.forwarding import build_snapshot, describe, forwarding_ports
+from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
 from xoff.deadlock.render import render_text
-from xoff.deadlock.routing import (
-    Delta,
-    Fabric,
-    Routes,
-    RouteView,
-    Routing,
-    StaticRoute,
-    build_snapshot,
-    describe,
-    fabric_of,
-    forwarding_ports,
-    repair,
-    route_all,
-)
+from xoff.deadlock.repair import RouteView, repair
+from xoff.deadlock.routing import Delta, Routes, Routing, route_all
+from xoff.deadlock.statics import StaticRoute
 from xoff.desired.models import FabricState
 
 _MAX_LISTED_BOUNCES = 8

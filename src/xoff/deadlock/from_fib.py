@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
+from xoff.deadlock.forwarding import snapshot_from_fabric
+from xoff.deadlock.index_state import RANKS, roce_networks
 from xoff.deadlock.model import Link, Snapshot
-from xoff.deadlock.routing import RANKS, Routing, roce_networks, snapshot_from_fabric
+from xoff.deadlock.routing import Routing
 from xoff.desired.models import Device, FabricState
 from xoff.platforms.frr.fib import FibEntry
 

@@ -81,26 +81,23 @@ def imports(tree: ast.Module, source: str, is_package: bool, modules: set[str]) 
             parts.pop()
         return None
 
+    def targets(node: ast.Import | ast.ImportFrom) -> Iterator[str | None]:
+        if isinstance(node, ast.Import):
+            yield from (resolve(alias.name) for alias in node.names)
+            return
+        base = node.module or ""
+        if node.level:  # relative: from the importing module's package, up level - 1
+            package = source.split(".") if is_package else source.split(".")[:-1]
+            package = package[: len(package) - (node.level - 1)]
+            base = ".".join([*package, base] if base else package)
+        yield from (resolve(f"{base}.{alias.name}") or resolve(base) for alias in node.names)
+
     def walk(node: ast.AST, type_only: bool) -> Iterator[Import]:
         for child in ast.iter_child_nodes(node):
-            inner = type_only or _type_checking_block(child)
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    target = resolve(alias.name)
-                    if target is not None:
-                        yield Import(source, target, type_only)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    package = source.split(".") if is_package else source.split(".")[:-1]
-                    package = package[: len(package) - (child.level - 1)]
-                    base = ".".join([*package, base] if base else package)
-                for alias in child.names:
-                    target = resolve(f"{base}.{alias.name}") or resolve(base)
-                    if target is not None:
-                        yield Import(source, target, type_only)
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield from (Import(source, t, type_only) for t in targets(child) if t is not None)
             else:
-                yield from walk(child, inner)
+                yield from walk(child, type_only or _type_checking_block(child))
 
     yield from walk(tree, False)
 
@@ -115,51 +112,30 @@ def group(module: str) -> str:
     return ".".join(parts[:2])
 
 
+def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one node (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
+    """Strongly connected components with more than one node (mutual reachability: the graphs are small)."""
+    nodes = sorted(set(edges) | {b for targets in edges.values() for b in targets})
+    reach = {n: _reachable(edges, n) for n in nodes}
     out: list[list[str]] = []
-    counter = 0
-    for start in sorted(edges):
-        if start in index:
+    placed: set[str] = set()
+    for n in nodes:
+        if n in placed:
             continue
-        work = [(start, iter(sorted(edges.get(start, ()))))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    out.append(sorted(component))
+        component = sorted(m for m in reach[n] if n in reach[m]) or [n]
+        placed.update(component)
+        if len(component) > 1:
+            out.append(component)
     return sorted(out)
 
 

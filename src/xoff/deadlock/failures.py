@@ -243,7 +243,7 @@ class _Sweeper:
             self._crit = self._critical()
         return self._crit
 
-    def _critical(self) -> dict[int, list[int]]:
+    def _critical(self) -> dict[int, list[int]]:  # noqa: C901, PLR0912 -- one pass over every (class, switch) route, the sweep's hot loop: kept in one frame for speed
         fab = self.fab
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
@@ -336,7 +336,7 @@ class _Sweeper:
                     out.add(c)
         return out
 
-    def added_turns(
+    def added_turns(  # noqa: C901 -- per scenario over every changed switch, the sweep's hot loop: kept in one frame for speed
         self, deltas: dict[int, Delta], dead: frozenset[int]
     ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
         """(bounces, other new turns) as (in-port, out-port, class), only those with a lossless edge."""
@@ -397,62 +397,15 @@ class _Sweeper:
         ports (directed links). False means no cycle; True means "maybe", for ``analyse`` to decide.
         """
         fab = self.fab
-        peer, plink, ll = fab.port_peer, fab.port_link, fab.link_lossless
+        plink, ll = fab.port_link, fab.link_lossless
         succ0, pred0 = self.turns0()
-        # the scenario's turns where they differ from the baseline's: merged once, read per node
-        succ: dict[int, set[int]] = {}
-        pred: dict[int, set[int]] = {}
-        for pv, qv, _ in new_turns:
-            got = succ.get(pv)
-            if got is None:
-                got = succ[pv] = set(succ0.get(pv, ()))
-            got.add(qv)
-            got = pred.get(qv)
-            if got is None:
-                got = pred[qv] = set(pred0.get(qv, ()))
-            got.add(pv)
+        search = _Search(fab, succ0, pred0, dead)
+        search.add_turns(new_turns)
         by_prio: dict[int, list[tuple[int, int]]] = {}
         for pv, qv, _ in seeds:
             for p in ll[plink[pv]] & ll[plink[qv]]:
                 by_prio.setdefault(p, []).append((pv, qv))
-        empty: set[int] = set()
-        for p in sorted(by_prio):
-            fseen = {peer[qv] for _, qv in by_prio[p]}
-            bseen = {pv for pv, _ in by_prio[p]}
-            if not fseen.isdisjoint(bseen):
-                return True
-            ffront, bfront = list(fseen), list(bseen)
-            while ffront and bfront:
-                grow: list[int] = []
-                if len(ffront) <= len(bfront):
-                    for n in ffront:
-                        outs = succ.get(n)
-                        for qv in succ0.get(n, empty) if outs is None else outs:
-                            li = plink[qv]
-                            if li in dead or p not in ll[li]:
-                                continue
-                            m = peer[qv]
-                            if m in bseen:
-                                return True
-                            if m not in fseen:
-                                fseen.add(m)
-                                grow.append(m)
-                    ffront = grow
-                else:
-                    for m in bfront:
-                        qv = peer[m]  # the egress port that feeds m
-                        ins = pred.get(qv)
-                        for pv in pred0.get(qv, empty) if ins is None else ins:
-                            li = plink[pv]
-                            if li in dead or p not in ll[li]:
-                                continue
-                            if pv in fseen:
-                                return True
-                            if pv not in bseen:
-                                bseen.add(pv)
-                                grow.append(pv)
-                    bfront = grow
-        return False
+        return any(search.meets(p, by_prio[p]) for p in sorted(by_prio))
 
     def snapshot(self, links: Sequence[int]) -> Snapshot:
         """The exact snapshot of a failure scenario (every class re-routed)."""
@@ -472,6 +425,92 @@ class _Sweeper:
             goes_to=fab.switches[fab.port_owner[fab.port_peer[qv]]],
             dest=fab.switches[fab.dest_of(c)],
         )
+
+
+class _Search:
+    """The bidirectional breadth-first search of ``_Sweeper.may_cycle`` over the baseline turns plus new ones.
+
+    Nodes are ingress ports (directed links). ``succ``/``pred`` hold the scenario's turns only where
+    they differ from the baseline's (merged once, read per node); elsewhere the baseline's are read.
+    """
+
+    def __init__(
+        self, fab: Fabric, succ0: dict[int, set[int]], pred0: dict[int, set[int]], dead: frozenset[int]
+    ) -> None:
+        self.fab, self.succ0, self.pred0, self.dead = fab, succ0, pred0, dead
+        self.succ: dict[int, set[int]] = {}
+        self.pred: dict[int, set[int]] = {}
+
+    def add_turns(self, turns: Sequence[tuple[int, int, int]]) -> None:
+        succ, pred, succ0, pred0 = self.succ, self.pred, self.succ0, self.pred0
+        for pv, qv, _ in turns:
+            got = succ.get(pv)
+            if got is None:
+                got = succ[pv] = set(succ0.get(pv, ()))
+            got.add(qv)
+            got = pred.get(qv)
+            if got is None:
+                got = pred[qv] = set(pred0.get(qv, ()))
+            got.add(pv)
+
+    def meets(self, p: int, seeds: list[tuple[int, int]]) -> bool:
+        """On priority ``p``: is the tail of a seed turn reachable from the head of one? (Grow the smaller frontier.)"""
+        peer = self.fab.port_peer
+        fseen = {peer[qv] for _, qv in seeds}
+        bseen = {pv for pv, _ in seeds}
+        if not fseen.isdisjoint(bseen):
+            return True
+        ffront: list[int] | None = list(fseen)
+        bfront: list[int] | None = list(bseen)
+        while ffront and bfront:
+            if len(ffront) <= len(bfront):
+                ffront = self._forward(p, ffront, fseen, bseen)
+            else:
+                bfront = self._backward(p, bfront, fseen, bseen)
+            if ffront is None or bfront is None:
+                return True
+        return False
+
+    def _forward(self, p: int, front: list[int], fseen: set[int], bseen: set[int]) -> list[int] | None:
+        """One forward step from ``front``; None when it reaches the backward side."""
+        peer, plink, ll, dead = self.fab.port_peer, self.fab.port_link, self.fab.link_lossless, self.dead
+        succ, succ0 = self.succ, self.succ0
+        grow: list[int] = []
+        for n in front:
+            outs = succ.get(n)
+            for qv in succ0.get(n, _EMPTY) if outs is None else outs:
+                li = plink[qv]
+                if li in dead or p not in ll[li]:
+                    continue
+                m = peer[qv]
+                if m in bseen:
+                    return None
+                if m not in fseen:
+                    fseen.add(m)
+                    grow.append(m)
+        return grow
+
+    def _backward(self, p: int, front: list[int], fseen: set[int], bseen: set[int]) -> list[int] | None:
+        """One backward step from ``front``; None when it reaches the forward side."""
+        peer, plink, ll, dead = self.fab.port_peer, self.fab.port_link, self.fab.link_lossless, self.dead
+        pred, pred0 = self.pred, self.pred0
+        grow: list[int] = []
+        for m in front:
+            qv = peer[m]  # the egress port that feeds m
+            ins = pred.get(qv)
+            for pv in pred0.get(qv, _EMPTY) if ins is None else ins:
+                li = plink[pv]
+                if li in dead or p not in ll[li]:
+                    continue
+                if pv in fseen:
+                    return None
+                if pv not in bseen:
+                    bseen.add(pv)
+                    grow.append(pv)
+        return grow
+
+
+_EMPTY: frozenset[int] = frozenset()
 
 
 def _two_tier(fab: Fabric) -> bool:
@@ -539,7 +578,23 @@ def sweep(
         return report
     clock = time.perf_counter()
     double = levels[2] = LevelStats(scenarios=len(links) * (len(links) - 1) // 2)
-    risky_single = {sw.fab.link_index()[sc.failed[0]] for sc in risky}
+    _double_failures(sw, report, links, bounces_of, double)
+    seconds["double_failures"] = time.perf_counter() - clock
+    if not single.risky and not double.risky:
+        report.resilient_to = 2
+    return report
+
+
+def _double_failures(
+    sw: _Sweeper,
+    report: SweepReport,
+    links: list[int],
+    bounces_of: dict[int, list[tuple[int, int, int]]],
+    double: LevelStats,
+) -> None:
+    """Search the pairs that can close a cycle (§5.3), after a certified or risk-free single sweep."""
+    fab, risky = sw.fab, report.risky
+    risky_single = {fab.link_index()[sc.failed[0]] for sc in risky}
     if sw.certified:
         candidates = sorted(li for li, b in bounces_of.items() if b and li not in risky_single)
         report.pair_filter = "both single failures add down-to-up turns"
@@ -561,10 +616,6 @@ def sweep(
         scenario, _ = _judge(sw, [f, g], double, False)
         if scenario is not None:
             risky.append(scenario)
-    seconds["double_failures"] = time.perf_counter() - clock
-    if not single.risky and not double.risky:
-        report.resilient_to = 2
-    return report
 
 
 def _judge(

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
-from xoff.deadlock.fabric import Fabric
+from xoff.deadlock.fabric import Fabric, HostEndpoint
 from xoff.desired.models import Device
 
 Override = tuple[int, bool, tuple[int, ...]]  # (switch, wins over the dynamic route, fabric ports)
@@ -92,25 +92,11 @@ def add_device_static_routes(fab: Fabric, switch_devs: Sequence[Device], gp_of: 
     profiles: dict[tuple[int, tuple[Override, ...]], int] = {}  # (switch, overrides) -> class
     used: set[int] = set()
     next_id = len(fab.switches)
+    table_order = sorted(routes.items())
     for h in fab.hosts:
         owner = fab.index[h.switch]
-        addr = IPv4Address(h.address) if h.address is not None else None
-        overrides: list[Override] = []
-        for v, table in sorted(routes.items()):
-            best = -1
-            ports: tuple[int, ...] = ()
-            for net, gps in table:
-                hit = net.prefixlen == 0 if addr is None else addr in net
-                if hit and net.prefixlen > best:
-                    best, ports = net.prefixlen, gps
-            if best < 0:
-                continue
-            if v == owner:
-                if best > h.prefixlen:  # only a more specific route beats the connected one
-                    overrides.append((v, True, ports))
-            else:
-                overrides.append((v, best >= h.prefixlen, ports))
-        key = (owner, tuple(overrides))
+        overrides = _overrides(table_order, owner, h)
+        key = (owner, overrides)
         c = profiles.get(key)
         if c is None:
             if owner not in used:
@@ -125,3 +111,26 @@ def add_device_static_routes(fab: Fabric, switch_devs: Sequence[Device], gp_of: 
                 (fab.static if wins else fab.fallback)[(c, v)] = gps
         fab.host_class[h.name] = c
     fab.classes = tuple(sorted(profiles.values()))
+
+
+def _overrides(
+    tables: Sequence[tuple[int, list[tuple[IPv4Network, tuple[int, ...]]]]], owner: int, h: HostEndpoint
+) -> tuple[Override, ...]:
+    """The static routes that apply to host ``h`` (behind switch ``owner``): the longest match at each switch."""
+    addr = IPv4Address(h.address) if h.address is not None else None
+    overrides: list[Override] = []
+    for v, table in tables:
+        best = -1
+        ports: tuple[int, ...] = ()
+        for net, gps in table:
+            hit = net.prefixlen == 0 if addr is None else addr in net
+            if hit and net.prefixlen > best:
+                best, ports = net.prefixlen, gps
+        if best < 0:
+            continue
+        if v == owner:
+            if best > h.prefixlen:  # only a more specific route beats the connected one
+                overrides.append((v, True, ports))
+        else:
+            overrides.append((v, best >= h.prefixlen, ports))
+    return tuple(overrides)

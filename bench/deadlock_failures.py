@@ -42,6 +42,7 @@ from xoff.deadlock.index_state import fabric_of  # noqa: E402
 from xoff.deadlock.routing import Routing, route_all  # noqa: E402
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import FabricState  # noqa: E402
+from xoff.gcpause import for_batch_run  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
 
 HEADER = (
@@ -186,6 +187,7 @@ def markdown(rows: list[dict[str, Any]], command: str) -> str:
 
 
 def main() -> None:
+    for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1250], help="reference clos sizes (plan_scale)")
     ap.add_argument("--routing", nargs="*", default=["bgp", "igp"], choices=["bgp", "igp"])

@@ -13,7 +13,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from xoff.errors import InputError
-from xoff.gcpause import gc_paused
 from xoff.intent import semantic
 from xoff.intent.context import Context
 from xoff.intent.document import IntentDocument
@@ -30,11 +29,6 @@ IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics com
 
 def load_intent(path: Path) -> Intent:
     """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
-    with gc_paused():
-        return _load(path)
-
-
-def _load(path: Path) -> Intent:
     data, smap = read_intent(path)
     try:
         doc = IntentDocument.model_validate(data)

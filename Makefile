@@ -41,8 +41,9 @@ demo: $(STAMP) system-deps
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/vulture  # dead code; what it cannot see is listed in pyproject.toml [tool.vulture]
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

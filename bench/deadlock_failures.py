@@ -37,9 +37,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 import plan_scale  # noqa: E402 - the reference fabric generator lives beside this file
 from xoff.deadlock.analysis import analyse  # noqa: E402
 from xoff.deadlock.failures import sweep  # noqa: E402
-from xoff.deadlock.routing import Routing, build_snapshot, describe, fabric_of, route_all  # noqa: E402
+from xoff.deadlock.forwarding import build_snapshot, describe  # noqa: E402
+from xoff.deadlock.index_state import fabric_of  # noqa: E402
+from xoff.deadlock.routing import Routing, route_all  # noqa: E402
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import FabricState  # noqa: E402
+from xoff.gcpause import for_batch_run  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
 
 HEADER = (
@@ -184,6 +187,7 @@ def markdown(rows: list[dict[str, Any]], command: str) -> str:
 
 
 def main() -> None:
+    for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1250], help="reference clos sizes (plan_scale)")
     ap.add_argument("--routing", nargs="*", default=["bgp", "igp"], choices=["bgp", "igp"])

@@ -142,8 +142,11 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
     if phase != "yaml":
         from xoff.desired import build_fabric_state  # noqa: PLC0415 - keep xoff out of the yaml baseline
         from xoff.errors import InputError  # noqa: PLC0415
+        from xoff.gcpause import for_batch_run  # noqa: PLC0415
         from xoff.intent import load_intent  # noqa: PLC0415
         from xoff.validate import run_checks  # noqa: PLC0415
+
+        for_batch_run()  # as the CLI's main() does
     loaded: Any = None
     json_bytes, prof = 0, cProfile.Profile() if profile else None
     pauses.clear()

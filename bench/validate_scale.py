@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plan_scale import generate
 from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
+from xoff.gcpause import for_batch_run
 from xoff.intent import load_intent
 from xoff.report.html import html_report
 from xoff.report.machine import json_report, junit_report
@@ -81,6 +82,7 @@ def _per_check(state: Any, catalog_name: str, snapshot: Any) -> list[tuple[str, 
 
 
 def main() -> None:
+    for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hosts", type=int, default=1250, help="GPU hosts, 8 GPUs each (default 1250 = 10,000 GPUs)")
     ap.add_argument("--runs", type=int, default=3)

@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 from tests.support.paths import ROOT
 from xoff.contracts.fib import FibEntry
 from xoff.deadlock.analysis import analyse
+from xoff.deadlock.forwarding import snapshot_from_fabric
 from xoff.deadlock.from_fib import snapshot_from_fibs
-from xoff.deadlock.routing import snapshot_from_fabric
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent

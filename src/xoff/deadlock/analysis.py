@@ -18,7 +18,6 @@ from typing import Any
 from xoff.deadlock.cycles import peel, strong_components, witness
 from xoff.deadlock.graph import Graph, Mismatch, Turn, build_graph, pfc_mismatches
 from xoff.deadlock.model import Snapshot
-from xoff.gcpause import gc_paused
 
 NodeName = tuple[str, int]  # (directed link, priority)
 
@@ -123,17 +122,7 @@ def _steps(graph: Graph, cycle: list[int]) -> tuple[WitnessStep, ...]:
 
 
 def analyse(snapshot: Snapshot, *, use_certificate: bool = True) -> Result:
-    """Judge one snapshot. Assumes it is structurally sound (``validate.check_snapshot``).
-
-    The cyclic garbage collector is paused meanwhile: the analysis allocates millions of small
-    objects on fabric-scale snapshots and makes no garbage cycles, and full collections over a
-    large snapshot's heap would otherwise cost more than the analysis (xoff.gcpause).
-    """
-    with gc_paused():
-        return _analyse(snapshot, use_certificate)
-
-
-def _analyse(snapshot: Snapshot, use_certificate: bool) -> Result:
+    """Judge one snapshot. Assumes it is structurally sound (``validate.check_snapshot``)."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
     mismatches = tuple(pfc_mismatches(snapshot))

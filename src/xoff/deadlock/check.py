@@ -25,9 +25,11 @@ from pydantic import Field
 from xoff.contracts.fib import from_routes
 from xoff.contracts.observed import Snapshot as Collected
 from xoff.deadlock.analysis import Result, analyse
-from xoff.deadlock.failures import BounceTurn, sweep
+from xoff.deadlock.failures import sweep
 from xoff.deadlock.from_fib import snapshot_from_fibs
-from xoff.deadlock.routing import Routing, roce_networks
+from xoff.deadlock.index_state import roce_networks
+from xoff.deadlock.routing import Routing
+from xoff.deadlock.sweep_report import BounceTurn
 from xoff.desired.models import FabricState
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams

@@ -12,6 +12,13 @@ from collections.abc import Sequence
 
 def peel(succ: Sequence[Sequence[int]]) -> list[bool]:
     """Repeatedly remove nodes with no in-edges or no out-edges; True = survived (may lie on a cycle)."""
+    alive = _peel_sources(succ)
+    _peel_sinks(succ, alive)
+    return alive
+
+
+def _peel_sources(succ: Sequence[Sequence[int]]) -> list[bool]:
+    """Forwards: remove the nodes no cycle reaches (no in-edges, repeatedly)."""
     n = len(succ)
     indeg = [0] * n
     for s in succ:
@@ -26,7 +33,12 @@ def peel(succ: Sequence[Sequence[int]]) -> list[bool]:
             indeg[w] -= 1
             if not indeg[w]:
                 queue.append(w)
-    # backwards: the survivors that reach no survivor
+    return alive
+
+
+def _peel_sinks(succ: Sequence[Sequence[int]], alive: list[bool]) -> None:
+    """Backwards: remove the survivors that reach no survivor (no out-edges among them, repeatedly)."""
+    n = len(succ)
     outdeg = [0] * n
     pred: dict[int, list[int]] = {}
     for v in range(n):
@@ -46,10 +58,9 @@ def peel(succ: Sequence[Sequence[int]]) -> list[bool]:
                 outdeg[u] -= 1
                 if not outdeg[u]:
                     queue.append(u)
-    return alive
 
 
-def strong_components(succ: Sequence[Sequence[int]], alive: Sequence[bool]) -> list[list[int]]:
+def strong_components(succ: Sequence[Sequence[int]], alive: Sequence[bool]) -> list[list[int]]:  # noqa: C901, PLR0912 -- iterative Tarjan: one explicit DFS stack in one frame (no recursion limit at fabric scale)
     """Non-trivial strongly connected components (>= 2 nodes) among ``alive`` nodes; iterative Tarjan."""
     n = len(succ)
     index = [0] * n  # 0 = not visited yet, else DFS order + 1

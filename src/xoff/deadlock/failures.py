@@ -7,7 +7,7 @@ Baseline: route every destination class once (``routing``), judge the snapshot w
    losing it changes more than its own ECMP set (it was the last next hop, or, under BGP, the only
    contributor of one of its AS paths). Anywhere else a failure only shrinks one ECMP set, which
    removes turns and cannot create a cycle. The re-routing itself is incremental
-   (``routing.repair``).
+   (``repair.repair``).
 2. The turns the re-routed classes add are collected. Removals alone cannot create a cycle, and
    when the baseline holds the up*/down* certificate every cycle needs a down -> up turn
    (bounce): no new bounce, no risk.
@@ -28,188 +28,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 from xoff.deadlock.analysis import Result, analyse
+from xoff.deadlock.fabric import Fabric
+from xoff.deadlock.forwarding import build_snapshot, describe, forwarding_ports
+from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
-from xoff.deadlock.render import render_text
-from xoff.deadlock.routing import (
-    Delta,
-    Fabric,
-    Routes,
-    RouteView,
-    Routing,
-    StaticRoute,
-    build_snapshot,
-    describe,
-    fabric_of,
-    forwarding_ports,
-    repair,
-    route_all,
-)
+from xoff.deadlock.repair import RouteView, repair
+from xoff.deadlock.routing import Delta, Routes, Routing, route_all
+from xoff.deadlock.statics import StaticRoute
+from xoff.deadlock.sweep_report import BounceTurn, LevelStats, Scenario, SweepReport
+from xoff.deadlock.turn_search import TurnSearch
 from xoff.desired.models import FabricState
 
-_MAX_LISTED_BOUNCES = 8
 Analyser = Callable[[Snapshot], Result]
-
-
-@dataclass(frozen=True, slots=True)
-class BounceTurn:
-    """A down -> up turn a failure adds: at ``switch`` from ``in_port`` (from ``came_from``) to ``out_port``."""
-
-    switch: str
-    in_port: str
-    out_port: str
-    came_from: str
-    goes_to: str
-    dest: str  # the switch whose hosts' traffic makes the turn
-
-    def __str__(self) -> str:
-        return f"{self.came_from} -> {self.switch} -> {self.goes_to} ({self.switch}: {self.in_port} -> {self.out_port}, for hosts of {self.dest})"
-
-    def to_json(self) -> dict[str, str]:
-        return {
-            "switch": self.switch,
-            "in_port": self.in_port,
-            "out_port": self.out_port,
-            "from": self.came_from,
-            "to": self.goes_to,
-            "dest_class": self.dest,
-        }
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One failure set with deadlock risk: the failed links, the core's result and the bounces it adds."""
-
-    failed: tuple[str, ...]
-    result: Result
-    bounces: tuple[BounceTurn, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        full = self.result.to_json()
-        return {
-            "failed_links": list(self.failed),
-            "deadlock_risk": full["deadlock_risk"],
-            "risky_priorities": full["risky_priorities"],
-            "example_cycle": full["example_cycle"],
-            "witness": full["cycles"][0]["witness"] if full["cycles"] else [],
-            "sccs": len(full["cycles"]),
-            "nodes_on_cycles": len(full["nodes_on_cycles"]),
-            "new_bounce_turns": [b.to_json() for b in self.bounces[:_MAX_LISTED_BOUNCES]],
-            "new_bounce_turns_total": len(self.bounces),
-        }
-
-
-@dataclass
-class LevelStats:
-    """What happened at one failure count k."""
-
-    scenarios: int = 0  # failure sets of size k (all of them)
-    checked: int = 0  # failure sets checked (k = 2: the pairs that passed the filter)
-    rerouted: int = 0  # destination classes re-routed over all checked sets (critical ones only)
-    with_bounces: int = 0  # add at least one down -> up turn with a lossless edge
-    targeted: int = 0  # needed the targeted search
-    analysed: int = 0  # judged by the core analyse()
-    risky: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "scenarios": self.scenarios,
-            "checked": self.checked,
-            "classes_rerouted": self.rerouted,
-            "with_bounces": self.with_bounces,
-            "targeted_search": self.targeted,
-            "analysed": self.analysed,
-            "risky": self.risky,
-        }
-
-
-@dataclass
-class SweepReport:
-    fabric: str
-    network: str
-    routing: Routing
-    max_failures: int
-    fabric_links: int
-    baseline: Result
-    levels: dict[int, LevelStats]
-    risky: list[Scenario]
-    resilient_to: int | None  # largest k checked with no risk; None when the baseline has risk
-    pair_filter: str = ""
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def deadlock_risk(self) -> bool:
-        return self.baseline.deadlock_risk or bool(self.risky)
-
-    def to_json(self) -> dict[str, Any]:
-        base = self.baseline.to_json()
-        return {
-            "fabric": self.fabric,
-            "network": self.network,
-            "routing": self.routing,
-            "max_failures": self.max_failures,
-            "fabric_links": self.fabric_links,
-            "deadlock_risk": self.deadlock_risk,
-            "resilient_to": self.resilient_to,
-            "baseline": {
-                "deadlock_risk": base["deadlock_risk"],
-                "certified": base["certified"],
-                "risky_priorities": base["risky_priorities"],
-                "nodes_on_cycles": base["nodes_on_cycles"],
-                "example_cycle": base["example_cycle"],
-                "cycles": base["cycles"],
-                "pfc_mismatches": base["pfc_mismatches"],
-                "counts": base["counts"],
-            },
-            "levels": {str(k): s.to_json() for k, s in sorted(self.levels.items())},
-            "pair_filter": self.pair_filter or None,
-            "risky_scenarios": [s.to_json() for s in self.risky],
-            "seconds": {k: round(v, 4) for k, v in self.seconds.items()},
-        }
-
-    def to_text(self) -> str:
-        lines = [
-            f"{self.fabric} / {self.network}: routing {self.routing}, failures up to {self.max_failures}, "
-            f"{self.fabric_links} fabric links",
-            "baseline:",
-        ]
-        lines.extend("  " + line for line in render_text(self.baseline).splitlines())
-        for k, s in sorted(self.levels.items()):
-            if k == 0:
-                continue
-            what = "single link failures" if k == 1 else "double link failures"
-            lines.append(
-                f"{what}: {s.scenarios} scenario(s), {s.checked} checked ({s.rerouted} destination-class re-routes), "
-                f"{s.with_bounces} add down-to-up turns, {s.targeted} needed the targeted search, "
-                f"{s.analysed} fully analysed, {s.risky} with risk"
-            )
-        if self.pair_filter:
-            lines.append(f"  pairs searched: {self.pair_filter}")
-        for sc in self.risky:
-            lines.append(f"RISK after failure of {', '.join(sc.failed)}:")
-            lines.extend("  " + line for line in render_text(sc.result).splitlines()[1:])
-            if sc.bounces:
-                lines.append(f"  down-to-up turns the failure adds ({len(sc.bounces)}):")
-                lines.extend(f"    {b}" for b in sc.bounces[:_MAX_LISTED_BOUNCES])
-                if len(sc.bounces) > _MAX_LISTED_BOUNCES:
-                    lines.append(f"    ... {len(sc.bounces) - _MAX_LISTED_BOUNCES} more")
-        if self.resilient_to is None:
-            lines.append("verdict: DEADLOCK RISK in the baseline itself")
-        elif self.resilient_to >= self.max_failures:
-            lines.append(
-                f"verdict: no deadlock risk with up to {self.max_failures} failed link(s) "
-                f"(largest k checked without risk: {self.resilient_to})"
-            )
-        else:
-            lines.append(
-                f"verdict: DEADLOCK RISK after {self.resilient_to + 1} failed link(s) "
-                f"(largest k checked without risk: {self.resilient_to})"
-            )
-        return "\n".join(lines)
 
 
 class _Sweeper:
@@ -251,7 +84,7 @@ class _Sweeper:
             self._crit = self._critical()
         return self._crit
 
-    def _critical(self) -> dict[int, list[int]]:
+    def _critical(self) -> dict[int, list[int]]:  # noqa: C901, PLR0912 -- one pass over every (class, switch) route, the sweep's hot loop: kept in one frame for speed
         fab = self.fab
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
@@ -344,7 +177,7 @@ class _Sweeper:
                     out.add(c)
         return out
 
-    def added_turns(
+    def added_turns(  # noqa: C901 -- per scenario over every changed switch, the sweep's hot loop: kept in one frame for speed
         self, deltas: dict[int, Delta], dead: frozenset[int]
     ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
         """(bounces, other new turns) as (in-port, out-port, class), only those with a lossless edge."""
@@ -405,62 +238,15 @@ class _Sweeper:
         ports (directed links). False means no cycle; True means "maybe", for ``analyse`` to decide.
         """
         fab = self.fab
-        peer, plink, ll = fab.port_peer, fab.port_link, fab.link_lossless
+        plink, ll = fab.port_link, fab.link_lossless
         succ0, pred0 = self.turns0()
-        # the scenario's turns where they differ from the baseline's: merged once, read per node
-        succ: dict[int, set[int]] = {}
-        pred: dict[int, set[int]] = {}
-        for pv, qv, _ in new_turns:
-            got = succ.get(pv)
-            if got is None:
-                got = succ[pv] = set(succ0.get(pv, ()))
-            got.add(qv)
-            got = pred.get(qv)
-            if got is None:
-                got = pred[qv] = set(pred0.get(qv, ()))
-            got.add(pv)
+        search = TurnSearch(fab, succ0, pred0, dead)
+        search.add_turns(new_turns)
         by_prio: dict[int, list[tuple[int, int]]] = {}
         for pv, qv, _ in seeds:
             for p in ll[plink[pv]] & ll[plink[qv]]:
                 by_prio.setdefault(p, []).append((pv, qv))
-        empty: set[int] = set()
-        for p in sorted(by_prio):
-            fseen = {peer[qv] for _, qv in by_prio[p]}
-            bseen = {pv for pv, _ in by_prio[p]}
-            if not fseen.isdisjoint(bseen):
-                return True
-            ffront, bfront = list(fseen), list(bseen)
-            while ffront and bfront:
-                grow: list[int] = []
-                if len(ffront) <= len(bfront):
-                    for n in ffront:
-                        outs = succ.get(n)
-                        for qv in succ0.get(n, empty) if outs is None else outs:
-                            li = plink[qv]
-                            if li in dead or p not in ll[li]:
-                                continue
-                            m = peer[qv]
-                            if m in bseen:
-                                return True
-                            if m not in fseen:
-                                fseen.add(m)
-                                grow.append(m)
-                    ffront = grow
-                else:
-                    for m in bfront:
-                        qv = peer[m]  # the egress port that feeds m
-                        ins = pred.get(qv)
-                        for pv in pred0.get(qv, empty) if ins is None else ins:
-                            li = plink[pv]
-                            if li in dead or p not in ll[li]:
-                                continue
-                            if pv in fseen:
-                                return True
-                            if pv not in bseen:
-                                bseen.add(pv)
-                                grow.append(pv)
-                    bfront = grow
-        return False
+        return any(search.meets(p, by_prio[p]) for p in sorted(by_prio))
 
     def snapshot(self, links: Sequence[int]) -> Snapshot:
         """The exact snapshot of a failure scenario (every class re-routed)."""
@@ -547,7 +333,23 @@ def sweep(
         return report
     clock = time.perf_counter()
     double = levels[2] = LevelStats(scenarios=len(links) * (len(links) - 1) // 2)
-    risky_single = {sw.fab.link_index()[sc.failed[0]] for sc in risky}
+    _double_failures(sw, report, links, bounces_of, double)
+    seconds["double_failures"] = time.perf_counter() - clock
+    if not single.risky and not double.risky:
+        report.resilient_to = 2
+    return report
+
+
+def _double_failures(
+    sw: _Sweeper,
+    report: SweepReport,
+    links: list[int],
+    bounces_of: dict[int, list[tuple[int, int, int]]],
+    double: LevelStats,
+) -> None:
+    """Search the pairs that can close a cycle (§5.3), after a certified or risk-free single sweep."""
+    fab, risky = sw.fab, report.risky
+    risky_single = {fab.link_index()[sc.failed[0]] for sc in risky}
     if sw.certified:
         candidates = sorted(li for li, b in bounces_of.items() if b and li not in risky_single)
         report.pair_filter = "both single failures add down-to-up turns"
@@ -569,10 +371,6 @@ def sweep(
         scenario, _ = _judge(sw, [f, g], double, False)
         if scenario is not None:
             risky.append(scenario)
-    seconds["double_failures"] = time.perf_counter() - clock
-    if not single.risky and not double.risky:
-        report.resilient_to = 2
-    return report
 
 
 def _judge(

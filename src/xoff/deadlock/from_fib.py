@@ -13,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from xoff.contracts.fib import FibEntry
+from xoff.deadlock.forwarding import snapshot_from_fabric
+from xoff.deadlock.index_state import RANKS, roce_networks
 from xoff.deadlock.model import Link, Snapshot
-from xoff.deadlock.routing import RANKS, Routing, roce_networks, snapshot_from_fabric
+from xoff.deadlock.routing import Routing
 from xoff.desired.models import Device, FabricState
 
 
@@ -49,7 +51,38 @@ def snapshot_from_fibs(
     missing = [s for s in switches if s not in fibs]
     if missing:
         raise ValueError(f"no FIB collected from {', '.join(missing)}")
-    members = set(switches)
+    links, lossless, endpoints = _links_of(state, network, set(switches))
+    link_ports = {end for lk in links if lk.up for end in ((lk.a, lk.a_port), (lk.b, lk.b_port))}
+    forwarding: dict[str, dict[str, tuple[str, ...]]] = {}
+    for endpoint, address in sorted(endpoints.items()):
+        per_switch: dict[str, tuple[str, ...]] = {}
+        for switch in switches:
+            entry = _lpm(fibs[switch], address)
+            if entry is None:
+                continue
+            ports = tuple(p for p in entry.ports if (switch, p) in link_ports)
+            if ports:
+                per_switch[switch] = ports
+        forwarding[endpoint] = per_switch
+    return Snapshot(
+        name=name or f"{state.fabric}-{network}-fib",
+        description=f"forwarding of network {network} of {state.fabric} from collected FIBs",
+        switches=tuple(switches),
+        hosts=tuple(sorted(endpoints)),
+        links=tuple(links),
+        lossless_default=frozenset(plan.lossless_priorities),
+        lossless=lossless,
+        rewrites=(),
+        forwarding=forwarding,
+        ranks={s: RANKS.get(devices[s].role, 1) for s in switches},
+    )
+
+
+def _links_of(
+    state: FabricState, network: str, members: set[str]
+) -> tuple[list[Link], dict[str, dict[str, frozenset[int]]], dict[str, IPv4Address]]:
+    """The network's links (switch first), the lossless priorities of their ends, and each host endpoint's address."""
+    devices = state.devices
     links: list[Link] = []
     lossless: dict[str, dict[str, frozenset[int]]] = {}
     endpoints: dict[str, IPv4Address] = {}
@@ -77,30 +110,7 @@ def snapshot_from_fibs(
                 lossless.setdefault(dev_name, {})[port] = found
         up = devices[a.device].interfaces[a.port].admin_up if a.port in devices[a.device].interfaces else True
         links.append(Link(f"{a.device}:{a.port}--{b.device}:{b.port}", a.device, a.port, peer_name, b.port, up))
-    link_ports = {end for lk in links if lk.up for end in ((lk.a, lk.a_port), (lk.b, lk.b_port))}
-    forwarding: dict[str, dict[str, tuple[str, ...]]] = {}
-    for endpoint, address in sorted(endpoints.items()):
-        per_switch: dict[str, tuple[str, ...]] = {}
-        for switch in switches:
-            entry = _lpm(fibs[switch], address)
-            if entry is None:
-                continue
-            ports = tuple(p for p in entry.ports if (switch, p) in link_ports)
-            if ports:
-                per_switch[switch] = ports
-        forwarding[endpoint] = per_switch
-    return Snapshot(
-        name=name or f"{state.fabric}-{network}-fib",
-        description=f"forwarding of network {network} of {state.fabric} from collected FIBs",
-        switches=tuple(switches),
-        hosts=tuple(sorted(endpoints)),
-        links=tuple(links),
-        lossless_default=frozenset(plan.lossless_priorities),
-        lossless=lossless,
-        rewrites=(),
-        forwarding=forwarding,
-        ranks={s: RANKS.get(devices[s].role, 1) for s in switches},
-    )
+    return links, lossless, endpoints
 
 
 def fibs_from_model(state: FabricState, routing: Routing = "bgp") -> dict[str, list[FibEntry]]:

@@ -15,7 +15,6 @@ Host links are left out: a host never forwards, so ``host -> switch`` nodes have
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xoff.deadlock.model import Rewrite, Snapshot, directed_link
@@ -320,8 +319,3 @@ def build_graph(snap: Snapshot, *, use_certificate: bool = True, timings: dict[s
         edges=edges,
         built=not certified,
     )
-
-
-def node_index(graph: Graph) -> Mapping[tuple[str, int], int]:
-    """(directed link name, priority) -> node (for tests and tools; O(nodes))."""
-    return {graph.node_name(n): n for n in range(len(graph.node_dl))}

@@ -22,7 +22,9 @@ import typer
 import yaml
 
 from xoff.deadlock.failures import sweep
-from xoff.deadlock.routing import ROUTINGS, Routing, build_snapshot, describe, fabric_of, route_all
+from xoff.deadlock.forwarding import build_snapshot, describe
+from xoff.deadlock.index_state import fabric_of
+from xoff.deadlock.routing import ROUTINGS, Routing, route_all
 from xoff.deadlock.snapshot_file import to_document
 from xoff.desired.models import FabricState
 from xoff.errors import InputError

@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from xoff.deadlock.model import Link, Rewrite, Snapshot
 from xoff.deadlock.validate import check_snapshot
 from xoff.errors import InputError, Location, Problem
-from xoff.gcpause import gc_paused
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.types import Priority
 from xoff.intent.yamlsource import SourceMap, dotted, load_yaml
@@ -162,9 +161,8 @@ def load_snapshot(path: Path, display: str | None = None) -> Snapshot:
     name = display or str(path)
     if path.suffix.lower() == ".json":
         _check_json_syntax(path, name)
-    with gc_paused():
-        data, smap = load_yaml(path, name)
-        return parse_snapshot(data, smap, name, default_name=path.stem)
+    data, smap = load_yaml(path, name)
+    return parse_snapshot(data, smap, name, default_name=path.stem)
 
 
 def _port_spec(ports: frozenset[str] | None) -> str | list[str]:

@@ -70,21 +70,7 @@ class _Checker:
             ends = ((link.a, link.a_port, "a"), (link.b, link.b_port, "b"))
             known = True
             for device, port, side in ends:
-                if device not in self.switches and device not in self.hosts:
-                    self.add(("links", i, side), f"{device!r} is not a device (allowed: a name from devices)")
-                    known = False
-                    continue
-                used = self.ports.setdefault(device, {})
-                if port in used:
-                    other = self.snap.links[used[port]].id
-                    self.add(
-                        ("links", i, f"{side}_port"),
-                        f"port {port!r} of {device!r} is already on link {other!r} (allowed: each port in at most one link)",
-                    )
-                else:
-                    used[port] = i
-                    if link.up:
-                        self.up_ports.setdefault(device, set()).add(port)
+                known = self._link_end(i, link.up, device, port, side) and known
             if known and link.a == link.b:
                 self.add(("links", i, "b"), f"link joins {link.a!r} to itself (allowed: two different devices)")
             if link.up:
@@ -95,6 +81,24 @@ class _Checker:
             n = up_count.get(host, 0)
             if n != 1 and host not in self.switches:
                 self.add(("devices", "hosts", i), f"host {host!r} has {n} up links (allowed: exactly one)")
+
+    def _link_end(self, i: int, up: bool, device: str, port: str, side: str) -> bool:
+        """Record one end of link ``i``; False when its device is unknown."""
+        if device not in self.switches and device not in self.hosts:
+            self.add(("links", i, side), f"{device!r} is not a device (allowed: a name from devices)")
+            return False
+        used = self.ports.setdefault(device, {})
+        if port in used:
+            other = self.snap.links[used[port]].id
+            self.add(
+                ("links", i, f"{side}_port"),
+                f"port {port!r} of {device!r} is already on link {other!r} (allowed: each port in at most one link)",
+            )
+        else:
+            used[port] = i
+            if up:
+                self.up_ports.setdefault(device, set()).add(port)
+        return True
 
     def _priorities(self, path: DataPath, prios: Iterable[int]) -> None:
         for p in sorted(prios):

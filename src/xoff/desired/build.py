@@ -10,18 +10,12 @@ from xoff.desired.builders.switch import build_bgp, build_static_routes, build_s
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Qos
 from xoff.errors import InputError, Problem
-from xoff.gcpause import gc_paused
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.resolved import Intent, Switch
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
     """Plan every device; raise :class:`InputError` if the intent cannot be realised (e.g. no headroom row)."""
-    with gc_paused():
-        return _build(intent)
-
-
-def _build(intent: Intent) -> FabricState:
     facts = build_facts(intent)
     doc = intent.document
     qos_by_network: dict[str, Qos] = {}

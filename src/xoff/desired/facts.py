@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from xoff.errors import InputError, Problem
-from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Intent, Link
 
@@ -91,7 +91,3 @@ def _check_asn_plan(intent: Intent, asns: dict[str, int]) -> None:
             )
     if problems:
         raise InputError(problems)
-
-
-def is_infiniband(intent: Intent) -> bool:
-    return isinstance(intent.document.networks.compute, InfinibandNetwork)

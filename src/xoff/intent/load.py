@@ -13,7 +13,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from xoff.errors import InputError
-from xoff.gcpause import gc_paused
 from xoff.intent import semantic
 from xoff.intent.context import Context
 from xoff.intent.document import IntentDocument
@@ -30,11 +29,6 @@ IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics com
 
 def load_intent(path: Path) -> Intent:
     """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
-    with gc_paused():
-        return _load(path)
-
-
-def _load(path: Path) -> Intent:
     data, smap = read_intent(path)
     try:
         doc = IntentDocument.model_validate(data)
@@ -44,49 +38,17 @@ def _load(path: Path) -> Intent:
     semantic.check_policies(ctx)
 
     resolver = DeviceResolver(ctx)
-    paths: dict[str, Path_] = {}
-    switches: dict[str, Switch] = {}
-    ib_switches: dict[str, IbSwitch] = {}
-    hosts: dict[str, Host] = {}
-    need_mgmt: list[str] = []
-    need_loopback: list[str] = []
-    for sw, p, mgmt_given, lo_given in resolver.switches():
-        switches[sw.name], paths[sw.name] = sw, p
-        if not mgmt_given:
-            need_mgmt.append(sw.name)
-        if not lo_given:
-            need_loopback.append(sw.name)
-    for ib, p, mgmt_given in resolver.ib_switches(IB_GUID_BASE):
-        ib_switches[ib.name], paths[ib.name] = ib, p
-        if not mgmt_given:
-            need_mgmt.append(ib.name)
-    for host, p, mgmt_given in resolver.hosts():
-        hosts[host.name], paths[host.name] = host, p
-        if not mgmt_given:
-            need_mgmt.append(host.name)
+    dev = _resolve_devices(resolver)
     if ctx.problems:
         raise InputError(ctx.problems)
+    switches, ib_switches, hosts, paths = dev.switches, dev.ib_switches, dev.hosts, dev.paths
 
-    _allocate(ctx, switches, ib_switches, hosts, need_mgmt, need_loopback)
+    _allocate(ctx, switches, ib_switches, hosts, dev.need_mgmt, dev.need_loopback)
     semantic.check_addresses(ctx, _address_entries(ctx, switches, ib_switches, hosts, paths))
     semantic.check_asns(ctx, switches, paths)
     semantic.check_networks(ctx, switches, ib_switches, hosts)
 
-    wiring = Wiring(ctx, switches, ib_switches, hosts)
-    before = len(ctx.problems)
-    wiring.explicit()
-    wiring.generate()
-    if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
-        semantic.check_rails(ctx, hosts, wiring.links, paths)
-    if not ctx.problems:
-        wiring.address()
-        semantic.check_static_routes(ctx, switches, wiring.links)
-    for name, pod in wiring.pod_of.items():
-        placed = switches.get(name)
-        if placed is not None and placed.pod is not None and placed.pod != pod:
-            ctx.report((*paths[name], "pod"), f"{name} is in pod {placed.pod} here but cabling puts it in pod {pod}")
-        elif placed is not None:
-            switches[name] = dataclasses.replace(placed, pod=pod)
+    wiring = _wire(ctx, dev)
     if ctx.problems:
         raise InputError(ctx.problems)
     return Intent(
@@ -98,6 +60,58 @@ def _load(path: Path) -> Intent:
         links=wiring.links,
         provenance=resolver.provenance,
     )
+
+
+@dataclasses.dataclass
+class _Devices:
+    """The resolved devices, where each was written, and those still needing an allocated address."""
+
+    switches: dict[str, Switch] = dataclasses.field(default_factory=dict)
+    ib_switches: dict[str, IbSwitch] = dataclasses.field(default_factory=dict)
+    hosts: dict[str, Host] = dataclasses.field(default_factory=dict)
+    paths: dict[str, Path_] = dataclasses.field(default_factory=dict)
+    need_mgmt: list[str] = dataclasses.field(default_factory=list)
+    need_loopback: list[str] = dataclasses.field(default_factory=list)
+
+
+def _resolve_devices(resolver: DeviceResolver) -> _Devices:
+    dev = _Devices()
+    for sw, p, mgmt_given, lo_given in resolver.switches():
+        dev.switches[sw.name], dev.paths[sw.name] = sw, p
+        if not mgmt_given:
+            dev.need_mgmt.append(sw.name)
+        if not lo_given:
+            dev.need_loopback.append(sw.name)
+    for ib, p, mgmt_given in resolver.ib_switches(IB_GUID_BASE):
+        dev.ib_switches[ib.name], dev.paths[ib.name] = ib, p
+        if not mgmt_given:
+            dev.need_mgmt.append(ib.name)
+    for host, p, mgmt_given in resolver.hosts():
+        dev.hosts[host.name], dev.paths[host.name] = host, p
+        if not mgmt_given:
+            dev.need_mgmt.append(host.name)
+    return dev
+
+
+def _wire(ctx: Context, dev: _Devices) -> Wiring:
+    """Cable (explicit links, generators), check rails, address the links, and place switches in their pods."""
+    switches, paths = dev.switches, dev.paths
+    wiring = Wiring(ctx, switches, dev.ib_switches, dev.hosts)
+    before = len(ctx.problems)
+    wiring.explicit()
+    wiring.generate()
+    if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
+        semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
+    if not ctx.problems:
+        wiring.address()
+        semantic.check_static_routes(ctx, switches, wiring.links)
+    for name, pod in wiring.pod_of.items():
+        placed = switches.get(name)
+        if placed is not None and placed.pod is not None and placed.pod != pod:
+            ctx.report((*paths[name], "pod"), f"{name} is in pod {placed.pod} here but cabling puts it in pod {pod}")
+        elif placed is not None:
+            switches[name] = dataclasses.replace(placed, pod=pod)
+    return wiring
 
 
 def _allocate(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address
-
 from braceexpand import UnbalancedBracesError, braceexpand  # type: ignore[attr-defined]
 
 
@@ -35,7 +33,3 @@ def expand_names(names: str | list[str]) -> list[str]:
     for item in [names] if isinstance(names, str) else names:
         out.extend(expand(item))
     return out
-
-
-def nth_address(first: IPv4Address, n: int) -> IPv4Address:
-    return first + n

@@ -130,7 +130,7 @@ def _network_of(value: Any) -> str | None:
     return str(iface.network) if "/" in str(value) and iface.ip != iface.network.network_address else None
 
 
-def _message(err: Any, fields: list[str] | None) -> str:
+def _message(err: Any, fields: list[str] | None) -> str:  # noqa: C901, PLR0911, PLR0912 -- one flat case per pydantic error type: a table, read top to bottom
     kind = err["type"]
     ctx = err.get("ctx") or {}
     value = err.get("input")

@@ -88,6 +88,34 @@ def check_networks(
     ctx: Context, switches: dict[str, Switch], ib_switches: dict[str, IbSwitch], hosts: dict[str, Host]
 ) -> None:
     doc = ctx.doc
+    _check_prefixes(ctx)
+    compute = doc.networks.compute
+    if isinstance(compute, InfinibandNetwork):
+        _check_infiniband(ctx, compute, switches, hosts)
+    elif ib_switches:
+        ctx.report(
+            ("ib_switches",),
+            "InfiniBand switches need networks.compute.kind infiniband (allowed: remove them, or make compute InfiniBand)",
+        )
+    for sw in switches.values():
+        if sw.network == "storage" and doc.networks.storage is None:
+            ctx.report(
+                ("switches",),
+                f"{sw.name} is on the storage network, which is not defined (allowed: define networks.storage)",
+            )
+    for host in hosts.values():
+        for nic in host.nics.values():
+            if nic.network == "storage" and doc.networks.storage is None:
+                ctx.report(
+                    ("host_profiles", host.profile_name),
+                    f"NIC {nic.netdev} is on the storage network, which is not defined",
+                )
+                break
+
+
+def _check_prefixes(ctx: Context) -> None:
+    """The management gateway inside its prefix; management, p2p and loopback prefixes disjoint."""
+    doc = ctx.doc
     mgmt = doc.networks.management
     if mgmt.gateway is not None and mgmt.gateway not in mgmt.prefix:
         ctx.report(
@@ -112,65 +140,53 @@ def check_networks(
                     path,
                     f"{prefix} overlaps {'.'.join(map(str, path2))} {prefix2} (allowed: disjoint prefixes)",
                 )
-    compute = doc.networks.compute
-    if isinstance(compute, InfinibandNetwork):
-        sm = compute.subnet_manager.host
-        if sm not in hosts:
-            ctx.report(
-                ("networks", "compute", "subnet_manager", "host"),
-                f"no host named {sm!r} (allowed: a host of this intent)",
-            )
-        for sw in switches.values():
-            if sw.network == "compute":
-                ctx.report(
-                    ("switches",),
-                    f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)",
-                )
-        for k, part in enumerate(compute.partitions):
-            if isinstance(part.members, list):
-                for m, item in enumerate(part.members):
-                    mpath: Path_ = ("networks", "compute", "partitions", k, "members", m)
-                    try:
-                        names = expand(item)
-                    except PatternError as exc:
-                        ctx.report(mpath, str(exc))
-                        continue
-                    for member in names:
-                        host = hosts.get(member)
-                        if host is None:
-                            ctx.report(mpath, f"no host named {member!r} (allowed: a host of this intent)")
-                        elif not any(n.network == "compute" for n in host.nics.values()):
-                            ctx.report(
-                                mpath,
-                                f"{member} has no InfiniBand HCA on the compute network (allowed: hosts with a compute NIC)",
-                            )
-        seen: dict[int, int] = {}
-        for k, part in enumerate(compute.partitions):
-            if part.pkey in seen or part.pkey == 0x7FFF:
-                ctx.report(
-                    ("networks", "compute", "partitions", k, "pkey"),
-                    f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)",
-                )
-            seen[part.pkey] = k
-    elif ib_switches:
+
+
+def _check_infiniband(
+    ctx: Context, compute: InfinibandNetwork, switches: dict[str, Switch], hosts: dict[str, Host]
+) -> None:
+    """An InfiniBand compute network: its SM host exists, no Ethernet switch on it, partitions sound."""
+    sm = compute.subnet_manager.host
+    if sm not in hosts:
         ctx.report(
-            ("ib_switches",),
-            "InfiniBand switches need networks.compute.kind infiniband (allowed: remove them, or make compute InfiniBand)",
+            ("networks", "compute", "subnet_manager", "host"),
+            f"no host named {sm!r} (allowed: a host of this intent)",
         )
     for sw in switches.values():
-        if sw.network == "storage" and doc.networks.storage is None:
+        if sw.network == "compute":
             ctx.report(
                 ("switches",),
-                f"{sw.name} is on the storage network, which is not defined (allowed: define networks.storage)",
+                f"{sw.name} is an Ethernet switch on the compute network, which is InfiniBand (allowed: network storage)",
             )
-    for host in hosts.values():
-        for nic in host.nics.values():
-            if nic.network == "storage" and doc.networks.storage is None:
-                ctx.report(
-                    ("host_profiles", host.profile_name),
-                    f"NIC {nic.netdev} is on the storage network, which is not defined",
-                )
-                break
+    for k, part in enumerate(compute.partitions):
+        if isinstance(part.members, list):
+            for m, item in enumerate(part.members):
+                _check_partition_member(ctx, ("networks", "compute", "partitions", k, "members", m), item, hosts)
+    seen: dict[int, int] = {}
+    for k, part in enumerate(compute.partitions):
+        if part.pkey in seen or part.pkey == 0x7FFF:
+            ctx.report(
+                ("networks", "compute", "partitions", k, "pkey"),
+                f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)",
+            )
+        seen[part.pkey] = k
+
+
+def _check_partition_member(ctx: Context, mpath: Path_, item: str, hosts: dict[str, Host]) -> None:
+    try:
+        names = expand(item)
+    except PatternError as exc:
+        ctx.report(mpath, str(exc))
+        return
+    for member in names:
+        host = hosts.get(member)
+        if host is None:
+            ctx.report(mpath, f"no host named {member!r} (allowed: a host of this intent)")
+        elif not any(n.network == "compute" for n in host.nics.values()):
+            ctx.report(
+                mpath,
+                f"{member} has no InfiniBand HCA on the compute network (allowed: hosts with a compute NIC)",
+            )
 
 
 def check_addresses(ctx: Context, entries: list[tuple[str, str, IPv4Address, Path_, IPv4Network | None]]) -> None:

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
-from xoff.gcpause import gc_paused
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
 from xoff.validate.catalog import Catalog
@@ -62,9 +61,8 @@ def validate(
 def load_snapshot(path: Path, fabric: str) -> Snapshot:
     """A snapshot file (JSON, as ``xoff collect`` writes it); InputError with located lines if it is not one.
 
-    The fast path is pydantic's own JSON parser with the cyclic GC paused: a 10,000-GPU snapshot is a
-    few million small objects and no cycles, and with the collector on, its passes over them cost
-    several times the parse itself (bench/results/validate_scale.md). The same schema judges the
+    The fast path is pydantic's own JSON parser: a 10,000-GPU snapshot is a few million small objects
+    and no cycles (the CLI runs with the cyclic GC off for that reason, ``xoff.gcpause``). The same schema judges the
     file either way; only a file that fails goes through ``json.loads`` and the YAML source map, to
     say where it is wrong.
     """
@@ -74,8 +72,7 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
     except OSError as exc:
         raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
     try:
-        with gc_paused():
-            snap = Snapshot.model_validate_json(raw)
+        snap = Snapshot.model_validate_json(raw)
     except ValidationError:
         snap = _located_snapshot(path, raw, name)
     if snap.fabric != fabric:

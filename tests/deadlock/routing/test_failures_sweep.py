@@ -10,7 +10,8 @@ from deadlock_fabrics import clos3_intent, hand_built, leaf_spine_intent, load_s
 
 from tests.support.paths import ROOT
 from xoff.deadlock.failures import brute_force, sweep
-from xoff.deadlock.routing import StaticRoute, fabric_of
+from xoff.deadlock.index_state import fabric_of
+from xoff.deadlock.statics import StaticRoute
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent

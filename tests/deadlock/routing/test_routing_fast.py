@@ -14,16 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xoff.deadlock.analysis import analyse
-from xoff.deadlock.routing import (
-    Entry,
-    Fabric,
-    Routes,
-    StaticRoute,
-    build_snapshot,
-    fabric_of,
-    route_all,
-    route_class,
-)
+from xoff.deadlock.fabric import Fabric
+from xoff.deadlock.forwarding import build_snapshot
+from xoff.deadlock.index_state import fabric_of
+from xoff.deadlock.routing import Entry, Routes, route_all, route_class
+from xoff.deadlock.statics import StaticRoute
 from xoff.desired.models import FabricState
 
 ROLES = ("leaf", "spine", "super-spine")

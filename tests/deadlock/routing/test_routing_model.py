@@ -11,16 +11,12 @@ from deadlock_fabrics import clos3_intent, hand_built, leaf_spine_intent, load_s
 
 from tests.support.paths import ROOT
 from xoff.deadlock.analysis import analyse
+from xoff.deadlock.forwarding import snapshot_from_fabric
+from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
-from xoff.deadlock.routing import (
-    StaticRoute,
-    apply_delta,
-    fabric_of,
-    repair,
-    route_all,
-    route_class,
-    snapshot_from_fabric,
-)
+from xoff.deadlock.repair import apply_delta, repair
+from xoff.deadlock.routing import route_all, route_class
+from xoff.deadlock.statics import StaticRoute
 from xoff.deadlock.validate import check_snapshot
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState

@@ -146,78 +146,113 @@ def _sl_groups(f: _Fabric, sls: Iterable[int]) -> list[list[int]]:
     return list(groups.values())
 
 
+class _Channels:
+    """The channel dependency graph being built: (link, VL) nodes, edges, and why each edge exists."""
+
+    def __init__(self) -> None:
+        self.node_id: dict[tuple[int, int], int] = {}
+        self.succ: list[list[int]] = []
+        self.why: dict[tuple[int, int], tuple[int, int, str, int, int]] = {}  # edge -> (dest, sl, switch, in, out)
+
+    def nid(self, link: int, vl: int) -> int:
+        key = (link, vl)
+        if key not in self.node_id:
+            self.node_id[key] = len(self.succ)
+            self.succ.append([])
+        return self.node_id[key]
+
+
 def analyse_ib(obs: IbObservation, sls: Iterable[int] | None = None) -> IbResult:
     """Credit-loop analysis of one observation, over ``sls`` (default: all 16)."""
     f = _Fabric(obs)
     owner: dict[int, PortRef] = obs.lid_owner()
     dests = sorted(lid for lid, ref in owner.items() if f.kind[ref.guid] != "switch")
     groups = _sl_groups(f, range(NUM_SLS) if sls is None else sls)
-    node_id: dict[tuple[int, int], int] = {}
-    succ: list[list[int]] = []
-    why: dict[tuple[int, int], tuple[int, int, str, int, int]] = {}  # edge -> (dest, sl, switch, in, out)
+    g = _Channels()
     unrouted: set[tuple[str, int]] = set()
-
-    def nid(link: int, vl: int) -> int:
-        key = (link, vl)
-        if key not in node_id:
-            node_id[key] = len(succ)
-            succ.append([])
-        return node_id[key]
-
     for d in dests:
-        target = owner[d]
-        out: dict[str, int] = {}  # switch -> out port for d (cabled)
-        for sw in f.switches:
-            q = obs.lfts.get(sw, {}).get(d)
-            if q is None or (sw, q) not in f.peer:
-                unrouted.add((f.name[sw], d))
-                continue
-            out[sw] = q
-        arrivals: dict[str, list[int]] = {}  # switch -> in ports carrying d
-        for sw, q in out.items():
-            far, far_port = f.peer[(sw, q)]
+        out, arrivals = _routes_to(f, d, owner[d], unrouted)
+        for group in groups:
+            _add_dependencies(f, g, d, group[0], out, arrivals)
+    cycles, on_cycles = _witnesses(f, g, owner)
+    return IbResult(
+        source=obs.source,
+        credit_loop=bool(cycles),
+        sls=groups,
+        destinations=len(dests),
+        channels=len(g.succ),
+        edges=len(g.why),
+        cycles=cycles,
+        nodes_on_cycles=on_cycles,
+        unrouted=sorted(unrouted),
+        routing_engine=obs.routing_engine,
+    )
+
+
+def _routes_to(
+    f: _Fabric, d: int, target: PortRef, unrouted: set[tuple[str, int]]
+) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """For destination LID ``d``: each switch's (cabled) out port, and each switch's in ports carrying ``d``."""
+    out: dict[str, int] = {}
+    for sw in f.switches:
+        q = f.obs.lfts.get(sw, {}).get(d)
+        if q is None or (sw, q) not in f.peer:
+            unrouted.add((f.name[sw], d))
+            continue
+        out[sw] = q
+    arrivals: dict[str, list[int]] = {}
+    for sw, q in out.items():
+        far, far_port = f.peer[(sw, q)]
+        if f.kind[far] == "switch":
+            arrivals.setdefault(far, []).append(far_port)
+    for ca, p in f.ca_ports:
+        if (ca, p) != (target.guid, target.port):
+            far, far_port = f.peer[(ca, p)]
             if f.kind[far] == "switch":
                 arrivals.setdefault(far, []).append(far_port)
-        for ca, p in f.ca_ports:
-            if (ca, p) != (target.guid, target.port):
-                far, far_port = f.peer[(ca, p)]
-                if f.kind[far] == "switch":
-                    arrivals.setdefault(far, []).append(far_port)
-        for group in groups:
-            sl = group[0]
-            # VLs each link carries for (d, sl): what the sending end's SL2VL gives it
-            # (a CA's link has no in-edges, so it is on no cycle: its VL, and the CA's table, do not matter)
-            link_vls: dict[Port, set[int]] = {}
-            for sw, q in out.items():
-                link_vls[(sw, q)] = {f.vl(sw, pin, q, sl) for pin in arrivals.get(sw, [])}
-            for sw, ins in arrivals.items():
-                if sw not in out:
-                    continue
-                q = out[sw]
-                out_link = f.link_id[(sw, q)]
-                for pin in ins:
-                    vl_out = f.vl(sw, pin, q, sl)
-                    if vl_out == VL15:
-                        continue
-                    b = nid(out_link, vl_out)
-                    upstream = f.peer[(sw, pin)]
-                    for vl_in in link_vls.get(upstream, ()):
-                        if vl_in == VL15:
-                            continue
-                        a = nid(f.link_id[upstream], vl_in)
-                        if (a, b) not in why:
-                            why[(a, b)] = (d, sl, sw, pin, q)
-                            succ[a].append(b)
+    return out, arrivals
 
-    back = {v: k for k, v in node_id.items()}
+
+def _add_dependencies(
+    f: _Fabric, g: _Channels, d: int, sl: int, out: dict[str, int], arrivals: dict[str, list[int]]
+) -> None:
+    """The (link, VL) -> (link, VL) dependencies traffic to ``d`` on ``sl`` creates at every switch."""
+    # VLs each link carries for (d, sl): what the sending end's SL2VL gives it
+    # (a CA's link has no in-edges, so it is on no cycle: its VL, and the CA's table, do not matter)
+    link_vls: dict[Port, set[int]] = {}
+    for sw, q in out.items():
+        link_vls[(sw, q)] = {f.vl(sw, pin, q, sl) for pin in arrivals.get(sw, [])}
+    for sw, ins in arrivals.items():
+        if sw not in out:
+            continue
+        q = out[sw]
+        out_link = f.link_id[(sw, q)]
+        for pin in ins:
+            vl_out = f.vl(sw, pin, q, sl)
+            if vl_out == VL15:
+                continue
+            b = g.nid(out_link, vl_out)
+            upstream = f.peer[(sw, pin)]
+            for vl_in in link_vls.get(upstream, ()):
+                if vl_in == VL15:
+                    continue
+                a = g.nid(f.link_id[upstream], vl_in)
+                if (a, b) not in g.why:
+                    g.why[(a, b)] = (d, sl, sw, pin, q)
+                    g.succ[a].append(b)
+
+
+def _witnesses(f: _Fabric, g: _Channels, owner: dict[int, PortRef]) -> tuple[list[IbCycle], int]:
+    """Every credit loop with a witness cycle, and how many channels lie on one."""
+    back = {v: k for k, v in g.node_id.items()}
     cycles = []
     on_cycles = 0
-    for comp, path in find_cycles(succ):
+    for comp, path in find_cycles(g.succ):
         on_cycles += len(comp)
         steps = []
         for i, a in enumerate(path):
             b = path[(i + 1) % len(path)]
-            d, sl, sw, pin, q = why[(a, b)]
+            d, sl, sw, pin, q = g.why[(a, b)]
             link, vl = back[a]
             steps.append(
                 IbStep(
@@ -233,18 +268,7 @@ def analyse_ib(obs: IbObservation, sls: Iterable[int] | None = None) -> IbResult
                 )
             )
         cycles.append(IbCycle(len(comp), tuple(sorted({back[v][1] for v in comp})), tuple(steps)))
-    return IbResult(
-        source=obs.source,
-        credit_loop=bool(cycles),
-        sls=groups,
-        destinations=len(dests),
-        channels=len(succ),
-        edges=len(why),
-        cycles=cycles,
-        nodes_on_cycles=on_cycles,
-        unrouted=sorted(unrouted),
-        routing_engine=obs.routing_engine,
-    )
+    return cycles, on_cycles
 
 
 def render_text(result: IbResult) -> str:

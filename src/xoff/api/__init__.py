@@ -19,9 +19,9 @@ task example. Importing this package is cheap: each job imports its machinery wh
 from __future__ import annotations
 
 from xoff.api.collect import (
-    CollectFailed,
     CollectOptions,
     CollectResult,
+    NotCollectedError,
     ValidateOptions,
     ValidateResult,
     collect,
@@ -57,7 +57,6 @@ from xoff.errors import InputError
 
 __all__ = [
     "CheckReport",
-    "CollectFailed",
     "CollectOptions",
     "CollectResult",
     "DeadlockOptions",
@@ -67,6 +66,7 @@ __all__ = [
     "InventoryOptions",
     "InventoryResult",
     "Loaded",
+    "NotCollectedError",
     "PlanOptions",
     "PlanResult",
     "PushHooks",

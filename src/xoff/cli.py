@@ -1,21 +1,110 @@
-"""The ``xoff`` command line. Thin: parse arguments, call one pipeline step, show the result.
+"""The ``xoff`` command line. Thin: parse arguments, call one ``xoff.api`` function, show the result,
+exit with an ``xoff.exitcodes.ExitCode``.
 
-Exit status: 0 success, 1 checks found problems, 2 bad input or usage.
+A command's code is imported only when it runs: the commands defined here import their machinery in
+their bodies, and ``collect``, ``validate``, ``push``, ``inventory`` and ``lab`` are registered by name
+(``LAZY``) and loaded when invoked (``xoff --help`` lists them from that table alone).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
 from xoff import __version__
 from xoff.errors import InputError, Problem
+from xoff.exitcodes import ExitCode
+
+try:  # the click typer builds on: its own copy in recent typer, else the click package
+    from typer._click.core import Command, Context
+except ImportError:  # pragma: no cover - older typer
+    from click import Command, Context  # type: ignore[assignment]
+
+
+@functools.cache  # the lab app gets its export and fault commands once per process
+def _lab_app() -> typer.Typer:
+    from xoff.lab.clab_cli import export_command
+    from xoff.lab.cli import lab_app
+    from xoff.lab.faults.cli import fault_command
+
+    lab_app.command("export", help="Write a containerlab topology (.clab.yml) for the intent, for users with Docker.")(
+        export_command
+    )
+    lab_app.command(
+        "fault", help="Seed (or --undo) a named fault into a running lab device, as an operator's mistake would."
+    )(fault_command)
+    return lab_app
+
+
+def _attr(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+# command name -> (what it is, when loaded, its one-line help for `xoff --help`)
+LAZY: dict[str, tuple[Callable[[], Any], str]] = {
+    "collect": (
+        _attr("xoff.collect.cli", "collect_command"),
+        "Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into a snapshot.",
+    ),
+    "validate": (
+        _attr("xoff.validate.cli", "validate_command"),
+        "Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live.",
+    ),
+    "push": (
+        _attr("xoff.push.cli", "push_command"),
+        "Push the rendered configuration: back up, diff, apply, verify, roll back on failure.",
+    ),
+    "inventory": (
+        _attr("xoff.push.cli", "inventory_app"),
+        "Export the inventory built from intent (Nornir, Ansible).",
+    ),
+    "lab": (
+        _lab_app,
+        "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",
+    ),
+}
+
+
+def _lazy_command(name: str) -> Command:
+    loader, help_text = LAZY[name]
+    obj = loader()
+    if isinstance(obj, typer.Typer):
+        command: Command = typer.main.get_group(obj)
+    else:
+        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        single.command(name, help=help_text)(obj)
+        command = typer.main.get_command(single)
+    command.name, command.help = name, help_text
+    return command
+
+
+class LazyGroup(TyperGroup):
+    """The root group: the ``LAZY`` commands are listed from their names and help, and imported only
+    when one is invoked (``resolve_command``)."""
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in LAZY if n not in self.commands)]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if cmd_name in LAZY and cmd_name not in self.commands:
+            return TyperCommand(cmd_name, help=LAZY[cmd_name][1])  # for the help listing only
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+        if args and args[0] in LAZY and args[0] not in self.commands:
+            self.add_command(_lazy_command(args[0]), args[0])
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="xoff",
@@ -23,9 +112,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=LazyGroup,
 )
-
-EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
 
 class Format(StrEnum):
@@ -60,18 +148,14 @@ def _fail_input(exc: InputError, fmt: Format) -> NoReturn:
     else:
         for p in problems:
             print(str(p), file=sys.stderr)
-    raise typer.Exit(EXIT_INPUT)
+    raise typer.Exit(ExitCode.BAD_INPUT)
 
 
-def _load(path: Path, fmt: Format) -> tuple[Any, Any]:
-    from xoff.desired import build_fabric_state
-    from xoff.intent import load_intent
-
-    try:
-        intent = load_intent(path)
-        return intent, build_fabric_state(intent)
-    except InputError as exc:
-        _fail_input(exc, fmt)
+def _usage(exc: InputError) -> NoReturn:
+    """A usage problem (a bad option value): its lines on stderr, whatever the format."""
+    for p in exc.sorted():
+        print(str(p), file=sys.stderr)
+    raise typer.Exit(ExitCode.BAD_INPUT)
 
 
 @app.command()
@@ -81,12 +165,14 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
     Bad input: one line per problem, FILE:LINE:COL: path: what (allowed), exit 2.
     Checks that find problems: exit 1 (warnings alone do not fail).
     """
+    from xoff import api
     from xoff.report.plan_text import check_results, intent_summary
-    from xoff.validate.cli import pre_change_results
 
-    intent, state = _load(path, fmt)
-    results = pre_change_results(state)
-    failed = any(r.blocking for r in results)
+    try:
+        report = api.check(path)
+    except InputError as exc:
+        _fail_input(exc, fmt)
+    intent, state, results, failed = report.loaded.intent, report.loaded.state, report.results, report.failed
     if fmt is Format.json:
         print(
             json.dumps(
@@ -116,13 +202,13 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
                 indent=2,
             )
         )
-        raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+        raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
     console = _out()
     console.print(intent_summary(intent, state))
     console.print(check_results(results))
     if failed:
         console.print("[red]intent loads, but checks found problems[/red]")
-        raise typer.Exit(EXIT_FINDINGS)
+        raise typer.Exit(ExitCode.FINDINGS)
     console.print("[green]intent OK[/green]")
 
 
@@ -134,14 +220,20 @@ def plan(
     device: Annotated[str | None, typer.Option("--device", "-d", help="only this device")] = None,
 ) -> None:
     """Build the vendor-neutral desired state (FabricState) of every device."""
+    from xoff import api
     from xoff.report.plan_text import device_detail, plan_summary
 
-    _, state = _load(path, fmt)
-    if device is not None and device not in state.devices:
-        print(f"{path}: --device: no device named {device!r} in this intent", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT)
+    try:
+        loaded = api.load(path)
+    except InputError as exc:
+        _fail_input(exc, fmt)
+    try:
+        result = api.plan(loaded, api.PlanOptions(device=device))
+    except InputError as exc:
+        _usage(exc)
+    state = loaded.state
     if fmt is Format.json:
-        payload = state.devices[device].model_dump_json(indent=2) if device else state.model_dump_json(indent=2)
+        payload = result.to_json()
         if output is not None:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(payload + "\n", encoding="utf-8")
@@ -164,23 +256,20 @@ def render(
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Render every device's configuration (SONiC, EOS, NVUE, hosts, OpenSM) from the desired state."""
-    from xoff.render import diff_output, render_fabric, write_output
+    from xoff import api
 
-    _, state = _load(path, fmt)
-    if device:
-        unknown = [d for d in device if d not in state.devices]
-        if unknown:
-            print(f"{path}: --device: no device named {unknown[0]!r} in this intent", file=sys.stderr)
-            raise typer.Exit(EXIT_INPUT)
-    files = render_fabric(state, device or None)
-    if diff is not None:
-        if not diff.is_dir():
-            print(f"{diff}: --diff: not a directory of an earlier `xoff render` output", file=sys.stderr)
-            raise typer.Exit(EXIT_INPUT)
-        print(diff_output(files, diff), end="")
+    try:
+        loaded = api.load(path)
+    except InputError as exc:
+        _fail_input(exc, fmt)
+    try:
+        result = api.render(loaded, api.RenderOptions(output=output, devices=tuple(device or ()), diff_against=diff))
+    except InputError as exc:
+        _usage(exc)
+    if result.diff is not None:
+        print(result.diff, end="")
         return
-    manifest_path = write_output(state, files, output)
-    devices = len({f.device for f in files})
+    files, manifest_path, devices = result.files, result.manifest, result.devices
     if fmt is Format.json:
         print(
             json.dumps({"output": str(output), "manifest": str(manifest_path), "devices": devices, "files": len(files)})
@@ -245,7 +334,7 @@ def headroom(
             print(f"headroom: {exc}", file=sys.stderr)
         else:
             print(f"headroom: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
     result = {
         "asic": spec.name,
         "speed_mbps": speed_mbps,
@@ -303,84 +392,22 @@ def deadlock(
     """PFC deadlock risk (cyclic buffer dependency): of an intent's fabric from its routing model, or of a
     forwarding snapshot (reference/forwarding-snapshot.md); InfiniBand credit loops from the LFTs and
     SL2VL tables OpenSM programmed (--ib-lab / --ib-dump)."""
-    sources = [x for x in (intent, snapshot, ib_lab, ib_dump) if x is not None]
-    if len(sources) != 1:
-        print(
-            "deadlock: give one input (allowed: INTENT, --snapshot FILE, --ib-lab NAME or --ib-dump DIR)",
-            file=sys.stderr,
-        )
-        raise typer.Exit(EXIT_INPUT)
-    if ib_lab is not None or ib_dump is not None:
-        from xoff.deadlock.ib.cli import IbFormat, ib_command
+    from xoff.deadlock.cli import run_deadlock
 
-        ib_command(
-            ib_lab=ib_lab, ib_dump=ib_dump, sl=sl, save_dir=save, fmt=IbFormat(fmt.value), fail_on_risk=fail_on_risk
-        )
-        return
-    if snapshot is not None:
-        from xoff.deadlock.cli import SnapshotFormat, snapshot_command
-
-        snapshot_command(snapshot, SnapshotFormat(fmt.value), fail_on_risk)
-        return
-    from xoff.deadlock.intent_cli import intent_command
-
-    assert intent is not None
-    intent_command(intent, failures, routing.value, network, fmt.value, fail_on_risk, export_snapshot)
-
-
-def _collect_command() -> Any:
-    from xoff.collect.cli import collect_command
-
-    return collect_command
-
-
-app.command(
-    "collect",
-    help="Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into a snapshot.",
-)(_collect_command())
-
-
-def _validate_command() -> Any:
-    from xoff.validate.cli import validate_command
-
-    return validate_command
-
-
-app.command(
-    "validate",
-    help="Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live.",
-)(_validate_command())
-
-
-def _push_commands() -> None:
-    from xoff.push.cli import inventory_app, push_command
-
-    app.command("push", help="Push the rendered configuration: back up, diff, apply, verify, roll back on failure.")(
-        push_command
+    run_deadlock(
+        intent=intent,
+        snapshot=snapshot,
+        ib_lab=ib_lab,
+        ib_dump=ib_dump,
+        failures=failures,
+        routing=routing.value,
+        network=network,
+        export_snapshot=export_snapshot,
+        sl=tuple(sl) if sl else None,
+        save=save,
+        json_format=fmt is Format.json,
+        fail_on_risk=fail_on_risk,
     )
-    app.add_typer(inventory_app, name="inventory", help="Export the inventory built from intent (Nornir, Ansible).")
-
-
-_push_commands()
-
-
-def _lab_app() -> typer.Typer:
-    from xoff.lab.clab_cli import export_command
-    from xoff.lab.cli import lab_app
-    from xoff.lab.faults.cli import fault_command
-
-    lab_app.command("export", help="Write a containerlab topology (.clab.yml) for the intent, for users with Docker.")(
-        export_command
-    )
-    lab_app.command(
-        "fault", help="Seed (or --undo) a named fault into a running lab device, as an operator's mistake would."
-    )(fault_command)
-    return lab_app
-
-
-app.add_typer(
-    _lab_app(), name="lab", help="Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim)."
-)
 
 
 def _version(value: bool) -> None:
@@ -399,8 +426,11 @@ def _root(
 
 
 def main() -> None:
+    from xoff.gcpause import for_batch_run
+
+    for_batch_run()  # once, at the program's edge: the library never touches the collector (bench/results/gc_edge.md)
     try:
         app()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)

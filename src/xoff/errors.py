@@ -40,6 +40,20 @@ class Problem:
         return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
+@dataclass(frozen=True)
+class UsageProblem(Problem):
+    """A problem with how a job was asked for (an option, a combination), not with a file: printed as
+    its message alone."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def usage_error(message: str) -> InputError:
+    """An InputError of one usage problem (``--device: no device named 'x' in this intent``)."""
+    return InputError([UsageProblem(None, "", message)])
+
+
 @dataclass
 class InputError(Exception):
     """Raised when input is unusable; carries every problem found, not only the first."""

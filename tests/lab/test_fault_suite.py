@@ -28,13 +28,13 @@ import typer
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff import api
 from xoff.lab import netns
 from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.faults.cli import fault_command
 from xoff.lab.lab import LabError, up
 from xoff.lab.teardown import down
-from xoff.push.cli import push_command
-from xoff.validate.cli import validate_command
+from xoff.report.machine import json_report
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "inventory" / "lab-mini"
@@ -69,11 +69,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     os.environ["XOFF_LAB_DIR"] = str(root)
     try:
         up(INTENT, LAB, remap_addresses=True)
-        app = typer.Typer()
-        app.command()(push_command)
         backups = tmp_path_factory.mktemp("backups")
-        result = CliRunner().invoke(app, [str(INTENT), "--lab", LAB, "-f", "json", "--backup-dir", str(backups)])
-        assert result.exit_code == 0, result.stdout[-2000:]
+        summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=backups)).summary
+        assert summary.exit_status == 0, [r for r in summary.results if r.error][:3]
         yield Lab(LAB)
     finally:
         with contextlib.suppress(LabError):
@@ -87,12 +85,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 def validate() -> tuple[int, dict[str, Any]]:
-    """``xoff validate lab-mini --lab LAB --catalog audit -f json`` (live), in-process."""
-    app = typer.Typer()
-    app.command()(validate_command)
-    result = CliRunner().invoke(app, [str(INTENT), "--lab", LAB, "--catalog", "audit", "-f", "json"])
-    assert result.exit_code in (0, 1), result.stdout[-3000:]
-    return result.exit_code, json.loads(result.stdout[result.stdout.index("{") :])
+    """``xoff validate lab-mini --lab LAB --catalog audit -f json`` (live), through ``xoff.api``: the exit
+    status the command would give (0 clean, 1 findings) and its JSON report."""
+    result = api.validate(INTENT, api.ValidateOptions(lab=LAB, catalog="audit"))
+    assert not result.not_collected, result.validation.snapshot.errors if result.validation.snapshot else None
+    return int(result.blocking), json.loads(json_report(result.validation))
 
 
 def failing(doc: dict[str, Any]) -> list[dict[str, Any]]:

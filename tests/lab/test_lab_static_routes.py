@@ -16,20 +16,17 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff import api
 from xoff.desired.models import FabricState
 from xoff.lab import daemons, names, netns
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.state import FABRIC_FILE, LabState
 from xoff.lab.teardown import down
-from xoff.push.cli import push_command
-from xoff.validate.cli import validate_command
+from xoff.report.machine import json_report
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "lab-mini-static"
@@ -80,21 +77,14 @@ def _wanted(fabric: FabricState, switch: str) -> dict[str, list[str]]:
     return {p: sorted(h) for p, h in out.items()}
 
 
-def _invoke(command: Any, *args: str) -> tuple[int, str]:
-    app = typer.Typer()
-    app.command()(command)
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout + result.stderr
-
-
 def test_pushed_static_routes_reach_the_fib_and_the_bounce_is_a_deadlock(lab: LabState, tmp_path: Path) -> None:
     fabric = FabricState.model_validate_json((lab.dir / FABRIC_FILE).read_text(encoding="utf-8"))
     assert all(_wanted(fabric, s) for s in WITH_ROUTES)
     assert {s: _static_fib(lab, s) for s in WITH_ROUTES} == {s: {} for s in WITH_ROUTES}  # factory: none
 
     # the whole fabric (hosts too: the deadlock check needs their collected NIC addresses)
-    status, out = _invoke(push_command, str(INTENT), "--lab", LAB, "-f", "json", "--backup-dir", str(tmp_path))
-    assert status == 0, out[-3000:]
+    summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=tmp_path)).summary
+    assert summary.exit_status == 0, [r for r in summary.results if r.error][:3]
 
     want = {s: _wanted(fabric, s) for s in WITH_ROUTES}
     deadline, got = time.monotonic() + FIB_TIMEOUT_S, {}
@@ -113,9 +103,9 @@ def test_pushed_static_routes_reach_the_fib_and_the_bounce_is_a_deadlock(lab: La
     (route,) = fabric.devices["spine2"].static_routes
     assert f"ip route {route.prefix} {route.interface} {route.next_hop}\n" in running
 
-    status, out = _invoke(validate_command, str(INTENT), "--lab", LAB, "--catalog", "audit", "-f", "json")
-    assert status == 1, out[-3000:]
-    doc = json.loads(out[out.index("{") :])
+    result = api.validate(INTENT, api.ValidateOptions(lab=LAB, catalog="audit"))
+    assert result.blocking and not result.not_collected
+    doc = json.loads(json_report(result.validation))
     failing = {r["check"] for r in doc["results"] if r["status"] not in ("success", "skipped")}
     assert failing == {"deadlock.cbd"}, failing  # the static routes read back equal the intent's (no drift)
     rows = [r for r in doc["results"] if r["check"] == "deadlock.cbd"]

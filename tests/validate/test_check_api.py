@@ -81,7 +81,7 @@ def test_registry_refuses_incomplete_checks() -> None:
 
 def test_xoff_check_gate_is_the_pre_change_catalog(desired: FabricState) -> None:
     from xoff.validate.catalog import load_catalog
-    from xoff.validate.cli import pre_change_results
+    from xoff.validate.run import pre_change_results
 
     results = pre_change_results(desired)
     assert [r.id for r in results] == load_catalog("pre-change").ids

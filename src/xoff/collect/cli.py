@@ -1,48 +1,23 @@
 """``xoff collect INTENT -o SNAPSHOT``: read the running state of every device into a snapshot file.
 
-Exit status: 0 every device read, 2 bad input (nothing contacted), 4 could not collect (some device
-unreachable, refused, timed out, or gave output that could not be parsed; the snapshot is still
-written, with those errors in it).
+The work is ``xoff.api.collect``. Exit status (``xoff.exitcodes``): 0 every device read, 2 bad input
+(nothing contacted), 4 could not collect (some device unreachable, refused, timed out, or gave output
+that could not be parsed; the snapshot is still written, with those errors in it).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from xoff.collect.engine import CollectOptions, collect, raw_dir_for
-from xoff.connect.credentials import load_credentials
-from xoff.connect.sources import TargetSource, open_source
-from xoff.connect.targets import build_targets, select
-from xoff.contracts.infiniband import IbObservation
-from xoff.contracts.observed import Snapshot
-from xoff.desired import build_fabric_state
-from xoff.desired.models import FabricState
 from xoff.errors import InputError
-from xoff.intent import load_intent
+from xoff.exitcodes import ExitCode
 
-EXIT_OK, EXIT_INPUT, EXIT_NOT_COLLECTED = 0, 2, 4
-
-
-def infiniband_reader(fabric: FabricState, source: TargetSource | None) -> Any:
-    """The reader of the fabric's InfiniBand state on the SM host ``source`` gives (None: no IB network)."""
-    if not any(n.kind == "infiniband" for n in fabric.networks.values()):
-        return None
-
-    def read() -> IbObservation:
-        if source is None:
-            raise RuntimeError("InfiniBand outside the lab: no runner on the subnet manager host is wired yet")
-        # the InfiniBand platform is loaded only for fabrics that have an InfiniBand network
-        collect_sm = importlib.import_module("xoff.platforms.infiniband.collect").collect_sm
-        observation: IbObservation = collect_sm(source.subnet_manager()).observation
-        return observation
-
-    return read
+if TYPE_CHECKING:
+    from xoff.contracts.observed import Snapshot
 
 
 def collect_command(
@@ -56,36 +31,30 @@ def collect_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
-    source: TargetSource | None = None
+    from xoff import api  # noqa: PLC0415 - the collect machinery only when it runs
+
+    options = api.CollectOptions(
+        lab=lab,
+        secrets=secrets,
+        known_hosts=known_hosts,
+        limit=tuple(limit or ()),
+        workers=workers,
+        timeout_s=timeout,
+        output=output,
+    )
     try:
-        desired = build_fabric_state(load_intent(intent))
-        if lab is not None:
-            source = open_source("lab", lab)
-            desired = source.fabric  # the lab's copy: its (remapped) addresses are the ones that answer
-            secrets = secrets or source.secrets_file
-            known_hosts = known_hosts or source.known_hosts
-        creds = load_credentials(secrets)
-        targets = select(build_targets(desired), limit or [])
+        result = api.collect(intent, options)
     except InputError as exc:
         for problem in exc.sorted():
             print(str(problem), file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
-    started = time.monotonic()
-    snapshot = collect(
-        desired,
-        targets,
-        creds,
-        known_hosts,
-        CollectOptions(workers=workers, timeout_s=timeout, raw_dir=raw_dir_for(output)),
-        infiniband=infiniband_reader(desired, source),
-    )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    _summary(snapshot, len(targets), time.monotonic() - started, output)
-    raise typer.Exit(EXIT_NOT_COLLECTED if snapshot.errors else EXIT_OK)
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    _summary(result.snapshot, result.targets, result.elapsed_s, output)
+    raise typer.Exit(ExitCode.OK if result.complete else ExitCode.NOT_COLLECTED)
 
 
 def _summary(snapshot: Snapshot, targets: int, elapsed: float, output: Path) -> None:
+    from xoff.collect.engine import raw_dir_for  # noqa: PLC0415
+
     read = len(snapshot.observed.devices)
     print(f"collected {read}/{targets} devices in {elapsed:.2f} s -> {output} (raw: {raw_dir_for(output)})")
     for error in snapshot.errors:

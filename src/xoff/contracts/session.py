@@ -1,6 +1,6 @@
 """The session contract: the slice of netmiko's BaseConnection that strategies and collectors may use.
 
-Engines open sessions (``xoff.connect``, ``xoff.push.session``); strategies and collectors only talk
+Engines open sessions (``xoff.connect``, ``xoff.connect.session``); strategies and collectors only talk
 through one, so the same platform code serves every engine that can hand it a session.
 """
 

@@ -1,7 +1,8 @@
-"""``xoff deadlock --snapshot FILE``: analyse a forwarding snapshot file.
+"""``xoff deadlock``'s edge: options -> ``xoff.api.deadlock`` -> the report printed -> the exit status.
 
-Exit status: 0 the analysis ran (whatever it found), 1 risk found with ``--fail-on-risk``,
-2 malformed input (one line ``FILE:LINE:COL: key.path: what is wrong (what is allowed)``).
+``--snapshot FILE`` analyses a forwarding snapshot file. Exit status (``xoff.exitcodes``): 0 the
+analysis ran (whatever it found), 1 risk found with ``--fail-on-risk``, 2 malformed input (one line
+``FILE:LINE:COL: key.path: what is wrong (what is allowed)``), 4 the InfiniBand fabric could not be read.
 Also runnable alone: ``python -m xoff.deadlock.cli --snapshot FILE [--format json] [--fail-on-risk]``.
 """
 
@@ -15,17 +16,63 @@ from typing import Annotated
 
 import typer
 
-from xoff.deadlock.analysis import analyse
-from xoff.deadlock.render import render_text
-from xoff.deadlock.snapshot_file import load_snapshot
 from xoff.errors import InputError
-
-EXIT_OK, EXIT_RISK, EXIT_INPUT = 0, 1, 2
+from xoff.exitcodes import ExitCode
 
 
 class SnapshotFormat(StrEnum):
     text = "text"
     json = "json"
+
+
+def run_deadlock(
+    *,
+    intent: Path | None = None,
+    snapshot: Path | None = None,
+    ib_lab: str | None = None,
+    ib_dump: Path | None = None,
+    failures: int = 0,
+    routing: str = "bgp",
+    network: str = "compute",
+    export_snapshot: Path | None = None,
+    sl: tuple[int, ...] | None = None,
+    save: Path | None = None,
+    json_format: bool = False,
+    fail_on_risk: bool = False,
+) -> None:
+    """Every ``deadlock`` command: call the API, print its report, exit as ``xoff.exitcodes`` says."""
+    from xoff import api  # noqa: PLC0415 - the analysis machinery only when it runs
+
+    options = api.DeadlockOptions(
+        intent=intent,
+        snapshot=snapshot,
+        ib_lab=ib_lab,
+        ib_dump=ib_dump,
+        failures=failures,
+        routing=routing,
+        network=network,
+        export_snapshot=export_snapshot,
+        sl=sl,
+        save=save,
+    )
+    try:
+        result = api.deadlock(options)
+    except InputError as exc:
+        problems = exc.sorted()
+        # a snapshot file: the first problem in file order, on one line
+        for p in problems[:1] if snapshot is not None and intent is None else problems:
+            print(str(p), file=sys.stderr)
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    except api.NotCollectedError as exc:
+        print(str(exc), file=sys.stderr)
+        raise typer.Exit(ExitCode.NOT_COLLECTED) from None
+    if result.exported is not None:
+        print(
+            f"wrote {export_snapshot} (baseline forwarding snapshot, {result.exported} destinations)", file=sys.stderr
+        )
+    print(json.dumps(result.to_json(), indent=2) if json_format else result.to_text())
+    if fail_on_risk and result.risk:
+        raise typer.Exit(ExitCode.FINDINGS)
 
 
 def snapshot_command(
@@ -36,18 +83,7 @@ def snapshot_command(
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
 ) -> None:
     """PFC deadlock risk (cyclic buffer dependency) of a forwarding snapshot."""
-    try:
-        snap = load_snapshot(snapshot)
-    except InputError as exc:
-        print(str(exc.sorted()[0]), file=sys.stderr)  # the first problem in file order, on one line
-        raise typer.Exit(EXIT_INPUT) from None
-    result = analyse(snap)
-    if SnapshotFormat(fmt) is SnapshotFormat.json:
-        print(json.dumps(result.to_json(), indent=2))
-    else:
-        print(render_text(result))
-    if fail_on_risk and result.deadlock_risk:
-        raise typer.Exit(EXIT_RISK)
+    run_deadlock(snapshot=snapshot, json_format=SnapshotFormat(fmt) is SnapshotFormat.json, fail_on_risk=fail_on_risk)
 
 
 def make_app() -> typer.Typer:

@@ -5,7 +5,7 @@ routing model (``--routing bgp`` = eBGP with the intent's RFC 7938 ASN plan, ``i
 path), analyses the baseline and, with ``--failures 1|2``, every single / the filtered double
 fabric-link failures (``failures.sweep``). ``--export-snapshot FILE`` also writes the baseline in
 the forwarding-snapshot format (YAML, or JSON for a ``.json`` name) so results can be exchanged
-and re-checked with ``xoff deadlock --snapshot FILE``.
+and re-checked with ``xoff deadlock --snapshot FILE``. The work is ``xoff.api.deadlock``.
 
 Exit status: 0 the analysis ran (whatever it found), 1 risk found with ``--fail-on-risk``,
 2 bad input (the intent's problems one per line, or one line naming the bad option).
@@ -13,57 +13,16 @@ Exit status: 0 the analysis ran (whatever it found), 1 risk found with ``--fail-
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
-import yaml
 
-from xoff.deadlock.failures import sweep
-from xoff.deadlock.forwarding import build_snapshot, describe
-from xoff.deadlock.index_state import fabric_of
-from xoff.deadlock.routing import ROUTINGS, Routing, route_all
-from xoff.deadlock.snapshot_file import to_document
-from xoff.desired.models import FabricState
-from xoff.errors import InputError
+from xoff.deadlock.cli import run_deadlock
+from xoff.exitcodes import ExitCode
 
-EXIT_OK, EXIT_RISK, EXIT_INPUT = 0, 1, 2
 FORMATS = ("text", "json")
-
-
-def _fail(message: str) -> NoReturn:
-    print(message, file=sys.stderr)
-    raise typer.Exit(EXIT_INPUT)
-
-
-def _load_state(intent: Path) -> FabricState:
-    from xoff.desired import build_fabric_state  # noqa: PLC0415 - keep `xoff --help` fast
-    from xoff.intent import load_intent  # noqa: PLC0415
-
-    try:
-        return build_fabric_state(load_intent(intent))
-    except InputError as exc:
-        for problem in exc.sorted():
-            print(str(problem), file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
-
-
-def export_snapshot_file(state: FabricState, path: Path, *, routing: Routing, network: str) -> int:
-    """Write the baseline forwarding snapshot of ``network`` to ``path``; returns the number of destinations."""
-    fab = fabric_of(state, network)
-    routes = route_all(fab, routing, fab.down)
-    snap = build_snapshot(fab, routes, fab.down, description=describe(fab, routing, ()))
-    doc: dict[str, Any] = to_document(snap)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".json":
-        text = json.dumps(doc, indent=1) + "\n"
-    else:
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        text = yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=None, width=160)
-    path.write_text(text, encoding="utf-8")
-    return len(snap.forwarding)
 
 
 def intent_command(
@@ -84,29 +43,18 @@ def intent_command(
 ) -> None:
     """PFC deadlock risk (cyclic buffer dependency) of an intent's fabric, from its routing model."""
     fmt = getattr(fmt, "value", fmt)  # a StrEnum from a merged CLI, or a plain string
-    routing = getattr(routing, "value", routing)
     if fmt not in FORMATS:
-        _fail(f"--format: {fmt!r} is not known (allowed: {', '.join(FORMATS)})")
-    if routing not in ROUTINGS:
-        _fail(f"--routing: {routing!r} is not known (allowed: {', '.join(ROUTINGS)})")
-    if failures not in (0, 1, 2):
-        _fail(f"--failures: {failures} is not supported (allowed: 0, 1, 2)")
-    model: Routing = "bgp" if routing == "bgp" else "igp"
-    state = _load_state(intent)
-    try:
-        fabric_of(state, network)
-    except ValueError as exc:
-        _fail(f"{intent}: --network: {exc}")
-    if export_snapshot is not None:
-        count = export_snapshot_file(state, export_snapshot, routing=model, network=network)
-        print(f"wrote {export_snapshot} (baseline forwarding snapshot, {count} destinations)", file=sys.stderr)
-    report = sweep(state, routing=model, max_failures=failures, network=network)
-    if fmt == "json":
-        print(json.dumps(report.to_json(), indent=2))
-    else:
-        print(report.to_text())
-    if fail_on_risk and report.deadlock_risk:
-        raise typer.Exit(EXIT_RISK)
+        print(f"--format: {fmt!r} is not known (allowed: {', '.join(FORMATS)})", file=sys.stderr)
+        raise typer.Exit(ExitCode.BAD_INPUT)
+    run_deadlock(
+        intent=intent,
+        failures=failures,
+        routing=getattr(routing, "value", routing),
+        network=network,
+        export_snapshot=export_snapshot,
+        json_format=fmt == "json",
+        fail_on_risk=fail_on_risk,
+    )
 
 
 def make_app() -> typer.Typer:

@@ -2,7 +2,7 @@
 
 A repair writes a :data:`~xoff.deadlock.routing.Delta` against the class's baseline routes instead of
 recomputing them; :class:`RouteView` reads the routes through it. The result is what
-``routing.route_class`` computes on the failed fabric (tests/unit/deadlock_routing checks it).
+``routing.route_class`` computes on the failed fabric (tests/deadlock/routing checks it).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ A platform is one package plus one line:
 3. **No other map**: the intent accepts a new `switch` platform by itself (the schema's enum and its
    error messages list the registry's switch platforms; for a built-in, regenerate `docs/intent.schema.json`
    with `xoff schema -o docs/intent.schema.json`), render, push, collect, the containerlab export, the Ansible
-   inventory and the lab's SSH server all read the record, and `tests/unit/platforms/test_registry.py` builds
+   inventory and the lab's SSH server all read the record, and `tests/platforms/test_registry.py` builds
    every registered platform's renderers, strategy, collector, containerlab kind, Ansible variables and
    emulator from the registry alone. Regenerate this page.
 """

@@ -7,7 +7,9 @@ path are the environment variables the inventory looks up, the switch password r
 ``ansible-playbook`` through a prompt ansible-runner answers (``runner_arguments``): nothing secret
 is written to disk, ansible-runner's artifacts included. Runner events
 become the same ``PushEvent`` stream the Nornir engine emits, and each device's ``Done | report``
-task (or, without one, where it failed) becomes its ``DeviceResult``.
+task (or, without one, where it failed) becomes its ``DeviceResult``: its changes and diff are the
+playbook's own, computed by the platforms' code the Nornir strategies use (``playbooks/filter_plugins/``),
+so the report shows what this engine sent.
 
 Task names carry the step: ``Connect | ...``, ``Backup | ...``, ``Diff | ...``, ``Apply | ...``,
 ``Verify | ...``, ``Rollback | ...``, ``Done | ...``. Each device first logs in and answers one
@@ -41,7 +43,6 @@ import ansible_runner  # type: ignore[import-untyped]
 from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsupported
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.targets import Target
-from xoff.platforms.registry import strategy_for
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
 from xoff.push.rollout import batches, roll_out
@@ -178,19 +179,6 @@ class EventTranslator:
         if dev.unreachable or dev.failed_step in UNTOUCHED or dev.failed_step is None:
             return Outcome.FAILED
         return Outcome.ROLLBACK_FAILED  # failed after the change began, and no rollback report (its rollback failed)
-
-
-def _same_diff(result: DeviceResult, desired: dict[str, str], run_id: str) -> None:
-    """The change count and diff lines the Nornir engine would show, from the backup with the platform's
-    own pure diff, so the report does not depend on the engine. Left as the playbook counted them when
-    the backup is not in the strategy's form."""
-    if result.backup is None or result.outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN):
-        return
-    try:
-        change = strategy_for(result.platform, run_id).diff(Path(result.backup).read_text(encoding="utf-8"), desired)
-    except Exception:  # any reason the backup is not in the strategy's form: keep the playbook's count
-        return
-    result.changes, result.diff = change.count, "\n".join(change.lines)
 
 
 def _mask_backup(result: DeviceResult, secrets: list[str]) -> None:
@@ -344,7 +332,6 @@ def _run_batch(
                 )
                 continue
             result = translator.result(t, number)
-            _same_diff(result, job.desired.get(t.name, {}), job.run_id)
             _mask_backup(result, job.secrets)
             out.append(result)
         return out

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from xoff.exitcodes import ExitCode
+
 
 class Outcome(StrEnum):
     UNCHANGED = "unchanged"  # running already equalled desired: nothing was sent
@@ -76,13 +78,13 @@ class PushSummary:
         return sum(1 for r in self.results if r.outcome in outcomes)
 
     @property
-    def exit_status(self) -> int:
+    def exit_status(self) -> ExitCode:
         """0 all applied (or unchanged / dry run), 1 some failed and were rolled back, 3 a rollback failed."""
         if self.count(Outcome.ROLLBACK_FAILED):
-            return 3
+            return ExitCode.ROLLBACK_FAILED
         if self.count(Outcome.FAILED, Outcome.ROLLED_BACK, Outcome.SKIPPED):
-            return 1
-        return 0
+            return ExitCode.FINDINGS
+        return ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
         """The last JSON line: the counts the issue names, then the per-device list."""

@@ -1,7 +1,8 @@
 """``xoff validate INTENT``: is the fabric what we meant, and is it safe to run lossless?
 
-Offline (the intent alone), on a saved snapshot, or live (collect first). Exit status: 0 clean
-(warnings allowed), 1 findings, 2 bad input (one located line per problem), 4 could not collect.
+Offline (the intent alone), on a saved snapshot, or live (collect first): ``xoff.api.validate``, then
+the report. Exit status (``xoff.exitcodes``): 0 clean (warnings allowed), 1 findings, 2 bad input (one
+located line per problem), 4 could not collect.
 """
 
 from __future__ import annotations
@@ -9,19 +10,18 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from xoff.contracts.observed import Snapshot
-from xoff.desired.models import FabricState
-from xoff.errors import InputError, Problem
-from xoff.validate.catalog import Catalog, load_catalog
-from xoff.validate.model import CheckResult
-from xoff.validate.run import Source, Validation, load_snapshot, validate
+from xoff.errors import InputError
+from xoff.exitcodes import ExitCode
 
-EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_NOT_COLLECTED = 0, 1, 2, 4
+if TYPE_CHECKING:
+    from xoff.desired.models import FabricState
+    from xoff.validate.model import CheckResult
+    from xoff.validate.run import Validation
 
 
 class ReportFormat(StrEnum):
@@ -32,50 +32,10 @@ class ReportFormat(StrEnum):
     html = "html"
 
 
-def _fail(problems: list[Problem]) -> typer.Exit:
-    for p in InputError(problems).sorted():
+def _fail(exc: InputError) -> typer.Exit:
+    for p in exc.sorted():
         print(str(p), file=sys.stderr)
-    return typer.Exit(EXIT_INPUT)
-
-
-def pre_change_results(state: FabricState) -> list[CheckResult]:
-    """The pre-change gate (``xoff check``): the pre-change catalog on the intent alone."""
-    catalog = load_catalog("pre-change")
-    return validate(state, catalog).results
-
-
-def _live(
-    intent_state: FabricState,
-    lab: str | None,
-    secrets: Path | None,
-    known_hosts: Path | None,
-    workers: int,
-    timeout: float,
-) -> tuple[FabricState, Snapshot]:
-    """Collect first (``xoff collect``'s engine); with --lab the lab's own copy of the plan is the desired state."""
-    from xoff.collect.cli import infiniband_reader  # noqa: PLC0415 - collect machinery only when live
-    from xoff.collect.engine import CollectOptions, collect  # noqa: PLC0415
-    from xoff.connect.credentials import load_credentials  # noqa: PLC0415
-    from xoff.connect.sources import TargetSource, open_source  # noqa: PLC0415
-    from xoff.connect.targets import build_targets  # noqa: PLC0415
-
-    desired = intent_state
-    source: TargetSource | None = None
-    if lab is not None:
-        source = open_source("lab", lab)
-        desired = source.fabric  # remapped addresses: the ones that answer, and were pushed
-        secrets = secrets or source.secrets_file
-        known_hosts = known_hosts or source.known_hosts
-    creds = load_credentials(secrets)
-    snapshot = collect(
-        desired,
-        build_targets(desired),
-        creds,
-        known_hosts,
-        CollectOptions(workers=workers, timeout_s=timeout),
-        infiniband=infiniband_reader(desired, source),
-    )
-    return desired, snapshot
+    return typer.Exit(ExitCode.BAD_INPUT)
 
 
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
@@ -115,27 +75,24 @@ def validate_command(
     ] = False,
 ) -> None:
     """Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live."""
-    from xoff.desired import build_fabric_state  # noqa: PLC0415
-    from xoff.intent import load_intent  # noqa: PLC0415
+    from xoff import api  # noqa: PLC0415 - the validation machinery only when it runs
 
-    if sum((offline, snapshot is not None, lab is not None)) > 1:
-        raise _fail([Problem(None, "validate", "give one of --offline, --snapshot FILE, --lab NAME (allowed: one)")])
+    options = api.ValidateOptions(
+        offline=offline,
+        snapshot=snapshot,
+        lab=lab,
+        catalog=catalog,
+        save_snapshot=save_snapshot,
+        secrets=secrets,
+        known_hosts=known_hosts,
+        workers=workers,
+        timeout_s=timeout,
+    )
     try:
-        cat: Catalog = load_catalog(catalog)
-        desired = build_fabric_state(load_intent(intent))
-        snap: Snapshot | None = None
-        source: Source = "offline"
-        if snapshot is not None:
-            snap, source = load_snapshot(snapshot, desired.fabric), "snapshot"
-        elif not offline:
-            desired, snap = _live(desired, lab, secrets, known_hosts, workers, timeout)
-            source = "live"
+        outcome = api.validate(intent, options)
     except InputError as exc:
-        raise _fail(exc.problems) from None
-    if save_snapshot is not None and snap is not None and source == "live":
-        save_snapshot.parent.mkdir(parents=True, exist_ok=True)
-        save_snapshot.write_text(snap.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    result = validate(desired, cat, snap, source)
+        raise _fail(exc) from None
+    result = outcome.validation
     text = render(result, fmt)
     if text is None:
         from xoff.report.people import text_report  # noqa: PLC0415
@@ -151,9 +108,16 @@ def validate_command(
         print(f"wrote {output}: {', '.join(f'{n} {s}' for s, n in result.summary().items() if n)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    if source == "live" and snap is not None and snap.errors:
-        raise typer.Exit(EXIT_NOT_COLLECTED)
-    raise typer.Exit(EXIT_FINDINGS if result.blocking else EXIT_OK)
+    if outcome.not_collected:
+        raise typer.Exit(ExitCode.NOT_COLLECTED)
+    raise typer.Exit(ExitCode.FINDINGS if result.blocking else ExitCode.OK)
+
+
+def pre_change_results(state: FabricState) -> list[CheckResult]:
+    """Kept for callers of the old place: ``xoff.validate.run.pre_change_results`` (``xoff.api.check``)."""
+    from xoff.validate.run import pre_change_results as results  # noqa: PLC0415
+
+    return results(state)
 
 
 def app() -> typer.Typer:

@@ -103,3 +103,10 @@ def _located_snapshot(path: Path, raw: bytes, name: str) -> Snapshot:
     except ValidationError as exc:
         _, smap = load_yaml(path, name)  # JSON is YAML: only to locate the errors
         raise InputError(translate(exc, data, smap, Snapshot)) from None
+
+
+def pre_change_results(state: FabricState) -> list[CheckResult]:
+    """The pre-change gate (``xoff check``): the pre-change catalog on the intent alone."""
+    from xoff.validate.catalog import load_catalog  # noqa: PLC0415 - the catalog files only when asked
+
+    return validate(state, load_catalog("pre-change")).results

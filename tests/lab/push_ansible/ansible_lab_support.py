@@ -9,7 +9,6 @@ the rendered files), read just before the engine removes that directory.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any
 
 import ansible_runner  # type: ignore[import-untyped]
 
-from tests.support.paths import ROOT
 from xoff.connect.credentials import CredentialSet, load_credentials
 from xoff.connect.targets import build_targets, select
 from xoff.lab.provider import LabConnection
@@ -127,10 +125,9 @@ def rendered(lab: LabConnection, device: str, name: str) -> str:
 
 
 def config_db_mismatches(running: dict[str, Any], desired: dict[str, Any]) -> list[str]:
-    """The playbooks' own comparison (``playbooks/filter_plugins/config_db.py``): the tables xoff owns."""
-    spec = importlib.util.spec_from_file_location("cdb", ROOT / "playbooks" / "filter_plugins" / "config_db.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: list[str] = module.config_db_mismatches(running, desired)
-    return found
+    """The SONiC strategy's comparison (both engines', ``playbooks/filter_plugins/config_db.py`` calls it):
+    the tables xoff owns."""
+    from xoff.platforms.sonic.apply import config_patch
+
+    _, lines = config_patch(running, desired)
+    return lines

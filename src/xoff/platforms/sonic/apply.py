@@ -102,6 +102,45 @@ def _desired_db(desired: dict[str, str]) -> Db:
     return data
 
 
+def patch_file(ops: list[dict[str, Any]]) -> str:
+    """The patch file's exact text, as both engines put it on the switch."""
+    return json.dumps(ops, indent=2) + "\n"
+
+
+def change_set(running: str, desired: dict[str, str]) -> ChangeSet:
+    """The change from ``show runningconfiguration all`` to the rendered files: one pure function the
+    Nornir strategy and the Ansible filters (playbooks/filter_plugins/config_db.py) both call."""
+    db, _ = parse_running(running)
+    ops, lines = config_patch(db, _desired_db(desired))
+    return ChangeSet(lines=lines, payload=ops)
+
+
+def verify_problems(running: str, desired: dict[str, str]) -> list[str]:
+    """What still differs after a change: CONFIG_DB's owned tables, and FRR's neighbours (bgpcfgd)."""
+    db, bgpraw = parse_running(running)
+    _, lines = config_patch(db, _desired_db(desired))
+    problems = [f"CONFIG_DB still differs: {line}" for line in lines]
+    if FRR_CONF in desired:
+        want, have = bgp_neighbors(desired[FRR_CONF]), bgp_neighbors(bgpraw)
+        problems += [
+            f"FRR neighbor {a}: remote-as {have.get(a)} (want {w})" for a, w in want.items() if have.get(a) != w
+        ]
+    return problems
+
+
+def rollback_problems(running: str, backup: str) -> list[str]:
+    """What differs from the backup after a rollback (empty: the rollback verified)."""
+    want, _ = parse_running(backup)
+    have, _ = parse_running(running)
+    if have == want:
+        return []
+    _, lines = config_patch(have, want)
+    tables = sorted(set(have) ^ set(want))
+    return [f"CONFIG_DB differs from the backup: {line}" for line in lines] + [
+        f"CONFIG_DB table {t} differs from the backup" for t in tables
+    ]
+
+
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else "(no output)"
@@ -123,9 +162,7 @@ class Strategy(ApplyStrategy):
         return text
 
     def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
-        db, _ = parse_running(running)
-        ops, lines = config_patch(db, _desired_db(desired))
-        return ChangeSet(lines=lines, payload=ops)
+        return change_set(running, desired)
 
     def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
         name = f"xoff-{self.run_id}"
@@ -134,21 +171,13 @@ class Strategy(ApplyStrategy):
         if OK_CHECKPOINT not in out:
             raise ApplyError(f"config checkpoint {name}: {_last_line(out)}")
         path = PATCH_PATH.format(run=self.run_id)
-        session.put_file(path, json.dumps(change.payload, indent=2) + "\n")
+        session.put_file(path, patch_file(change.payload))
         out = self._run(session, f"sudo config apply-patch {path}")
         if OK_PATCH not in out:
             raise ApplyError(f"config apply-patch: {_last_line(out)}")
 
     def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
-        db, bgpraw = parse_running(self.backup(session))
-        _, lines = config_patch(db, _desired_db(desired))
-        problems = [f"CONFIG_DB still differs: {line}" for line in lines]
-        if FRR_CONF in desired:
-            want, have = bgp_neighbors(desired[FRR_CONF]), bgp_neighbors(bgpraw)
-            problems += [
-                f"FRR neighbor {a}: remote-as {have.get(a)} (want {w})" for a, w in want.items() if have.get(a) != w
-            ]
-        return problems
+        return verify_problems(self.backup(session), desired)
 
     def rollback(self, session: Session, backup: str) -> None:
         if self.checkpoint is not None:
@@ -163,12 +192,4 @@ class Strategy(ApplyStrategy):
             raise ApplyError(f"config replace {path}: {_last_line(out)}")
 
     def verify_rollback(self, session: Session, backup: str) -> list[str]:
-        want, _ = parse_running(backup)
-        have, _ = parse_running(self.backup(session))
-        if have == want:
-            return []
-        _, lines = config_patch(have, want)
-        tables = sorted(set(have) ^ set(want))
-        return [f"CONFIG_DB differs from the backup: {line}" for line in lines] + [
-            f"CONFIG_DB table {t} differs from the backup" for t in tables
-        ]
+        return rollback_problems(self.backup(session), backup)

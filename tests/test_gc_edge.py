@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.forwarding import snapshot_from_fabric
 from xoff.desired import build_fabric_state
@@ -14,7 +14,7 @@ from xoff.gcpause import for_batch_run
 from xoff.intent import load_intent
 from xoff.validate import run_checks
 
-INVENTORY = Path(__file__).resolve().parents[2] / "inventory"
+INVENTORY = ROOT / "inventory"
 
 
 def test_the_pipeline_leaves_the_collector_alone(monkeypatch: pytest.MonkeyPatch) -> None:

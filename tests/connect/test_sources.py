@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.paths import ROOT
 from xoff.collect.cli import infiniband_reader
 from xoff.connect import sources
 from xoff.connect.batch import Ran
@@ -22,7 +23,6 @@ from xoff.desired import build_fabric_state
 from xoff.errors import InputError
 from xoff.intent import load_intent
 
-ROOT = Path(__file__).resolve().parents[3]
 INVENTORY = ROOT / "inventory"
 
 # A site's provider, as a separate package would ship it: no import of xoff.lab anywhere.

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.support.paths import ROOT
-from xoff.collect.cli import infiniband_reader
+from xoff.api.collect import infiniband_reader
 from xoff.connect import sources
 from xoff.connect.batch import Ran
 from xoff.connect.sources import SourceError, SubnetManagerHost, TargetSource, open_source

@@ -32,7 +32,7 @@ from xoff.deadlock.from_fib import snapshot_from_fibs
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.lab import credentials, daemons, faults, names, netns, processes
+from xoff.lab import credentials, daemons, disrupt, names, netns, processes
 from xoff.lab.cli import lab_app
 from xoff.lab.lab import LabError, UpReport, resolve, up
 from xoff.lab.observe import bgp_sessions, lldp_neighbors
@@ -333,13 +333,13 @@ def test_a_pulled_cable_drops_its_session_and_a_stopped_bgpd_comes_back(
     def on_leaf1() -> dict[str, str]:
         return {s.neighbor: s.state for s in bgp_sessions(state, "leaf1")}
 
-    faults.set_port(state, "spine1", "Ethernet0", up=False)  # spine1's end of the spine1-leaf1 cable
+    disrupt.set_port(state, "spine1", "Ethernet0", up=False)  # spine1's end of the spine1-leaf1 cable
     try:
         poll("leaf1-spine1 down", on_leaf1, lambda s: s[to_spine1] != "Established", 15)
     finally:
-        faults.set_port(state, "spine1", "Ethernet0", up=True)
+        disrupt.set_port(state, "spine1", "Ethernet0", up=True)
     poll("leaf1-spine1 back", on_leaf1, lambda s: set(s.values()) == {"Established"}, BGP_TIMEOUT_S)
-    faults.stop_process(state, "leaf2/bgpd")
+    disrupt.stop_process(state, "leaf2/bgpd")
     healed = up(INVENTORY / "lab-mini", LAB, remap_addresses=True)
     assert healed.started == ["leaf2/bgpd"]
     poll(

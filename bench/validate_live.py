@@ -160,7 +160,7 @@ class LiveRun:
 
 
 def _in_process(intent: Path, lab: str) -> tuple[float, float, float, Any, Any]:
-    """What `xoff validate --lab` does after imports, phase by phase (validate/cli.py `_live`)."""
+    """What `xoff validate --lab` does after imports, phase by phase (src/xoff/cli/validate.py `_live`)."""
     t0 = time.perf_counter()
     build_fabric_state(load_intent(intent))
     t1 = time.perf_counter()

@@ -129,7 +129,7 @@ def test_lab_option_of_the_cli_reaches_a_provider_and_never_imports_the_lab(tmp_
         ep = EntryPoint(name="lab", value="site_provider:open_site", group=sources.ENTRY_POINT_GROUP)
         sources.entry_points = lambda group: [ep]
         from typer.testing import CliRunner
-        from xoff.push.cli import inventory_app
+        from xoff.cli.push import inventory_app
         r = CliRunner().invoke(inventory_app, [ {str(INVENTORY / "lab-mini")!r}, "--lab", "dc1",
                                      "-o", {str(out)!r}])
         print(r.exit_code, r.output)

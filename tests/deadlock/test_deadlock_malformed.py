@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
-from xoff.deadlock.cli import make_app
+from xoff.cli.deadlock import make_app
 
 FIXTURES = ROOT / "tests" / "fixtures" / "deadlock"
 BASE = (FIXTURES / "u_turn.yaml").read_text(encoding="utf-8")
@@ -253,10 +253,10 @@ def test_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_module_entry_point_exit_statuses(tmp_path: Path) -> None:
-    """``python -m xoff.deadlock.cli``: 0 ran, 1 risk with --fail-on-risk, 2 malformed; no traceback."""
+    """``python -m xoff.cli.deadlock``: 0 ran, 1 risk with --fail-on-risk, 2 malformed; no traceback."""
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "xoff.deadlock.cli", *args]
+        cmd = [sys.executable, "-m", "xoff.cli.deadlock", *args]
         return subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tmp_path, timeout=60)
 
     ring = str(FIXTURES / "ring_cycle.yaml")

@@ -109,7 +109,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FabricState,
 def _collect(out: Path) -> tuple[int, str, float]:
     import typer
 
-    from xoff.collect.cli import collect_command
+    from xoff.cli.collect import collect_command
 
     app = typer.Typer()
     app.command()(collect_command)

@@ -28,14 +28,14 @@ import typer
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff.cli.push import push_command
+from xoff.cli.validate import validate_command
 from xoff.desired.build import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab import names, netns
 from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.lab import LabError, up
 from xoff.lab.teardown import down
-from xoff.push.cli import push_command
-from xoff.validate.cli import validate_command
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "ib-ring"

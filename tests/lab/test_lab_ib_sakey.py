@@ -22,7 +22,8 @@ import typer
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
-from xoff.collect.cli import collect_command
+from xoff.cli.collect import collect_command
+from xoff.cli.validate import validate_command
 from xoff.lab import names, netns
 from xoff.lab.disrupt import stop_process
 from xoff.lab.lab import LabError, resolve, up
@@ -31,7 +32,6 @@ from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
 from xoff.platforms.infiniband.collect import collect_sm, save
-from xoff.validate.cli import validate_command
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "ib-ring"

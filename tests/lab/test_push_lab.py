@@ -24,6 +24,7 @@ import yaml
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff.cli.push import push_command
 from xoff.connect.credentials import load_credentials
 from xoff.connect.options import connection_options
 from xoff.connect.session import NetmikoSession
@@ -36,7 +37,6 @@ from xoff.lab.sshd import LOGIN_LOG
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
-from xoff.push.cli import push_command
 from xoff.push.lock import fabric_lock, lock_path
 from xoff.render import render_fabric
 

@@ -13,8 +13,8 @@ from tests.support.paths import ROOT
 
 SRC = ROOT / "src"
 PACKAGE = SRC / "xoff"
-CLI = "src/xoff/cli.py"
-LAB_COMMANDS = "_lab_app"  # the function of src/xoff/cli.py that mounts `xoff lab ...` (lab, fault, export)
+CLI = "src/xoff/cli/__init__.py"
+LAB_COMMANDS = "_lab_app"  # the function of src/xoff/cli/__init__.py that mounts `xoff lab ...` (lab, fault, export)
 # connect/ reads each platform's transport from its record (options._transport): the registry, not its code
 CONNECT_MAY_IMPORT = (
     "xoff.connect",
@@ -114,7 +114,7 @@ def _cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
 
 
 def _lab_command_lines() -> range:
-    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "cli" / "__init__.py").read_text(encoding="utf-8"))
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == LAB_COMMANDS)
     return range(fn.lineno, (fn.end_lineno or fn.lineno) + 1)
 

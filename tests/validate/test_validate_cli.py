@@ -19,7 +19,7 @@ LAB_MINI = ROOT / "inventory" / "lab-mini"
 
 def validate(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "xoff.validate.cli", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "xoff.cli.validate", *args], capture_output=True, text=True, cwd=cwd, check=False
     )
 
 
@@ -122,7 +122,7 @@ def test_missing_lab_is_bad_input(tmp_path: Path) -> None:
 
     env = {**os.environ, "XOFF_LAB_DIR": str(tmp_path)}
     r = subprocess.run(
-        [sys.executable, "-m", "xoff.validate.cli", str(LAB_MINI), "--lab", "v7nolab"],
+        [sys.executable, "-m", "xoff.cli.validate", str(LAB_MINI), "--lab", "v7nolab"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -13,10 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
-from xoff.contracts.apply import Capabilities
-
 if TYPE_CHECKING:
-    from xoff.contracts.apply import ApplyStrategy
+    from xoff.contracts.apply import ApplyStrategy, Capabilities
     from xoff.contracts.clab import ClabKind
     from xoff.contracts.collect import Collector
     from xoff.desired.models import Device, FabricState

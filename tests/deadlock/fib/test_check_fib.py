@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pytest
 
 from xoff.contracts.observed import FibRoute, Snapshot
-from xoff.deadlock.check import CyclicBufferDependency
 from xoff.desired.models import FabricState
+from xoff.validate.checks.deadlock import CyclicBufferDependency
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import Status
 from xoff.validate.registry import run_checks

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff.cli.deadlock_ib import make_app
 from xoff.contracts.infiniband import IbObservation, Sl2Vl
 from xoff.deadlock.cycles import find_cycles
-from xoff.deadlock.ib.cli import make_app
 from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib
 from xoff.platforms.infiniband.observe import observation_from_dump
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from deadlock_fabrics import hand_built, leaf_spine_intent, load_state
 
 from tests.support.paths import ROOT
-from xoff.deadlock.check import CyclicBufferDependency
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
 from xoff.validate import CHECKS, run_checks
+from xoff.validate.checks.deadlock import CyclicBufferDependency
 from xoff.validate.model import Status
 from xoff.validate.registry import Registry
 

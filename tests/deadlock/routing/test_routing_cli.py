@@ -9,9 +9,9 @@ from deadlock_fabrics import leaf_spine_intent
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff.cli.deadlock_intent import make_app
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.forwarding import snapshot_from_fabric
-from xoff.deadlock.intent_cli import make_app
 from xoff.deadlock.snapshot_file import load_snapshot
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent

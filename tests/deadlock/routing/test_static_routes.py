@@ -13,11 +13,11 @@ from deadlock_fabrics import leaf_spine_intent, load_state
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from xoff.cli.deadlock_intent import make_app
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.failures import brute_force, sweep
 from xoff.deadlock.forwarding import snapshot_from_fabric
 from xoff.deadlock.index_state import fabric_of
-from xoff.deadlock.intent_cli import make_app
 from xoff.deadlock.validate import check_snapshot
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState, StaticRoute

@@ -1,4 +1,3 @@
-# ruff: noqa: PLC0415  (imports inside commands keep `xoff --help` fast: nornir, netmiko and rich load only for a push)
 """``xoff push INTENT`` and ``xoff inventory export``: the command-line edge of push.
 
 The work is ``xoff.api.prepare_push`` / ``run_push``. Exit status (``xoff.exitcodes``): 0 every device

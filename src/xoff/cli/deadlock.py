@@ -3,7 +3,7 @@
 ``--snapshot FILE`` analyses a forwarding snapshot file. Exit status (``xoff.exitcodes``): 0 the
 analysis ran (whatever it found), 1 risk found with ``--fail-on-risk``, 2 malformed input (one line
 ``FILE:LINE:COL: key.path: what is wrong (what is allowed)``), 4 the InfiniBand fabric could not be read.
-Also runnable alone: ``python -m xoff.deadlock.cli --snapshot FILE [--format json] [--fail-on-risk]``.
+Also runnable alone: ``python -m xoff.cli.deadlock --snapshot FILE [--format json] [--fail-on-risk]``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def run_deadlock(
     fail_on_risk: bool = False,
 ) -> None:
     """Every ``deadlock`` command: call the API, print its report, exit as ``xoff.exitcodes`` says."""
-    from xoff import api  # noqa: PLC0415 - the analysis machinery only when it runs
+    from xoff import api
 
     options = api.DeadlockOptions(
         intent=intent,
@@ -94,7 +94,7 @@ def make_app() -> typer.Typer:
 
 
 def main() -> None:
-    """Entry point for ``python -m xoff.deadlock.cli``."""
+    """Entry point for ``python -m xoff.cli.deadlock``."""
     make_app()()
 
 

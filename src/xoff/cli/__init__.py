@@ -53,19 +53,19 @@ def _attr(module: str, name: str) -> Callable[[], Any]:
 # command name -> (what it is, when loaded, its one-line help for `xoff --help`)
 LAZY: dict[str, tuple[Callable[[], Any], str]] = {
     "collect": (
-        _attr("xoff.collect.cli", "collect_command"),
+        _attr("xoff.cli.collect", "collect_command"),
         "Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into a snapshot.",
     ),
     "validate": (
-        _attr("xoff.validate.cli", "validate_command"),
+        _attr("xoff.cli.validate", "validate_command"),
         "Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live.",
     ),
     "push": (
-        _attr("xoff.push.cli", "push_command"),
+        _attr("xoff.cli.push", "push_command"),
         "Push the rendered configuration: back up, diff, apply, verify, roll back on failure.",
     ),
     "inventory": (
-        _attr("xoff.push.cli", "inventory_app"),
+        _attr("xoff.cli.push", "inventory_app"),
         "Export the inventory built from intent (Nornir, Ansible).",
     ),
     "lab": (
@@ -392,7 +392,7 @@ def deadlock(
     """PFC deadlock risk (cyclic buffer dependency): of an intent's fabric from its routing model, or of a
     forwarding snapshot (reference/forwarding-snapshot.md); InfiniBand credit loops from the LFTs and
     SL2VL tables OpenSM programmed (--ib-lab / --ib-dump)."""
-    from xoff.deadlock.cli import run_deadlock
+    from xoff.cli.deadlock import run_deadlock
 
     run_deadlock(
         intent=intent,

@@ -40,7 +40,7 @@ def _fail(exc: InputError) -> typer.Exit:
 
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
     """The report text, or None for ``text`` (printed with rich)."""
-    from xoff.report import html, machine, people  # noqa: PLC0415
+    from xoff.report import html, machine, people
 
     if fmt is ReportFormat.json:
         return machine.json_report(validation)
@@ -75,7 +75,7 @@ def validate_command(
     ] = False,
 ) -> None:
     """Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live."""
-    from xoff import api  # noqa: PLC0415 - the validation machinery only when it runs
+    from xoff import api
 
     options = api.ValidateOptions(
         offline=offline,
@@ -95,7 +95,7 @@ def validate_command(
     result = outcome.validation
     text = render(result, fmt)
     if text is None:
-        from xoff.report.people import text_report  # noqa: PLC0415
+        from xoff.report.people import text_report
 
         if output is not None:
             with output.open("w", encoding="utf-8") as fh:
@@ -115,7 +115,7 @@ def validate_command(
 
 def pre_change_results(state: FabricState) -> list[CheckResult]:
     """Kept for callers of the old place: ``xoff.validate.run.pre_change_results`` (``xoff.api.check``)."""
-    from xoff.validate.run import pre_change_results as results  # noqa: PLC0415
+    from xoff.validate.run import pre_change_results as results
 
     return results(state)
 
@@ -127,5 +127,5 @@ def app() -> typer.Typer:
     return standalone
 
 
-if __name__ == "__main__":  # python -m xoff.validate.cli INTENT ... (the same as xoff validate)
+if __name__ == "__main__":  # python -m xoff.cli.validate INTENT ... (the same as xoff validate)
     app()()

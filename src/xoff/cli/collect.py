@@ -31,7 +31,7 @@ def collect_command(
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
-    from xoff import api  # noqa: PLC0415 - the collect machinery only when it runs
+    from xoff import api
 
     options = api.CollectOptions(
         lab=lab,
@@ -53,7 +53,7 @@ def collect_command(
 
 
 def _summary(snapshot: Snapshot, targets: int, elapsed: float, output: Path) -> None:
-    from xoff.collect.engine import raw_dir_for  # noqa: PLC0415
+    from xoff.collect.engine import raw_dir_for
 
     read = len(snapshot.observed.devices)
     print(f"collected {read}/{targets} devices in {elapsed:.2f} s -> {output} (raw: {raw_dir_for(output)})")

@@ -4,7 +4,7 @@
 raw captures as a dump directory); ``--ib-dump`` reads a dump directory (layout in
 ``xoff.platforms.infiniband.observe``). The work is ``xoff.api.deadlock``. Exit status: 0 the analysis
 ran, 1 a credit loop with ``--fail-on-risk``, 2 unreadable or unparsable input (one line), 4 the fabric
-could not be read. Also runnable alone: ``python -m xoff.deadlock.ib.cli --ib-dump DIR [--format json]``.
+could not be read. Also runnable alone: ``python -m xoff.cli.deadlock_ib --ib-dump DIR [--format json]``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from xoff.deadlock.cli import run_deadlock
+from xoff.cli.deadlock import run_deadlock
 from xoff.exitcodes import ExitCode
 
 

@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from xoff.deadlock.cli import run_deadlock
+from xoff.cli.deadlock import run_deadlock
 from xoff.exitcodes import ExitCode
 
 FORMATS = ("text", "json")

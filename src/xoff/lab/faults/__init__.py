@@ -23,8 +23,9 @@ the Nth command, drop the session, answer slowly) or the lab disruptions tests u
 from __future__ import annotations
 
 from xoff.lab.faults.catalogue import catalogue
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import Concern, Fault, SeedError, Steps, Target
+from xoff.lab.faults.record import Concern, Fault, Steps, Target
 
 __all__ = ["FAULTS", "Concern", "Fault", "Lab", "SeedError", "Steps", "Target", "fault", "seed", "undo"]
 

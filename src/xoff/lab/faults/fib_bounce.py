@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _error(message: str) -> Exception:
-    from xoff.lab.faults.record import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
+    from xoff.lab.faults.errors import SeedError  # noqa: PLC0415 - lazily, as the steps are only needed when seeding
 
     return SeedError(message)
 

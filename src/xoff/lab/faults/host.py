@@ -11,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.nic import host_command, nic_of
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import DRIFT, Concern, Fault, SeedError, Step, Steps, Target
+from xoff.lab.faults.record import DRIFT, Concern, Fault, Step, Steps, Target
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.seed import ACS_CTL_OFF, ACS_CTL_ON
 

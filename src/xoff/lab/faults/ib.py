@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 from xoff.desired.ib_guids import hca_port_guids
 from xoff.lab import processes
 from xoff.lab.disrupt import stop_process
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import Concern, Fault, SeedError, Steps, Target
+from xoff.lab.faults.record import Concern, Fault, Steps, Target
 from xoff.lab.lab import resolve, up
 from xoff.lab.observe import run_in
 from xoff.lab.state import LabState

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import DRIFT, Concern, Fault, SeedError, Step, Steps, Target, priority_of
+from xoff.lab.faults.record import DRIFT, Concern, Fault, Step, Steps, Target, priority_of
 from xoff.lab.shims._state import HostRoot
 
 

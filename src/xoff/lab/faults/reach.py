@@ -8,7 +8,7 @@ from typing import Any
 import paramiko  # type: ignore[import-untyped]
 
 from xoff.connect.credentials import load_credentials
-from xoff.lab.faults.record import SeedError
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.lab import resolve
 from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState

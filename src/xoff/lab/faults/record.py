@@ -12,14 +12,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from xoff.lab.faults.errors import SeedError
+
 if TYPE_CHECKING:
     from xoff.lab.faults.reach import Lab
 
 DRIFT = "drift.state"
-
-
-class SeedError(RuntimeError):
-    """The device refused the fault (or its undo): nothing was seeded, or the lab needs a push."""
 
 
 @dataclass(frozen=True)

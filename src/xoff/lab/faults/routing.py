@@ -10,8 +10,9 @@ import time
 
 from xoff.lab import netns, observe
 from xoff.lab.faults import fib_bounce
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import Concern, Fault, SeedError, Step, Steps, Target, port_of
+from xoff.lab.faults.record import Concern, Fault, Step, Steps, Target, port_of
 
 _SN = "sonic"
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from xoff.buffers.asics import get_asic
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
-from xoff.lab.faults.record import SeedError, Steps, Target, port_of, priority_of
+from xoff.lab.faults.record import Steps, Target, port_of, priority_of
 
 
 def _sonic_patch(lab: Lab, t: Target, ops: list[dict[str, Any]], tag: str) -> None:

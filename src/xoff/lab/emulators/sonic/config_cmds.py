@@ -21,7 +21,7 @@ from xoff.lab.emulators.sonic.confirm import Confirm
 from xoff.lab.emulators.sonic.store import CHECKPOINTS_PATH, SAVED_PATH, ConfigDb, dumps_sorted
 
 if TYPE_CHECKING:
-    from xoff.lab.emulators.sonic.emulator import Emulator
+    from xoff.lab.emulators.sonic.services import SonicSession
 
 CFGGEN = "/usr/local/bin/sonic-cfggen"
 RELOAD_LOCK = "/etc/sonic/reload.lock"
@@ -35,7 +35,7 @@ FORMAT = Option(
 YES = Option(("-y", "--yes"), "yes")
 
 
-def build_tree(s: Emulator) -> Command:
+def build_tree(s: SonicSession) -> Command:
     c = ConfigCommands(s)
     root = Command("config", "SONiC command line - 'config' command")
     root.add(
@@ -175,7 +175,7 @@ def interface_table(name: str) -> str:
 
 
 class ConfigCommands:
-    def __init__(self, session: Emulator) -> None:
+    def __init__(self, session: SonicSession) -> None:
         self.s = session
 
     # --- helpers ---------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from xoff.lab.emulators.sonic.apply import link_states, linux_name_function, vty
 from xoff.lab.emulators.sonic.clish import Argument, Command, Option
 
 if TYPE_CHECKING:
-    from xoff.lab.emulators.sonic.emulator import Emulator
+    from xoff.lab.emulators.sonic.services import SonicSession
 
 VTYSH_NO_DAEMONS = "Exiting: failed to connect to any daemons."
 VERBOSE = Option(("--verbose",), "verbose", help="Enable verbose output")
@@ -25,7 +25,7 @@ DISPLAY = Option(("-d", "--display"), "display", flag=False, help="all|frontend"
 LLDP_SOCKET = "lldpd.sock"  # <state_dir>/../lldpd/lldpd.sock: the lab core's per-device lldpd (xoff.lab.daemons)
 
 
-def build_tree(s: Emulator) -> Command:
+def build_tree(s: SonicSession) -> Command:
     c = ShowCommands(s)
     root = Command("show", "SONiC command line - 'show' command")
     root.add(Command("version", "Show version information", (VERBOSE,), (), c.version))
@@ -113,7 +113,7 @@ def uptime_text(now: float | None = None) -> str:
 
 
 class ShowCommands:
-    def __init__(self, session: Emulator) -> None:
+    def __init__(self, session: SonicSession) -> None:
         self.s = session
 
     # --- external state --------------------------------------------------------------------------
@@ -233,7 +233,7 @@ class ShowCommands:
 VTYSH_USAGE = "Usage : vtysh [OPTION...]\n"
 
 
-def vtysh(s: Emulator, args: list[str]) -> Reply:
+def vtysh(s: SonicSession, args: list[str]) -> Reply:
     """``vtysh -c CMD [-c CMD ...]``: FRR's own output (commands run in order, as vtysh does)."""
     commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-c"]
     if not commands or len(commands) * 2 != len(args):
@@ -250,7 +250,7 @@ def vtysh(s: Emulator, args: list[str]) -> Reply:
     return Reply(proc.stdout + proc.stderr, proc.returncode)
 
 
-def lldpctl(s: Emulator, args: list[str]) -> Reply:
+def lldpctl(s: SonicSession, args: list[str]) -> Reply:
     """``lldpctl [-f FORMAT] [INTERFACE ...]``: lldpd's neighbours; Linux port names shown as SONiC's."""
     options: list[str] = []
     ports: list[str] = []

@@ -30,7 +30,7 @@ from xoff.connect.options import connection_options
 from xoff.connect.session import NetmikoSession
 from xoff.connect.targets import build_targets, select
 from xoff.lab import netns
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.provider import from_lab
 from xoff.lab.sshd import LOGIN_LOG
@@ -115,7 +115,7 @@ def _no_secret(state: LabState, tmp_path: Path, output: str) -> None:
 @contextlib.contextmanager
 def _fault(state: LabState, device: str, **kwargs: Any) -> Iterator[None]:
     d = state.dir / "devices" / device / "state"
-    Faults(**kwargs).save(d)
+    SessionFaults(**kwargs).save(d)
     try:
         yield
     finally:

@@ -34,7 +34,7 @@ from pathlib import Path
 import asyncssh
 
 from xoff.lab import credentials, daemons, netns
-from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Faults, Reply
+from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply, SessionFaults
 from xoff.lab.state import FABRIC_FILE, LabState, load
 from xoff.platforms.record import Ref
 from xoff.platforms.registry import platforms
@@ -178,7 +178,7 @@ class _Session:
             return None
         if not reply.close:
             return reply
-        faults = Faults.load(self.emulator.ctx.state_dir)
+        faults = SessionFaults.load(self.emulator.ctx.state_dir)
         if faults.drop_after is not None and self.emulator.counters.commands > faults.drop_after:
             self.write(echo)
             self.process.channel.get_connection().abort()  # the session drops, as a broken link would

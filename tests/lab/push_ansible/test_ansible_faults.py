@@ -25,7 +25,7 @@ from ansible_lab_support import config_db_mismatches, device_state, push, render
 
 from xoff.connect.credentials import load_credentials
 from xoff.lab import netns
-from xoff.lab.emulators.base import FAULTS_FILE, Faults
+from xoff.lab.emulators.base import FAULTS_FILE, SessionFaults
 from xoff.lab.lab import resolve
 from xoff.lab.provider import LabConnection
 from xoff.lab.sshd import LOGIN_LOG
@@ -79,7 +79,7 @@ def _spine1_as_rendered(lab: LabConnection) -> None:
 @contextlib.contextmanager
 def _faults(lab: LabConnection, device: str, **kwargs: Any) -> Iterator[Path]:
     path = state_dir(lab, device) / FAULTS_FILE
-    Faults(**kwargs).save(path.parent)
+    SessionFaults(**kwargs).save(path.parent)
     try:
         yield path
     finally:
@@ -206,7 +206,7 @@ def test_session_dropped_mid_change_is_rolled_back(lab: LabConnection, tmp_path:
 
     def link_back(event: PushEvent) -> None:
         if (event.device, event.step, event.status) == ("spine2", Step.APPLY, "failed"):
-            Faults().save(state)
+            SessionFaults().save(state)
 
     with _faults(lab, "spine2", drop_after=len(lines) + len(lines) // 2 + 15):
         summary, events = push(lab, ["spine2", "spine1"], "dropped", tmp_path, on_event=link_back)

@@ -25,7 +25,7 @@ from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import Target, build_targets, select
 from xoff.lab.daemons import host_root
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 from xoff.lab.lab import resolve
 from xoff.lab.observe import run_in
 from xoff.lab.provider import LabConnection
@@ -56,11 +56,11 @@ def test_rejected_command_mid_change_is_rolled_back(lab: LabConnection, tmp_path
         ln for ln in rendered.splitlines() if ln.strip() and not ln.strip().startswith("!") and ln.strip() != "end"
     ]
     # the diff (a session, aborted) types every line once, the apply a second time: refuse one mid-apply
-    Faults(reject_nth=len(lines) + len(lines) // 2).save(_state(lab, "spine2"))
+    SessionFaults(reject_nth=len(lines) + len(lines) // 2).save(_state(lab, "spine2"))
     try:
         summary, events = _push(lab, ["spine2"], "fault", tmp_path)
     finally:
-        Faults().save(_state(lab, "spine2"))
+        SessionFaults().save(_state(lab, "spine2"))
     (r,) = summary.results
     assert r.outcome is Outcome.ROLLED_BACK, r
     assert r.failed_step is not None and r.failed_step.value == "apply" and "Invalid input" in (r.error or "")
@@ -211,11 +211,11 @@ def test_cumulus_refused_line_is_rolled_back(lab: LabConnection, tmp_path: Path)
     """sleaf1: NVUE refuses the 5th nv set of the pending revision; nothing was applied, the pending
     revision is set aside, and the applied configuration read again equals the backup."""
     before = json.loads((_state(lab, "sleaf1") / "nvue.json").read_text(encoding="utf-8"))
-    Faults(reject_nth=5).save(_state(lab, "sleaf1"))
+    SessionFaults(reject_nth=5).save(_state(lab, "sleaf1"))
     try:
         summary, events = _push(lab, ["sleaf1"], "nvuefault", tmp_path)
     finally:
-        Faults().save(_state(lab, "sleaf1"))
+        SessionFaults().save(_state(lab, "sleaf1"))
     (r,) = summary.results
     assert (r.outcome, r.failed_step) == (Outcome.ROLLED_BACK, Step.APPLY), r
     assert "nv set: Error: rejected by the lab's fault hook" in (r.error or ""), r.error

@@ -87,9 +87,6 @@ class SessionFaults:
         (state_dir / FAULTS_FILE).write_text(json.dumps(data), encoding="utf-8")
 
 
-Faults = SessionFaults  # the name the lab's SSH server (sshd.py) and older tests import
-
-
 @dataclass
 class Reply:
     """What a command, a line or a session step returns, in every emulator. Inside an emulator ``output``

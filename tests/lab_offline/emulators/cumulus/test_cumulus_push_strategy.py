@@ -11,7 +11,7 @@ import pytest
 from cumulus_emu import FakeClock, rendered, session
 
 from xoff.contracts.apply import ApplyError
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.platforms.cumulus.apply import Strategy
 from xoff.platforms.registry import get_platform, strategy_for
@@ -90,7 +90,7 @@ def test_refused_line_rolls_back_to_the_backup(tmp_path: Path) -> None:
     emu = session(tmp_path)
     emu.step("nv unset qos pfc-watchdog")
     emu.step("nv config apply -y")
-    Faults(reject_nth=2).save(tmp_path)
+    SessionFaults(reject_nth=2).save(tmp_path)
     strategy = Strategy("t3")
     conn = EmulatorSession(session(tmp_path))
     backup = strategy.backup(conn)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cumulus_emu import push, rendered, run, session, set_lines
 
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 
 
 def test_shell_basics(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_show_qos_bgp_system(tmp_path: Path) -> None:
 
 
 def test_fault_reject_nth(tmp_path: Path) -> None:
-    Faults(reject_nth=2).save(tmp_path)
+    SessionFaults(reject_nth=2).save(tmp_path)
     emu = session(tmp_path)
     assert run(emu, "nv set interface swp1 link mtu 9000").status == 0
     reply = run(emu, "nv set interface swp2 link mtu 9000")
@@ -77,7 +77,7 @@ def test_fault_reject_nth(tmp_path: Path) -> None:
 
 
 def test_fault_reject_apply(tmp_path: Path) -> None:
-    Faults(reject_nth=2).save(tmp_path)
+    SessionFaults(reject_nth=2).save(tmp_path)
     emu = session(tmp_path)
     run(emu, "nv set interface swp1 link mtu 9000")
     assert run(emu, "nv config apply -y").status == 1
@@ -85,7 +85,7 @@ def test_fault_reject_apply(tmp_path: Path) -> None:
 
 
 def test_fault_drop_after_and_delay(tmp_path: Path) -> None:
-    Faults(drop_after=1, delay_ms=20).save(tmp_path)
+    SessionFaults(drop_after=1, delay_ms=20).save(tmp_path)
     emu = session(tmp_path)
     assert run(emu, "nv set interface swp1 link mtu 9000").close is False
     assert run(emu, "nv config apply -y").close is True  # the session is cut before the apply runs

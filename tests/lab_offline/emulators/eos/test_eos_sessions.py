@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.eos_cli_helpers import Cli, FakeClock, make_cli
-from xoff.lab.emulators.base import Faults
+from xoff.lab.emulators.base import SessionFaults
 
 MTU = "show running-config | include mtu"
 
@@ -166,7 +166,7 @@ def test_write_memory_and_boot_from_startup(cli: Cli, tmp_path: Path, clock: Fak
 def test_reject_nth_fault(cli: Cli, tmp_path: Path) -> None:
     """The Nth configuration statement of a session is refused; mode and show commands do not count."""
     state = tmp_path / "state"
-    Faults(reject_nth=2).save(state)
+    SessionFaults(reject_nth=2).save(state)
     c = make_cli(state)
     c.quiet("enable", "configure", "show running-config | include x")  # neither counts
     assert c.run("interface Ethernet2/1") == ""  # 1st
@@ -178,7 +178,7 @@ def test_reject_nth_fault(cli: Cli, tmp_path: Path) -> None:
 
 def test_drop_after_fault(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    Faults(drop_after=2).save(state)
+    SessionFaults(drop_after=2).save(state)
     c = make_cli(state)
     assert not c.emu.step("enable").close
     assert not c.emu.step("show version").close

@@ -9,7 +9,7 @@ DEMO_OUT ?= out/demo
 # HTML report test; sshpass for Ansible password logins over OpenSSH).
 APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass
 
-.PHONY: demo test lint typecheck unit schema bench clean system-deps lab-clab
+.PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
@@ -55,6 +55,13 @@ test: $(STAMP) system-deps lint typecheck unit
 
 schema: $(STAMP)
 	$(BIN)/xoff schema -o docs/intent.schema.json
+
+# Every generated page, from its registry (tests fail when one is stale): the intent schema, the check reference,
+# the platform capability matrix, the lab fault table inside docs/faults.md, and the examples' containerlab topologies.
+docs: schema lab-clab
+	$(BIN)/python -m xoff.validate.docs > docs/checks.md
+	$(BIN)/python -m xoff.platforms.docs > docs/platforms.md
+	$(BIN)/python -m xoff.lab.faults.docs docs/faults.md
 
 # The containerlab topology of every example intent, lab/clab/<example>.clab.yml (tests/lab_offline/test_lab_assets.py
 # fails when one is stale). Each export renders its startup configuration beside it (<fabric>-configs/, not committed).

@@ -87,7 +87,7 @@ def _sa_pkeys(text: str, lid: int, port: int) -> list[int]:
     return [k for r in sorted(records, key=lambda r: r.block) for k in r.pkeys if k & 0x7FFF]
 
 
-def observation(
+def observation(  # noqa: C901, PLR0912 -- joins every per-port capture kind (sl2vl, vlarb, pkeys, saquery) on the LID's owner, each with its own consistency refusal
     captures: Mapping[str, str],
     source: str,
     speed_cap: str | None = None,

@@ -54,7 +54,7 @@ TORS, AGGS, PLANES, SPINES_PER_PLANE = 32, 16, 8, 32
 TARGET_S = 10.0
 
 
-def clos(pods: int, lossless: frozenset[int] = frozenset({3})) -> Snapshot:
+def clos(pods: int, lossless: frozenset[int] = frozenset({3})) -> Snapshot:  # noqa: C901 -- the generated Clos: one nested loop per tier of links and routes, read against the module docstring
     """The generated fabric (see module docstring); next-hop tuples are shared like a real FIB's."""
     tor = [[f"t{p}-{t}" for t in range(TORS)] for p in range(pods)]
     agg = [[f"a{p}-{a}" for a in range(AGGS)] for p in range(pods)]

@@ -26,7 +26,7 @@ PRIOS = st.frozensets(st.sampled_from([3, 4]), max_size=2) | st.frozensets(st.sa
 
 
 @st.composite
-def snapshots(draw: st.DrawFn, ranked: bool | None = None) -> Snapshot:
+def snapshots(draw: st.DrawFn, ranked: bool | None = None) -> Snapshot:  # noqa: C901, PLR0912 -- a hypothesis strategy: each branch is a draw, and their order is what shrinking replays
     n_sw = draw(st.integers(1, 5) | st.integers(2, 5))
     n_host = draw(st.integers(0, 4) | st.integers(2, 4))
     switches = [f"S{i}" for i in range(n_sw)]

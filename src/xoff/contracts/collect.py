@@ -51,7 +51,6 @@ class Command:
     """One command to run on the device, and the name its raw capture is saved under."""
 
     text: str
-    optional: bool = False  # a refusal is recorded as an error but does not stop parsing of the others
 
     @property
     def slug(self) -> str:

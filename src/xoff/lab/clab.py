@@ -68,10 +68,6 @@ def lab_name_for(fabric: FabricState) -> str:
     return name or "xoff"
 
 
-def _sort_key(name: str) -> list[Any]:
-    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
-
-
 def interface_map(device: Device) -> dict[str, str]:
     """The device's front-panel ports -> the interface names its containerlab kind expects."""
     ports = [i.name for i in device.interfaces.values() if i.kind == "ethernet"]

@@ -69,7 +69,7 @@ def up_cmd(
     print(f"  files: {report.lab_dir} (ssh -F {report.lab_dir}/ssh/config <device>)")
 
 
-def _text_status(s: dict[str, Any]) -> None:
+def _text_status(s: dict[str, Any]) -> None:  # noqa: C901, PLR0912 -- one print per part of the status record, in the order `xoff lab status` shows them
     bridge = s["bridge"]
     print(f"lab {s['lab']} ({s['fabric']}): {s['lab_dir']}")
     for line in s["remap"]:

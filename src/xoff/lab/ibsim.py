@@ -80,7 +80,7 @@ def _hca_description(host: str, nic: HostNic) -> str:
     return f"{host} {nic.rdma or nic.netdev}"  # what rdma-ndd sets: "<hostname> <HCA>"
 
 
-def topology(fabric: FabricState, sm_host: str | None = None) -> IbsimTopology:
+def topology(fabric: FabricState, sm_host: str | None = None) -> IbsimTopology:  # noqa: C901, PLR0912 -- the net file in one pass (switches, HCAs with the SM's first, cables), each part with its own refusal
     """The InfiniBand network of ``fabric`` as an ibsim net file; ``sm_host`` defaults to the device
     that carries ``subnet_manager``. Its HCA is the first record, ibsim's default attachment point."""
     if sm_host is None:

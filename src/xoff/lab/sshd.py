@@ -242,7 +242,7 @@ class LineDiscipline:
         if self.echo and text:
             yield ("echo", text)
 
-    def feed(self, data: str) -> Iterator[tuple[str, str]]:
+    def feed(self, data: str) -> Iterator[tuple[str, str]]:  # noqa: C901, PLR0912 -- a terminal's line discipline, one branch per control byte (CR/LF, ESC sequences, DEL/BS, ^C, ^D)
         for ch in data:
             if self.escape:  # ESC x, or ESC [ / ESC O, parameters, then one final byte
                 if self.escape == "\x1b" and ch in "[O":

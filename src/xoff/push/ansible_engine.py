@@ -347,36 +347,3 @@ def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
         plan, _run_batch(job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
     )
     return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible")
-
-
-def load_rendered(rendered_dir: Path, targets: list[Target]) -> dict[str, dict[str, str]]:
-    """``xoff render`` output: ``<dir>/<device>/<file>`` -> device -> file name -> text."""
-    out: dict[str, dict[str, str]] = {}
-    for t in targets:
-        folder = rendered_dir / t.name
-        if folder.is_dir():
-            out[t.name] = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir()) if p.is_file()}
-    return out
-
-
-def run_ansible(
-    targets: list[Target],
-    rendered_dir: Path,
-    credentials: CredentialSet,
-    known_hosts: Path | None,
-    options: PushOptions,
-    on_event: EventHook,
-    *,
-    fabric: str = "",
-    run_id: str | None = None,
-) -> PushSummary:
-    """Push ``xoff render`` output in ``rendered_dir`` to ``targets`` with the playbooks."""
-    job = PushJob(
-        fabric=fabric,
-        run_id=run_id or time.strftime("%Y%m%dT%H%M%S"),
-        targets=targets,
-        desired=load_rendered(rendered_dir, targets),
-        credentials=credentials,
-        known_hosts=known_hosts,
-    )
-    return run(job, options, on_event)

@@ -41,7 +41,6 @@ class PushJob:
     desired: dict[str, dict[str, str]]  # device -> rendered file name -> text
     credentials: CredentialSet
     known_hosts: Path | None
-    inventory_dir: Path | None = None  # an exported inventory, for engines that read files
     secrets: list[str] = field(default_factory=list)  # values to mask everywhere
 
     def __post_init__(self) -> None:

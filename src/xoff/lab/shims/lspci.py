@@ -172,7 +172,7 @@ def parse_id(f: Filter, text: str) -> None:
         raise FilterError("Invalid programming interface code")
 
 
-def main(root: HostRoot, argv: list[str]) -> int:
+def main(root: HostRoot, argv: list[str]) -> int:  # noqa: C901, PLR0912 -- one branch per lspci option (-v, -k, -D, -s, -d, ...), as the real tool's getopt loop
     if argv == ["--version"]:
         out("lspci version 3.9.0")
         return 0
@@ -214,7 +214,7 @@ def main(root: HostRoot, argv: list[str]) -> int:
     return 0
 
 
-def _show(rec: dict[str, Any], verbose: int, kernel: bool, domains: bool) -> None:
+def _show(rec: dict[str, Any], verbose: int, kernel: bool, domains: bool) -> None:  # noqa: C901, PLR0912 -- one branch per line lspci prints at each -v/-k level, in the real tool's order
     bridge = rec["class"] == "PCI bridge"
     line = f"{'0000:' if domains else ''}{rec['bdf']} {rec['class']}: {rec['name']}"
     if rec["rev"]:

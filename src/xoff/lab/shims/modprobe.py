@@ -88,7 +88,7 @@ def _getopt_message(e: getopt.GetoptError) -> str:
     )
 
 
-def main(root: HostRoot, argv: list[str]) -> int:
+def main(root: HostRoot, argv: list[str]) -> int:  # noqa: C901, PLR0911, PLR0912 -- one exit per modprobe option and refusal, with kmod's messages and exit codes
     try:
         opts, args = getopt.gnu_getopt(argv, SHORT, LONG)
     except getopt.GetoptError as e:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xoff.contracts.infiniband import IbNode, IbObservation, IbPort, Sl2Vl, VlArb
+from xoff.contracts.infiniband import IbNode, IbObservation, IbPort, PortRef, Sl2Vl, VlArb
 from xoff.platforms.infiniband import parse
 from xoff.platforms.infiniband.parse import IbParseError
 
@@ -87,6 +88,49 @@ def _sa_pkeys(text: str, lid: int, port: int) -> list[int]:
     return [k for r in sorted(records, key=lambda r: r.block) for k in r.pkeys if k & 0x7FFF]
 
 
+@dataclass
+class _PortTables:
+    """The per-port tables read so far, by node GUID, and which PKey source(s) they came from."""
+
+    sl2vl: dict[str, list[Sl2Vl]] = field(default_factory=dict)
+    vlarb: dict[str, dict[int, VlArb]] = field(default_factory=dict)
+    pkeys: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    sources: set[str] = field(default_factory=set)
+
+
+def _check_inputs(captures: Mapping[str, str], partition_enforcement: str | None) -> None:
+    if partition_enforcement is not None and partition_enforcement not in ENFORCEMENT:
+        raise IbParseError(f"part_enforce {partition_enforcement!r} (allowed: {', '.join(ENFORCEMENT)})")
+    for required in (IBNETDISCOVER, DUMP_FTS, IBLINKINFO):
+        if required not in captures:
+            raise IbParseError(f"{required}: missing from the captures")
+
+
+def _read_port_capture(
+    tables: _PortTables, kind: str, text: str, lid: int, port: int, owner: PortRef, node_kind: str
+) -> None:
+    """One ``<kind>/<lid>.<port>`` capture into ``tables``, checked against the port that has the LID."""
+    node = owner.guid
+    if kind == "sl2vl":
+        got, found = parse.smpquery_sl2vl(text)
+        if got != lid:
+            raise IbParseError(f"tables of LID {got}, not {lid}")
+        if node_kind != "switch":  # a CA port's one table prints as in 0, out 0: key it by port
+            found = [t.model_copy(update={"in_port": 0, "out_port": port}) for t in found]
+        tables.sl2vl.setdefault(node, []).extend(found)
+    elif kind == "vlarb":
+        got, got_port, arb = parse.smpquery_vlarb(text)
+        if (got, got_port) != (lid, port):
+            raise IbParseError(f"tables of LID {got} port {got_port}, not {lid} {port}")
+        tables.vlarb.setdefault(node, {})[port] = arb
+    else:
+        if node_kind != "switch" and owner.port != port:
+            raise IbParseError(f"LID {lid} is port {owner.port} of its CA, not port {port}")
+        table = parse.smpquery_pkeys(text) if kind == "pkeys" else _sa_pkeys(text, lid, port)
+        tables.pkeys.setdefault(node, {})[port] = table
+        tables.sources.add(kind)
+
+
 def observation(
     captures: Mapping[str, str],
     source: str,
@@ -97,11 +141,7 @@ def observation(
     """Parse every capture and join them on GUIDs and LIDs; raises IbParseError naming the capture.
     ``partition_enforcement`` (OpenSM's part_enforce) and ``notes`` are what the collector learnt beside
     the captures."""
-    if partition_enforcement is not None and partition_enforcement not in ENFORCEMENT:
-        raise IbParseError(f"part_enforce {partition_enforcement!r} (allowed: {', '.join(ENFORCEMENT)})")
-    for required in (IBNETDISCOVER, DUMP_FTS, IBLINKINFO):
-        if required not in captures:
-            raise IbParseError(f"{required}: missing from the captures")
+    _check_inputs(captures, partition_enforcement)
     nodes = parse.ibnetdiscover(captures[IBNETDISCOVER])
     nodes = _with_link_states(nodes, captures[IBLINKINFO])
     lfts = parse.dump_fts(captures[DUMP_FTS])
@@ -110,10 +150,7 @@ def observation(
         raise IbParseError(f"{DUMP_FTS}: LFTs of switches not in the topology: {', '.join(unknown)}")
     partial = IbObservation(source=source, nodes=nodes, lfts=lfts)
     owner = partial.lid_owner()
-    sl2vl: dict[str, list[Sl2Vl]] = {}
-    vlarb: dict[str, dict[int, VlArb]] = {}
-    pkeys: dict[str, dict[int, list[int]]] = {}
-    sources: set[str] = set()
+    tables = _PortTables()
     for name in sorted(captures):
         kind = name.split("/", 1)[0]
         if kind not in PER_PORT or "/" not in name:
@@ -121,38 +158,20 @@ def observation(
         lid, port = _lid_port(name)
         if lid not in owner:
             raise IbParseError(f"{name}: no port has LID {lid}")
-        node = owner[lid].guid
-        text = captures[name]
         try:
-            if kind == "sl2vl":
-                got, tables = parse.smpquery_sl2vl(text)
-                if got != lid:
-                    raise IbParseError(f"tables of LID {got}, not {lid}")
-                if nodes[node].kind != "switch":  # a CA port's one table prints as in 0, out 0: key it by port
-                    tables = [t.model_copy(update={"in_port": 0, "out_port": port}) for t in tables]
-                sl2vl.setdefault(node, []).extend(tables)
-            elif kind == "vlarb":
-                got, got_port, arb = parse.smpquery_vlarb(text)
-                if (got, got_port) != (lid, port):
-                    raise IbParseError(f"tables of LID {got} port {got_port}, not {lid} {port}")
-                vlarb.setdefault(node, {})[port] = arb
-            else:
-                if nodes[node].kind != "switch" and owner[lid].port != port:
-                    raise IbParseError(f"LID {lid} is port {owner[lid].port} of its CA, not port {port}")
-                table = parse.smpquery_pkeys(text) if kind == "pkeys" else _sa_pkeys(text, lid, port)
-                pkeys.setdefault(node, {})[port] = table
-                sources.add(kind)
+            _read_port_capture(tables, kind, captures[name], lid, port, owner[lid], nodes[owner[lid].guid].kind)
         except IbParseError as exc:
             raise IbParseError(f"{name}: {exc}") from None
+    sources = tables.sources
     if len(sources) > 1:
         raise IbParseError(f"PKey tables read both by saquery ({SA_PKEYS}/) and by smpquery (pkeys/): one source only")
     pkey_source = ("saquery" if SA_PKEYS in sources else "smpquery") if sources else None
     engine, failed = parse.opensm_log(captures[OPENSM_LOG]) if OPENSM_LOG in captures else (None, [])
     return partial.model_copy(
         update={
-            "sl2vl": {g: sorted(t, key=lambda s: (s.out_port, s.in_port)) for g, t in sorted(sl2vl.items())},
-            "vlarb": dict(sorted(vlarb.items())),
-            "pkeys": dict(sorted(pkeys.items())),
+            "sl2vl": {g: sorted(t, key=lambda s: (s.out_port, s.in_port)) for g, t in sorted(tables.sl2vl.items())},
+            "vlarb": dict(sorted(tables.vlarb.items())),
+            "pkeys": dict(sorted(tables.pkeys.items())),
             "routing_engine": engine,
             "failed_engines": failed,
             "speed_cap": speed_cap,

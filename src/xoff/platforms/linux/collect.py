@@ -185,20 +185,7 @@ def _device(
     nccl: dict[str, str] | None,
     kernel: _Kernel,
 ) -> tuple[Device, list[str]]:
-    seen: dict[str, dict[str, Any]] = {}
-    for name, interface in desired.interfaces.items():
-        link = links.get(name)
-        # an InfiniBand HCA's netdev is its IPoIB interface: ip shows its MTU, state and addresses as well
-        if interface.kind not in ("ethernet", "infiniband") or link is None:
-            continue
-        values: dict[str, Any] = {
-            "mtu": int(link["mtu"]),
-            "admin_up": "UP" in link.get("flags", []),
-            "addresses": addrs.get(name, []),
-        }
-        if name in nics and "pfc" in nics[name]:
-            values["pfc_priorities"] = [p for p, on in enumerate(nics[name]["pfc"]) if on]
-        seen[name] = values
+    seen = _seen_interfaces(desired, links, addrs, nics)
     fields = ["interfaces", *interface_paths(("mtu", "admin_up", "addresses"))]
     updates: dict[str, Any] = {"interfaces": observed_interfaces(desired, seen)}
     if nics:
@@ -206,15 +193,7 @@ def _device(
     host = desired.host
     if host is not None:
         data = host.model_dump()
-        for netdev, nic in data["nics"].items():
-            nic["mtu"] = seen[netdev]["mtu"] if netdev in seen else nic["mtu"]
-            if nic["roce_mode"] is not None:  # the kernel derives it from the netdev MTU (iboe_get_mtu)
-                nic["roce_active_mtu"] = roce_active_mtu(nic["mtu"])
-            address = seen.get(netdev, {}).get("addresses", [])
-            nic["address"] = address[0] if address else None
-            if kernel.gateways is not None:
-                nic["gateway"] = gateway_of(kernel.gateways.get(netdev, []))
-            nic.update(nics.get(netdev, {}))
+        _observe_nics(data["nics"], seen, nics, kernel)
         fields += ["host.nics.*.mtu", "host.nics.*.address"]
         if kernel.gateways is not None:
             fields.append("host.nics.*.gateway")
@@ -231,17 +210,65 @@ def _device(
             data["nccl_env"] = nccl
             fields.append("host.nccl_env")
         if data["gpudirect"] is not None:
-            if modules is not None:
-                data["gpudirect"]["nvidia_peermem"] = "nvidia_peermem" in modules
-                fields.append("host.gpudirect.nvidia_peermem")
-            if bridges is not None:
-                data["gpudirect"]["acs_disabled"] = not bridges
-                fields.append("host.gpudirect.acs_disabled")
-            if kernel.iommu is not None:
-                data["gpudirect"]["iommu"] = kernel.iommu
-                fields.append("host.gpudirect.iommu")
+            fields += _observe_gpudirect(data["gpudirect"], modules, bridges, kernel)
         updates["host"] = data
     return observed_device(desired, updates), fields
+
+
+def _seen_interfaces(
+    desired: Device, links: dict[str, Any], addrs: dict[str, list[str]], nics: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The desired Ethernet and InfiniBand interfaces the host has: their MTU, state, addresses, PFC."""
+    seen: dict[str, dict[str, Any]] = {}
+    for name, interface in desired.interfaces.items():
+        link = links.get(name)
+        # an InfiniBand HCA's netdev is its IPoIB interface: ip shows its MTU, state and addresses as well
+        if interface.kind not in ("ethernet", "infiniband") or link is None:
+            continue
+        values: dict[str, Any] = {
+            "mtu": int(link["mtu"]),
+            "admin_up": "UP" in link.get("flags", []),
+            "addresses": addrs.get(name, []),
+        }
+        if name in nics and "pfc" in nics[name]:
+            values["pfc_priorities"] = [p for p, on in enumerate(nics[name]["pfc"]) if on]
+        seen[name] = values
+    return seen
+
+
+def _observe_nics(
+    data_nics: dict[str, dict[str, Any]],
+    seen: dict[str, dict[str, Any]],
+    nics: dict[str, dict[str, Any]],
+    kernel: _Kernel,
+) -> None:
+    """Overwrite each intent NIC (``host.model_dump()``'s) with what the host shows."""
+    for netdev, nic in data_nics.items():
+        nic["mtu"] = seen[netdev]["mtu"] if netdev in seen else nic["mtu"]
+        if nic["roce_mode"] is not None:  # the kernel derives it from the netdev MTU (iboe_get_mtu)
+            nic["roce_active_mtu"] = roce_active_mtu(nic["mtu"])
+        address = seen.get(netdev, {}).get("addresses", [])
+        nic["address"] = address[0] if address else None
+        if kernel.gateways is not None:
+            nic["gateway"] = gateway_of(kernel.gateways.get(netdev, []))
+        nic.update(nics.get(netdev, {}))
+
+
+def _observe_gpudirect(
+    gpudirect: dict[str, Any], modules: list[str] | None, bridges: list[str] | None, kernel: _Kernel
+) -> list[str]:
+    """Fill the GPUDirect facts the host showed; the fields observed."""
+    fields = []
+    if modules is not None:
+        gpudirect["nvidia_peermem"] = "nvidia_peermem" in modules
+        fields.append("host.gpudirect.nvidia_peermem")
+    if bridges is not None:
+        gpudirect["acs_disabled"] = not bridges
+        fields.append("host.gpudirect.acs_disabled")
+    if kernel.iommu is not None:
+        gpudirect["iommu"] = kernel.iommu
+        fields.append("host.gpudirect.iommu")
+    return fields
 
 
 def _addresses(text: str) -> dict[str, list[str]]:

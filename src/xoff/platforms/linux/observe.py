@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 NCCL_PATH = "/etc/xoff/nccl.env"
@@ -79,45 +80,81 @@ def _qos(lines: list[str]) -> dict[str, Any]:
     return {"trust": trust, "pfc": pfc, "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0])))}
 
 
+def _links(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
+    for line in lines:
+        if (m := _LINK.match(line)) and m.group(1) != "lo":
+            flags = m.group(2).split(",")
+            state["links"][m.group(1)] = {
+                "mtu": int(m.group(3)),
+                "admin": "up" if "UP" in flags else "down",
+                "addresses": [],
+            }
+
+
+def _addrs(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
+    for line in lines:
+        if (m := _ADDR.match(line)) and m.group(1) in state["links"]:
+            state["links"][m.group(1)]["addresses"].append(m.group(2))
+
+
+def _rules(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
+    state["rules"] = sorted(ln.strip() for ln in lines if ln.strip() and ln.split(":")[0] not in SYSTEM_RULES)
+
+
+def _routes(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
+    for line in lines:
+        m = re.search(r"\btable (\d+)\b", line)
+        if m:
+            route = re.sub(r"\s*\btable \d+\b", "", line).strip()
+            state["routes"].setdefault(m.group(1), []).append(route)
+
+
+def _qos_section(state: dict[str, Any], rest: str, lines: list[str]) -> None:
+    state["qos"][rest] = _qos(lines)
+
+
+def _ecn(state: dict[str, Any], rest: str, _lines: list[str]) -> None:
+    dev, path, value = rest.split(" ", 2) if rest.count(" ") >= 2 else (*rest.split(" ", 1), "")
+    state["ecn"].setdefault(dev, {})[path] = value.strip()
+
+
+def _roce(kind: str) -> Callable[[dict[str, Any], str, list[str]], None]:
+    def parse(state: dict[str, Any], rest: str, lines: list[str]) -> None:
+        value = lines[0].strip() if lines else ""
+        if kind == "tclass":
+            m = _TCLASS.match(value)
+            value = m.group(1) if m else ""
+        state["roce"].setdefault(rest, {})[kind] = value
+
+    return parse
+
+
+def _nccl(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
+    state["nccl"] = base64.b64decode("".join(lines).strip()).decode()
+
+
+# one parser per snapshot section (``### <kind> <rest>``), each filling its part of the state
+_SECTIONS: dict[str, Callable[[dict[str, Any], str, list[str]], None]] = {
+    "links": _links,
+    "addrs": _addrs,
+    "rules": _rules,
+    "routes": _routes,
+    "qos": _qos_section,
+    "ecn": _ecn,
+    "roce_mode": _roce("roce_mode"),
+    "roce_tos": _roce("roce_tos"),
+    "tclass": _roce("tclass"),
+    "nccl": _nccl,
+}
+
+
 def parse_snapshot(text: str) -> dict[str, Any]:
     """The snapshot's output -> normalised state (sorted, no volatile fields)."""
     state: dict[str, Any] = {"links": {}, "rules": [], "routes": {}, "qos": {}, "ecn": {}, "roce": {}, "nccl": None}
     for head, lines in _sections(text):
         kind, _, rest = head.partition(" ")
-        if kind == "links":
-            for line in lines:
-                if (m := _LINK.match(line)) and m.group(1) != "lo":
-                    flags = m.group(2).split(",")
-                    state["links"][m.group(1)] = {
-                        "mtu": int(m.group(3)),
-                        "admin": "up" if "UP" in flags else "down",
-                        "addresses": [],
-                    }
-        elif kind == "addrs":
-            for line in lines:
-                if (m := _ADDR.match(line)) and m.group(1) in state["links"]:
-                    state["links"][m.group(1)]["addresses"].append(m.group(2))
-        elif kind == "rules":
-            state["rules"] = sorted(ln.strip() for ln in lines if ln.strip() and ln.split(":")[0] not in SYSTEM_RULES)
-        elif kind == "routes":
-            for line in lines:
-                m = re.search(r"\btable (\d+)\b", line)
-                if m:
-                    route = re.sub(r"\s*\btable \d+\b", "", line).strip()
-                    state["routes"].setdefault(m.group(1), []).append(route)
-        elif kind == "qos":
-            state["qos"][rest] = _qos(lines)
-        elif kind == "ecn":
-            dev, path, value = rest.split(" ", 2) if rest.count(" ") >= 2 else (*rest.split(" ", 1), "")
-            state["ecn"].setdefault(dev, {})[path] = value.strip()
-        elif kind in {"roce_mode", "roce_tos", "tclass"}:
-            value = lines[0].strip() if lines else ""
-            if kind == "tclass":
-                m = _TCLASS.match(value)
-                value = m.group(1) if m else ""
-            state["roce"].setdefault(rest, {})[kind] = value
-        elif kind == "nccl":
-            state["nccl"] = base64.b64decode("".join(lines).strip()).decode()
+        if section := _SECTIONS.get(kind):
+            section(state, rest, lines)
     for link in state["links"].values():
         link["addresses"].sort()
     for routes in state["routes"].values():
@@ -129,39 +166,49 @@ def dumps(state: dict[str, Any]) -> str:
     return json.dumps(state, indent=1, sort_keys=True) + "\n"
 
 
-def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str | None) -> list[str]:
-    """What differs from the rendered ``xoff-host-state.json``, one line each (pure)."""
-    out: list[str] = []
+def _links_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     links = observed["links"]
     for want in desired.get("links", []):
         have = links.get(want["netdev"], {})
         for key in ("mtu", "admin"):
             if have.get(key) != want[key]:
-                out.append(f"~ {want['netdev']} {key} {have.get(key)} -> {want[key]}")
+                yield f"~ {want['netdev']} {key} {have.get(key)} -> {want[key]}"
         if sorted(have.get("addresses", [])) != sorted(want["addresses"]):
-            out.append(f"~ {want['netdev']} addresses {have.get('addresses', [])} -> {sorted(want['addresses'])}")
+            yield f"~ {want['netdev']} addresses {have.get('addresses', [])} -> {sorted(want['addresses'])}"
+
+
+def _routes_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     for table in desired.get("routing", {}).get("tables", []):
         want_routes = sorted(f"{r['destination']} via {r['via']} dev {r['device']}" for r in table["routes"])
         have_routes = sorted(r.split(" proto ")[0].strip() for r in observed["routes"].get(str(table["table"]), []))
         if have_routes != want_routes:
-            out.append(f"~ route table {table['table']}: {have_routes} -> {want_routes}")
+            yield f"~ route table {table['table']}: {have_routes} -> {want_routes}"
+
+
+def _rules_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     have_rules = set(observed["rules"])
     for rule in desired.get("routing", {}).get("rules", []):
         src = rule["source"].removesuffix("/32")
         line = f"{rule['priority']}:\tfrom {src} lookup {rule['table']}"
         if line not in have_rules:
-            out.append(f"+ rule {rule['priority']} from {rule['source']} lookup {rule['table']}")
+            yield f"+ rule {rule['priority']} from {rule['source']} lookup {rule['table']}"
+
+
+def _qos_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     for want in desired.get("qos", []):
         have = observed["qos"].get(want["netdev"], {})
         if have.get("trust") != want["trust"]:
-            out.append(f"~ {want['netdev']} trust {have.get('trust')} -> {want['trust']}")
+            yield f"~ {want['netdev']} trust {have.get('trust')} -> {want['trust']}"
         pfc = ",".join(str(p) for p in want["pfc"])
         if have.get("pfc") != pfc:
-            out.append(f"~ {want['netdev']} pfc {have.get('pfc')} -> {pfc}")
+            yield f"~ {want['netdev']} pfc {have.get('pfc')} -> {pfc}"
         dscp = {str(e["dscp"]): e["priority"] for e in want["dscp_to_priority"]}
         changed = sorted((k for k in dscp if have.get("dscp", {}).get(k) != dscp[k]), key=int)
         if changed:
-            out.append(f"~ {want['netdev']} dscp->priority for DSCP {','.join(changed)}")
+            yield f"~ {want['netdev']} dscp->priority for DSCP {','.join(changed)}"
+
+
+def _roce_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     for want in desired.get("roce", []):
         have = observed["roce"].get(want["rdma"], {})
         for key, value in (
@@ -170,11 +217,14 @@ def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str
             ("tclass", str(want["traffic_class"])),
         ):
             if have.get(key) != value:
-                out.append(f"~ {want['rdma']} {key} {have.get(key) or 'unset'} -> {value}")
+                yield f"~ {want['rdma']} {key} {have.get(key) or 'unset'} -> {value}"
+
+
+def _ecn_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     for want in desired.get("ecn", []):
         have = observed["ecn"].get(want["netdev"], {})
         for point, prios in (("roce_np", want["np_priorities"]), ("roce_rp", want["rp_priorities"])):
-            out.extend(
+            yield from (
                 f"~ {want['netdev']} ecn {point} priority {p} -> 1"
                 for p in prios
                 if have.get(f"{point}/enable/{p}") != "1"
@@ -182,7 +232,14 @@ def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str
         for name, value in (("cnp_dscp", want["cnp_dscp"]), ("cnp_802p_prio", want["cnp_priority"])):
             key = f"roce_np/{name}"
             if key in have and have[key] != str(value):
-                out.append(f"~ {want['netdev']} ecn {name} {have[key]} -> {value}")
+                yield f"~ {want['netdev']} ecn {name} {have[key]} -> {value}"
+
+
+def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str | None) -> list[str]:
+    """What differs from the rendered ``xoff-host-state.json``, one line each (pure)."""
+    out: list[str] = []
+    for part in (_links_diff, _routes_diff, _rules_diff, _qos_diff, _roce_diff, _ecn_diff):
+        out.extend(part(observed, desired))
     if nccl_text is not None and observed["nccl"] != nccl_text:
         out.append(f"~ {NCCL_PATH} content" if observed["nccl"] is not None else f"+ {NCCL_PATH}")
     return out

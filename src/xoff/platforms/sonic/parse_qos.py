@@ -252,7 +252,7 @@ def _ecn(name: str, row: Row) -> Ecn:
 # --- buffers ---------------------------------------------------------------------------------------
 
 
-def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:
+def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:  # noqa: C901 -- one pass per SONiC buffer table (POOL, PROFILE, PG, QUEUE), each checked against the ports and the ones before it
     tables = ("BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE")
     if not any(db.table(t) for t in tables):
         return None

@@ -87,7 +87,7 @@ class Emulator(EmulatorBase):
 
     # --- one simple command (the shell around it is ``emulators/shell.py``) ----------------------
 
-    def _simple(self, argv: list[str]) -> tuple[Reply, bool]:
+    def _simple(self, argv: list[str]) -> tuple[Reply, bool]:  # noqa: PLR0911 -- one return per shell built-in (exit, sudo, nv, the rest), as bash dispatches a simple command
         if not argv:
             return Reply(), False
         name, args = argv[0], argv[1:]

@@ -165,7 +165,7 @@ class Nv:
             return state.revisions[int(name)].tree
         raise CommandError(f"Error: Invalid revision: {name}")
 
-    def _apply(self, args: list[str]) -> Reply:
+    def _apply(self, args: list[str]) -> Reply:  # noqa: C901, PLR0911, PLR0912 -- `nv config apply`: one early refusal per option conflict, confirm answer and busy state, in NVUE's order
         try:
             args, confirm_time = _confirm_option(args)
             flags = {"-y", "--assume-yes", "--assume-no", *CONFIRM_FLAGS}

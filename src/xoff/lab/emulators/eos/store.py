@@ -204,14 +204,6 @@ class Store:
         self._sessions = ((st.st_ino, st.st_mtime_ns, st.st_size), {n: replace(s) for n, s in sessions.items()})
 
 
-def install_startup_config(state_dir: Path, text: str) -> None:
-    """For the lab: give a device its startup-config (e.g. xoff's rendered running-config) before it
-    first boots. Refused whole (``ConfigRefusedError``, EOS's messages) if EOS would refuse a line."""
-    parse(text)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    _write(state_dir / STARTUP, text)
-
-
 def _write(path: Path, text: str) -> None:
     """Atomically: a reader sees the old file or the new one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -157,9 +157,3 @@ def apply_change(ctx: EmulatorContext, old: ConfigDb, new: ConfigDb) -> None:
         # bgpcfgd fails the same way: asynchronously, after the CLI returned
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             ctx.run_in_netns(argv, check=False)
-
-
-def sync_namespace(ctx: EmulatorContext, config: ConfigDb) -> None:
-    """Make the namespace match a whole CONFIG_DB (as if applied from an empty one): for the lab
-    core, after it built the namespace."""
-    apply_change(ctx, {}, config)

@@ -193,7 +193,7 @@ def _option(command: Command, word: str) -> Option | None:
     return next((o for o in command.options if name in o.names), None)
 
 
-def parse_params(command: Command, path: str, args: list[str]) -> dict[str, Any]:
+def parse_params(command: Command, path: str, args: list[str]) -> dict[str, Any]:  # noqa: C901, PLR0912 -- click's option parser: flag, =value, next-word value, choices and repeats, each with click's own usage error
     params: dict[str, Any] = {}
     for o in command.options:
         params[o.dest] = [] if o.multiple else (False if o.flag else None)

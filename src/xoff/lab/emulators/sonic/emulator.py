@@ -141,7 +141,7 @@ class Emulator(EmulatorBase):
 
     # --- commands --------------------------------------------------------------------------------
 
-    def _simple(self, argv: list[str], as_root: bool = False) -> tuple[Reply, bool]:
+    def _simple(self, argv: list[str], as_root: bool = False) -> tuple[Reply, bool]:  # noqa: PLR0911 -- one return per shell built-in (exit, sudo, show, config, the rest), as bash dispatches a simple command
         if not argv:
             return Reply(), False
         name, args = argv[0], argv[1:]
@@ -176,7 +176,7 @@ class Emulator(EmulatorBase):
             return Reply(f"sudo: {args[0]}: command not found\n", 1), False
         return self._simple(args, as_root=True)
 
-    def _click(self, root: Command, args: list[str], as_root: bool) -> Reply:
+    def _click(self, root: Command, args: list[str], as_root: bool) -> Reply:  # noqa: PLR0911 -- one return per outcome click gives a command: usage error, root required, help, fault hook, prompt, result
         try:
             if root is self._config:
                 first = resolve_first(root, args)

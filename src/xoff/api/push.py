@@ -217,14 +217,3 @@ def export_inventory(source: IntentSource, options: InventoryOptions = Inventory
 
         export_nornir(targets, output, hosts_file)
     return InventoryResult(output, len(targets), options.format)
-
-
-def recording_hooks() -> tuple[PushHooks, list[PushEvent]]:
-    """Hooks that keep every event in a list (for tests and scripts)."""
-    events: list[PushEvent] = []
-
-    class _Recording(SilentHooks):
-        def __call__(self, event: PushEvent) -> None:
-            events.append(event)
-
-    return _Recording(), events

@@ -100,6 +100,10 @@ def open_source(kind: str, name: str, option: str | None = None) -> TargetSource
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == kind]
     if not found:
         installed = ", ".join(sorted(openers())) or "none"
-        raise InputError([Problem(Location(where, 1, 1), name, f"no {kind} provider is installed ({installed})")])
+        hint = (
+            "; reinstall xoff (`make`, or pip install -e .) to register its entry points" if installed == "none" else ""
+        )
+        message = f"no {kind} provider is installed (installed: {installed}){hint}"
+        raise InputError([Problem(Location(where, 1, 1), name, message)])
     opener: Opener = found[0].load()
     return opener(name)

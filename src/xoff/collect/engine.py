@@ -27,7 +27,7 @@ from xoff.connect.session import CommandSession, Connector, ConnectSpec, classif
 from xoff.connect.targets import Target
 from xoff.contracts.collect import Collector, Command, DeviceObservation, refused
 from xoff.contracts.infiniband import IbObservation
-from xoff.contracts.observed import CollectError, Snapshot
+from xoff.contracts.observed import CollectError, PortSettings, Snapshot
 from xoff.desired.models import FabricState
 from xoff.platforms.registry import collector_for, get_platform
 
@@ -157,6 +157,9 @@ def assemble(
     fields: dict[str, list[str]] = {}
     lldp, bgp, counters, hosts = {}, {}, {}, {}
     fib = {}
+    port_settings: dict[str, dict[str, PortSettings]] = {}
+    pool_watermarks: dict[str, dict[str, int]] = {}
+    unmodelled: dict[str, dict[str, int]] = {}
     errors: list[CollectError] = []
     lab_only: set[str] = set()
     for run in sorted(runs, key=lambda r: r.target.name):
@@ -180,6 +183,12 @@ def assemble(
             hosts[name] = obs.host
         if obs.fib is not None:
             fib[name] = obs.fib
+        if obs.port_settings:
+            port_settings[name] = obs.port_settings
+        if obs.buffer_pool_watermarks is not None:
+            pool_watermarks[name] = obs.buffer_pool_watermarks
+        if obs.unmodelled:
+            unmodelled[name] = dict(sorted(obs.unmodelled.items()))
     errors += list(extra_errors)
     observed = desired.model_copy(update={"source": "observed", "devices": devices})
     return Snapshot(
@@ -193,6 +202,9 @@ def assemble(
         hosts=hosts,
         fib=fib,
         infiniband=infiniband,
+        port_settings=port_settings,
+        buffer_pool_watermarks=pool_watermarks,
+        unmodelled=unmodelled,
         errors=errors,
         lab_only=sorted(lab_only),
     )

@@ -30,7 +30,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, TypeVar
 
-from xoff.contracts.observed import BgpSession, CollectError, FibRoute, HostObserved, LldpNeighbor, PortCounters
+from xoff.contracts.observed import (
+    BgpSession,
+    CollectError,
+    FibRoute,
+    HostObserved,
+    LldpNeighbor,
+    PortCounters,
+    PortSettings,
+)
 from xoff.desired.models import Device
 
 # Text a CLI prints when it refuses a command (any platform): the engine turns it into kind="command".
@@ -69,6 +77,9 @@ class DeviceObservation:
     counters: dict[str, PortCounters] = field(default_factory=dict)
     host: HostObserved | None = None
     fib: list[FibRoute] | None = None  # None: this collector does not read the forwarding table
+    port_settings: dict[str, PortSettings] = field(default_factory=dict)  # ports whose settings differ (see Snapshot)
+    buffer_pool_watermarks: dict[str, int] | None = None  # None: not read
+    unmodelled: dict[str, int] = field(default_factory=dict)  # name -> count of what xoff does not model
     errors: list[CollectError] = field(default_factory=list)
     lab_only: list[str] = field(default_factory=list)  # facts this observation cannot show in the lab
 

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from xoff.contracts.infiniband import IbObservation
-from xoff.desired.models import FabricState
+from xoff.desired.models import Ecn, FabricState, Scheduler
 
 SNAPSHOT_VERSION = 1
 
@@ -41,10 +41,21 @@ class PfcCounters(Observed):
 
 
 class QueueCounters(Observed):
-    packets: int = 0
-    bytes: int = 0
-    dropped_packets: int = 0
-    dropped_bytes: int = 0
+    """One egress queue's counters; None where the device printed N/A or "-" (not observed, never 0)."""
+
+    packets: int | None = None
+    bytes: int | None = None
+    dropped_packets: int | None = None
+    dropped_bytes: int | None = None
+    ecn_marked_packets: int | None = Field(default=None, description="packets ECN-marked (CE) on this queue")
+
+
+class BufferWatermarks(Observed):
+    """Peak buffer use a switch recorded (bytes), per priority group and per queue; empty: not read."""
+
+    pg_headroom: dict[int, int] = Field(default_factory=dict, description="priority group -> headroom watermark")
+    pg_shared: dict[int, int] = Field(default_factory=dict, description="priority group -> shared watermark")
+    queue_shared: dict[int, int] = Field(default_factory=dict, description="queue -> shared watermark")
 
 
 class WatchdogCounters(Observed):
@@ -56,6 +67,25 @@ class PortCounters(Observed):
     pfc: PfcCounters = Field(default_factory=PfcCounters)
     queues: dict[int, QueueCounters] = Field(default_factory=dict, description="egress queue -> counters")
     watchdog: dict[int, WatchdogCounters] = Field(default_factory=dict, description="queue -> PFC watchdog events")
+    watermarks: BufferWatermarks | None = Field(default=None, description="None: not read on this platform")
+
+
+class PortSettings(Observed):
+    """What one switch port really holds where a device can set it per port or per queue.
+
+    The observed Device carries one value per device (the most common one); a device whose ports differ
+    says so here, port by port, and drift compares each port with what the intent means for it. Every field is
+    None when it was not observed on that port.
+    """
+
+    pfc_priorities: list[int] | None = None
+    watchdog_action: str | None = None
+    watchdog_detection_ms: int | None = None
+    watchdog_restoration_ms: int | None = None
+    trust: str | None = None
+    dscp_to_tc: dict[int, int] | None = None
+    schedulers: dict[int, Scheduler] | None = Field(default=None, description="egress queue -> scheduler")
+    ecn: dict[int, Ecn] | None = Field(default=None, description="egress queue -> ECN marking")
 
 
 class GpuNicPath(Observed):
@@ -64,12 +94,56 @@ class GpuNicPath(Observed):
     relation: str  # nvidia-smi topo -m: X, PIX, PXB, PHB, NODE, SYS, NV#
 
 
+class RoceGid(Observed):
+    """One GID table entry of an RDMA port (``show_gids``, or sysfs ``ports/N/gids/I`` + ``gid_attrs``)."""
+
+    rdma: str  # mlx5_0
+    port: int
+    index: int
+    gid: str  # fe80:0000:...:  or 0000:...:ffff:c612:0101
+    ipv4: str | None = None  # the IPv4 address of an IPv4-mapped GID
+    version: Literal["v1", "v2"] | None = None  # "IB/RoCE v1" or "RoCE v2"
+    netdev: str | None = None
+
+
+class NicQos(Observed):
+    """``mlnx_qos -i NETDEV`` beyond trust, PFC and the DSCP map (those are the Device's ``host.nics``).
+
+    None: not printed by this tool version or not read.
+    """
+
+    priority_to_tc: dict[int, int] | None = None
+    tc_tsa: dict[int, str] | None = Field(default=None, description="traffic class -> ets / strict / vendor")
+    tc_bandwidth: dict[int, int] | None = Field(default=None, description="traffic class -> ETS percent")
+    priority_to_buffer: dict[int, int] | None = None
+    buffer_sizes: list[int] | None = Field(default=None, description="receive buffer sizes, bytes")
+    cable_length_m: int | None = None
+
+
+class IbPortState(Observed):
+    """One InfiniBand HCA port as ``ibstat`` on the host shows it."""
+
+    ca: str  # mlx5_0
+    port: int
+    state: str  # Active, Down, Initializing, Armed
+    physical_state: str  # LinkUp, Polling, Disabled
+    rate: int | None = None  # Gb/s
+    base_lid: int | None = None
+    sm_lid: int | None = None
+    port_guid: str | None = None
+    link_layer: str | None = None  # InfiniBand, Ethernet
+
+
 class HostObserved(Observed):
     modules: list[str] = Field(default_factory=list, description="loaded kernel modules (lsmod)")
     acs_enabled_bridges: list[str] = Field(
         default_factory=list, description="PCI bridges with ACS source validation / redirect on"
     )
     gpu_nic_paths: list[GpuNicPath] = Field(default_factory=list)
+    gids: list[RoceGid] | None = Field(default=None, description="RDMA GID tables; None: not read")
+    nic_qos: dict[str, NicQos] = Field(default_factory=dict, description="netdev -> mlnx_qos facts; absent: not read")
+    ib_ports: list[IbPortState] | None = Field(default=None, description="ibstat; None: not read")
+    sm_lid: int | None = Field(default=None, description="the master SM's LID as sminfo on this host reports it")
 
 
 class FibRoute(Observed):
@@ -109,6 +183,19 @@ class Snapshot(Observed):
     )
     infiniband: IbObservation | None = Field(
         default=None, description="the InfiniBand observation (read by infiniband-diags on the subnet manager host)"
+    )
+    port_settings: dict[str, dict[str, PortSettings]] = Field(
+        default_factory=dict,
+        description="device -> port -> its own settings, where a device's ports differ from each other (drift names the port)",
+    )
+    buffer_pool_watermarks: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="device -> buffer pool -> peak bytes used (SONiC `show buffer_pool watermark`)",
+    )
+    unmodelled: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="device -> what it showed that xoff does not model (a table, `TABLE.field`, a command's key) -> "
+        "how many times; kept, never a reason to refuse the device (the raw text stays in the captures)",
     )
     errors: list[CollectError] = Field(default_factory=list)
     lab_only: list[str] = Field(

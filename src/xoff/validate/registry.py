@@ -32,6 +32,10 @@ class Check:
     severity: ClassVar[Severity] = Severity.ERROR
     needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
     Params: ClassVar[type[ParamsModel]] = NoParams
+    # Device field paths the check judges (``qos.pfc_priority_to_queue``, ``interfaces.*.mtu``, the collectors'
+    # FIELD PATHS). With a snapshot, a device whose collector did not read them all is not judged (skipped for that
+    # device, saying why), never judged on values it did not show.
+    reads: ClassVar[tuple[str, ...]] = ()
     hint: ClassVar[str | None] = None
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 

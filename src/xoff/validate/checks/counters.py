@@ -75,7 +75,7 @@ class LosslessDrops(Check):
             lossless = lossless_queues(dev.qos)
             for port, counters in sorted(ports.items()):
                 for queue, q in sorted(counters.queues.items()):
-                    if queue in lossless and q.dropped_packets > limit:
+                    if queue in lossless and q.dropped_packets is not None and q.dropped_packets > limit:
                         yield Finding(
                             name,
                             f"{port} queue {queue}",

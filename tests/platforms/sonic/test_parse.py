@@ -110,37 +110,38 @@ def _set(*path_and_value: Any) -> Any:
     return apply
 
 
-# (mutation, expected message): every unknown or malformed value is an error naming its place
+# (mutation, expected message): the strict form (the render round trip) raises on every malformed value
+# (naming its place), every unmodelled name and every per-port difference
 STRICT_CASES = [
-    (_set("FOO_TABLE", {"x": {}}), r"unknown CONFIG_DB table\(s\) FOO_TABLE"),
-    (_set("PORT", "Ethernet0", "fec", "rs"), r"PORT\|Ethernet0: unknown field\(s\) fec"),
+    (_set("FOO_TABLE", {"x": {}}), r"not modelled: FOO_TABLE"),
+    (_set("PORT", "Ethernet0", "fec", "rs"), r"not modelled: PORT.fec"),
     (_set("PORT", "Ethernet0", "speed", "400G"), r"PORT\|Ethernet0 speed: '400G' is not an integer"),
     (_set("PORT", "Ethernet0", "mtu", 9100), r"PORT\|Ethernet0 mtu: must be a string, not int"),
     (_set("PORT", "Ethernet0", "admin_status", "UP"), r"admin_status: 'UP' is not one of up, down"),
-    (_set("DEVICE_METADATA", "localhost", "type", "ToRRouter"), r"type: 'ToRRouter' is not one of LeafRouter"),
+    (_set("DEVICE_METADATA", "localhost", "type", "ToRRouter"), r"not modelled: DEVICE_METADATA.type=ToRRouter"),
     (_set("DEVICE_METADATA", "localhost", "hostname", None), r"missing field\(s\) hostname"),
     (_set("INTERFACE", "Ethernet0|198.18.0.8/33", {}), r"'198.18.0.8/33' is not an IPv4 address"),
     (_set("INTERFACE", "Ethernet0|198.18.0.8/255.255.255.254", {}), r"is not in canonical form \(198.18.0.8/31\)"),
-    (_set("INTERFACE", "Ethernet99|10.0.0.0/31", {}), r"Ethernet99 is not a known interface"),
+    (_set("INTERFACE", "Ethernet99|10.0.0.0/31", {}), r"not modelled: INTERFACE\|<not a port>"),
     (_set("BGP_NEIGHBOR", "198.18.0.0", "local_addr", "198.18.9.9"), r"198.18.9.9 is not an address of any interface"),
-    (_set("BGP_NEIGHBOR", "198.18.0.0", "holdtime", "9"), r"unknown field\(s\) holdtime"),
+    (_set("BGP_NEIGHBOR", "198.18.0.0", "holdtime", "9"), r"not modelled: BGP_NEIGHBOR.holdtime"),
     (
         _set("BGP_NEIGHBOR", "Vrf1|198.18.0.0", {"asn": "1", "name": "x", "local_addr": "198.18.0.1"}),
-        r"only the default VRF",
+        r"not modelled: BGP_NEIGHBOR\|VRF Vrf1",
     ),
     (_set("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,9"), r"pfc_enable: 9 is out of range 0..7"),
     (_set("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,3"), r"repeats a value"),
     (_set("PORT_QOS_MAP", "Ethernet0", "tc_to_queue_map", "OTHER"), r"tc_to_queue_map: no TC_TO_QUEUE_MAP\|OTHER"),
     (_set("DSCP_TO_TC_MAP", "AZURE", "64", "0"), r"DSCP_TO_TC_MAP\|AZURE 64: 64 is out of range 0..63"),
     (_set("DSCP_TO_TC_MAP", "AZURE", "07", "0"), r"'07' is not an integer in canonical form"),
-    (_set("DSCP_TO_TC_MAP", "OTHER", {"0": "0"}), r"DSCP_TO_TC_MAP: 2 entries"),
+    (_set("DSCP_TO_TC_MAP", "OTHER", {"0": "0"}), r"not modelled: DSCP_TO_TC_MAP \(unused: OTHER\)"),
     (_set("TC_TO_QUEUE_MAP", None), r"tc_to_queue_map: no TC_TO_QUEUE_MAP\|AZURE"),
     (_set("SCHEDULER", "scheduler.1", "type", "WRR"), r"'WRR' is not one of STRICT, DWRR"),
-    (_set("SCHEDULER", "scheduler.0", "priority", "3"), r"SCHEDULER\|scheduler.0: unknown field\(s\) priority"),
-    (_set("QUEUE", "Ethernet8|6", "scheduler", "scheduler.0"), r"QUEUE: ports differ"),
+    (_set("SCHEDULER", "scheduler.0", "priority", "3"), r"not modelled: SCHEDULER.priority"),
+    (_set("QUEUE", "Ethernet8|6", "scheduler", "scheduler.0"), r"Ethernet8: differs from the switch's other ports in schedulers"),
     (_set("QUEUE", "Ethernet8|3", "scheduler", "nope"), r"no SCHEDULER\|nope"),
-    (_set("WRED_PROFILE", "WRED_Q3", "yellow_max_threshold", "2000000"), r"only ecn_all with the same thresholds"),
-    (_set("WRED_PROFILE", "WRED_Q3", "wred_red_enable", "false"), r"only enabled marking is modelled"),
+    (_set("WRED_PROFILE", "WRED_Q3", "yellow_max_threshold", "2000000"), r"not modelled: WRED_PROFILE.yellow_\* \(differs from green\)"),
+    (_set("WRED_PROFILE", "WRED_Q3", "wred_red_enable", "false"), r"not modelled: WRED_PROFILE.wred_red_enable \(differs from green\)"),
     (_set("WRED_PROFILE", "WRED_Q3", "green_max_threshold", "1"), r"1 is below the minimum 150000"),
     (_set("BUFFER_PG", "Ethernet0|3", "profile", "missing_profile"), r"no BUFFER_PROFILE\|missing_profile"),
     (_set("BUFFER_PG", "Ethernet0|3", "profile", "NULL"), r"needs buffer_model dynamic"),
@@ -153,9 +154,12 @@ STRICT_CASES = [
     (_set("BUFFER_POOL", "egress_lossy_pool", "type", "both"), r"'both' is not one of ingress, egress"),
     (_set("BUFFER_QUEUE", "Ethernet0|3", "profile", "nope"), r"no BUFFER_PROFILE\|nope"),
     (_set("CABLE_LENGTH", "AZURE", "Ethernet0", "5"), r"'5' is not <metres>m"),
-    (_set("PFC_WD", "Ethernet8", "detection_time", "300"), r"PFC_WD: ports differ"),
-    (_set("PFC_WD", "GLOBAL", None), r"PFC_WD\|GLOBAL: missing"),
-    (_set("PORT_QOS_MAP", "Ethernet0", "pfcwd_sw_enable", None), r"pfcwd_sw_enable: missing for a port with PFC_WD"),
+    (_set("PFC_WD", "Ethernet8", "detection_time", "300"), r"Ethernet8: differs from the switch's other ports in watchdog_detection_ms"),
+    (_set("PFC_WD", "GLOBAL", None), r"PFC_WD\|GLOBAL POLL_INTERVAL: missing"),
+    (
+        _set("PORT_QOS_MAP", "Ethernet0", "pfcwd_sw_enable", "4"),
+        r"not modelled: PORT_QOS_MAP.pfcwd_sw_enable \(per-port, Ethernet0\)",
+    ),
 ]
 
 

@@ -1,11 +1,12 @@
 """CONFIG_DB -> the FabricState values of a SONiC switch that CONFIG_DB determines.
 
-The inverse of ``config_db.build_config_db`` and the reader of a switch's running CONFIG_DB, so it
-is strict: a table it does not read is an error unless the caller lists it in ``ignore_tables``; in
-the tables it reads, every key and field must be understood and every value well-formed, and
-content FabricState cannot represent (two DSCP maps, per-port scheduler differences, a WRED profile
-that is not plain ECN marking, ...) is an error too. Errors are ``ConfigDbParseError`` naming the
-``TABLE|key field``.
+The inverse of ``config_db.build_config_db`` and the reader of a switch's running CONFIG_DB. It reads
+faithfully (``read_config_db``): a table, key or field xoff does not model is counted as unmodelled
+(``FEATURE``, ``PORT.fec``), never an error; a malformed value of a field it models is one located error
+(``TABLE|key field: ...``) and the Device paths that value gives are not observed; ports that differ from
+the switch's most common watchdog, DSCP map, scheduler or ECN profile are per-port settings
+(``PortSettings``), the Device holding the most common value. ``parse_config_db`` is the strict form the
+render round trip uses: any error, unmodelled name or per-port difference raises ``ConfigDbParseError``.
 
 What comes back (``ParsedSwitch``): Device fields by name, as desired.models values where the
 whole model is derivable (``BgpNeighbor``, ``Scheduler``, ``Ecn``, ``BufferPool``, ``PfcWatchdog``)
@@ -20,21 +21,14 @@ dynamic model computes them outside CONFIG_DB), and the lossless traffic pattern
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from ipaddress import IPv4Address, IPv4Interface
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface, ip_interface
 from typing import Any, Literal, TypedDict
 
+from xoff.contracts.observed import PortSettings
 from xoff.desired.models import BgpNeighbor, PfcWatchdog
 from xoff.platforms.sonic.names import BUFFER_MODELS, ROLE_TYPES
-from xoff.platforms.sonic.parse_common import (
-    ConfigDbParseError,
-    Db,
-    check_fields,
-    choice,
-    fail,
-    integer,
-    text,
-    where,
-)
+from xoff.platforms.sonic.parse_common import ConfigDbParseError, Db, choice, fail, integer, text, where
 from xoff.platforms.sonic.parse_qos import (
     ParsedBuffers,
     ParsedQos,
@@ -45,7 +39,15 @@ from xoff.platforms.sonic.parse_qos import (
     parse_watchdog,
 )
 
-__all__ = ["OWNED_TABLES", "ConfigDbParseError", "ParsedInterface", "ParsedSwitch", "parse_config_db"]
+__all__ = [
+    "OWNED_TABLES",
+    "ConfigDbParseError",
+    "ConfigDbReading",
+    "ParsedInterface",
+    "ParsedSwitch",
+    "parse_config_db",
+    "read_config_db",
+]
 
 OWNED_TABLES = (
     "DEVICE_METADATA",
@@ -73,7 +75,7 @@ OWNED_TABLES = (
 )
 
 _UP_DOWN = {"up": True, "down": False}
-# Fields SONiC keeps that carry no FabricState value: read (and type-checked by YANG), not returned.
+# Fields SONiC keeps that carry no FabricState value but xoff writes: read (and type-checked), not returned.
 _METADATA_FIELDS = {
     "hostname",
     "hwsku",
@@ -85,6 +87,8 @@ _METADATA_FIELDS = {
     "buffer_model",
 }
 _PORT_FIELDS = {"admin_status", "alias", "lanes", "mtu", "speed", "index", "description"}
+# multi-ASIC: ports between ASICs (sonic-port.yang role Int / Inb / Rec), not front-panel ports
+_INTERNAL_ROLES = {"Int", "Inb", "Rec", "Dpc"}
 
 
 class ParsedInterface(TypedDict):
@@ -104,8 +108,8 @@ class ParsedBgp(TypedDict):
 
 
 class ParsedSwitch(TypedDict):
-    name: str
-    role: str
+    name: str | None  # None: not observed (missing or malformed; see the reading's errors)
+    role: str | None  # None: not observed, or a DEVICE_METADATA type xoff has no role for
     hwsku: str | None
     interfaces: dict[str, ParsedInterface]
     bgp: ParsedBgp | None
@@ -114,27 +118,59 @@ class ParsedSwitch(TypedDict):
     pfc_watchdog: PfcWatchdog | None
 
 
+@dataclass
+class ConfigDbReading:
+    """What one CONFIG_DB gave: the values, what xoff does not model, what it could not read."""
+
+    switch: ParsedSwitch
+    unmodelled: dict[str, int] = field(default_factory=dict)  # name -> count (``FEATURE``, ``PORT.fec``)
+    errors: list[str] = field(default_factory=list)  # one located message per malformed modelled value
+    unobserved: set[str] = field(default_factory=set)  # Device field paths those errors left unread
+    port_settings: dict[str, PortSettings] = field(default_factory=dict)  # ports that differ from the switch
+
+
 def parse_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[str] = ()) -> ParsedSwitch:
-    """The FabricState values of one SONiC switch from its CONFIG_DB tables (see the module doc)."""
+    """Strict: the values of a CONFIG_DB that xoff models entirely (the render round trip), else the first
+    error, unmodelled name or per-port difference as ``ConfigDbParseError``."""
+    reading = read_config_db(config_db, ignore_tables=ignore_tables)
+    if reading.errors:
+        raise ConfigDbParseError(reading.errors[0])
+    if reading.unmodelled:
+        raise ConfigDbParseError(f"not modelled: {', '.join(sorted(reading.unmodelled))}")
+    if reading.port_settings:
+        port, settings = next(iter(sorted(reading.port_settings.items())))
+        differs = ", ".join(k for k, v in settings.model_dump().items() if v is not None)
+        raise ConfigDbParseError(f"{port}: differs from the switch's other ports in {differs}")
+    return reading.switch
+
+
+def read_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[str] = ()) -> ConfigDbReading:
+    """The FabricState values of one SONiC switch from its CONFIG_DB tables, read faithfully (module doc)."""
     db = Db(config_db, OWNED_TABLES, ignore_tables)
     meta = _metadata(db)
     interfaces = _interfaces(db)
     ports = [n for n, i in interfaces.items() if i["kind"] == "ethernet"]
-    for port, metres in parse_cable_lengths(db, ports).items():
-        interfaces[port]["cable_m"] = metres
+    with db.guard("interfaces.*.cable_m"):
+        for port, metres in parse_cable_lengths(db, ports).items():
+            interfaces[port]["cable_m"] = metres
     port_qos = parse_port_qos(db, ports)
-    pfc = {port: enabled for port, (enabled, _) in port_qos.items()}
-    watchdog = parse_watchdog(db, ports, {port: queues for port, (_, queues) in port_qos.items()})
+    settings: dict[str, dict[str, Any]] = {}
+    pfc = {port: values.pfc for port, values in port_qos.items() if port in interfaces}
+    watchdog = parse_watchdog(db, ports, port_qos, settings)
     for port, enabled in pfc.items():
         interfaces[port]["pfc_priorities"] = enabled
     for port in watchdog.ports if watchdog is not None else []:
         interfaces[port]["pfc_watchdog"] = True
-    bgp = _bgp(db, meta.get("bgp_asn"), interfaces)
-    qos = parse_qos(db, ports, pfc)
-    buffers = parse_buffers(db, ports, meta.get("buffer_model"))
-    return ParsedSwitch(
-        name=meta["hostname"],
-        role=meta["role"],
+    bgp = None
+    with db.guard("bgp"):
+        bgp = _bgp(db, meta.get("bgp_asn"), interfaces)
+    qos = parse_qos(db, ports, port_qos, settings)
+    buffers = None
+    with db.guard("buffers"):
+        buffers = parse_buffers(db, ports, meta.get("buffer_model"))
+    switch = ParsedSwitch(
+        name=meta.get("hostname"),
+        role=meta.get("role"),
         hwsku=meta.get("hwsku"),
         interfaces=interfaces,
         bgp=bgp,
@@ -142,97 +178,157 @@ def parse_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[s
         buffers=buffers,
         pfc_watchdog=watchdog,
     )
+    return ConfigDbReading(
+        switch=switch,
+        unmodelled=dict(sorted(db.unmodelled.items())),
+        errors=db.errors,
+        unobserved=db.unobserved,
+        port_settings={p: PortSettings(**v) for p, v in sorted(settings.items()) if v},
+    )
 
 
 def _metadata(db: Db) -> dict[str, Any]:
     rows = db.table("DEVICE_METADATA")
-    extra = sorted(set(rows) - {"localhost"})
-    if extra:
-        raise fail(where("DEVICE_METADATA", extra[0]), "unknown key (allowed: localhost)")
+    for key in sorted(set(rows) - {"localhost"}):
+        db.unmodelled_key("DEVICE_METADATA", key)
+    out: dict[str, Any] = {}
     if "localhost" not in rows:
-        raise ConfigDbParseError("DEVICE_METADATA|localhost: missing")
-    row = rows["localhost"]
-    check_fields("DEVICE_METADATA", "localhost", row, _METADATA_FIELDS, required=("hostname", "type"))
+        db.errors.append("DEVICE_METADATA|localhost: missing")
+        db.unobserved.update(("name", "role", "hwsku"))
+        return out
     place = where("DEVICE_METADATA", "localhost")
-    out: dict[str, Any] = {
-        "hostname": text(place + " hostname", row["hostname"]),
-        "role": choice(place + " type", row["type"], {v: k for k, v in ROLE_TYPES.items()}),
-    }
+    row = db.fields("DEVICE_METADATA", "localhost", rows["localhost"], _METADATA_FIELDS)
+    with db.guard("name"):
+        out["hostname"] = text(place + " hostname", row["hostname"]) if "hostname" in row else None
+        if "hostname" not in row:
+            raise fail(place, "missing field(s) hostname")
+    with db.guard("role"):
+        out["role"] = _role(db, place, row.get("type"))
     for name in ("hwsku", "platform", "mac", "docker_routing_config_mode"):
         if name in row:
-            out[name] = text(f"{place} {name}", row[name])
+            with db.guard(*(("hwsku",) if name == "hwsku" else ())):
+                out[name] = text(f"{place} {name}", row[name])
     if "bgp_asn" in row:
-        out["bgp_asn"] = integer(place + " bgp_asn", row["bgp_asn"], 1, 2**32 - 1)
+        with db.guard("bgp"):
+            out["bgp_asn"] = integer(place + " bgp_asn", row["bgp_asn"], 1, 2**32 - 1)
     if "buffer_model" in row:
-        out["buffer_model"] = choice(
-            place + " buffer_model", row["buffer_model"], {v: k for k, v in BUFFER_MODELS.items()}
-        )
+        with db.guard("buffers"):
+            models = {v: k for k, v in BUFFER_MODELS.items()}
+            out["buffer_model"] = choice(place + " buffer_model", row["buffer_model"], models)
+    return out
+
+
+def _role(db: Db, place: str, value: Any) -> str | None:
+    """The intent role of a DEVICE_METADATA type; a valid type with no xoff role (ToRRouter, ...) is
+    unmodelled and the role not observed."""
+    if value is None:
+        raise fail(place, "missing field(s) type")
+    raw = text(place + " type", value)
+    roles = {v: k for k, v in ROLE_TYPES.items()}
+    if raw not in roles:
+        db.unmodelled[f"DEVICE_METADATA.type={raw}"] += 1
+        db.unobserved.add("role")
+        return None
+    return roles[raw]
+
+
+def _port(db: Db, name: str, raw: Any) -> ParsedInterface | None:
+    place = where("PORT", name)
+    row = db.fields("PORT", name, raw, _PORT_FIELDS)
+    if raw.get("role") in _INTERNAL_ROLES:
+        return None
+    out = ParsedInterface(
+        kind="ethernet",
+        speed_mbps=None,
+        mtu=None,
+        admin_up=False,
+        addresses=[],
+        cable_m=None,
+        pfc_priorities=[],
+        pfc_watchdog=False,
+    )
+    with db.guard(f"interfaces.{name}.speed_mbps"):
+        if "speed" not in row:
+            raise fail(place, "missing field(s) speed")
+        out["speed_mbps"] = integer(place + " speed", row["speed"], 1)
+    with db.guard(f"interfaces.{name}.mtu"):
+        out["mtu"] = integer(place + " mtu", row["mtu"], 68, 9216) if "mtu" in row else None
+    with db.guard(f"interfaces.{name}.admin_up"):
+        # sonic-port.yang: admin_status defaults to down
+        out["admin_up"] = choice(place + " admin_status", row.get("admin_status", "down"), _UP_DOWN)
+    for name_field in ("alias", "lanes", "index", "description"):
+        if name_field in row:
+            with db.guard():
+                text(f"{place} {name_field}", row[name_field])
     return out
 
 
 def _interfaces(db: Db) -> dict[str, ParsedInterface]:
     out: dict[str, ParsedInterface] = {}
     for name, row in db.table("PORT").items():
-        check_fields("PORT", name, row, _PORT_FIELDS, required=("speed",))
-        place = where("PORT", name)
-        out[name] = ParsedInterface(
-            kind="ethernet",
-            speed_mbps=integer(place + " speed", row["speed"], 1),
-            mtu=integer(place + " mtu", row["mtu"], 68, 9216) if "mtu" in row else None,
-            # sonic-port.yang: admin_status defaults to down
-            admin_up=choice(place + " admin_status", row.get("admin_status", "down"), _UP_DOWN),
+        port = _port(db, name, row)
+        if port is None:
+            db.unmodelled["PORT (internal, role " + str(row.get("role")) + ")"] += 1
+        else:
+            out[name] = port
+    for key, addresses in _addressed(db, "INTERFACE", set(out)).items():
+        out[key]["addresses"] = addresses
+    loopbacks = db.table("LOOPBACK_INTERFACE")
+    names = {k.partition("|")[0] for k in loopbacks}  # older images have only the address rows
+    for key in sorted(names):
+        row = loopbacks.get(key, {})
+        db.fields("LOOPBACK_INTERFACE", key, row, {"admin_status"})
+        admin_up = True
+        with db.guard(f"interfaces.{key}.admin_up"):
+            place = where("LOOPBACK_INTERFACE", key, "admin_status")
+            admin_up = choice(place, row.get("admin_status", "up"), _UP_DOWN)
+        out[key] = ParsedInterface(
+            kind="loopback",
+            speed_mbps=None,
+            mtu=None,
+            admin_up=admin_up,
             addresses=[],
             cable_m=None,
             pfc_priorities=[],
             pfc_watchdog=False,
         )
-    for key, addresses in _addressed(db, "INTERFACE", set(out)).items():
-        out[key]["addresses"] = addresses
-    loopbacks = db.table("LOOPBACK_INTERFACE")
-    for key, row in loopbacks.items():
-        if "|" not in key:
-            check_fields("LOOPBACK_INTERFACE", key, row, {"admin_status"})
-            out[key] = ParsedInterface(
-                kind="loopback",
-                speed_mbps=None,
-                mtu=None,
-                admin_up=choice(
-                    where("LOOPBACK_INTERFACE", key, "admin_status"), row.get("admin_status", "up"), _UP_DOWN
-                ),
-                addresses=[],
-                cable_m=None,
-                pfc_priorities=[],
-                pfc_watchdog=False,
-            )
-    for key, addresses in _addressed(db, "LOOPBACK_INTERFACE", {k for k in loopbacks if "|" not in k}).items():
+    for key, addresses in _addressed(db, "LOOPBACK_INTERFACE", names).items():
         out[key]["addresses"] = addresses
     return out
 
 
 def _addressed(db: Db, table: str, names: set[str]) -> dict[str, list[str]]:
-    """``<if>|<prefix>`` rows -> interface -> prefixes; the ``<if>`` row must exist too (YANG ``must``)."""
+    """``<if>|<prefix>`` rows -> interface -> IPv4 prefixes (IPv6 ones are unmodelled)."""
     out: dict[str, list[str]] = {}
     for key, row in db.table(table).items():
         name, sep, prefix = key.partition("|")
+        db.fields(table, key, row, ())
         if name not in names:
-            raise fail(where(table, key), f"{name} is not a known interface of this table's kind")
-        if not sep:
-            if table == "INTERFACE":
-                check_fields(table, key, row, ())
+            db.unmodelled_key(table, "<not a port>")
             continue
-        check_fields(table, key, row, ())
-        try:
-            address = IPv4Interface(prefix)
-        except ValueError:
-            raise fail(where(table, key), f"{prefix!r} is not an IPv4 address/prefix-length") from None
-        if str(address) != prefix:
-            raise fail(where(table, key), f"{prefix!r} is not in canonical form ({address})")
-        out.setdefault(name, []).append(prefix)
-    bases = {k for k in db.table(table) if "|" not in k}
-    for name in out:
-        if name not in bases:
-            raise fail(where(table, name), "addresses without the interface's own row")
+        if not sep:
+            continue
+        with db.guard(f"interfaces.{name}.addresses"):
+            out.setdefault(name, [])
+            if ":" in prefix and _is_ip(prefix):
+                db.unmodelled_key(table, "IPv6 address")
+                continue
+            try:
+                address = IPv4Interface(prefix)
+            except ValueError:
+                raise fail(where(table, key), f"{prefix!r} is not an IPv4 address/prefix-length") from None
+            if str(address) != prefix:
+                raise fail(where(table, key), f"{prefix!r} is not in canonical form ({address})")
+            out[name].append(prefix)
     return out
+
+
+def _is_ip(prefix: str) -> bool:
+    try:
+        ip_interface(prefix)
+    except ValueError:
+        return False
+    return True
 
 
 def _bgp(db: Db, asn: int | None, interfaces: dict[str, ParsedInterface]) -> ParsedBgp | None:
@@ -243,12 +339,16 @@ def _bgp(db: Db, asn: int | None, interfaces: dict[str, ParsedInterface]) -> Par
         return None
     local = {IPv4Interface(a).ip: n for n, i in interfaces.items() for a in i["addresses"]}
     neighbors: list[BgpNeighbor] = []
-    for key, row in rows.items():
+    for key, raw in rows.items():
         place = where("BGP_NEIGHBOR", key)
         vrf, _, address = key.rpartition("|")
         if vrf not in ("", "default"):
-            raise fail(place, f"VRF {vrf!r}: only the default VRF is modelled")
-        check_fields("BGP_NEIGHBOR", key, row, {"asn", "name", "local_addr"}, required=("asn", "name", "local_addr"))
+            db.unmodelled_key("BGP_NEIGHBOR", "VRF " + vrf)
+            continue
+        if ":" in address and _is_ip(address + "/128"):
+            db.unmodelled_key("BGP_NEIGHBOR", "IPv6 neighbour")
+            continue
+        row = db.fields("BGP_NEIGHBOR", key, raw, {"asn", "name", "local_addr"}, required=("asn", "name", "local_addr"))
         try:
             ip, mine = IPv4Address(address), IPv4Address(text(place + " local_addr", row["local_addr"]))
         except ValueError as exc:

@@ -1,8 +1,16 @@
-"""Strict readers of CONFIG_DB values for the parser: every value is checked, nothing passes unread."""
+"""Readers of CONFIG_DB values for the parser: every value xoff models is checked, the rest is counted.
+
+Faithful, not strict: a table, key or field xoff does not model is counted in ``Db.unmodelled``
+(``FEATURE``, ``PORT.fec``: name -> how many times), never an error; a malformed value of a field xoff
+models is one located error (``TABLE|key field: ...``) in ``Db.errors``, and the Device paths it would
+have given are ``Db.unobserved`` (see ``Db.guard``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 Row = Mapping[str, Any]
@@ -21,18 +29,43 @@ def fail(place: str, message: str) -> ConfigDbParseError:
 
 
 class Db:
-    """A CONFIG_DB dict, checked table by table as the parser reads it."""
+    """A CONFIG_DB dict as the parser reads it, with what it did not model and what it could not read."""
 
     def __init__(self, config_db: Mapping[str, Any], owned: Collection[str], ignore_tables: Collection[str]) -> None:
         if not isinstance(config_db, Mapping):
             raise ConfigDbParseError(f"CONFIG_DB must map table names to tables, not {type(config_db).__name__}")
-        unknown = sorted(set(config_db) - set(owned) - set(ignore_tables))
-        if unknown:
-            raise ConfigDbParseError(
-                f"unknown CONFIG_DB table(s) {', '.join(unknown)} (the parser reads: {', '.join(owned)}; "
-                "pass ignore_tables to skip others)"
-            )
+        self.unmodelled: Counter[str] = Counter()
+        self.errors: list[str] = []
+        self.unobserved: set[str] = set()
+        for name in sorted(set(config_db) - set(owned) - set(ignore_tables)):
+            rows = config_db[name]
+            self.unmodelled[str(name)] += len(rows) if isinstance(rows, Mapping) and rows else 1
         self._db = config_db
+
+    @contextmanager
+    def guard(self, *paths: str) -> Iterator[None]:
+        """Run a read; a ConfigDbParseError inside is recorded (one located error) and ``paths`` (the Device
+        field paths the read would have given) become not observed; the rest of the switch is still read."""
+        try:
+            yield
+        except ConfigDbParseError as exc:
+            self.errors.append(str(exc))
+            self.unobserved.update(paths)
+
+    def fields(
+        self, table: str, key: str, row: Row, modelled: Collection[str], required: Collection[str] = ()
+    ) -> dict[str, Any]:
+        """``row``'s modelled fields; every other field is counted as unmodelled ``TABLE.field``."""
+        for name in sorted(set(row) - set(modelled)):
+            self.unmodelled[f"{table}.{name}"] += 1
+        missing = [f for f in required if f not in row]
+        if missing:
+            raise fail(where(table, key), f"missing field(s) {', '.join(missing)}")
+        return {f: v for f, v in row.items() if f in modelled}
+
+    def unmodelled_key(self, table: str, what: str) -> None:
+        """A key of a table xoff reads that names something it does not model (another VRF, a sub-port)."""
+        self.unmodelled[f"{table}|{what}"] += 1
 
     def table(self, name: str) -> dict[str, Row]:
         """The rows of a table (empty if absent); every row must be a field mapping with string keys."""
@@ -49,18 +82,6 @@ class Db:
 
     def has(self, name: str) -> bool:
         return name in self._db
-
-
-def check_fields(table: str, key: str, row: Row, allowed: Collection[str], required: Collection[str] = ()) -> None:
-    unknown = sorted(set(row) - set(allowed))
-    if unknown:
-        raise fail(
-            where(table, key),
-            f"unknown field(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed)) or 'none'})",
-        )
-    missing = [f for f in required if f not in row]
-    if missing:
-        raise fail(where(table, key), f"missing field(s) {', '.join(missing)}")
 
 
 def text(place: str, value: Any) -> str:

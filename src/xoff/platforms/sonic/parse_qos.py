@@ -1,8 +1,17 @@
-"""The QoS, buffer, cable-length and watchdog tables of CONFIG_DB -> FabricState values (see parse.py)."""
+"""The QoS, buffer, cable-length and watchdog tables of CONFIG_DB -> FabricState values (see parse.py).
+
+Where a switch's ports differ (watchdog action and timers, DSCP map, scheduler or ECN profile per queue),
+the Device gets the most common value and each port that differs gets its own in ``settings``
+(port -> ``PortSettings`` fields).
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from xoff.desired.models import BufferPool, Ecn, PfcWatchdog, Scheduler
@@ -11,7 +20,6 @@ from xoff.platforms.sonic.parse_common import (
     ConfigDbParseError,
     Db,
     Row,
-    check_fields,
     choice,
     fail,
     index_range,
@@ -45,7 +53,18 @@ _WRED_FIELDS = {
     *(f"wred_{c}_enable" for c in _COLOURS),
     "ecn",
 }
+# sonic-wred-profile.yang ``ecn``: which colours are marked; lossless RoCE traffic is green
+_ECN_MODES = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red")
+_ECN_MODES_ALL = (*_ECN_MODES, "ecn_all")
+_TRUE_FALSE = {"true": True, "false": False}
+_WATCHDOG_FIELDS = {
+    "action": "watchdog_action",
+    "detection_time": "watchdog_detection_ms",
+    "restoration_time": "watchdog_restoration_ms",
+}
 _LENGTH = re.compile(r"^(0|[1-9][0-9]*)m$")
+
+Settings = dict[str, dict[str, Any]]  # port -> PortSettings fields where the port differs from the switch
 
 
 class ParsedQos(TypedDict, total=False):
@@ -78,10 +97,12 @@ class ParsedBuffers(TypedDict, total=False):
     small_packet_percent: int
 
 
-def _port(table: str, key: str, name: str, ports: list[str]) -> str:
-    if name not in ports:
-        raise fail(where(table, key), f"{name} is not a PORT")
-    return name
+def _port(db: Db, table: str, name: str, ports: list[str]) -> bool:
+    """Whether ``name`` is a front-panel PORT; a row of anything else is counted as unmodelled."""
+    if name in ports:
+        return True
+    db.unmodelled_key(table, "<not a port>")
+    return False
 
 
 def _single(db: Db, table: str) -> tuple[str, Row] | None:
@@ -93,72 +114,124 @@ def _single(db: Db, table: str) -> tuple[str, Row] | None:
     return next(iter(rows.items()))
 
 
+def _key(value: Any) -> str:
+    return json.dumps(value.model_dump() if hasattr(value, "model_dump") else value, sort_keys=True, default=str)
+
+
+def _most_common(values: Iterable[Any]) -> Any:
+    """The value most ports hold (the first one seen on a tie)."""
+    items = list(values)
+    counts = Counter(_key(v) for v in items)
+    best = max(counts.values())
+    return next(v for v in items if counts[_key(v)] == best)
+
+
 # --- PORT_QOS_MAP, PFC_WD, CABLE_LENGTH --------------------------------------------------------------
 
 
-def parse_port_qos(db: Db, ports: list[str]) -> dict[str, tuple[list[int], list[int]]]:
-    """Port -> (pfc_enable, pfcwd_sw_enable); every map a port names must exist."""
-    out: dict[str, tuple[list[int], list[int]]] = {}
+@dataclass
+class PortQos:
+    """One PORT_QOS_MAP row: PFC priorities, the watchdog's queues (None: not written), the maps it names."""
+
+    pfc: list[int]
+    watchdog_queues: list[int] | None
+    maps: dict[str, str]
+
+
+def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
+    """Port (and ``global``) -> its PORT_QOS_MAP row; every map a row names must exist."""
+    out: dict[str, PortQos] = {}
     by_field = {f: t for t, (f, _, _) in MAPS.items()}
-    for key, row in db.table("PORT_QOS_MAP").items():
+    for key, raw in db.table("PORT_QOS_MAP").items():
         allowed = {"dscp_to_tc_map"} if key == GLOBAL_QOS_KEY else {*by_field, "pfc_enable", "pfcwd_sw_enable"}
-        check_fields("PORT_QOS_MAP", key, row, allowed)
-        for field, value in row.items():
-            if field in by_field and text(where("PORT_QOS_MAP", key, field), value) not in db.table(by_field[field]):
-                raise fail(where("PORT_QOS_MAP", key, field), f"no {by_field[field]}|{value}")
-        if key == GLOBAL_QOS_KEY:
+        if key != GLOBAL_QOS_KEY and not _port(db, "PORT_QOS_MAP", key, ports):
             continue
-        _port("PORT_QOS_MAP", key, key, ports)
-        pfc = int_list(where("PORT_QOS_MAP", key, "pfc_enable"), row.get("pfc_enable", ""), 0, 7)
-        wd = int_list(where("PORT_QOS_MAP", key, "pfcwd_sw_enable"), row.get("pfcwd_sw_enable", ""), 0, 7)
-        out[key] = (pfc, wd)
+        row = db.fields("PORT_QOS_MAP", key, raw, allowed)
+        entry = PortQos(pfc=[], watchdog_queues=None, maps={})
+        for name, value in row.items():
+            if name in by_field:
+                with db.guard(f"qos.{_QOS_FIELDS[by_field[name]]}"):
+                    if text(where("PORT_QOS_MAP", key, name), value) not in db.table(by_field[name]):
+                        raise fail(where("PORT_QOS_MAP", key, name), f"no {by_field[name]}|{value}")
+                    entry.maps[name] = value
+        with db.guard(f"interfaces.{key}.pfc_priorities"):
+            entry.pfc = int_list(where("PORT_QOS_MAP", key, "pfc_enable"), row.get("pfc_enable", ""), 0, 7)
+        if "pfcwd_sw_enable" in row:
+            with db.guard("pfc_watchdog.queues"):
+                place = where("PORT_QOS_MAP", key, "pfcwd_sw_enable")
+                entry.watchdog_queues = int_list(place, row["pfcwd_sw_enable"], 0, 7)
+        out[key] = entry
     return out
 
 
-def parse_watchdog(db: Db, ports: list[str], pfcwd: dict[str, list[int]]) -> PfcWatchdog | None:
-    rows = db.table("PFC_WD")
-    # a port with pfcwd_sw_enable but no PFC_WD entry is one the watchdog does not run on: what
-    # `config pfcwd stop <port>` leaves (it deletes PFC_WD|<port> only); the checks judge it
-    watched = [k for k in rows if k != WATCHDOG_GLOBAL_KEY]
-    if not watched:
-        if WATCHDOG_GLOBAL_KEY in rows:
-            check_fields("PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"})
-        return None
+def _poll_interval(db: Db, rows: dict[str, Row]) -> int | None:
     if WATCHDOG_GLOBAL_KEY not in rows:
-        raise ConfigDbParseError("PFC_WD|GLOBAL: missing (POLL_INTERVAL)")
-    check_fields(
-        "PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"}, required=("POLL_INTERVAL",)
-    )
-    poll = integer(
-        where("PFC_WD", WATCHDOG_GLOBAL_KEY, "POLL_INTERVAL"), rows[WATCHDOG_GLOBAL_KEY]["POLL_INTERVAL"], 100, 1000
-    )
-    timers: set[tuple[str, int, int]] = set()
-    queue_sets: set[tuple[int, ...]] = set()
-    for port in watched:
-        row = rows[port]
-        _port("PFC_WD", port, port, ports)
-        fields = ("action", "detection_time", "restoration_time")
-        check_fields("PFC_WD", port, row, fields, required=fields)
-        action = choice(where("PFC_WD", port, "action"), row["action"], {a: a for a in ("drop", "forward", "alert")})
-        detection = integer(where("PFC_WD", port, "detection_time"), row["detection_time"], 100, 5000)
-        restoration = integer(where("PFC_WD", port, "restoration_time"), row["restoration_time"], 100, 60000)
-        timers.add((action, detection, restoration))
-        queues = pfcwd.get(port, [])
-        if not queues:
-            raise fail(where("PORT_QOS_MAP", port, "pfcwd_sw_enable"), "missing for a port with PFC_WD")
-        queue_sets.add(tuple(queues))
-    if len(timers) > 1 or len(queue_sets) > 1:
-        raise ConfigDbParseError(
-            "PFC_WD: ports differ in action, timers or pfcwd_sw_enable; FabricState has one watchdog"
-        )
-    ((action, detection, restoration),) = timers
+        return None
+    row = db.fields("PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"})
+    if "POLL_INTERVAL" not in row:
+        return None
+    with db.guard("pfc_watchdog.poll_interval_ms"):
+        return integer(where("PFC_WD", WATCHDOG_GLOBAL_KEY, "POLL_INTERVAL"), row["POLL_INTERVAL"], 100, 1000)
+    return None
+
+
+def _watchdog_port(db: Db, port: str, raw: Row) -> dict[str, Any]:
+    """One port's watchdog values by PortSettings name (a malformed one is left out, with its error)."""
+    row = db.fields("PFC_WD", port, raw, _WATCHDOG_FIELDS)
+    out: dict[str, Any] = {}
+    readers = {
+        "action": lambda place, v: choice(place, v, {a: a for a in ("drop", "forward", "alert")}),
+        "detection_time": lambda place, v: integer(place, v, 100, 5000),
+        "restoration_time": lambda place, v: integer(place, v, 100, 60000),
+    }
+    for name, setting in _WATCHDOG_FIELDS.items():
+        with db.guard():
+            if name not in row:
+                raise fail(where("PFC_WD", port), f"missing field(s) {name}")
+            out[setting] = readers[name](where("PFC_WD", port, name), row[name])
+    return out
+
+
+def parse_watchdog(db: Db, ports: list[str], port_qos: dict[str, PortQos], settings: Settings) -> PfcWatchdog | None:
+    """The watchdog as most watched ports run it; ports that differ get their values in ``settings``.
+
+    A port with pfcwd_sw_enable but no PFC_WD entry is one the watchdog does not run on: what
+    ``config pfcwd stop <port>`` leaves (it deletes PFC_WD|<port> only); the checks judge it."""
+    rows = db.table("PFC_WD")
+    poll = _poll_interval(db, rows)
+    watched = [k for k in rows if k != WATCHDOG_GLOBAL_KEY and _port(db, "PFC_WD", k, ports)]
+    if not watched:
+        return None
+    values = {port: _watchdog_port(db, port, rows[port]) for port in watched}
+    common: dict[str, Any] = {}
+    for setting in _WATCHDOG_FIELDS.values():
+        seen = [v[setting] for v in values.values() if setting in v]
+        if not seen:
+            db.unobserved.add("pfc_watchdog")
+            return None
+        common[setting] = _most_common(seen)
+    for port, got in values.items():
+        for setting, value in got.items():
+            if value != common[setting]:
+                settings.setdefault(port, {})[setting] = value
+    queues = {p: (port_qos[p].watchdog_queues if p in port_qos else None) for p in watched}
+    for port in watched:  # images before pfcwd_sw_enable watch the PFC queues
+        if queues[port] is None:
+            queues[port] = port_qos[port].pfc if port in port_qos else []
+    common_queues = _most_common(queues.values())
+    for port, value in queues.items():
+        if value != common_queues:
+            db.unmodelled[f"PORT_QOS_MAP.pfcwd_sw_enable (per-port, {port})"] += 1
+    if poll is None:
+        db.errors.append("PFC_WD|GLOBAL POLL_INTERVAL: missing while ports are watched")
+        db.unobserved.add("pfc_watchdog.poll_interval_ms")
     return PfcWatchdog(
-        poll_interval_ms=poll,
-        detection_ms=detection,
-        restoration_ms=restoration,
-        action=action,
+        poll_interval_ms=poll or 0,  # 0 only where not observed (listed in unobserved, never judged)
+        detection_ms=common["watchdog_detection_ms"],
+        restoration_ms=common["watchdog_restoration_ms"],
+        action=common["watchdog_action"],
         ports=watched,
-        queues=list(next(iter(queue_sets))),
+        queues=list(common_queues),
     )
 
 
@@ -169,7 +242,8 @@ def parse_cable_lengths(db: Db, ports: list[str]) -> dict[str, int]:
     name, row = found
     out: dict[str, int] = {}
     for port, value in row.items():
-        _port("CABLE_LENGTH", name, port, ports)
+        if not _port(db, "CABLE_LENGTH", port, ports):
+            continue
         raw = text(where("CABLE_LENGTH", name, port), value)
         if not _LENGTH.match(raw):
             raise fail(where("CABLE_LENGTH", name, port), f"{raw!r} is not <metres>m")
@@ -180,142 +254,234 @@ def parse_cable_lengths(db: Db, ports: list[str]) -> dict[str, int]:
 # --- maps, schedulers, ECN -----------------------------------------------------------------------
 
 
-def parse_qos(db: Db, ports: list[str], pfc: dict[str, list[int]]) -> ParsedQos | None:
-    present = [t for t in MAPS if db.table(t)]
-    if not present:
+def _map_choice(db: Db, table: str, port_qos: dict[str, PortQos]) -> tuple[str | None, dict[str, str]]:
+    """The map most rows of PORT_QOS_MAP name (or the only one), and port -> the map it names."""
+    field_name = MAPS[table][0]
+    rows = db.table(table)
+    named = {p: q.maps[field_name] for p, q in port_qos.items() if field_name in q.maps}
+    if named:
+        return _most_common(named.values()), named
+    if len(rows) == 1:
+        return next(iter(rows)), named
+    if rows:
+        raise ConfigDbParseError(f"{table}: {len(rows)} entries ({', '.join(rows)}) and no PORT_QOS_MAP names one")
+    if table in _OPTIONAL_MAPS:
+        return None, named
+    raise ConfigDbParseError(f"{table}: missing (the other QoS maps are present)")
+
+
+def _read_map(db: Db, table: str, name: str) -> dict[int, int]:
+    _, (klo, khi), (vlo, vhi) = MAPS[table]
+    return int_map(table, name, db.table(table)[name], klo, khi, vlo, vhi)
+
+
+def _maps(db: Db, out: ParsedQos, port_qos: dict[str, PortQos], settings: Settings) -> None:
+    for table in MAPS:
+        qos_field = _QOS_FIELDS[table]
+        with db.guard(f"qos.{qos_field}"):
+            chosen, named = _map_choice(db, table, port_qos)
+            if chosen is None:
+                continue
+            out[qos_field] = _read_map(db, table, chosen)  # type: ignore[literal-required]
+            for unused in sorted(set(db.table(table)) - {chosen, *named.values()}):
+                db.unmodelled[f"{table} (unused: {unused})"] += 1
+            for port, name in named.items():
+                if name == chosen or port == GLOBAL_QOS_KEY:
+                    continue
+                if table == "DSCP_TO_TC_MAP":
+                    with db.guard():
+                        settings.setdefault(port, {})["dscp_to_tc"] = _read_map(db, table, name)
+                else:
+                    db.unmodelled[f"PORT_QOS_MAP.{MAPS[table][0]} (per-port, {port})"] += 1
+
+
+def parse_qos(db: Db, ports: list[str], port_qos: dict[str, PortQos], settings: Settings) -> ParsedQos | None:
+    if not any(db.table(t) for t in MAPS):
         for table in ("SCHEDULER", "QUEUE", "WRED_PROFILE"):
-            if db.table(table):
-                raise ConfigDbParseError(f"{table}: QoS scheduling without the QoS maps")
+            if db.table(table):  # scheduling without the QoS maps: nothing of FabricState's qos to hold it
+                db.unmodelled[f"{table} (without the QoS maps)"] += len(db.table(table))
         return None
     out = ParsedQos()
-    for table, (_, (klo, khi), (vlo, vhi)) in MAPS.items():
-        found = _single(db, table)
-        if found is None:
-            if table in _OPTIONAL_MAPS:
-                continue
-            raise ConfigDbParseError(f"{table}: missing (the other QoS maps are present)")
-        name, row = found
-        out[_QOS_FIELDS[table]] = int_map(table, name, row, klo, khi, vlo, vhi)  # type: ignore[literal-required]
-    out["lossless_priorities"] = sorted({p for values in pfc.values() for p in values})
-    schedulers = {name: _scheduler(name, row) for name, row in db.table("SCHEDULER").items()}
-    wred = {name: _ecn(name, row) for name, row in db.table("WRED_PROFILE").items()}
-    per_port: dict[str, dict[int, tuple[str | None, str | None]]] = {}
-    for key, row in db.table("QUEUE").items():
-        port, _, qindex = key.partition("|")
-        _port("QUEUE", key, port, ports)
-        check_fields("QUEUE", key, row, {"scheduler", "wred_profile"})
-        sched, profile = row.get("scheduler"), row.get("wred_profile")
-        if sched is not None and sched not in schedulers:
-            raise fail(where("QUEUE", key, "scheduler"), f"no SCHEDULER|{sched}")
-        if profile is not None and profile not in wred:
-            raise fail(where("QUEUE", key, "wred_profile"), f"no WRED_PROFILE|{profile}")
-        for queue in index_range(where("QUEUE", key), qindex, 0, 9):
-            per_port.setdefault(port, {})[queue] = (sched, profile)
-    plans = {tuple(sorted(p.items())) for p in per_port.values()}
-    if len(plans) > 1:
-        raise ConfigDbParseError(
-            "QUEUE: ports differ in schedulers or WRED profiles; FabricState has one plan per switch"
-        )
-    plan = dict(plans.pop()) if plans else {}
-    out["schedulers"] = {q: schedulers[s] for q, (s, _) in plan.items() if s is not None}
-    out["ecn"] = {q: wred[w] for q, (_, w) in plan.items() if w is not None}
+    _maps(db, out, port_qos, settings)
+    out["lossless_priorities"] = sorted({p for port, q in port_qos.items() if port in ports for p in q.pfc})
+    schedulers: dict[str, Scheduler] = {}
+    for name, row in db.table("SCHEDULER").items():
+        with db.guard("qos.schedulers"):
+            schedulers[name] = _scheduler(db, name, row)
+    wred: dict[str, Ecn | None] = {}
+    for name, row in db.table("WRED_PROFILE").items():
+        with db.guard("qos.ecn"):
+            wred[name] = _ecn(db, name, row)
+    per_port = _queues(db, ports, schedulers, wred)
+    out["schedulers"] = _per_queue(per_port, 0, "schedulers", settings)
+    out["ecn"] = _per_queue(per_port, 1, "ecn", settings)
     return out
 
 
-def _scheduler(name: str, row: Row) -> Scheduler:
-    check_fields("SCHEDULER", name, row, {"type", "weight"}, required=("type",))
+QueuePlan = dict[int, tuple[Scheduler | None, Ecn | None]]
+
+
+def _queues(
+    db: Db, ports: list[str], schedulers: dict[str, Scheduler], wred: dict[str, Ecn | None]
+) -> dict[str, QueuePlan]:
+    per_port: dict[str, QueuePlan] = {}
+    for key, raw in db.table("QUEUE").items():
+        port, _, qindex = key.partition("|")
+        if not _port(db, "QUEUE", port, ports):
+            continue
+        row = db.fields("QUEUE", key, raw, {"scheduler", "wred_profile"})
+        sched: Scheduler | None = None
+        ecn: Ecn | None = None
+        with db.guard("qos.schedulers"):
+            if "scheduler" in row:
+                if row["scheduler"] not in schedulers:
+                    raise fail(where("QUEUE", key, "scheduler"), f"no SCHEDULER|{row['scheduler']}")
+                sched = schedulers[row["scheduler"]]
+        with db.guard("qos.ecn"):
+            if "wred_profile" in row:
+                if row["wred_profile"] not in wred:
+                    raise fail(where("QUEUE", key, "wred_profile"), f"no WRED_PROFILE|{row['wred_profile']}")
+                ecn = wred[row["wred_profile"]]
+        with db.guard("qos.schedulers", "qos.ecn"):
+            for queue in index_range(where("QUEUE", key), qindex, 0, 9):
+                per_port.setdefault(port, {})[queue] = (sched, ecn)
+    return per_port
+
+
+def _per_queue(per_port: dict[str, QueuePlan], side: int, setting: str, settings: Settings) -> dict[int, Any]:
+    """Queue -> the value most ports hold; a port whose queues differ gets its own map in ``settings``."""
+    queues = sorted({q for plan in per_port.values() for q in plan})
+    common: dict[int, Any] = {}
+    for queue in queues:
+        value = _most_common(plan[queue][side] for plan in per_port.values() if queue in plan)
+        if value is not None:
+            common[queue] = value
+    for port, plan in per_port.items():
+        mine = {q: v[side] for q, v in plan.items() if v[side] is not None}
+        theirs = {q: v for q, v in common.items() if q in plan}
+        if mine != theirs:
+            settings.setdefault(port, {})[setting] = mine
+    return common
+
+
+def _scheduler(db: Db, name: str, raw: Row) -> Scheduler:
+    row = db.fields("SCHEDULER", name, raw, {"type", "weight"}, required=("type",))
     kind = choice(where("SCHEDULER", name, "type"), row["type"], _SCHEDULER_TYPES)
     weight = integer(where("SCHEDULER", name, "weight"), row["weight"], 1, 100) if "weight" in row else None
     return Scheduler(type=kind, weight=weight)
 
 
-def _ecn(name: str, row: Row) -> Ecn:
-    """Only plain ECN marking is representable: every colour the same thresholds, all enabled, ecn_all."""
-    check_fields("WRED_PROFILE", name, row, _WRED_FIELDS, required=sorted(_WRED_FIELDS))
-    values: set[tuple[int, int, int]] = set()
+def _ecn(db: Db, name: str, raw: Row) -> Ecn | None:
+    """The ECN marking of green (lossless) traffic, or None where green is not marked (``ecn`` absent or
+    not naming green, or ``wred_green_enable`` not true). Other colours' thresholds are checked; where
+    they differ from green's they are counted as unmodelled."""
+    row = db.fields("WRED_PROFILE", name, raw, _WRED_FIELDS)
+    place = where("WRED_PROFILE", name)
+    thresholds: dict[str, tuple[int, int, int]] = {}
     for c in _COLOURS:
-        place = where("WRED_PROFILE", name)
-        low = integer(f"{place} {c}_min_threshold", row[f"{c}_min_threshold"], 0)
-        high = integer(f"{place} {c}_max_threshold", row[f"{c}_max_threshold"], 0)
-        prob = integer(f"{place} {c}_drop_probability", row[f"{c}_drop_probability"], 0, 100)
+        keys = (f"{c}_min_threshold", f"{c}_max_threshold", f"{c}_drop_probability")
+        if not any(k in row for k in keys):
+            continue
+        missing = [k for k in keys if k not in row]
+        if missing:
+            if c == "green":
+                raise fail(place, f"missing field(s) {', '.join(missing)}")
+            continue
+        low = integer(f"{place} {keys[0]}", row[keys[0]], 0)
+        high = integer(f"{place} {keys[1]}", row[keys[1]], 0)
+        prob = integer(f"{place} {keys[2]}", row[keys[2]], 0, 100)
         if high < low:
-            raise fail(f"{place} {c}_max_threshold", f"{high} is below the minimum {low}")
-        if row[f"wred_{c}_enable"] != "true":
-            raise fail(f"{place} wred_{c}_enable", f"{row[f'wred_{c}_enable']!r}: only enabled marking is modelled")
-        values.add((low, high, prob))
-    if row["ecn"] != "ecn_all" or len(values) != 1:
-        raise fail(where("WRED_PROFILE", name), "only ecn_all with the same thresholds on every colour is modelled")
-    ((low, high, prob),) = values
+            raise fail(f"{place} {keys[1]}", f"{high} is below the minimum {low}")
+        thresholds[c] = (low, high, prob)
+    enabled = {
+        c: choice(f"{place} wred_{c}_enable", row.get(f"wred_{c}_enable", "false"), _TRUE_FALSE) for c in _COLOURS
+    }
+    mode = choice(place + " ecn", row.get("ecn", "ecn_none"), {m: m for m in _ECN_MODES_ALL})
+    if not ("green" in mode or mode == "ecn_all") or not enabled["green"]:
+        return None
+    if "green" not in thresholds:
+        raise fail(place, "marks green but has no green thresholds")
+    for c in ("yellow", "red"):
+        if c in thresholds and thresholds[c] != thresholds["green"]:
+            db.unmodelled[f"WRED_PROFILE.{c}_* (differs from green)"] += 1
+        if c in thresholds and enabled[c] != enabled["green"]:
+            db.unmodelled[f"WRED_PROFILE.wred_{c}_enable (differs from green)"] += 1
+    low, high, prob = thresholds["green"]
     return Ecn(min_threshold=low, max_threshold=high, probability=prob)
 
 
 # --- buffers ---------------------------------------------------------------------------------------
 
 
-def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:  # noqa: C901 -- one pass per SONiC buffer table (POOL, PROFILE, PG, QUEUE), each checked against the ports and the ones before it
+def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:
     tables = ("BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE")
     if not any(db.table(t) for t in tables):
         return None
-    out = ParsedBuffers(model=model or "static", pools=[_pool(n, r) for n, r in db.table("BUFFER_POOL").items()])
+    out = ParsedBuffers(model=model or "static", pools=[_pool(db, n, r) for n, r in db.table("BUFFER_POOL").items()])
     pools = {p.name: p for p in out["pools"]}
     profiles: dict[str, ParsedProfile] = {}
-    known: set[str] = set()
     for name, row in db.table("BUFFER_PROFILE").items():
-        known.add(name)
-        parsed = _profile(name, row, pools)
+        parsed = _profile(db, name, row, pools)
         if parsed is not None:
             profiles[name] = parsed
+    port_pgs = _priority_groups(db, ports, out["model"], set(db.table("BUFFER_PROFILE")), profiles)
+    for key, raw in db.table("BUFFER_QUEUE").items():
+        port, _, queues = key.partition("|")
+        if not _port(db, "BUFFER_QUEUE", port, ports):
+            continue
+        index_range(where("BUFFER_QUEUE", key), queues, 0, 15)
+        row = db.fields("BUFFER_QUEUE", key, raw, {"profile"}, required=("profile",))
+        if row["profile"] not in db.table("BUFFER_PROFILE"):
+            raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{row['profile']}")
+    if out["model"] == "static":
+        out["profiles"] = profiles
+        out["port_priority_groups"] = port_pgs
+    _dynamic_parameters(db, out)
+    return out
+
+
+def _priority_groups(
+    db: Db, ports: list[str], model: str, known: set[str], profiles: dict[str, ParsedProfile]
+) -> dict[str, dict[str, str]]:
     port_pgs: dict[str, dict[str, str]] = {}
-    for key, row in db.table("BUFFER_PG").items():
+    for key, raw in db.table("BUFFER_PG").items():
         port, _, pgs = key.partition("|")
-        _port("BUFFER_PG", key, port, ports)
+        if not _port(db, "BUFFER_PG", port, ports):
+            continue
         index_range(where("BUFFER_PG", key), pgs, 0, 7)
-        check_fields("BUFFER_PG", key, row, {"profile"}, required=("profile",))
+        row = db.fields("BUFFER_PG", key, raw, {"profile"}, required=("profile",))
         profile = text(where("BUFFER_PG", key, "profile"), row["profile"])
-        if profile == DYNAMIC_PG_PROFILE and out["model"] != "dynamic":
+        if profile == DYNAMIC_PG_PROFILE and model != "dynamic":
             raise fail(where("BUFFER_PG", key, "profile"), '"NULL" (computed headroom) needs buffer_model dynamic')
         if profile != DYNAMIC_PG_PROFILE and profile not in known:
             raise fail(where("BUFFER_PG", key, "profile"), f"no BUFFER_PROFILE|{profile}")
         if profile in profiles:
             port_pgs.setdefault(port, {})[pgs] = profile
-    for key, row in db.table("BUFFER_QUEUE").items():
-        port, _, queues = key.partition("|")
-        _port("BUFFER_QUEUE", key, port, ports)
-        index_range(where("BUFFER_QUEUE", key), queues, 0, 15)
-        check_fields("BUFFER_QUEUE", key, row, {"profile"}, required=("profile",))
-        if row["profile"] not in known:
-            raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{row['profile']}")
-    if out["model"] == "static":
-        out["profiles"] = profiles
-        out["port_priority_groups"] = port_pgs
+    return port_pgs
+
+
+def _dynamic_parameters(db: Db, out: ParsedBuffers) -> None:
     pattern = _single(db, "LOSSLESS_TRAFFIC_PATTERN")
     if pattern is not None:
-        name, row = pattern
-        check_fields(
-            "LOSSLESS_TRAFFIC_PATTERN",
-            name,
-            row,
-            {"mtu", "small_packet_percentage"},
-            required=("mtu", "small_packet_percentage"),
-        )
+        name, raw = pattern
+        fields = ("mtu", "small_packet_percentage")
+        row = db.fields("LOSSLESS_TRAFFIC_PATTERN", name, raw, fields, required=fields)
         out["lossless_mtu"] = integer(where("LOSSLESS_TRAFFIC_PATTERN", name, "mtu"), row["mtu"], 1)
         out["small_packet_percent"] = integer(
             where("LOSSLESS_TRAFFIC_PATTERN", name, "small_packet_percentage"), row["small_packet_percentage"], 0, 100
         )
     params = _single(db, "DEFAULT_LOSSLESS_BUFFER_PARAMETER")
     if params is not None:
-        name, row = params
-        check_fields(
-            "DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, row, {"default_dynamic_th"}, required=("default_dynamic_th",)
+        name, raw = params
+        row = db.fields(
+            "DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, raw, {"default_dynamic_th"}, required=("default_dynamic_th",)
         )
-        integer(
-            where("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, "default_dynamic_th"), row["default_dynamic_th"], -8, 7
-        )
-    return out
+        place = where("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, "default_dynamic_th")
+        integer(place, row["default_dynamic_th"], -8, 7)
 
 
-def _pool(name: str, row: Row) -> BufferPool:
-    check_fields("BUFFER_POOL", name, row, {"type", "mode", "size", "xoff"}, required=("type", "mode"))
+def _pool(db: Db, name: str, raw: Row) -> BufferPool:
+    row = db.fields("BUFFER_POOL", name, raw, {"type", "mode", "size", "xoff"}, required=("type", "mode"))
     place = where("BUFFER_POOL", name)
     kind: Any = choice(place + " type", row["type"], {"ingress": "ingress", "egress": "egress"})
     mode: Any = choice(place + " mode", row["mode"], {"static": "static", "dynamic": "dynamic"})
@@ -328,10 +494,10 @@ def _pool(name: str, row: Row) -> BufferPool:
     )
 
 
-def _profile(name: str, row: Row, pools: dict[str, BufferPool]) -> ParsedProfile | None:
+def _profile(db: Db, name: str, raw: Row, pools: dict[str, BufferPool]) -> ParsedProfile | None:
     """A lossless (headroom) profile, which has xon and xoff, or None for a lossy one (still checked)."""
     allowed = {"pool", "size", "xon", "xoff", "xon_offset", "dynamic_th", "static_th"}
-    check_fields("BUFFER_PROFILE", name, row, allowed, required=("pool", "size"))
+    row = db.fields("BUFFER_PROFILE", name, raw, allowed, required=("pool", "size"))
     place = where("BUFFER_PROFILE", name)
     if row["pool"] not in pools:
         raise fail(place + " pool", f"no BUFFER_POOL|{row['pool']}")
@@ -344,7 +510,7 @@ def _profile(name: str, row: Row, pools: dict[str, BufferPool]) -> ParsedProfile
     xon_offset = integer(place + " xon_offset", row["xon_offset"], 0) if "xon_offset" in row else None
     if "xoff" not in row and "xon" not in row:
         return None
-    check_fields("BUFFER_PROFILE", name, row, allowed, required=("xon", "xoff"))
+    db.fields("BUFFER_PROFILE", name, row, allowed, required=("xon", "xoff"))
     return ParsedProfile(
         name=name,
         pool=text(place + " pool", row["pool"]),

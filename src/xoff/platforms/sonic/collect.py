@@ -1,9 +1,14 @@
 """Collect a SONiC switch: CONFIG_DB (``show runningconfiguration all``), FRR (BGP sessions, and its
 running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters, PFC watchdog storms.
 
-CONFIG_DB is read by the strict parser of the render round trip (``parse.py``); tables it does not
-model are skipped by name (a running switch has dozens: FEATURE, MGMT_INTERFACE, ...). Counters are
-text only and go through this package's TextFSM templates (``textfsm/``).
+CONFIG_DB is read faithfully (``parse.read_config_db``): every table, key and field xoff does not model
+(a running switch has dozens: FEATURE, MGMT_INTERFACE, PORT.fec, ...) is counted in
+``DeviceObservation.unmodelled``; a malformed value of a modelled field is one located parse error and
+its Device paths are left out of ``fields``; ports whose watchdog, DSCP map, schedulers or ECN differ
+from the switch's most common value are ``port_settings``. A multi-ASIC switch prints one CONFIG_DB per
+namespace (``{"localhost": ..., "asic0": ..., ...}``, sonic-utilities ``show runningconfiguration all``):
+they are read as one switch. Counters are text only and go through this package's TextFSM templates
+(``textfsm/``).
 """
 
 from __future__ import annotations
@@ -25,11 +30,12 @@ from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
-from xoff.desired.models import Bgp, Device
+from xoff.desired.models import Bgp, Device, PfcWatchdog
 from xoff.platforms.frr.fib import parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
-from xoff.platforms.sonic.parse import OWNED_TABLES, ConfigDbParseError, ParsedSwitch, parse_config_db
+from xoff.platforms.sonic.multi_asic import one_config_db
+from xoff.platforms.sonic.parse import ConfigDbParseError, ConfigDbReading, ParsedSwitch, read_config_db
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 RUNNING = Command("show runningconfiguration all")
@@ -52,14 +58,36 @@ def _address(value: Any) -> Any:
     return value.address
 
 
-def _watchdog(parsed: ParsedSwitch, desired: Device) -> dict[str, Any] | None:
+def _watchdog(parsed: ParsedSwitch, desired: Device, unobserved: set[str]) -> dict[str, Any] | None:
     watchdog = parsed["pfc_watchdog"]
     if watchdog is None:
         return None
     data: dict[str, Any] = watchdog.model_dump()
     reference = desired.pfc_watchdog.ports if desired.pfc_watchdog is not None else list(desired.interfaces)
     data["ports"] = ordered_like(data["ports"], reference)
+    if desired.pfc_watchdog is not None:  # a value not observed: desired's, so the model validates (never judged)
+        for key in PfcWatchdog.model_fields:
+            if f"pfc_watchdog.{key}" in unobserved:
+                data[key] = getattr(desired.pfc_watchdog, key)
     return data
+
+
+def _narrow(fields: list[str], unobserved: set[str], interfaces: list[str]) -> list[str]:
+    """``fields`` without the paths a located parse error left unread (``interfaces.*.mtu`` becomes the
+    other interfaces' paths where one port's mtu was malformed; ``pfc_watchdog`` its read parts)."""
+    out: list[str] = []
+    for path in fields:
+        if any(path == u or path.startswith(u + ".") for u in unobserved):
+            continue
+        if path.startswith("interfaces.*."):
+            leaf = path.removeprefix("interfaces.*.")
+            bad = {n for n in interfaces if f"interfaces.{n}.{leaf}" in unobserved}
+            out += [f"interfaces.{n}.{leaf}" for n in interfaces if n not in bad] if bad else [path]
+        elif path == "pfc_watchdog" and any(u.startswith("pfc_watchdog.") for u in unobserved):
+            out += [f"{path}.{k}" for k in PfcWatchdog.model_fields if f"{path}.{k}" not in unobserved]
+        else:
+            out.append(path)
+    return out
 
 
 def _static_routes(table: Any) -> list[tuple[str, str, str | None]]:
@@ -95,7 +123,7 @@ class Collector:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
         name, errors = desired.name, obs.errors
         # ConfigDbParseError, FrrParseError, JSON and the model's ValidationError are all ValueErrors
-        device = read(outputs, RUNNING, lambda text: self._device(text, desired), name, errors)
+        device = read(outputs, RUNNING, lambda text: self._device(text, desired, obs), name, errors)
         if device is not None:
             obs.device, obs.fields = device
         obs.bgp_sessions = read(outputs, BGP, parse_bgp_summary, name, errors, catch=(FrrParseError,))
@@ -111,30 +139,44 @@ class Collector:
 
     # --- CONFIG_DB + FRR -> Device ---------------------------------------------------------------
 
-    def _device(self, text: str, desired: Device) -> tuple[Device, list[str]]:
+    def _device(self, text: str, desired: Device, obs: DeviceObservation) -> tuple[Device, list[str]]:
         try:
             dump: Any = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigDbParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
         if not isinstance(dump, dict):
             raise ConfigDbParseError("show runningconfiguration all: expected a JSON object")
-        bgpraw = dump.pop("bgpraw", "")
-        parsed = parse_config_db(dump, ignore_tables=set(dump) - set(OWNED_TABLES))
-        updates, fields = self._updates(parsed, desired, bgpraw if isinstance(bgpraw, str) else "")
-        updates["static_routes"] = observed_static_routes(desired, _static_routes(dump.get("STATIC_ROUTE", {})))
-        fields.append("static_routes")
-        return observed_device(desired, updates), fields
+        config_db, bgpraw, conflicts, unmodelled = one_config_db(dump)
+        reading = read_config_db(config_db)
+        updates, fields = self._updates(reading, desired, bgpraw)
+        for message in conflicts + reading.errors:
+            obs.errors.append(parse_error(desired.name, RUNNING.text, message))
+        obs.unmodelled = dict(sorted({**reading.unmodelled, **unmodelled}.items()))
+        obs.port_settings = reading.port_settings
+        routes: list[tuple[str, str, str | None]] = []
+        try:
+            routes = _static_routes(config_db.get("STATIC_ROUTE", {}))
+            fields.append("static_routes")
+        except ConfigDbParseError as exc:
+            obs.errors.append(parse_error(desired.name, RUNNING.text, str(exc)))
+        updates["static_routes"] = observed_static_routes(desired, routes)
+        return observed_device(desired, updates), _narrow(
+            fields, reading.unobserved, list(reading.switch["interfaces"])
+        )
 
-    def _updates(self, parsed: ParsedSwitch, desired: Device, bgpraw: str) -> tuple[dict[str, Any], list[str]]:
-        fields = ["name", "role", "hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
+    def _updates(self, reading: ConfigDbReading, desired: Device, bgpraw: str) -> tuple[dict[str, Any], list[str]]:
+        parsed = reading.switch
+        fields = ["hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
         updates: dict[str, Any] = {
-            "name": parsed["name"],
-            "role": parsed["role"],
             "hwsku": parsed["hwsku"],
             "interfaces": observed_interfaces(desired, {n: dict(i) for n, i in parsed["interfaces"].items()}),
-            "pfc_watchdog": _watchdog(parsed, desired),
+            "pfc_watchdog": _watchdog(parsed, desired, reading.unobserved),
         }
-        updates["bgp"], bgp_fields = self._bgp(parsed, desired, bgpraw)
+        for key in ("name", "role"):  # None: not observed (the reading says why); desired's stands in, unjudged
+            if parsed[key] is not None:
+                updates[key] = parsed[key]
+                fields.append(key)
+        updates["bgp"], bgp_fields = self._bgp(parsed, desired, bgpraw, reading.errors)
         fields += bgp_fields
         qos = parsed["qos"]
         if qos is None:
@@ -143,37 +185,53 @@ class Collector:
         else:
             updates["qos"] = dumped(dict(qos))
             fields += [f"qos.{k}" for k in qos]
-        buffers = parsed["buffers"]
-        if buffers is None:
-            updates["buffers"] = None
-            fields.append("buffers")
-        else:
-            data = dumped(dict(buffers))
-            if "pools" in data and desired.buffers is not None:
-                data["pools"] = ordered_like(data["pools"], [p.name for p in desired.buffers.pools], _name)
-            if "profiles" in data:  # the lookup row a profile came from is intent's, not the switch's
-                want = desired.buffers.profiles if desired.buffers is not None else {}
-                for profile_name, profile in data["profiles"].items():
-                    profile["source"] = want[profile_name].source if profile_name in want else "observed"
-                fields += [f"buffers.profiles.*.{k}" for k in ("name", "pool", "xon", "xoff", "size")]
-                fields += ["buffers.profiles.*.xon_offset", "buffers.profiles.*.dynamic_th", "buffers.profiles"]
-            updates["buffers"] = data
-            fields += [f"buffers.{k}" for k in data if k != "profiles"]
-        return updates, fields
+        updates["buffers"], buffer_fields = self._buffers(parsed, desired)
+        return updates, fields + buffer_fields
 
     @staticmethod
-    def _bgp(parsed: ParsedSwitch, desired: Device, bgpraw: str) -> tuple[dict[str, Any] | None, list[str]]:
+    def _buffers(parsed: ParsedSwitch, desired: Device) -> tuple[dict[str, Any] | None, list[str]]:
+        buffers = parsed["buffers"]
+        if buffers is None:
+            return None, ["buffers"]
+        fields: list[str] = []
+        data = dumped(dict(buffers))
+        if "pools" in data and desired.buffers is not None:
+            data["pools"] = ordered_like(data["pools"], [p.name for p in desired.buffers.pools], _name)
+        if "profiles" in data:  # the lookup row a profile came from is intent's, not the switch's
+            want = desired.buffers.profiles if desired.buffers is not None else {}
+            for profile_name, profile in data["profiles"].items():
+                profile["source"] = want[profile_name].source if profile_name in want else "observed"
+            fields += [f"buffers.profiles.*.{k}" for k in ("name", "pool", "xon", "xoff", "size")]
+            fields += ["buffers.profiles.*.xon_offset", "buffers.profiles.*.dynamic_th", "buffers.profiles"]
+        return data, fields + [f"buffers.{k}" for k in data if k != "profiles"]
+
+    @staticmethod
+    def _bgp(
+        parsed: ParsedSwitch, desired: Device, bgpraw: str, errors: list[str]
+    ) -> tuple[dict[str, Any] | None, list[str]]:
         config = parsed["bgp"]
         if config is None:
             return None, ["bgp"]
         want = (
             desired.bgp if desired.bgp is not None else Bgp(asn=0, router_id="", max_paths=0, neighbors=[], networks=[])
         )
-        frr = parse_router_bgp(bgpraw)
-        if frr is None:
-            raise FrrParseError("bgpraw: no 'router bgp' block while CONFIG_DB has BGP neighbours")
-        if frr["asn"] != config["asn"]:
-            raise FrrParseError(f"bgpraw: router bgp {frr['asn']} differs from DEVICE_METADATA bgp_asn {config['asn']}")
+        try:
+            frr = parse_router_bgp(bgpraw)
+            if frr is None:
+                raise FrrParseError("bgpraw: no 'router bgp' block while CONFIG_DB has BGP neighbours")
+            if frr["asn"] != config["asn"]:
+                raise FrrParseError(
+                    f"bgpraw: router bgp {frr['asn']} differs from DEVICE_METADATA bgp_asn {config['asn']}"
+                )
+        except FrrParseError as exc:  # CONFIG_DB's BGP is still read; FRR's part is not observed
+            errors.append(str(exc))
+            partial: dict[str, Any] = {
+                "asn": config["asn"],
+                "neighbors": dumped(ordered_like(config["neighbors"], [n.address for n in want.neighbors], _address)),
+            }
+            if desired.bgp is None:
+                partial.update(router_id="", max_paths=0, networks=[])  # required by the model, never judged
+            return partial, ["bgp.asn", "bgp.neighbors"]
         data: dict[str, Any] = {
             "asn": config["asn"],
             "neighbors": dumped(ordered_like(config["neighbors"], [n.address for n in want.neighbors], _address)),

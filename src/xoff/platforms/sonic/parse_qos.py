@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -179,7 +179,7 @@ def _watchdog_port(db: Db, port: str, raw: Row) -> dict[str, Any]:
     """One port's watchdog values by PortSettings name (a malformed one is left out, with its error)."""
     row = db.fields("PFC_WD", port, raw, _WATCHDOG_FIELDS)
     out: dict[str, Any] = {}
-    readers = {
+    readers: dict[str, Callable[[str, Any], Any]] = {
         "action": lambda place, v: choice(place, v, {a: a for a in ("drop", "forward", "alert")}),
         "detection_time": lambda place, v: integer(place, v, 100, 5000),
         "restoration_time": lambda place, v: integer(place, v, 100, 60000),

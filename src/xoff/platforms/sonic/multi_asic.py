@@ -1,0 +1,51 @@
+"""A multi-ASIC SONiC switch's ``show runningconfiguration all``: one CONFIG_DB per namespace, read as one.
+
+sonic-utilities (show/main.py ``runningconfiguration all``, since PR #3148) prints the host's CONFIG_DB
+under ``localhost`` and each ASIC namespace's under its name (``asic0``, ...), each namespace with its own
+``bgpraw``; a single-ASIC switch prints its CONFIG_DB alone with ``bgpraw`` inside.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _is_multi_asic(dump: dict[str, Any]) -> bool:
+    host = dump.get("localhost")
+    return isinstance(host, dict) and isinstance(host.get("DEVICE_METADATA"), dict)
+
+
+def one_config_db(dump: dict[str, Any]) -> tuple[dict[str, Any], str, list[str], dict[str, int]]:
+    """A single- or multi-ASIC dump -> one CONFIG_DB, its bgpraw, located conflicts between namespaces, and
+    what is unmodelled (the namespaces' own DEVICE_METADATA rows: the host's is the switch's)."""
+    if not _is_multi_asic(dump):
+        rest = {k: v for k, v in dump.items() if k != "bgpraw"}
+        bgpraw = dump.get("bgpraw", "")
+        return rest, bgpraw if isinstance(bgpraw, str) else "", [], {}
+    host = dump["localhost"]
+    merged: dict[str, Any] = {t: dict(r) for t, r in host.items() if t != "bgpraw" and isinstance(r, dict)}
+    bgpraw = host.get("bgpraw", "")
+    errors: list[str] = []
+    unmodelled: dict[str, int] = {}
+    for namespace in sorted(k for k in dump if k != "localhost"):
+        config = dump[namespace]
+        if not isinstance(config, dict):
+            errors.append(f"{namespace}: must map table names to tables")
+            continue
+        bgpraw = bgpraw or config.get("bgpraw", "")
+        for table, rows in config.items():
+            if table == "bgpraw" or not isinstance(rows, dict):
+                continue
+            if table == "DEVICE_METADATA":
+                unmodelled[f"DEVICE_METADATA ({namespace})"] = len(rows)
+                continue
+            _merge_rows(merged.setdefault(table, {}), rows, f"{namespace}: {table}", errors)
+    return merged, bgpraw if isinstance(bgpraw, str) else "", errors, unmodelled
+
+
+def _merge_rows(into: dict[str, Any], rows: dict[str, Any], place: str, errors: list[str]) -> None:
+    for key, row in rows.items():
+        if key in into and into[key] != row:
+            errors.append(f"{place}|{key}: differs from another namespace's (the first is read)")
+            continue
+        into[key] = row

@@ -5,6 +5,10 @@ a difference is reported at the leaf (``qos.dscp_to_tc.26``) with both values. L
 matched by their natural key (name, address, ...), so a reordered list is not drift. Byte quantities
 an ASIC rounds to cells (buffer sizes, ECN thresholds) are equal within one cell of the device's ASIC,
 as the ASIC catalog declares it (reference/lossless.md §6 rule 11).
+
+Per-port settings (``Snapshot.port_settings``: a port whose watchdog, DSCP map, schedulers or ECN differ
+from its switch's most common value) are compared with what the desired Device means for that port
+(``port_expected``), at ``ports.<port>.<field>[.<queue>...]``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ CELL_ROUNDED = (
     "buffers.port_headroom_bytes.*",
     "qos.ecn.*.min_threshold",
     "qos.ecn.*.max_threshold",
+    "ports.*.ecn.*.min_threshold",
+    "ports.*.ecn.*.max_threshold",
 )
 _LIST_KEYS = ("name", "address", "netdev", "destination", "source")
 _MISSING = object()
@@ -128,6 +134,45 @@ def port_of(path: str) -> str | None:
     parts = path.split(".")
     if parts[0] == "interfaces" and len(parts) > 1:
         return parts[1]
+    if parts[0] == "ports" and len(parts) > 1:
+        return parts[1]
     if parts[:2] in (["buffers", "port_priority_groups"], ["buffers", "port_headroom_bytes"], ["host", "nics"]):
         return parts[2] if len(parts) > 2 else None
     return None
+
+
+# PortSettings field -> the desired PfcWatchdog field it is judged against (for a port the watchdog covers)
+_WATCHDOG = {
+    "watchdog_action": "action",
+    "watchdog_detection_ms": "detection_ms",
+    "watchdog_restoration_ms": "restoration_ms",
+}
+
+
+def port_expected(desired: dict[str, Any], port: str) -> dict[str, Any]:
+    """What a dumped desired Device means for one of its ports, by PortSettings field (absent: nothing)."""
+    interface = desired.get("interfaces", {}).get(port) or {}
+    watchdog = desired.get("pfc_watchdog") or {}
+    qos = desired.get("qos") or {}
+    out: dict[str, Any] = {"pfc_priorities": interface.get("pfc_priorities", _MISSING)}
+    for setting, name in _WATCHDOG.items():
+        out[setting] = watchdog[name] if port in watchdog.get("ports", []) else _MISSING
+    for setting in ("trust", "dscp_to_tc", "schedulers", "ecn"):
+        out[setting] = qos.get(setting, _MISSING)
+    return out
+
+
+def port_drift(
+    desired: dict[str, Any], port: str, settings: dict[str, Any], cell: int | None = None
+) -> list[Difference]:
+    """Differences between one port's observed settings (``PortSettings.model_dump(mode="json")``; None: not
+    observed, not compared) and what the dumped desired Device means for it."""
+    want = port_expected(desired, port)
+    found: list[Difference] = []
+    for setting, value in settings.items():
+        if value is None or setting not in want:
+            continue
+        for diff in _leaves(f"ports.{port}.{setting}", want[setting], value):
+            if not _within(diff, cell):
+                found.append(diff)
+    return found

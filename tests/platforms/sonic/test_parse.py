@@ -138,10 +138,19 @@ STRICT_CASES = [
     (_set("TC_TO_QUEUE_MAP", None), r"tc_to_queue_map: no TC_TO_QUEUE_MAP\|AZURE"),
     (_set("SCHEDULER", "scheduler.1", "type", "WRR"), r"'WRR' is not one of STRICT, DWRR"),
     (_set("SCHEDULER", "scheduler.0", "priority", "3"), r"not modelled: SCHEDULER.priority"),
-    (_set("QUEUE", "Ethernet8|6", "scheduler", "scheduler.0"), r"Ethernet8: differs from the switch's other ports in schedulers"),
+    (
+        _set("QUEUE", "Ethernet8|6", "scheduler", "scheduler.0"),
+        r"Ethernet8: differs from the switch's other ports in schedulers",
+    ),
     (_set("QUEUE", "Ethernet8|3", "scheduler", "nope"), r"no SCHEDULER\|nope"),
-    (_set("WRED_PROFILE", "WRED_Q3", "yellow_max_threshold", "2000000"), r"not modelled: WRED_PROFILE.yellow_\* \(differs from green\)"),
-    (_set("WRED_PROFILE", "WRED_Q3", "wred_red_enable", "false"), r"not modelled: WRED_PROFILE.wred_red_enable \(differs from green\)"),
+    (
+        _set("WRED_PROFILE", "WRED_Q3", "yellow_max_threshold", "2000000"),
+        r"not modelled: WRED_PROFILE.yellow_\* \(differs from green\)",
+    ),
+    (
+        _set("WRED_PROFILE", "WRED_Q3", "wred_red_enable", "false"),
+        r"not modelled: WRED_PROFILE.wred_red_enable \(differs from green\)",
+    ),
     (_set("WRED_PROFILE", "WRED_Q3", "green_max_threshold", "1"), r"1 is below the minimum 150000"),
     (_set("BUFFER_PG", "Ethernet0|3", "profile", "missing_profile"), r"no BUFFER_PROFILE\|missing_profile"),
     (_set("BUFFER_PG", "Ethernet0|3", "profile", "NULL"), r"needs buffer_model dynamic"),
@@ -154,7 +163,10 @@ STRICT_CASES = [
     (_set("BUFFER_POOL", "egress_lossy_pool", "type", "both"), r"'both' is not one of ingress, egress"),
     (_set("BUFFER_QUEUE", "Ethernet0|3", "profile", "nope"), r"no BUFFER_PROFILE\|nope"),
     (_set("CABLE_LENGTH", "AZURE", "Ethernet0", "5"), r"'5' is not <metres>m"),
-    (_set("PFC_WD", "Ethernet8", "detection_time", "300"), r"Ethernet8: differs from the switch's other ports in watchdog_detection_ms"),
+    (
+        _set("PFC_WD", "Ethernet8", "detection_time", "300"),
+        r"Ethernet8: differs from the switch's other ports in watchdog_detection_ms",
+    ),
     (_set("PFC_WD", "GLOBAL", None), r"PFC_WD\|GLOBAL POLL_INTERVAL: missing"),
     (
         _set("PORT_QOS_MAP", "Ethernet0", "pfcwd_sw_enable", "4"),

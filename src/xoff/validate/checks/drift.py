@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 from xoff.buffers import get_asic
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
-from xoff.validate.drift import device_drift, port_of, show
+from xoff.validate.drift import device_drift, port_drift, port_of, show
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
 
@@ -18,7 +18,10 @@ class StateDrift(Check):
     """Any value a device runs that differs from the intent: interface MTU/speed/addresses, QoS maps,
     PFC, ECN, schedulers, buffer profiles, watchdog, BGP neighbours, host NIC settings. Only the fields
     the collector read are compared (the rest is not observable on that platform, never "equal");
-    buffer sizes and ECN thresholds are equal within one cell of the device's ASIC (read-back rounding)."""
+    buffer sizes and ECN thresholds are equal within one cell of the device's ASIC (read-back rounding).
+    A port whose own settings differ from its switch's (a watchdog action or timer, DSCP map, scheduler
+    or ECN profile per queue) is compared with what the intent means for that port and named
+    (``ports.<port>.watchdog_action``, ``ports.<port>.schedulers.<queue>``)."""
 
     class Params(CheckParams):
         ignore: tuple[str, ...] = ()  # field path patterns (fnmatch) not to compare, e.g. "interfaces.*.admin_up"
@@ -44,12 +47,14 @@ class StateDrift(Check):
                 continue
             if have is None:
                 continue  # collect.complete reports devices that could not be read
-            if want == have:  # nothing differs anywhere: no need to dump and walk it
+            ports = ctx.snapshot.port_settings.get(name, {})
+            if want == have and not ports:  # nothing differs anywhere: no need to dump and walk it
                 continue
             cell = get_asic(want.asic).cell_size if want.asic else None
-            diffs = device_drift(
-                want.model_dump(mode="json"), have.model_dump(mode="json"), [p for p in paths if p], cell
-            )
+            dumped = want.model_dump(mode="json")
+            diffs = device_drift(dumped, have.model_dump(mode="json"), [p for p in paths if p], cell)
+            for port, settings in sorted(ports.items()):
+                diffs += port_drift(dumped, port, settings.model_dump(mode="json"), cell)
             for diff in diffs:
                 if any(fnmatchcase(diff.path, pat) for pat in ignore):
                     continue

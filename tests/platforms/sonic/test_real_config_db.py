@@ -1,0 +1,164 @@
+"""A CONFIG_DB rendered by xoff, with the standard tables and fields of real SONiC images added, is read with no
+refusal: what xoff does not model is listed as unmodelled, validation finds no drift, and one port's watchdog
+changed is exactly one drift finding naming the device, the port, the field and both values.
+
+The additions follow real images' CONFIG_DB (values of our own): sonic-buildimage
+``files/build_templates/init_cfg.json.j2`` (FEATURE, FLEX_COUNTER_TABLE, CRM, SYSLOG_CONFIG, NTP, KDUMP,
+PASSW_HARDENING, ...) and sonic-utilities ``tests/mock_tables/config_db.json`` (PORT fec/pfc_asym/autoneg,
+PFC_WD pfc_stat_history and BIG_RED_SWITCH, DEVICE_METADATA default_pfcwd_status, BGP_NEIGHBOR timers,
+MGMT_PORT, MGMT_INTERFACE, LOOPBACK_INTERFACE IPv6, a WRED profile with only some thresholds).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sonic_cases import sonic_switches
+
+from tests.support.paths import ROOT
+from xoff.api import ValidateOptions, validate
+from xoff.collect.engine import DeviceRun, assemble
+from xoff.connect.targets import Target
+from xoff.desired.models import Device, FabricState
+from xoff.platforms.frr.render import render_frr_conf
+from xoff.platforms.sonic.collect import RUNNING, Collector
+from xoff.platforms.sonic.config_db import build_config_db
+from xoff.validate.model import Status
+
+Db = dict[str, Any]
+
+
+def _ports(db: Db) -> list[str]:
+    return sorted(db["PORT"])
+
+
+def _each_port(table: str, fields: dict[str, str]) -> Callable[[Db], None]:
+    def apply(db: Db) -> None:
+        for port in _ports(db):
+            if table != "PFC_WD" or port in db.get("PFC_WD", {}):
+                db.setdefault(table, {}).setdefault(port, {}).update(fields)
+
+    return apply
+
+
+def _row(table: str, key: str, fields: dict[str, str]) -> Callable[[Db], None]:
+    def apply(db: Db) -> None:
+        db.setdefault(table, {}).setdefault(key, {}).update(fields)
+
+    return apply
+
+
+def _bgp_timers(db: Db) -> None:
+    for row in db.get("BGP_NEIGHBOR", {}).values():
+        row.update({"admin_status": "up", "holdtime": "180", "keepalive": "60", "nhopself": "0", "rrclient": "0"})
+
+
+# (what a real image has that xoff does not model, the unmodelled names it gives)
+ADDITIONS: list[tuple[Callable[[Db], None], set[str]]] = [
+    (_each_port("PORT", {"fec": "rs"}), {"PORT.fec"}),
+    (_each_port("PORT", {"pfc_asym": "off"}), {"PORT.pfc_asym"}),
+    (_each_port("PORT", {"autoneg": "off"}), {"PORT.autoneg"}),
+    (_each_port("PORT", {"tpid": "0x8100", "parent_port": "x"}), {"PORT.tpid", "PORT.parent_port"}),
+    (_each_port("PFC_WD", {"pfc_stat_history": "disable"}), {"PFC_WD.pfc_stat_history"}),
+    (_row("PFC_WD", "GLOBAL", {"BIG_RED_SWITCH": "disable"}), {"PFC_WD.BIG_RED_SWITCH"}),
+    (
+        _row("DEVICE_METADATA", "localhost", {"default_pfcwd_status": "disable"}),
+        {"DEVICE_METADATA.default_pfcwd_status"},
+    ),
+    (
+        _row("DEVICE_METADATA", "localhost", {"synchronous_mode": "enable", "timezone": "UTC", "region": "None"}),
+        {"DEVICE_METADATA.synchronous_mode", "DEVICE_METADATA.timezone", "DEVICE_METADATA.region"},
+    ),
+    (_row("WRED_PROFILE", "AZURE_LOSSY", {"red_max_threshold": "2097152"}), set()),
+    (
+        _row("FEATURE", "bgp", {"state": "enabled", "auto_restart": "enabled", "has_timer": "False"}),
+        {"FEATURE"},
+    ),
+    (_row("FLEX_COUNTER_TABLE", "PFCWD", {"FLEX_COUNTER_STATUS": "enable"}), {"FLEX_COUNTER_TABLE"}),
+    (_row("CRM", "Config", {"polling_interval": "300", "acl_table_threshold_type": "percentage"}), {"CRM"}),
+    (_row("SYSLOG_SERVER", "198.18.200.5", {}), {"SYSLOG_SERVER"}),
+    (_row("NTP", "global", {"src_intf": "eth0"}), {"NTP"}),
+    (_row("MGMT_PORT", "eth0", {"alias": "eth0", "admin_status": "up"}), {"MGMT_PORT"}),
+    (_row("MGMT_INTERFACE", "eth0|198.18.200.10/24", {"gwaddr": "198.18.200.1"}), {"MGMT_INTERFACE"}),
+    (_row("LOOPBACK_INTERFACE", "Loopback0|fc00:1::32/128", {}), {"LOOPBACK_INTERFACE|IPv6 address"}),
+    (_row("KDUMP", "config", {"enabled": "false", "num_dumps": "3", "memory": "0M-2G:256M"}), {"KDUMP"}),
+    (_row("VERSIONS", "DATABASE", {"VERSION": "version_4_0_1"}), {"VERSIONS"}),
+    (
+        _bgp_timers,
+        {"BGP_NEIGHBOR.admin_status", "BGP_NEIGHBOR.holdtime", "BGP_NEIGHBOR.keepalive", "BGP_NEIGHBOR.nhopself"}
+        | {"BGP_NEIGHBOR.rrclient"},
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def fabric(lab_mini_state: Any) -> FabricState:
+    state: FabricState = lab_mini_state[1]
+    return state
+
+
+def _leaf(fabric: FabricState) -> Device:
+    return next(d for d in sonic_switches(fabric) if d.pfc_watchdog is not None and len(d.pfc_watchdog.ports) > 2)
+
+
+def _dump(db: Db, device: Device, fabric: FabricState) -> str:
+    return json.dumps({**db, "bgpraw": render_frr_conf(device, fabric)}, indent=4)
+
+
+def _with(db: Db, chosen: list[int]) -> tuple[Db, set[str]]:
+    out, names = copy.deepcopy(db), set()
+    for index in chosen:
+        apply, unmodelled = ADDITIONS[index]
+        apply(out)
+        names |= unmodelled
+    return out, names
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chosen=st.sets(st.integers(0, len(ADDITIONS) - 1)))
+def test_any_mix_of_real_tables_is_read(fabric: FabricState, chosen: set[int]) -> None:
+    device = _leaf(fabric)
+    db, names = _with(build_config_db(device, fabric), sorted(chosen))
+    obs = Collector().parse({RUNNING.text: _dump(db, device, fabric)}, device)
+    assert obs.errors == []
+    assert obs.device is not None
+    assert set(obs.unmodelled) == names
+    assert obs.port_settings == {}
+
+
+def _validate(tmp_path: Path, fabric: FabricState, dump: str) -> Any:
+    device = _leaf(fabric)
+    target = Target(device.name, "sonic", "switch", device.role, device.network, "198.18.0.1")
+    obs = Collector().parse({RUNNING.text: dump}, device)
+    snapshot = assemble(fabric, [DeviceRun(target=target, observation=obs)])
+    path = tmp_path / "snap.json"
+    path.write_text(snapshot.model_dump_json())
+    result = validate(ROOT / "inventory" / "lab-mini", ValidateOptions(snapshot=path))
+    (drift,) = [r for r in result.validation.results if r.id == "drift.state"]
+    return snapshot, drift
+
+
+def test_all_real_tables_no_drift_then_one_port_watchdog(tmp_path: Path, fabric: FabricState) -> None:
+    device = _leaf(fabric)
+    db, names = _with(build_config_db(device, fabric), list(range(len(ADDITIONS))))
+    snapshot, drift = _validate(tmp_path, fabric, _dump(db, device, fabric))
+    assert set(snapshot.unmodelled[device.name]) == names
+    assert snapshot.errors == []
+    assert drift.status is Status.SUCCESS, drift.findings
+
+    assert device.pfc_watchdog is not None and device.pfc_watchdog.action == "drop"
+    port = device.pfc_watchdog.ports[1]
+    db["PFC_WD"][port]["action"] = "alert"
+    snapshot, drift = _validate(tmp_path, fabric, _dump(db, device, fabric))
+    assert snapshot.port_settings[device.name][port].watchdog_action == "alert"
+    assert drift.status is Status.FAILURE
+    assert [(f.device, f.port, f.object, f.expected, f.actual) for f in drift.findings] == [
+        (device.name, port, f"ports.{port}.watchdog_action", "drop", "alert")
+    ]

@@ -30,6 +30,7 @@ from xoff.desired.models import Device, FabricState
 from xoff.platforms.frr.render import render_frr_conf
 from xoff.platforms.sonic.collect import RUNNING, Collector
 from xoff.platforms.sonic.config_db import build_config_db
+from xoff.validate import run_checks
 from xoff.validate.model import Status
 
 Db = dict[str, Any]
@@ -162,3 +163,110 @@ def test_all_real_tables_no_drift_then_one_port_watchdog(tmp_path: Path, fabric:
     assert [(f.device, f.port, f.object, f.expected, f.actual) for f in drift.findings] == [
         (device.name, port, f"ports.{port}.watchdog_action", "drop", "alert")
     ]
+
+
+def _set(table: str, key: str, field: str, value: Any) -> Callable[[Db], None]:
+    def apply(db: Db) -> None:
+        db[table][key][field] = value
+
+    return apply
+
+
+def _drop(table: str, key: str, field: str) -> Callable[[Db], None]:
+    def apply(db: Db) -> None:
+        del db[table][key][field]
+
+    return apply
+
+
+def _rename_dscp_map(port: str) -> Callable[[Db], None]:
+    def apply(db: Db) -> None:
+        (name, row), *_ = db["DSCP_TO_TC_MAP"].items()
+        db["DSCP_TO_TC_MAP"]["OTHER"] = {**row, "26": "0"}
+        db["PORT_QOS_MAP"][port]["dscp_to_tc_map"] = "OTHER"
+        assert name != "OTHER"
+
+    return apply
+
+
+# (malformed value of a modelled field, the located error, the field path no longer read, the path still read)
+MALFORMED = [
+    (
+        _set("PORT", "Ethernet8", "mtu", "9k"),
+        "PORT|Ethernet8 mtu: '9k' is not an integer",
+        "interfaces.Ethernet8.mtu",
+        "interfaces.Ethernet0.mtu",
+    ),
+    (
+        _set("PORT", "Ethernet0", "speed", 400000),
+        "PORT|Ethernet0 speed: must be a string",
+        "interfaces.Ethernet0.speed_mbps",
+        "interfaces.Ethernet8.speed_mbps",
+    ),
+    (
+        _set("PFC_WD", "GLOBAL", "POLL_INTERVAL", "fast"),
+        "PFC_WD|GLOBAL POLL_INTERVAL: 'fast' is not an integer",
+        "pfc_watchdog.poll_interval_ms",
+        "pfc_watchdog.action",
+    ),
+    (
+        _set("DEVICE_METADATA", "localhost", "bgp_asn", "AS65001"),
+        "DEVICE_METADATA|localhost bgp_asn: 'AS65001' is not an integer",
+        "bgp.asn",
+        "qos.dscp_to_tc",
+    ),
+    (
+        _set("SCHEDULER", "scheduler.0", "type", "WRR"),
+        "SCHEDULER|scheduler.0 type: 'WRR' is not one of STRICT, DWRR",
+        "qos.schedulers",
+        "pfc_watchdog",
+    ),
+]
+
+
+@pytest.mark.parametrize(("mutate", "error", "unread", "read"), MALFORMED, ids=[m[1] for m in MALFORMED])
+def test_a_malformed_value_is_one_located_error(
+    fabric: FabricState, mutate: Callable[[Db], None], error: str, unread: str, read: str
+) -> None:
+    device = _leaf(fabric)
+    db = copy.deepcopy(build_config_db(device, fabric))
+    mutate(db)
+    obs = Collector().parse({RUNNING.text: _dump(db, device, fabric)}, device)
+    assert [(e.kind, e.command, e.message.startswith(error)) for e in obs.errors] == [("parse", RUNNING.text, True)]
+    assert obs.device is not None
+    assert unread not in obs.fields
+    assert read in obs.fields or read.replace("Ethernet0", "*").replace("Ethernet8", "*") in obs.fields
+
+
+# (a port that differs from the switch, the PortSettings it gets)
+VARIETY = [
+    (_set("PFC_WD", "Ethernet16", "action", "forward"), "Ethernet16", {"watchdog_action": "forward"}),
+    (_set("PFC_WD", "Ethernet24", "detection_time", "400"), "Ethernet24", {"watchdog_detection_ms": 400}),
+    (_set("PFC_WD", "Ethernet24", "restoration_time", "800"), "Ethernet24", {"watchdog_restoration_ms": 800}),
+    (_rename_dscp_map("Ethernet8"), "Ethernet8", "dscp_to_tc"),
+    (_set("QUEUE", "Ethernet8|6", "scheduler", "scheduler.0"), "Ethernet8", "schedulers"),
+    (_drop("QUEUE", "Ethernet16|3", "wred_profile"), "Ethernet16", "ecn"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "port", "want"), VARIETY, ids=[f"{p}-{w}" for _, p, w in VARIETY])
+def test_per_port_variety_is_port_settings_and_drift(
+    fabric: FabricState, mutate: Callable[[Db], None], port: str, want: Any
+) -> None:
+    device = _leaf(fabric)
+    db = copy.deepcopy(build_config_db(device, fabric))
+    mutate(db)
+    obs = Collector().parse({RUNNING.text: _dump(db, device, fabric)}, device)
+    assert obs.errors == []
+    assert list(obs.port_settings) == [port]
+    got = obs.port_settings[port].model_dump(exclude_none=True)
+    if isinstance(want, dict):
+        assert got == want
+    else:
+        assert list(got) == [want]
+    target = Target(device.name, "sonic", "switch", device.role, device.network, "198.18.0.1")
+    snapshot = assemble(fabric, [DeviceRun(target=target, observation=obs)])
+    (drift,) = run_checks(fabric, ["drift.state"], observed=snapshot)
+    assert drift.status is Status.FAILURE
+    assert {(f.device, f.port) for f in drift.findings} == {(device.name, port)}
+    assert all(f.object.startswith(f"ports.{port}.{next(iter(got))}") for f in drift.findings)

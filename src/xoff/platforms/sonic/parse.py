@@ -163,7 +163,8 @@ def read_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[st
         interfaces[port]["pfc_watchdog"] = True
     bgp = None
     with db.guard("bgp"):
-        bgp = _bgp(db, meta.get("bgp_asn"), interfaces)
+        if "bgp" not in db.unobserved:  # a malformed bgp_asn already said why BGP is not read
+            bgp = _bgp(db, meta.get("bgp_asn"), interfaces)
     qos = parse_qos(db, ports, port_qos, settings)
     buffers = None
     with db.guard("buffers"):

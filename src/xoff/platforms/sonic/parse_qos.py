@@ -222,7 +222,7 @@ def parse_watchdog(db: Db, ports: list[str], port_qos: dict[str, PortQos], setti
     for port, value in queues.items():
         if value != common_queues:
             db.unmodelled[f"PORT_QOS_MAP.pfcwd_sw_enable (per-port, {port})"] += 1
-    if poll is None:
+    if poll is None and "pfc_watchdog.poll_interval_ms" not in db.unobserved:
         db.errors.append("PFC_WD|GLOBAL POLL_INTERVAL: missing while ports are watched")
         db.unobserved.add("pfc_watchdog.poll_interval_ms")
     return PfcWatchdog(
@@ -333,11 +333,19 @@ def _queues(
         sched: Scheduler | None = None
         ecn: Ecn | None = None
         with db.guard("qos.schedulers"):
+            if "scheduler" in row and row["scheduler"] in db.table("SCHEDULER") and row["scheduler"] not in schedulers:
+                continue  # the scheduler's own error is reported; this queue is not observed
             if "scheduler" in row:
                 if row["scheduler"] not in schedulers:
                     raise fail(where("QUEUE", key, "scheduler"), f"no SCHEDULER|{row['scheduler']}")
                 sched = schedulers[row["scheduler"]]
         with db.guard("qos.ecn"):
+            if (
+                "wred_profile" in row
+                and row["wred_profile"] in db.table("WRED_PROFILE")
+                and row["wred_profile"] not in wred
+            ):
+                continue  # the profile's own error is reported; this queue is not observed
             if "wred_profile" in row:
                 if row["wred_profile"] not in wred:
                     raise fail(where("QUEUE", key, "wred_profile"), f"no WRED_PROFILE|{row['wred_profile']}")

@@ -13,7 +13,6 @@ they are read as one switch. Counters are text only and go through this package'
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -32,10 +31,10 @@ from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.desired.models import Bgp, Device, PfcWatchdog
 from xoff.platforms.frr.fib import parse_route_json
-from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
+from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
-from xoff.platforms.sonic.multi_asic import one_config_db
-from xoff.platforms.sonic.parse import ConfigDbParseError, ConfigDbReading, ParsedSwitch, read_config_db
+from xoff.platforms.sonic.parse import ConfigDbParseError, ParsedSwitch
+from xoff.platforms.sonic.running import RunningConfig, read_running_config
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 RUNNING = Command("show runningconfiguration all")
@@ -140,22 +139,16 @@ class Collector:
     # --- CONFIG_DB + FRR -> Device ---------------------------------------------------------------
 
     def _device(self, text: str, desired: Device, obs: DeviceObservation) -> tuple[Device, list[str]]:
-        try:
-            dump: Any = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigDbParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
-        if not isinstance(dump, dict):
-            raise ConfigDbParseError("show runningconfiguration all: expected a JSON object")
-        config_db, bgpraw, conflicts, unmodelled = one_config_db(dump)
-        reading = read_config_db(config_db)
-        updates, fields = self._updates(reading, desired, bgpraw)
-        for message in conflicts + reading.errors:
+        running = read_running_config(text)
+        reading = running.reading
+        updates, fields = self._updates(running, desired)
+        for message in running.errors:
             obs.errors.append(parse_error(desired.name, RUNNING.text, message))
-        obs.unmodelled = dict(sorted({**reading.unmodelled, **unmodelled}.items()))
+        obs.unmodelled = reading.unmodelled
         obs.port_settings = reading.port_settings
         routes: list[tuple[str, str, str | None]] = []
         try:
-            routes = _static_routes(config_db.get("STATIC_ROUTE", {}))
+            routes = _static_routes(running.config_db.get("STATIC_ROUTE", {}))
             fields.append("static_routes")
         except ConfigDbParseError as exc:
             obs.errors.append(parse_error(desired.name, RUNNING.text, str(exc)))
@@ -164,7 +157,8 @@ class Collector:
             fields, reading.unobserved, list(reading.switch["interfaces"])
         )
 
-    def _updates(self, reading: ConfigDbReading, desired: Device, bgpraw: str) -> tuple[dict[str, Any], list[str]]:
+    def _updates(self, running: RunningConfig, desired: Device) -> tuple[dict[str, Any], list[str]]:
+        reading = running.reading
         parsed = reading.switch
         fields = ["hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
         updates: dict[str, Any] = {
@@ -176,7 +170,7 @@ class Collector:
             if parsed[key] is not None:
                 updates[key] = parsed[key]
                 fields.append(key)
-        updates["bgp"], bgp_fields = self._bgp(parsed, desired, bgpraw, reading.errors)
+        updates["bgp"], bgp_fields = self._bgp(parsed, desired, running)
         fields += bgp_fields
         qos = parsed["qos"]
         if qos is None:
@@ -206,25 +200,22 @@ class Collector:
         return data, fields + [f"buffers.{k}" for k in data if k != "profiles"]
 
     @staticmethod
-    def _bgp(
-        parsed: ParsedSwitch, desired: Device, bgpraw: str, errors: list[str]
-    ) -> tuple[dict[str, Any] | None, list[str]]:
+    def _bgp(parsed: ParsedSwitch, desired: Device, running: RunningConfig) -> tuple[dict[str, Any] | None, list[str]]:
         config = parsed["bgp"]
         if config is None:
             return None, ["bgp"]
         want = (
             desired.bgp if desired.bgp is not None else Bgp(asn=0, router_id="", max_paths=0, neighbors=[], networks=[])
         )
-        try:
-            frr = parse_router_bgp(bgpraw)
-            if frr is None:
-                raise FrrParseError("bgpraw: no 'router bgp' block while CONFIG_DB has BGP neighbours")
-            if frr["asn"] != config["asn"]:
-                raise FrrParseError(
-                    f"bgpraw: router bgp {frr['asn']} differs from DEVICE_METADATA bgp_asn {config['asn']}"
-                )
-        except FrrParseError as exc:  # CONFIG_DB's BGP is still read; FRR's part is not observed
-            errors.append(str(exc))
+        frr = running.frr
+        if running.bgpraw and frr is None:
+            running.errors.append("bgpraw: no 'router bgp' block while CONFIG_DB has BGP neighbours")
+        elif frr is not None and frr["asn"] != config["asn"]:
+            running.errors.append(
+                f"bgpraw: router bgp {frr['asn']} differs from DEVICE_METADATA bgp_asn {config['asn']}"
+            )
+            frr = None
+        if frr is None:  # CONFIG_DB's BGP is still read; FRR's part is not observed
             partial: dict[str, Any] = {
                 "asn": config["asn"],
                 "neighbors": dumped(ordered_like(config["neighbors"], [n.address for n in want.neighbors], _address)),

@@ -84,6 +84,18 @@ class Db:
         return name in self._db
 
 
+def ref(place: str, value: Any, table: str) -> str:
+    """A reference to a row of ``table``: ``name``, or ``[TABLE|name]`` as images before 202012 wrote it
+    (sonic-buildimage's qos.json.j2 / buffers templates of 201811-201911)."""
+    raw = text(place, value)
+    if raw.startswith("[") and raw.endswith("]"):
+        named, sep, name = raw[1:-1].partition("|")
+        if not sep or named != table:
+            raise fail(place, f"{raw!r} is not a reference to {table}")
+        return name
+    return raw
+
+
 def text(place: str, value: Any) -> str:
     if not isinstance(value, str):
         raise fail(place, f"must be a string, not {type(value).__name__} {value!r}")

@@ -26,6 +26,7 @@ from xoff.platforms.sonic.parse_common import (
     int_list,
     int_map,
     integer,
+    ref,
     text,
     where,
 )
@@ -62,6 +63,7 @@ _WATCHDOG_FIELDS = {
     "detection_time": "watchdog_detection_ms",
     "restoration_time": "watchdog_restoration_ms",
 }
+_QUEUE_REFS = {"scheduler": "SCHEDULER", "wred_profile": "WRED_PROFILE"}
 _LENGTH = re.compile(r"^(0|[1-9][0-9]*)m$")
 
 Settings = dict[str, dict[str, Any]]  # port -> PortSettings fields where the port differs from the switch
@@ -151,9 +153,10 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
         for name, value in row.items():
             if name in by_field:
                 with db.guard(f"qos.{_QOS_FIELDS[by_field[name]]}"):
-                    if text(where("PORT_QOS_MAP", key, name), value) not in db.table(by_field[name]):
-                        raise fail(where("PORT_QOS_MAP", key, name), f"no {by_field[name]}|{value}")
-                    entry.maps[name] = value
+                    target = ref(where("PORT_QOS_MAP", key, name), value, by_field[name])
+                    if target not in db.table(by_field[name]):
+                        raise fail(where("PORT_QOS_MAP", key, name), f"no {by_field[name]}|{target}")
+                    entry.maps[name] = target
         with db.guard(f"interfaces.{key}.pfc_priorities"):
             entry.pfc = int_list(where("PORT_QOS_MAP", key, "pfc_enable"), row.get("pfc_enable", ""), 0, 7)
         if "pfcwd_sw_enable" in row:
@@ -330,6 +333,7 @@ def _queues(
         if not _port(db, "QUEUE", port, ports):
             continue
         row = db.fields("QUEUE", key, raw, {"scheduler", "wred_profile"})
+        row = {f: ref(where("QUEUE", key, f), v, _QUEUE_REFS[f]) for f, v in row.items()}
         sched: Scheduler | None = None
         ecn: Ecn | None = None
         with db.guard("qos.schedulers"):
@@ -439,8 +443,9 @@ def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers 
             continue
         index_range(where("BUFFER_QUEUE", key), queues, 0, 15)
         row = db.fields("BUFFER_QUEUE", key, raw, {"profile"}, required=("profile",))
-        if row["profile"] not in db.table("BUFFER_PROFILE"):
-            raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{row['profile']}")
+        profile = ref(where("BUFFER_QUEUE", key, "profile"), row["profile"], "BUFFER_PROFILE")
+        if profile not in db.table("BUFFER_PROFILE"):
+            raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{profile}")
     if out["model"] == "static":
         out["profiles"] = profiles
         out["port_priority_groups"] = port_pgs
@@ -458,7 +463,7 @@ def _priority_groups(
             continue
         index_range(where("BUFFER_PG", key), pgs, 0, 7)
         row = db.fields("BUFFER_PG", key, raw, {"profile"}, required=("profile",))
-        profile = text(where("BUFFER_PG", key, "profile"), row["profile"])
+        profile = ref(where("BUFFER_PG", key, "profile"), row["profile"], "BUFFER_PROFILE")
         if profile == DYNAMIC_PG_PROFILE and model != "dynamic":
             raise fail(where("BUFFER_PG", key, "profile"), '"NULL" (computed headroom) needs buffer_model dynamic')
         if profile != DYNAMIC_PG_PROFILE and profile not in known:
@@ -507,8 +512,9 @@ def _profile(db: Db, name: str, raw: Row, pools: dict[str, BufferPool]) -> Parse
     allowed = {"pool", "size", "xon", "xoff", "xon_offset", "dynamic_th", "static_th"}
     row = db.fields("BUFFER_PROFILE", name, raw, allowed, required=("pool", "size"))
     place = where("BUFFER_PROFILE", name)
-    if row["pool"] not in pools:
-        raise fail(place + " pool", f"no BUFFER_POOL|{row['pool']}")
+    pool = ref(place + " pool", row["pool"], "BUFFER_POOL")
+    if pool not in pools:
+        raise fail(place + " pool", f"no BUFFER_POOL|{pool}")
     if ("dynamic_th" in row) == ("static_th" in row):
         raise fail(place, "needs exactly one of dynamic_th and static_th")
     dynamic_th = integer(place + " dynamic_th", row["dynamic_th"], -8, 7) if "dynamic_th" in row else None
@@ -521,7 +527,7 @@ def _profile(db: Db, name: str, raw: Row, pools: dict[str, BufferPool]) -> Parse
     db.fields("BUFFER_PROFILE", name, row, allowed, required=("xon", "xoff"))
     return ParsedProfile(
         name=name,
-        pool=text(place + " pool", row["pool"]),
+        pool=pool,
         xon=integer(place + " xon", row["xon"], 0),
         xoff=integer(place + " xoff", row["xoff"], 0),
         size=size,

@@ -44,8 +44,14 @@ def one_config_db(dump: dict[str, Any]) -> tuple[dict[str, Any], str, list[str],
 
 
 def _merge_rows(into: dict[str, Any], rows: dict[str, Any], place: str, errors: list[str]) -> None:
+    """A namespace's rows into the switch's: a key both have is one row (CABLE_LENGTH|AZURE lists each ASIC's
+    ports), and a field both have with different values is a located error (the first namespace's is read)."""
     for key, row in rows.items():
-        if key in into and into[key] != row:
-            errors.append(f"{place}|{key}: differs from another namespace's (the first is read)")
+        have = into.get(key)
+        if not isinstance(have, dict) or not isinstance(row, dict):
+            into.setdefault(key, row)
             continue
-        into[key] = row
+        clash = sorted(f for f in set(have) & set(row) if have[f] != row[f])
+        if clash:
+            errors.append(f"{place}|{key} {clash[0]}: differs from another namespace's (the first is read)")
+        into[key] = {**row, **have}

@@ -25,12 +25,18 @@ def loaded(session: Session, rendered: dict[str, Any]) -> Emulator:
 
 
 def test_factory_config_is_yang_valid_and_provisioned_for_the_underlay_only(session: Session, state_dir: Path) -> None:
-    """As the lab brings switches up (docs/lab.md): cabled ports up with addresses, loopback, BGP;
-    nothing of the lossless plan, which is what a push brings."""
+    """As the lab brings switches up (docs/lab.md): cabled ports up with addresses, loopback, BGP, and the
+    tables and fields a real image ships (init_cfg.json.j2, PORT fec/autoneg/...); nothing of the lossless plan,
+    which is what a push brings."""
     emulator = session()
     config = emulator.running()
     assert emulator.validate(config) == []
-    assert set(config) == {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "BGP_NEIGHBOR"}
+    underlay = {"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "BGP_NEIGHBOR"}
+    standard = {"CRM", "FLEX_COUNTER_TABLE", "BGP_DEVICE_GLOBAL", "FEATURE", "AUTO_TECHSUPPORT", "SYSLOG_CONFIG"}
+    standard |= {"SYSLOG_CONFIG_FEATURE", "PASSW_HARDENING", "KDUMP", "NTP"}
+    assert set(config) == underlay | standard
+    assert {"fec", "autoneg", "admin_status", "alias", "lanes", "index", "speed"} <= set(config["PORT"]["Ethernet0"])
+    assert {"default_pfcwd_status", "default_bgp_status", "timezone"} <= set(config["DEVICE_METADATA"]["localhost"])
     admin = {name: f["admin_status"] for name, f in config["PORT"].items()}
     assert admin["Ethernet0"] == "up" and admin["Ethernet48"] == "down"  # cabled / spare
     assert "Ethernet0|198.18.0.8/31" in config["INTERFACE"]
@@ -229,3 +235,17 @@ def test_confirmation_prompts(session: Session) -> None:
     reply = exec_session.execute("sudo config reload")
     assert reply.status == 1
     assert reply.output.endswith("[y/N]: \nReleased lock on /etc/sonic/reload.lock\nAborted!\n")
+
+
+def test_factory_config_is_read_by_the_collector_with_its_unmodelled_names(session: Session) -> None:
+    """The emulator's factory CONFIG_DB, as `show runningconfiguration all` prints it, is read with no error;
+    what xoff does not model (the init_cfg tables, PORT fec/autoneg/...) is listed, never refused."""
+    from xoff.platforms.sonic.running import read_running_config
+
+    emulator = session()
+    running = read_running_config(run(emulator, "show runningconfiguration all").output)
+    assert running.errors == []
+    assert running.reading.switch["name"] == "leaf1"
+    unmodelled = set(running.reading.unmodelled)
+    assert {"FEATURE", "CRM", "FLEX_COUNTER_TABLE", "NTP", "PORT.fec", "PORT.autoneg"} <= unmodelled
+    assert {"DEVICE_METADATA.default_pfcwd_status", "BGP_NEIGHBOR.holdtime"} <= unmodelled

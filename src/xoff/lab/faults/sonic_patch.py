@@ -205,3 +205,11 @@ def lossless_classes(lab: Lab, t: Target, db: dict[str, Any]) -> list[dict[str, 
     if template in db.get("PFC_WD", {}):
         ops.append({"op": "add", "path": f"/PFC_WD/{spare}", "value": db["PFC_WD"][template]})
     return ops
+
+
+def _watchdog_action_of_port(t: Target, _db: dict[str, Any]) -> list[str]:
+    return [f"/PFC_WD/{port_of(t)}/action"]
+
+
+# one port's watchdog action differs from the switch's other ports (per-port variety: drift names the port)
+watchdog_forward_one_port = patch(Edit("replace", _watchdog_action_of_port, _const("forward")))

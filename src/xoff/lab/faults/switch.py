@@ -226,4 +226,15 @@ FAULTS: tuple[Fault, ...] = (
         why_also="the running MTU differs",
         peers=("spine1",),
     ),
+    Fault(
+        name="watchdog-action-one-port",
+        title="PFC watchdog action differs on one port",
+        how="SONiC `config apply-patch`: PFC_WD action forward on one port, drop on the others",
+        check=DRIFT,
+        concern=Concern.CONGESTION,
+        target=Target("leaf1", "Ethernet8"),
+        platform=_SN,
+        steps=sonic.patch_fault("wdfwd1", sonic.watchdog_forward_one_port),
+        names=("device", "port"),
+    ),
 )

@@ -25,8 +25,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from xoff.collect.textfsm import parse_text
-from xoff.contracts.collect import CollectError, Command, read
-from xoff.contracts.observed import BufferWatermarks, CollectError, PfcCounters, PortCounters, QueueCounters, WatchdogCounters
+from xoff.contracts.collect import Command, read
+from xoff.contracts.observed import (
+    BufferWatermarks,
+    CollectError,
+    PfcCounters,
+    PortCounters,
+    QueueCounters,
+    WatchdogCounters,
+)
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 PFC_COUNTERS = Command("show pfc counters")

@@ -33,6 +33,10 @@ def _pg(headroom: dict[int, int]) -> Callable[[Snapshot], Snapshot]:
     return seed
 
 
+def _no_watermarks(snap: Snapshot) -> Snapshot:
+    return snap.model_copy(update={"counters": {"spine1": {"Ethernet0": PortCounters()}}})
+
+
 def _pools(pools: dict[str, int]) -> Callable[[Snapshot], Snapshot]:
     return lambda snap: snap.model_copy(update={"buffer_pool_watermarks": {"spine1": pools}})
 
@@ -48,7 +52,7 @@ CASES: list[tuple[str, Callable[[Snapshot], Snapshot], Status, str]] = [
         " bytes (profile pg_lossless_400000_40m_profile xoff) Actual: 262144 bytes (92%)",
     ),
     ("buffers.headroom_watermark", _pg({3: 300000}), Status.FAILURE, "spine1: Ethernet0 PG3 - headroom watermark"),
-    ("buffers.headroom_watermark", lambda s: s, Status.SKIPPED, "no headroom watermark of a planned lossless PG"),
+    ("buffers.headroom_watermark", _no_watermarks, Status.SKIPPED, "no headroom watermark of a planned lossless PG"),
     ("buffers.headroom_watermark", _pg({0: 9000}), Status.SKIPPED, "no headroom watermark"),  # PG0: lossy, N/A on 3
     ("buffers.pool_watermark", _pools({"ingress_lossless_pool": 10485760}), Status.SUCCESS, "1 pool watermark"),
     (
@@ -58,7 +62,7 @@ CASES: list[tuple[str, Callable[[Snapshot], Snapshot], Status, str]] = [
         "spine1: buffer pool ingress_lossless_pool - pool watermark near or above its planned size - Expected: < 90%"
         f" of {POOL} bytes (pool size) Actual: 50331648 bytes (96%)",
     ),
-    ("buffers.pool_watermark", lambda s: s, Status.SKIPPED, "no watermark of a pool the plan sizes"),
+    ("buffers.pool_watermark", _pools({}), Status.SKIPPED, "no watermark of a pool the plan sizes"),
     ("buffers.pool_watermark", _pools({"egress_lossy_pool": 4096}), Status.SKIPPED, "no watermark"),  # dynamic size
 ]
 

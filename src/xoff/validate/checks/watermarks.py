@@ -62,7 +62,10 @@ class HeadroomWatermark(Check):
     buffered in the PG's headroom (``show priority-group watermark headroom``) reached ``max_fraction`` of the
     headroom the plan reserves for it (its buffer profile's ``xoff``: what the port must absorb after it sends
     PAUSE). A PG that fills its headroom drops lossless packets the next time: the cable is longer than planned,
-    the peer reacts to PAUSE late, or the profile is not the one planned."""
+    the peer reacts to PAUSE late, or the profile is not the one planned. The planned headroom is ``xoff``, not
+    ``size - xon``: the two agree only where ``size = xon + xoff`` (Mellanox without a shared headroom pool); on
+    Broadcom ``size`` is the guaranteed reserve, and with a shared headroom pool ``size = xon``. The default
+    ``max_fraction`` 0.9 leaves a 10% margin (about one 9100-byte frame on a 100G 5 m profile)."""
 
     class Params(CheckParams):
         max_fraction: float = 0.9  # of the planned headroom: a 10% margin, one jumbo frame on a 100G 5 m SN5600 profile

@@ -26,6 +26,7 @@ from xoff.platforms.linux import kernel
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
 from xoff.platforms.registry import collector_for
 from xoff.platforms.sonic import collect as sonic
+from xoff.platforms.sonic import counters as sonic_counters
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.render import render_fabric
 
@@ -41,10 +42,10 @@ def raw(platform: str, command: str, case: str) -> str:
 
 def test_sonic_counters() -> None:
     outputs = {
-        sonic.PFC_COUNTERS.text: raw("sonic", "show_pfc_counters", "lab-mini-leaf1"),
-        sonic.QUEUE_COUNTERS.text: raw("sonic", "show_queue_counters", "lab-mini-leaf1"),
+        sonic_counters.PFC_COUNTERS.text: raw("sonic", "show_pfc_counters", "lab-mini-leaf1"),
+        sonic_counters.QUEUE_COUNTERS.text: raw("sonic", "show_queue_counters", "lab-mini-leaf1"),
     }
-    counters = sonic.Collector._counters(outputs)
+    counters = sonic_counters.read_counters(outputs, "d", [], {})[0]
     assert counters["Ethernet0"].pfc.rx_pause[3] == 1234  # "1,234" in pfcstat's comma format
     assert set(counters["Ethernet0"].queues) == set(range(8))  # unicast queues only
     assert counters["Ethernet8"].pfc.tx_pause == dict.fromkeys(range(8), 0)
@@ -53,7 +54,7 @@ def test_sonic_counters() -> None:
 def test_textfsm_rejects_an_unknown_line() -> None:
     text = raw("sonic", "show_pfc_counters", "lab-mini-leaf1") + "Ethernet0 surprise\n"
     with pytest.raises(TextParseError, match="unexpected line"):
-        parse_text(sonic.TEXTFSM, "sonic", "show pfc counters", text)
+        parse_text(sonic_counters.TEXTFSM, "sonic", "show pfc counters", text)
 
 
 # --- hosts ------------------------------------------------------------------------------------------
@@ -522,7 +523,10 @@ def test_sonic_round_trip(tmp_path: Path, lab_mini_state: Any) -> None:
     assert dump["bgpraw"] == ""  # no FRR without a namespace: put the rendered frr.conf where FRR's would be
     files = {f.name: f.content for f in render_fabric(state, devices=["leaf1"])}
     dump["bgpraw"] = files["frr.conf"]
-    outputs = {sonic.RUNNING.text: json.dumps(dump), sonic.PFC_COUNTERS.text: run(sonic.PFC_COUNTERS.text)}
+    outputs = {
+        sonic.RUNNING.text: json.dumps(dump),
+        sonic_counters.PFC_COUNTERS.text: run(sonic_counters.PFC_COUNTERS.text),
+    }
     obs = sonic.Collector().parse(outputs, state.devices["leaf1"])
     assert obs.errors == [] and obs.device is not None
     assert differing_fields(state.devices["leaf1"], obs.device, obs.fields) == []

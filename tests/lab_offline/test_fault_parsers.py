@@ -16,7 +16,7 @@ from xoff.intent import load_intent
 from xoff.lab.emulators.sonic import show
 from xoff.lab.faults import FAULTS
 from xoff.platforms.linux import collect as host
-from xoff.platforms.sonic import collect as sonic
+from xoff.platforms.sonic import counters as sonic_counters
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.platforms.sonic.parse import parse_config_db
 from xoff.validate.registry import CHECKS
@@ -25,8 +25,8 @@ FIX = ROOT / "tests" / "fixtures" / "parse" / "sonic" / "show_pfcwd_stats"
 
 
 def test_pfcwd_stats_storms_per_port_and_queue() -> None:
-    outputs = {sonic.PFCWD_STATS.text: (FIX / "lab-mini-spine1.raw").read_text(encoding="utf-8")}
-    counters = sonic.Collector._counters(outputs)
+    outputs = {sonic_counters.PFCWD_STATS.text: (FIX / "lab-mini-spine1.raw").read_text(encoding="utf-8")}
+    counters = sonic_counters.read_counters(outputs, "d", [], {})[0]
     assert counters["Ethernet8"].watchdog[3].storms_detected == 2
     assert counters["Ethernet8"].watchdog[3].storms_restored == 1
     assert counters["Ethernet0"].watchdog[3].storms_detected == 1  # still stormed: 1/0
@@ -35,14 +35,14 @@ def test_pfcwd_stats_storms_per_port_and_queue() -> None:
 
 def test_pfcwd_stats_without_storms_is_an_empty_table() -> None:
     text = (FIX / "no-storm.raw").read_text(encoding="utf-8")
-    assert parse_text(sonic.TEXTFSM, "sonic", sonic.PFCWD_STATS.text, text) == []
+    assert parse_text(sonic_counters.TEXTFSM, "sonic", sonic_counters.PFCWD_STATS.text, text) == []
     assert text == show.pfcwd_stats({"PORT": {"Ethernet0": {}}}, {}, [], False)  # the emulator prints it
 
 
 def test_pfcwd_stats_rejects_an_unknown_line() -> None:
     text = (FIX / "lab-mini-spine1.raw").read_text(encoding="utf-8") + "Ethernet0 surprise\n"
     with pytest.raises(TextParseError, match="unexpected line in show pfcwd stats"):
-        parse_text(sonic.TEXTFSM, "sonic", sonic.PFCWD_STATS.text, text)
+        parse_text(sonic_counters.TEXTFSM, "sonic", sonic_counters.PFCWD_STATS.text, text)
 
 
 def test_a_port_the_watchdog_was_stopped_on_parses() -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.support.paths import ROOT
 from xoff.contracts.observed import (
     BgpSession,
+    BufferWatermarks,
     CollectError,
     GpuNicPath,
     HostObserved,
@@ -203,6 +204,28 @@ CASES: list[tuple[str, Seed, str, str | None, int | None]] = [
         "leaf1: Ethernet0 - PFC priorities differ from gpu1:eth0 - Expected: [] Actual: [3]",
         "Ethernet0",
         3,
+    ),
+    (
+        "buffers.headroom_watermark",  # PG3 of spine1 Ethernet0 used all of its profile's xoff
+        lambda s: _counters(
+            s, "spine1", "Ethernet0", PortCounters(watermarks=BufferWatermarks(pg_headroom={3: 283648}))
+        ),
+        "spine1: Ethernet0 PG3 - headroom watermark near or above the planned headroom - Expected: < 90% of 283648 "
+        "bytes (profile pg_lossless_400000_40m_profile xoff) Actual: 283648 bytes (100%)",
+        "Ethernet0",
+        3,
+    ),
+    (
+        "buffers.pool_watermark",
+        lambda s: s.model_copy(
+            update={
+                "buffer_pool_watermarks": {**s.buffer_pool_watermarks, "leaf1": {"ingress_lossless_pool": 52161690}}
+            }
+        ),
+        "leaf1: buffer pool ingress_lossless_pool - pool watermark near or above its planned size - Expected: < 90% of "
+        "52161690 bytes (pool size) Actual: 52161690 bytes (100%)",
+        None,
+        None,
     ),
 ]
 OBSERVED = sorted(i for i in CHECKS.ids() if "observed" in CHECKS.get(i).needs and not i.startswith("infiniband."))

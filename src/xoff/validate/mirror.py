@@ -6,6 +6,7 @@ from __future__ import annotations
 from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import (
     BgpSession,
+    BufferWatermarks,
     GpuNicPath,
     HostObserved,
     LldpNeighbor,
@@ -62,6 +63,7 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
             for i in dev.interfaces.values()
             if i.pfc_priorities
         }
+        _add_watermarks(dev, counters[name])
     hosts = {
         name: HostObserved(
             modules=["nvidia_peermem"] if dev.host.gpudirect.nvidia_peermem else [],
@@ -80,4 +82,24 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         counters=counters,
         hosts=hosts,
         fib={switch: as_routes(entries) for switch, entries in fibs_from_model(desired).items()} if fib else {},
+        buffer_pool_watermarks={
+            name: {p.name: p.size // 2 for p in dev.buffers.pools if p.size}
+            for name, dev in desired.devices.items()
+            if dev.buffers is not None
+        },
     )
+
+
+def _add_watermarks(dev: Device, counters: dict[str, PortCounters]) -> None:
+    """Half the planned headroom used on every planned lossless PG (a fabric that paused, within its plan)."""
+    if dev.buffers is None:
+        return
+    for port, groups in dev.buffers.port_priority_groups.items():
+        if port not in counters:
+            continue
+        used: dict[int, int] = {}
+        for key, profile in groups.items():
+            first, _, last = key.partition("-")
+            xoff = dev.buffers.profiles[profile].xoff if profile in dev.buffers.profiles else 0
+            used.update(dict.fromkeys(range(int(first), int(last or first) + 1), xoff // 2))
+        counters[port] = counters[port].model_copy(update={"watermarks": BufferWatermarks(pg_headroom=used)})

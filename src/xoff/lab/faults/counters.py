@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
 from xoff.lab.faults.record import Concern, Fault, Steps, Target, port_of, priority_of
 
@@ -124,6 +125,42 @@ def cumulus_counters(kind: str) -> Steps:
     return _counter_fault(change)
 
 
+def _planned_headroom(lab: Lab, t: Target) -> int:
+    """The headroom the intent plans for the target's port and lossless PG (its buffer profile's xoff)."""
+    buffers = lab.connection.fabric.devices[t.device].buffers
+    port, pg = port_of(t), priority_of(t)
+    for key, profile in (buffers.port_priority_groups.get(port, {}) if buffers is not None else {}).items():
+        first, _, last = key.partition("-")
+        if buffers is not None and int(first) <= pg <= int(last or first):
+            return buffers.profiles[profile].xoff
+    raise SeedError(f"{t.device} {port}: no lossless PG{pg} planned")
+
+
+def _planned_pool(lab: Lab, t: Target, pool: str) -> int:
+    buffers = lab.connection.fabric.devices[t.device].buffers
+    sizes = {p.name: p.size for p in buffers.pools} if buffers is not None else {}
+    if not sizes.get(pool):
+        raise SeedError(f"{t.device}: no planned size for {pool}")
+    return int(sizes[pool] or 0)
+
+
+def sonic_watermarks(kind: str) -> Steps:
+    """The SONiC emulator's watermarks (COUNTERS_DB's, as ``show priority-group watermark headroom`` and ``show
+    buffer_pool watermark`` print them): ``headroom``, the target port's lossless PG used all the headroom the
+    intent plans for it (a longer cable, a peer slow to honour PAUSE); ``pool``, the ingress lossless pool
+    filled to its planned size."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        if kind == "headroom":
+            marks = data.setdefault("pg_headroom_watermark", {}).setdefault(port_of(t), [0] * 8)
+            marks[priority_of(t)] = _planned_headroom(lab, t)
+        else:
+            pool = "ingress_lossless_pool"
+            data.setdefault("buffer_pool_watermark", {})[pool] = _planned_pool(lab, t, pool)
+
+    return _counter_fault(change)
+
+
 # --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 
@@ -187,5 +224,26 @@ FAULTS: tuple[Fault, ...] = (
         target=Target("sleaf1", "swp3", 4),
         platform="cumulus",
         steps=cumulus_counters("drops"),
+    ),
+    Fault(
+        name="headroom-watermark",
+        title="A lossless PG used all its planned headroom",
+        how="the PG's headroom watermark in the SONiC emulator (`show priority-group watermark headroom`)",
+        check="buffers.headroom_watermark",
+        concern=Concern.COUNTERS,
+        target=Target("leaf1", "Ethernet8", 3),
+        platform=_SN,
+        steps=sonic_watermarks("headroom"),
+    ),
+    Fault(
+        name="pool-watermark",
+        title="A buffer pool filled to its planned size",
+        how="the ingress lossless pool's watermark in the SONiC emulator (`show buffer_pool watermark`)",
+        check="buffers.pool_watermark",
+        concern=Concern.COUNTERS,
+        target=Target("spine1"),
+        platform=_SN,
+        steps=sonic_watermarks("pool"),
+        names=("device",),
     ),
 )

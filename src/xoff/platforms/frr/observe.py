@@ -24,6 +24,17 @@ class FrrBgp(TypedDict):
     networks: list[str]
 
 
+def asn(value: Any) -> int:
+    """An AS number as FRR prints it: a number, or with ``bgp as-notation dot|dot+`` (FRR 9.0 and later,
+    lib/asn.c ``asn_asn2json``) the string ``"<high>.<low>"`` (``"1.10"`` is 65546)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not an AS number")
+    if isinstance(value, int):
+        return value
+    high, dot, low = str(value).partition(".")
+    return int(high) * 65536 + int(low) if dot else int(high)
+
+
 def parse_bgp_summary(text: str) -> list[BgpSession]:
     """IPv4 unicast peers of ``show bgp summary json`` (``{}`` when BGP is not configured)."""
     try:
@@ -45,7 +56,7 @@ def parse_bgp_summary(text: str) -> list[BgpSession]:
             sessions.append(
                 BgpSession(
                     address=address,
-                    remote_asn=int(peer["remoteAs"]),
+                    remote_asn=asn(peer["remoteAs"]),
                     state=state,
                     prefixes_received=int(peer["pfxRcd"]) if state == "Established" and "pfxRcd" in peer else None,
                 )

@@ -4,7 +4,9 @@ lldpd's JSON writer (src/client/json_writer.c) collapses a one-element list into
 ``interface`` is an object for one neighbour and a list of one-key objects for several; ``chassis``
 is keyed by the system name (or is the bare chassis when the neighbour sends none). The port the
 neighbour names is its port id when that is an interface name (``local``/``ifname``), else its
-port description.
+port description. A neighbour that announces no system name is named by its chassis id (``mac
+b8:59:9f:00:00:21``), one whose port has neither an interface name nor a description by its port id:
+what it said, never a reason to drop the other neighbours (sources: tests/fixtures/real/lldpd/README.md).
 """
 
 from __future__ import annotations
@@ -36,9 +38,16 @@ def _system_name(chassis: Any, port: str) -> str:
     if not isinstance(chassis, dict) or not chassis:
         raise LldpParseError(f"lldp.interface.{port}.chassis: missing")
     name, body = next(iter(chassis.items()))
-    if name == "id" or not isinstance(body, dict):  # no system name announced
-        raise LldpParseError(f"lldp.interface.{port}.chassis: the neighbour announces no system name")
+    if name == "id" or not isinstance(body, dict):  # no system name announced: the bare chassis
+        return _id_text(chassis.get("id"), f"lldp.interface.{port}.chassis")
     return str(name)
+
+
+def _id_text(ident: Any, where: str) -> str:
+    """A chassis or port id as ``<type> <value>`` (``mac 0c:42:a1:00:00:02``)."""
+    if not isinstance(ident, dict) or not ident.get("value"):
+        raise LldpParseError(f"{where}: neither a name nor an id")
+    return f"{ident.get('type', 'id')} {ident['value']}"
 
 
 def _port_name(port_data: Any, port: str) -> str:
@@ -49,7 +58,7 @@ def _port_name(port_data: Any, port: str) -> str:
         return str(ident["value"])
     if port_data.get("descr"):
         return str(port_data["descr"])
-    raise LldpParseError(f"lldp.interface.{port}.port: neither an interface-name id nor a description")
+    return _id_text(ident, f"lldp.interface.{port}.port")
 
 
 def parse_neighbors(text: str, local_name: Callable[[str], str] = lambda n: n) -> list[LldpNeighbor]:

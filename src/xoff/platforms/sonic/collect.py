@@ -1,5 +1,6 @@
 """Collect a SONiC switch: CONFIG_DB (``show runningconfiguration all``), FRR (BGP sessions, and its
-running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters, PFC watchdog storms.
+running config inside the same dump as ``bgpraw``), lldpd, PFC and queue counters, PFC watchdog storms, buffer
+watermarks (``counters``).
 
 CONFIG_DB is read faithfully (``parse.read_config_db``): every table, key and field xoff does not model
 (a running switch has dozens: FEATURE, MGMT_INTERFACE, PORT.fec, ...) is counted in
@@ -7,14 +8,12 @@ CONFIG_DB is read faithfully (``parse.read_config_db``): every table, key and fi
 its Device paths are left out of ``fields``; ports whose watchdog, DSCP map, schedulers or ECN differ
 from the switch's most common value are ``port_settings``. A multi-ASIC switch prints one CONFIG_DB per
 namespace (``{"localhost": ..., "asic0": ..., ...}``, sonic-utilities ``show runningconfiguration all``):
-they are read as one switch. Counters are text only and go through this package's TextFSM templates
-(``textfsm/``).
+they are read as one switch. Counters and watermarks are text only: ``counters`` reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 from xoff.collect.observe import (
@@ -25,25 +24,21 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.collect.textfsm import TextParseError, parse_text
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.fib import as_routes
-from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, WatchdogCounters
 from xoff.desired.models import Bgp, Device, PfcWatchdog
 from xoff.platforms.frr.fib import parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
+from xoff.platforms.sonic.counters import COMMANDS as COUNTER_COMMANDS
+from xoff.platforms.sonic.counters import read_counters
 from xoff.platforms.sonic.parse import ConfigDbParseError, ParsedSwitch
 from xoff.platforms.sonic.running import RunningConfig, read_running_config
 
-TEXTFSM = Path(__file__).parent / "textfsm"
 RUNNING = Command("show runningconfiguration all")
 BGP = Command("vtysh -c 'show bgp summary json'")
 FIB = Command("vtysh -c 'show ip route json'")  # FRR's installed routes: what fpmsyncd programs
 LLDP = Command("lldpctl -f json")
-PFC_COUNTERS = Command("show pfc counters")
-QUEUE_COUNTERS = Command("show queue counters")
-PFCWD_STATS = Command("show pfcwd stats")  # the watchdog's storms per <port>:<queue> (non-zero rows only)
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's SONiC has no data plane (counters are what the emulator holds)"
@@ -107,16 +102,11 @@ def _static_routes(table: Any) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def _count(value: str | list[str]) -> int:
-    text = value if isinstance(value, str) else "".join(value)
-    return 0 if text == "N/A" else int(text.replace(",", ""))
-
-
 class Collector:
     platform: ClassVar[str] = "sonic"
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every SONiC switch)
-        return [RUNNING, BGP, FIB, LLDP, PFC_COUNTERS, QUEUE_COUNTERS, PFCWD_STATS]
+        return [RUNNING, BGP, FIB, LLDP, *COUNTER_COMMANDS]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -129,11 +119,7 @@ class Collector:
         # SONiC's port names are Linux's
         obs.fib = read(outputs, FIB, lambda text: as_routes(parse_route_json(text)), name, errors)
         obs.lldp = read(outputs, LLDP, parse_neighbors, name, errors, catch=(LldpParseError,))
-        try:
-            obs.counters = self._counters(outputs)
-        except (TextParseError, ValueError) as exc:
-            commands = " / ".join(c.text for c in (PFC_COUNTERS, QUEUE_COUNTERS, PFCWD_STATS))
-            obs.errors.append(parse_error(name, commands, str(exc)))
+        obs.counters, obs.buffer_pool_watermarks = read_counters(outputs, name, errors, obs.unmodelled)
         return obs
 
     # --- CONFIG_DB + FRR -> Device ---------------------------------------------------------------
@@ -236,37 +222,3 @@ class Collector:
         if desired.bgp is None:  # observed BGP intent does not have: every required field must be read
             data.setdefault("router_id", "")
         return data, fields
-
-    # --- counters --------------------------------------------------------------------------------
-
-    @staticmethod
-    def _counters(outputs: Mapping[str, str]) -> dict[str, PortCounters]:
-        pfc: dict[str, dict[str, dict[int, int]]] = {}
-        if PFC_COUNTERS.text in outputs:
-            for row in parse_text(TEXTFSM, "sonic", PFC_COUNTERS.text, outputs[PFC_COUNTERS.text]):
-                side = "rx_pause" if row["direction"] == "Rx" else "tx_pause"
-                pfc.setdefault(str(row["port"]), {})[side] = {p: _count(row[f"pfc{p}"]) for p in range(8)}
-        queues: dict[str, dict[int, QueueCounters]] = {}
-        if QUEUE_COUNTERS.text in outputs:
-            for row in parse_text(TEXTFSM, "sonic", QUEUE_COUNTERS.text, outputs[QUEUE_COUNTERS.text]):
-                queue = str(row["queue"])
-                if not queue.startswith("UC"):  # multicast queues carry no lossless traffic
-                    continue
-                queues.setdefault(str(row["port"]), {})[int(queue[2:])] = QueueCounters(
-                    packets=_count(row["packets"]),
-                    bytes=_count(row["bytes"]),
-                    dropped_packets=_count(row["drop_packets"]),
-                    dropped_bytes=_count(row["drop_bytes"]),
-                )
-        watchdog: dict[str, dict[int, WatchdogCounters]] = {}
-        if PFCWD_STATS.text in outputs:
-            for row in parse_text(TEXTFSM, "sonic", PFCWD_STATS.text, outputs[PFCWD_STATS.text]):
-                watchdog.setdefault(str(row["port"]), {})[_count(row["queue"])] = WatchdogCounters(
-                    storms_detected=_count(row["detected"]), storms_restored=_count(row["restored"])
-                )
-        return {
-            port: PortCounters(
-                pfc=PfcCounters(**pfc.get(port, {})), queues=queues.get(port, {}), watchdog=watchdog.get(port, {})
-            )
-            for port in sorted(set(pfc) | set(queues) | set(watchdog))
-        }

@@ -11,6 +11,7 @@ from xoff.validate.checks import (
     mapping,
     nic,
     running,
+    watermarks,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "mapping",
     "nic",
     "running",
+    "watermarks",
 ]

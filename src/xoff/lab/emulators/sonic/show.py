@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from tabulate import tabulate
+
 from xoff.lab.emulators.sonic.store import ConfigDb
-from xoff.lab.emulators.sonic.textfmt import natsorted, tabulate
+from xoff.lab.emulators.sonic.textfmt import natsorted
 
 DEFAULT_MTU = "9100"
 NA = "N/A"
-QUEUES = [f"UC{i}" for i in range(8)] + [f"MC{i}" for i in range(8, 16)]  # unicast 0-7, multicast 8-15
 
 
 def run_command_output(text: str) -> str:
@@ -75,57 +76,92 @@ def interfaces_status(config: ConfigDb, oper: Callable[[str], str], selected: li
 
 
 # --- counters ------------------------------------------------------------------------------------
+# COUNTERS_DB as ``counters.json`` holds it (see ``store.Store.counters``): a value missing is 0, as on a switch whose
+# flex counters run; a value ``null`` is what COUNTERS_DB lacks (a backplane port, a queue the ASIC does not have) and
+# prints ``N/A``, as the scripts print it.
+
+UNICAST, MULTICAST, ALL_QUEUES = range(10), range(10, 20), range(20, 30)  # queuestat on current images: UC0-9 ...
+PGS = range(8)
 
 
 def _number(value: Any) -> str:
-    """netstat.format_number_with_comma."""
-    return f"{int(value):,}"
+    """netstat.format_number_with_comma (``N/A`` stays)."""
+    return NA if value is None else f"{int(value):,}"
+
+
+def _plain(value: Any) -> str:
+    return NA if value is None else str(int(value))
+
+
+def _values(data: Mapping[str, Any], key: str, count: int) -> list[Any]:
+    values = list(data.get(key, []))
+    return values[:count] + [0] * (count - len(values))
 
 
 def pfc_counters(config: ConfigDb, counters: Mapping[str, Any]) -> str:
+    """scripts/pfcstat ``cnstat_print``: the Rx table, a blank line, the Tx table."""
     data = counters.get("pfc", {})
     out = []
     for direction, title in (("rx", "Port Rx"), ("tx", "Port Tx")):
-        rows = []
-        for port in ports(config):
-            values = list(data.get(port, {}).get(direction, [])) + [0] * 8
-            rows.append((port, *(_number(v) for v in values[:8])))
-        out.append(tabulate(rows, [title, *(f"PFC{i}" for i in range(8))], stralign="right"))
+        rows = [(port, *(_number(v) for v in _values(data.get(port, {}), direction, 8))) for port in ports(config)]
+        out.append(tabulate(rows, [title, *(f"PFC{i}" for i in range(8))], tablefmt="simple", stralign="right"))
     return run_command_output(f"{out[0]}\n\n{out[1]}\n")
 
 
+def _queue_name(index: int) -> str:
+    return f"UC{index}" if index in UNICAST else f"MC{index}" if index in MULTICAST else f"ALL{index}"
+
+
+def _queue_row(port: str, name: str, q: Mapping[str, Any]) -> tuple[str, ...]:
+    if name.startswith("ALL") and not q:  # no ALL queues on this ASIC: COUNTERS_DB has none of their counters
+        return (port, name, NA, NA, NA, NA)
+    fields = ("packets", "bytes", "drop_packets", "drop_bytes")
+    return (port, name, *(_plain(q.get(f, 0)) for f in fields))
+
+
 def queue_counters(config: ConfigDb, counters: Mapping[str, Any], port: str | None = None) -> str:
+    """scripts/queuestat ``cnstat_print``: per port ``For namespace :`` (single ASIC) and its table of UC0-9,
+    MC10-19 and ALL20-29, then a blank line."""
     if port is not None and port not in config.get("PORT", {}):
         return f"Port doesn't exist! {port}\n"
     data = counters.get("queue", {})
     headers = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
     text = ""
     for name in [port] if port is not None else ports(config):
-        rows = []
-        for queue in QUEUES:
-            q = data.get(name, {}).get(queue, {})
-            rows.append(
-                (
-                    name,
-                    queue,
-                    str(q.get("packets", 0)),
-                    str(q.get("bytes", 0)),
-                    str(q.get("drop_packets", 0)),
-                    str(q.get("drop_bytes", 0)),
-                )
-            )
-        text += "For namespace :\n" + tabulate(rows, headers, stralign="right") + "\n\n"
+        queues = [_queue_name(i) for i in (*UNICAST, *MULTICAST, *ALL_QUEUES)]
+        rows = [_queue_row(name, q, data.get(name, {}).get(q, {})) for q in queues]
+        text += "For namespace :\n" + tabulate(rows, headers, tablefmt="simple", stralign="right") + "\n\n"
     return run_command_output(text)
 
 
+def _pg_table(message: str, config: ConfigDb, data: Mapping[str, Any]) -> str:
+    """scripts/watermarkstat ``print_all_stat`` for a per-PG watermark (the title line, then the table)."""
+    rows = [(port, *(_plain(v) for v in _values(data, port, len(PGS)))) for port in ports(config)]
+    table = tabulate(rows, ["Port", *(f"PG{i}" for i in PGS)], tablefmt="simple", stralign="right")
+    return run_command_output(f"{message}\n{table}\n")
+
+
 def pg_headroom_persistent_watermark(config: ConfigDb, counters: Mapping[str, Any]) -> str:
-    data = counters.get("pg_headroom_persistent_watermark", {})
-    rows = []
-    for port in ports(config):
-        values = list(data.get(port, [])) + [0] * 8
-        rows.append((port, *(str(int(v)) for v in values[:8])))
-    table = tabulate(rows, ["Port", *(f"PG{i}" for i in range(8))], stralign="right")
-    return run_command_output(f"Ingress headroom per PG:\n{table}\n")
+    return _pg_table("Ingress headroom per PG:", config, counters.get("pg_headroom_persistent_watermark", {}))
+
+
+def pg_watermark(config: ConfigDb, counters: Mapping[str, Any], kind: str) -> str:
+    """``show priority-group watermark headroom|shared``."""
+    message = "Ingress headroom per PG:" if kind == "headroom" else "Ingress shared pool occupancy per PG:"
+    return _pg_table(message, config, counters.get(f"pg_{kind}_watermark", {}))
+
+
+def pool_watermark(config: ConfigDb, counters: Mapping[str, Any], kind: str) -> str:
+    """``show buffer_pool watermark`` (every BUFFER_POOL) and ``show headroom-pool watermark`` (the ingress
+    lossless pools only), natural order; a pool without the watermark prints N/A."""
+    data = counters.get(f"{kind}_watermark", {})
+    pools = natsorted(config.get("BUFFER_POOL", {}))
+    if kind == "headroom_pool":
+        pools = [p for p in pools if "ingress_lossless" in p]
+    message = "Shared pool maximum occupancy:" if kind == "buffer_pool" else "Headroom pool maximum occupancy:"
+    rows = [(pool, _plain(data.get(pool, 0))) for pool in pools]
+    table = tabulate(rows, ["Pool", "Bytes"], tablefmt="simple", stralign="right")
+    return run_command_output(f"{message}\n{table}\n")
 
 
 # --- configuration views ---------------------------------------------------------------------------
@@ -179,7 +215,9 @@ def pfcwd_stats(config: ConfigDb, counters: Mapping[str, Any], selected: list[st
         cells = [f"{int(stats.get(a, 0))}/{int(stats.get(b, 0))}" for a, b in _PFCWD_FIELDS]
         if cells != ["0/0"] * len(cells) or empty:
             rows.append([queue, stats.get("status", "N/A"), *cells])
-    return tabulate(rows, ["QUEUE", "STATUS", *PFCWD_STATS], stralign="right", numalign="right") + "\n"
+    return (
+        tabulate(rows, ["QUEUE", "STATUS", *PFCWD_STATS], stralign="right", numalign="right", tablefmt="simple") + "\n"
+    )
 
 
 def ecn(config: ConfigDb) -> str:

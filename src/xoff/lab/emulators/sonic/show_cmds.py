@@ -54,8 +54,15 @@ def build_tree(s: SonicSession) -> Command:
         )
     )
     pg = root.add(Command("priority-group", "Show details of the PGs"))
+    wm = pg.add(Command("watermark", "Show priority-group user WM"))
+    wm.add(Command("headroom", "Show user headroom WM for pg", (NAMESPACE,), (), c.pg_watermark_headroom))
+    wm.add(Command("shared", "Show user shared WM for pg", (NAMESPACE,), (), c.pg_watermark_shared))
     pwm = pg.add(Command("persistent-watermark", "Show priority-group persistent WM"))
     pwm.add(Command("headroom", "Show persistent headroom WM for pg", (NAMESPACE,), (), c.pg_headroom))
+    pool = root.add(Command("buffer_pool", "Show details of the buffer pools"))
+    pool.add(Command("watermark", "Show user WM for buffer pools", (NAMESPACE,), (), c.buffer_pool_watermark))
+    hdrm = root.add(Command("headroom-pool", "Show details of headroom pool"))
+    hdrm.add(Command("watermark", "Show user WM for headroom pool", (NAMESPACE,), (), c.headroom_pool_watermark))
     pfcwd = root.add(Command("pfcwd", "Show details of the pfc watchdog"))
     pfcwd.add(
         Command(
@@ -173,6 +180,18 @@ class ShowCommands:
 
     def pg_headroom(self, _p: dict[str, Any]) -> Reply:
         return Reply(show.pg_headroom_persistent_watermark(self.s.running(), self.s.store.counters()))
+
+    def pg_watermark_headroom(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pg_watermark(self.s.running(), self.s.store.counters(), "headroom"))
+
+    def pg_watermark_shared(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pg_watermark(self.s.running(), self.s.store.counters(), "shared"))
+
+    def buffer_pool_watermark(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pool_watermark(self.s.running(), self.s.store.counters(), "buffer_pool"))
+
+    def headroom_pool_watermark(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.pool_watermark(self.s.running(), self.s.store.counters(), "headroom_pool"))
 
     def pfcwd_config(self, p: dict[str, Any]) -> Reply:
         return Reply(show.pfcwd_config(self.s.running(), list(p["ports"])))

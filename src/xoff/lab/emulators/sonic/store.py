@@ -114,11 +114,12 @@ class Store:
     # --- counters (test hook) --------------------------------------------------------------------
 
     def counters(self) -> dict[str, Any]:
-        """``counters.json``: ``{"pfc": {port: {"rx": [8 ints], "tx": [8 ints]}}, "queue": {port:
-        {"UC3": {"packets": n, "bytes": n, "drop_packets": n, "drop_bytes": n}}},
-        "pg_headroom_persistent_watermark": {port: [8 ints]}, "pfcwd": {"<port>:<queue>": {"status":
-        "operational", "storm_detected": n, "storm_restored": n, "tx_ok": n, "tx_dropped": n, ...}}}``
-        (the PFC watchdog's COUNTERS_DB fields); missing values are zero."""
+        """``counters.json`` (COUNTERS_DB as the show commands print it): ``{"pfc": {port: {"rx": [8], "tx": [8]}},
+        "queue": {port: {"UC3": {"packets": n, "bytes": n, "drop_packets": n, "drop_bytes": n}}},
+        "pg_headroom_watermark" / "pg_shared_watermark" / "pg_headroom_persistent_watermark": {port: [8]},
+        "buffer_pool_watermark" / "headroom_pool_watermark": {pool: n}, "pfcwd": {"<port>:<queue>": {"status":
+        "operational", "storm_detected": n, "storm_restored": n, "tx_ok": n, "tx_dropped": n, ...}}}`` (the PFC
+        watchdog's COUNTERS_DB fields); missing values are zero, ``null`` ones are what COUNTERS_DB lacks (N/A)."""
         if not self.counters_file.exists():
             return {}
         data: dict[str, Any] = json.loads(self.counters_file.read_text(encoding="utf-8"))

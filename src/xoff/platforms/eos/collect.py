@@ -51,7 +51,7 @@ class Collector:
     platform: ClassVar[str] = "eos"
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
-        return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG]
+        return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
@@ -68,7 +68,8 @@ class Collector:
         pfc = read(outputs, counters.PFC, counters.parse_pfc, name, errors)
         queues = read(outputs, counters.QUEUES, counters.parse_queues, name, errors)
         watchdog = read(outputs, counters.WATCHDOG, counters.parse_watchdog, name, errors)
-        obs.counters = counters.port_counters(pfc, queues, watchdog, list(desired.interfaces))
+        ecn = read(outputs, counters.ECN, counters.parse_ecn, name, errors)
+        obs.counters = counters.port_counters(pfc, queues, watchdog, list(desired.interfaces), ecn)
         return obs
 
 

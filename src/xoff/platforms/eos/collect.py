@@ -90,9 +90,8 @@ def _observe_config(obs: DeviceObservation, config: EosConfig, desired: Device) 
         obs.errors.append(parse_error(name, RUNNING.text, str(exc)))
         obs.fields = []
         return
-    obs.port_settings = ports.differing(
-        ports.port_values(config, desired), ports.most_common(ports.port_values(config, desired))
-    )
+    values = ports.port_values(config, desired)
+    obs.port_settings = ports.differing(values, ports.most_common(values, ports.intended(desired)))
 
 
 def parse_lldp(text: str) -> list[LldpNeighbor]:
@@ -135,7 +134,7 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         n: {
             "kind": _kind(n),
             "speed_mbps": i.speed_mbps,
-            "mtu": i.mtu if i.mtu is not None or _kind(n) != "ethernet" else EOS_DEFAULT_MTU,
+            "mtu": i.mtu if i.mtu is not None or _kind(n) != "ethernet" or "mtu" in i.unread else EOS_DEFAULT_MTU,
             "admin_up": i.admin_up,
             "addresses": i.addresses,
             "pfc_priorities": sorted(i.pfc_priorities) if i.pfc_on else [],
@@ -144,11 +143,12 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         for n, i in config.interfaces.items()
     }
     updates: dict[str, Any] = {"interfaces": observed_interfaces(desired, seen, keep_kinds=())}
-    fields = ["interfaces", *interface_paths(INTERFACE_FIELDS)]
+    unread = {f for i in config.interfaces.values() for f in i.unread}  # a line xoff could not read: not observed
+    fields = ["interfaces", *interface_paths(f for f in INTERFACE_FIELDS if f not in unread)]
     if config.hostname is not None:
         updates["name"] = config.hostname
         fields.append("name")
-    common = ports.most_common(ports.port_values(config, desired))
+    common = ports.most_common(ports.port_values(config, desired), ports.intended(desired))
     qos, qos_fields = _qos(config, desired, common)
     if qos is not None:
         updates["qos"] = qos

@@ -44,6 +44,7 @@ class EosInterface:
     # ``priority-flow-control pause watchdog port action|timer ...``: this port's own watchdog settings
     watchdog: dict[str, str] = field(default_factory=dict)
     tx_queues: dict[int, dict[str, object]] = field(default_factory=dict)
+    unread: set[str] = field(default_factory=set)  # Interface fields whose line xoff could not read
 
 
 @dataclass
@@ -153,6 +154,7 @@ _IF_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^priority-flow-control pause watchdog port timer (.*)$"), "watchdog_timer"),
     (re.compile(rf"^tx-queue {_INT}$"), "tx_queue"),
 ]
+_FIELD_OF = {"speed": "speed_mbps", "watchdog_timer": "pfc_watchdog"}  # rule -> the Interface field it sets
 _PORT_TIMER = re.compile(
     rf"^timeout {_NUMBER} polling-interval (auto|{_NUMBER[1:-1]}) recovery-time {_NUMBER}(?: forced)?$"
 )
@@ -200,6 +202,7 @@ def _interface(node: Node, name: str, config: EosConfig) -> EosInterface:
             _apply(iface, rule[0], rule[1], child, config)
         except _BadValueError as exc:
             config.errors.append(_error(child, str(exc)))
+            iface.unread.add(_FIELD_OF.get(rule[0], rule[0]))
     return iface
 
 

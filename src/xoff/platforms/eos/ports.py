@@ -93,15 +93,32 @@ def port_values(config: EosConfig, desired: Device) -> dict[str, dict[str, Any]]
     return out
 
 
-def most_common(ports: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Field -> the value most ports show (ties: the first port's, in the switch's order)."""
+def intended(desired: Device) -> dict[str, Any]:
+    """The per-port values the intent means (only to break a tie between values the switch shows)."""
     out: dict[str, Any] = {}
+    if desired.qos is not None:
+        out["trust"] = desired.qos.trust
+        out["schedulers"] = {q: s.model_dump() for q, s in desired.qos.schedulers.items()}
+        out["ecn"] = {q: e.model_dump() for q, e in desired.qos.ecn.items()}
+    wd = desired.pfc_watchdog
+    if wd is not None:
+        out |= {"watchdog_action": wd.action, "watchdog_detection_ms": wd.detection_ms}
+        out |= {"watchdog_restoration_ms": wd.restoration_ms, "watchdog_poll_ms": wd.poll_interval_ms}
+    return out
+
+
+def most_common(ports: dict[str, dict[str, Any]], prefer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Field -> the value most ports show; on a tie, the one of ``prefer`` (the intent's) if the switch shows
+    it, else the first port's in the switch's order. Always a value the switch showed."""
+    out: dict[str, Any] = {}
+    prefer = prefer or {}
     for name in PER_PORT:
         values = [v[name] for v in ports.values() if name in v]
         if values:
             counts = Counter(_key(v) for v in values)
             top = max(counts.values())
-            out[name] = next(v for v in values if counts[_key(v)] == top)
+            tied = [v for v in values if counts[_key(v)] == top]
+            out[name] = next((v for v in tied if name in prefer and _key(v) == _key(prefer[name])), tied[0])
     return out
 
 

@@ -24,7 +24,7 @@ with ``enqueuedPackets``/``enqueuedBytes``/``droppedPackets``/``droppedBytes`` (
 VerifyInterfacesEgressQueueDrops; EOS's counter names); ``show qos interfaces [PORT] ecn counters queue`` ->
 ``intfQueueCounters.<port>.queueCounters.<q>``, the packets ECN-marked as a string, ``"-"`` for a tx-queue
 with no ``random-detect ecn`` configured (ANTA's VerifyInterfacesECNCounters). The TEXT tables are reconstructed and
-UNCONFIRMED (no public capture was found; see tests/fixtures/parse/eos/README.md): nothing parses them.
+UNCONFIRMED (no public capture was found; see tests/fixtures/real/eos/README.md): nothing parses them.
 """
 
 from __future__ import annotations

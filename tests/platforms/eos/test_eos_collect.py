@@ -104,3 +104,22 @@ def test_a_bad_modelled_value_is_one_located_error_and_the_rest_is_read(
     assert obs.device is not None and obs.device.bgp is not None and obs.device.bgp.asn == 65100  # the rest read
     if unobserved is not None:
         assert unobserved not in obs.fields and "interfaces.*.addresses" in obs.fields
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"intfQueueCounters": {"Ethernet1/1": {"queueCounters": {"3": 12}}}}', "is not a count as a string"),
+        ('{"intfQueueCounters": {"Ethernet1/1": {"queueCounters": {"9": "0"}}}}', "0-7"),
+        ('{"intfQueueCounters": {"Ethernet1/1": {}}}', "queueCounters"),
+        ("% Invalid input", "not JSON"),
+    ],
+)
+def test_ecn_counters_of_another_shape_are_a_parse_error_naming_the_command(
+    text: str, message: str, lab_mini_state: Any
+) -> None:
+    from xoff.platforms.eos.counters import ECN
+
+    obs = Collector().parse({ECN.text: text}, lab_mini_state[1].devices["spine2"])
+    assert [(e.kind, e.command) for e in obs.errors] == [("parse", ECN.text)]
+    assert message in obs.errors[0].message and obs.counters == {}

@@ -123,3 +123,16 @@ def test_ecn_counters_of_another_shape_are_a_parse_error_naming_the_command(
     obs = Collector().parse({ECN.text: text}, lab_mini_state[1].devices["spine2"])
     assert [(e.kind, e.command) for e in obs.errors] == [("parse", ECN.text)]
     assert message in obs.errors[0].message and obs.counters == {}
+
+
+def test_ecn_thresholds_in_another_unit_leave_ecn_not_observed(lab_mini_state: Any) -> None:
+    """EOS also takes kbytes, mbytes, segments and time; FabricState holds bytes: not observed, not guessed."""
+    text = _config(
+        "random-detect ecn minimum-threshold 150000 bytes maximum-threshold 1500000 bytes => "
+        "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes"
+    )
+    obs = _collect(text, lab_mini_state)
+    assert obs.errors == [] and obs.device is not None
+    assert "qos.ecn" not in obs.fields and "qos.schedulers" in obs.fields
+    assert obs.unmodelled["interface.tx-queue.random-detect ecn (other units)"] == 1
+    assert obs.port_settings == {}

@@ -183,7 +183,9 @@ def _qos(config: EosConfig, desired: Device, common: dict[str, Any]) -> tuple[di
         "ecn": common.get("ecn", {}),
         "lossless_priorities": lossless,
     }
-    fields = ["qos.dscp_to_tc", "qos.schedulers", "qos.ecn", "qos.lossless_priorities"]
+    fields = [
+        f for f in ("qos.dscp_to_tc", "qos.schedulers", "qos.ecn", "qos.lossless_priorities") if f not in config.unread
+    ]
     if "trust" in common:
         qos["trust"] = common["trust"]
         fields.append("qos.trust")

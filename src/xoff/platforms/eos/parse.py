@@ -66,6 +66,7 @@ class EosConfig:
     static_routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # prefix, next hop, interface
     unmodelled: Counter[str] = field(default_factory=Counter)  # command name -> how many lines
     errors: list[str] = field(default_factory=list)  # one located message per modelled line xoff could not read
+    unread: set[str] = field(default_factory=set)  # Device fields shown in a form xoff cannot hold (not observed)
 
 
 # ip route PREFIX [INTERFACE] [NEXT-HOP] [DISTANCE] [tag N] [name X] (default VRF)
@@ -222,6 +223,11 @@ def _tx_queue(node: Node, config: EosConfig) -> dict[str, object]:
             queue["percent"] = int(match[1])
         elif match := _ECN.match(child.line):
             queue["ecn"] = (int(match[1]), int(match[2]), int(match[3]))
+        elif child.line.startswith("random-detect ecn "):
+            # thresholds in kbytes, mbytes, segments or time, or without a probability: FabricState holds
+            # bytes and a probability, so the switch's ECN marking is not observed (never a guessed unit)
+            config.unread.add("qos.ecn")
+            config.unmodelled["interface.tx-queue.random-detect ecn (other units)"] += 1
         else:
             # other units (kbytes, mbytes, milliseconds), guaranteed bandwidth, shape rate, ...
             config.unmodelled[f"interface.tx-queue.{command_name(child.line)}"] += 1

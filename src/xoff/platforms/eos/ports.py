@@ -86,7 +86,8 @@ def port_values(config: EosConfig, desired: Device) -> dict[str, dict[str, Any]]
             values["trust"] = TRUST[iface.trust]
         if iface.tx_queues:
             values["schedulers"] = _schedulers(iface, desired)
-            values["ecn"] = _ecn(iface)
+            if "qos.ecn" not in config.unread:
+                values["ecn"] = _ecn(iface)
         values.update(_watchdog(iface, config))
         if values:
             out[name] = values

@@ -89,6 +89,11 @@ def test_one_ports_watchdog_differs_it_is_named_with_what_differs(lab_mini_state
         ),
         ("speed 400g-8 => speed 400g-9", "line 25: 'speed 400g-9': unknown speed '400g-9'", "interfaces.*.speed_mbps"),
         (
+            "   neighbor 198.18.0.3 remote-as 65101\n => ",
+            "neighbor 198.18.0.3 has no remote-as (itself or its peer group)",
+            "bgp.neighbors",
+        ),
+        (
             "qos map dscp 26 to traffic-class 3 => qos map dscp 26 to traffic-class three",
             "'qos map dscp 26 to traffic-class three': not a 'qos map dscp ... to traffic-class N' line",
             None,

@@ -27,7 +27,7 @@ from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
 from xoff.platforms.eos import counters, fib, ports
-from xoff.platforms.eos.parse import EosConfig, EosParseError, asn_number, parse_running_config
+from xoff.platforms.eos.parse import EosConfig, asn_number, parse_running_config
 
 RUNNING = Command("show running-config")
 LLDP = Command("show lldp neighbors | json")
@@ -56,7 +56,6 @@ class Collector:
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
         name, errors = desired.name, obs.errors
-        # EosParseError and the model's ValidationError are ValueErrors
         config = read(outputs, RUNNING, parse_running_config, name, errors)
         if config is not None:
             _observe_config(obs, config, desired)
@@ -163,7 +162,11 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
     fields += (
         ["bgp"]
         if config.bgp is None
-        else [f"bgp.{f}" for f in ("asn", "router_id", "max_paths", "neighbors", "networks")]
+        else [
+            f"bgp.{f}"
+            for f in ("asn", "router_id", "max_paths", "neighbors", "networks")
+            if f"bgp.{f}" not in config.unread
+        ]
     )
     return updates, fields
 
@@ -225,8 +228,6 @@ def _bgp(config: EosConfig, desired: Device) -> dict[str, Any] | None:
     local = {IPv4Interface(a).network: n for n, i in config.interfaces.items() for a in i.addresses}
     neighbors = []
     for address, values in bgp.neighbors.items():
-        if "remote_asn" not in values:
-            raise EosParseError(f"router bgp: neighbor {address} has no remote-as")
         network = next((net for net in local if IPv4Address(address) in net), None)
         description = str(values.get("description", ""))
         neighbors.append(

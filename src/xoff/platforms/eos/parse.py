@@ -19,10 +19,6 @@ from dataclasses import dataclass, field
 from xoff.platforms.eos.interfaces import LANE_SPEEDS
 
 
-class EosParseError(ValueError):
-    pass
-
-
 @dataclass
 class Node:
     line: str
@@ -234,18 +230,40 @@ def _tx_queue(node: Node, config: EosConfig) -> dict[str, object]:
     return queue
 
 
+_V4 = re.compile(r"^\d+\.\d+\.\d+\.\d+$")
+
+
+def _bgp_neighbor(bgp: EosBgp, groups: dict[str, dict[str, object]], line: str) -> bool:
+    """A ``neighbor`` line of an IPv4 peer or a peer group xoff reads; False: not one (unmodelled)."""
+    value: object
+    if match := re.match(r"^neighbor (\S+) remote-as (\d+(?:\.\d+)?)$", line):
+        name, key, value = match[1], "remote_asn", asn_number(match[2])
+    elif match := re.match(r"^neighbor (\S+) description (.+)$", line):
+        name, key, value = match[1], "description", match[2]
+    elif match := re.match(r"^neighbor (\S+) peer[- ]group (\S+)$", line):
+        name, key, value = match[1], "group", match[2]
+    else:
+        return False
+    if _V4.match(name):
+        bgp.neighbors.setdefault(name, {})[key] = value
+    elif re.match(r"^[A-Za-z][\w-]*$", name) and key != "group":
+        groups.setdefault(name, {})[key] = value
+    else:
+        return False  # an IPv6 or interface peer: FabricState's BGP is IPv4
+    return True
+
+
 def _bgp(node: Node, asn: int, config: EosConfig) -> EosBgp:
     bgp = EosBgp(asn=asn)
+    groups: dict[str, dict[str, object]] = {}
     for child in node.children:
         line = child.line
         if match := re.match(r"^router-id (\S+)$", line):
             bgp.router_id = match[1]
         elif match := re.match(rf"^maximum-paths {_INT}(?: ecmp {_INT})?$", line):
             bgp.max_paths = int(match[1])
-        elif match := re.match(r"^neighbor (\S+) remote-as (\d+(?:\.\d+)?)$", line):
-            bgp.neighbors.setdefault(match[1], {})["remote_asn"] = asn_number(match[2])
-        elif match := re.match(r"^neighbor (\S+) description (.+)$", line):
-            bgp.neighbors.setdefault(match[1], {})["description"] = match[2]
+        elif _bgp_neighbor(bgp, groups, line):
+            pass
         elif line == "address-family ipv4":
             for inner in child.children:
                 if match := re.match(r"^network (\S+)$", inner.line):
@@ -254,7 +272,21 @@ def _bgp(node: Node, asn: int, config: EosConfig) -> EosBgp:
                     config.unmodelled[f"router bgp.address-family ipv4.{command_name(inner.line)}"] += 1
         else:
             config.unmodelled[f"router bgp.{command_name(line)}"] += 1
+    _resolve_groups(bgp, groups, node, config)
     return bgp
+
+
+def _resolve_groups(bgp: EosBgp, groups: dict[str, dict[str, object]], node: Node, config: EosConfig) -> None:
+    """A peer group's remote-as for its members that have none; a neighbour left without one is an error and
+    BGP neighbours are then not observed."""
+    for address, values in list(bgp.neighbors.items()):
+        group = groups.get(str(values.pop("group", "")), {})
+        if "remote_asn" not in values and "remote_asn" in group:
+            values["remote_asn"] = group["remote_asn"]
+        if "remote_asn" not in values:
+            config.errors.append(_error(node, f"neighbor {address} has no remote-as (itself or its peer group)"))
+            config.unread.add("bgp.neighbors")
+            del bgp.neighbors[address]
 
 
 def asn_number(text: str) -> int:

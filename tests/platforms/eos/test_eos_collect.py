@@ -96,7 +96,7 @@ def test_one_ports_watchdog_differs_it_is_named_with_what_differs(lab_mini_state
         (
             "qos map dscp 26 to traffic-class 3 => qos map dscp 26 to traffic-class three",
             "'qos map dscp 26 to traffic-class three': not a 'qos map dscp ... to traffic-class N' line",
-            None,
+            "qos.dscp_to_tc",
         ),
     ],
 )

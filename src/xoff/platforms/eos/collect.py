@@ -156,8 +156,9 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
     if watchdog_fields:
         updates["pfc_watchdog"] = watchdog
     fields += watchdog_fields
-    updates["static_routes"] = observed_static_routes(desired, config.static_routes)
-    fields.append("static_routes")
+    if "static_routes" not in config.unread:
+        updates["static_routes"] = observed_static_routes(desired, config.static_routes)
+        fields.append("static_routes")
     updates["bgp"] = _bgp(config, desired)
     fields += (
         ["bgp"]

@@ -111,7 +111,12 @@ def tree(text: str) -> list[Node]:
 
 
 class _BadValueError(Exception):
-    """A modelled line xoff cannot read (becomes one located error)."""
+    """A modelled line xoff cannot read (becomes one located error; ``field``, the Device field it leaves
+    not observed)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 _SPEED = re.compile(r"^(?:forced |auto )?(\d+(?:\.\d+)?)(g|t|m)?(?:-(\d))?(?:full|half)?$")
@@ -309,7 +314,7 @@ def _top(node: Node, config: EosConfig) -> None:
     elif line.startswith("qos map dscp "):
         match = re.match(r"^qos map dscp ([\d ]+) to traffic-class (\d+)$", line)
         if match is None:
-            raise _BadValueError("not a 'qos map dscp ... to traffic-class N' line")
+            raise _BadValueError("not a 'qos map dscp ... to traffic-class N' line", "qos.dscp_to_tc")
         for dscp in match[1].split():
             config.dscp_to_tc[int(dscp)] = int(match[2])
     elif match := _WATCHDOG.match(line):
@@ -317,7 +322,7 @@ def _top(node: Node, config: EosConfig) -> None:
     elif line.startswith("ip route ") and not line.startswith("ip route vrf "):
         match = _STATIC.match(line)
         if match is None or (match[2] is None and match[3] is None):
-            raise _BadValueError("not an 'ip route PREFIX [INTERFACE] [NEXT-HOP]' line")
+            raise _BadValueError("not an 'ip route PREFIX [INTERFACE] [NEXT-HOP]' line", "static_routes")
         config.static_routes.append((match[1], match[3] or "", match[2]))
     elif match := re.match(r"^router bgp (\d+(?:\.\d+)?)$", line):
         if config.bgp is not None:
@@ -338,4 +343,6 @@ def parse_running_config(text: str) -> EosConfig:
             _top(node, config)
         except _BadValueError as exc:
             config.errors.append(_error(node, str(exc)))
+            if exc.field is not None:
+                config.unread.add(exc.field)
     return config

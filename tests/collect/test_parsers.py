@@ -19,7 +19,6 @@ from xoff.contracts.observed import CollectError
 from xoff.desired.models import FabricState
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.sonic import Emulator as SonicEmulator
-from xoff.platforms.eos.collect import parse_bgp, parse_lldp
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary, parse_router_bgp
 from xoff.platforms.linux import collect as host
 from xoff.platforms.linux import kernel
@@ -366,67 +365,6 @@ def test_frr_json_and_running_config(lab_mini_state: Any) -> None:
     )
 
 
-def test_eos_json() -> None:
-    assert [
-        (n.port, n.neighbor, n.neighbor_port) for n in parse_lldp(raw("eos", "show_lldp_neighbors_json", "spine2"))
-    ] == [
-        ("Ethernet1/1", "leaf1", "Ethernet40"),
-        ("Ethernet2/1", "leaf2", "Ethernet40"),
-    ]
-    (peer,) = parse_bgp(raw("eos", "show_ip_bgp_summary_json", "spine2"))
-    assert (peer.address, peer.remote_asn, peer.state) == ("198.18.0.3", 65101, "Established")
-
-
-def test_eos_counters_public_shape() -> None:
-    from xoff.platforms.eos import counters as eos
-
-    pfc = eos.parse_pfc(raw("eos", eos.PFC.slug, "public-shape"))
-    assert pfc["Ethernet3/1/1"].rx_pause[3] == 18236 and pfc["Ethernet3/1/1"].tx_pause[3] == 402
-    assert pfc["Ethernet3/2/1"].rx_pause == dict.fromkeys(range(8), 0)
-    queues = eos.parse_queues(raw("eos", eos.QUEUES.slug, "public-shape"))
-    assert set(queues["Ethernet3/1/1"]) == set(range(8))  # unicast traffic classes = queues
-    assert (queues["Ethernet3/1/1"][3].dropped_packets, queues["Ethernet3/1/1"][3].dropped_bytes) == (42, 42 * 1024)
-    assert queues["Ethernet3/2/1"][1].dropped_packets == 0  # the multicast TC1 drops are not a unicast queue's
-    assert queues["Ethernet3/2/1"][0].packets == 1000
-    storms = eos.parse_watchdog(raw("eos", eos.WATCHDOG.slug, "public-shape"))
-    assert {p: {q: (w.storms_detected, w.storms_restored) for q, w in qs.items()} for p, qs in storms.items()} == {
-        "Ethernet3/1/1": {3: (2, 2)}
-    }
-    assert eos.parse_watchdog(raw("eos", eos.WATCHDOG.slug, "no-events")) == {}
-    # only droppedPackets is required of a drop precedence (ANTA's fixtures carry nothing else)
-    minimal = {
-        "egressQueueCounters": {
-            "interfaces": {
-                "Ethernet1": {
-                    "ucastQueues": {
-                        "trafficClasses": {
-                            "TC3": {"dropPrecedences": {"DP0": {"droppedPackets": 4}, "DP1": {"droppedPackets": 1}}}
-                        }
-                    }
-                }
-            }
-        }
-    }
-    assert eos.parse_queues(json.dumps(minimal))["Ethernet1"][3].dropped_packets == 5
-
-
-def test_eos_counters_from_the_emulator(lab_mini_state: Any) -> None:
-    """lab-mini's spine2 with the EOS fault seeds' counters: every port read, each fault where it was put."""
-    from xoff.platforms.eos import counters as eos
-    from xoff.platforms.eos.collect import Collector
-
-    outputs = {c.text: raw("eos", c.slug, "lab-mini-spine2") for c in (eos.PFC, eos.QUEUES, eos.WATCHDOG)}
-    obs = Collector().parse(outputs, lab_mini_state[1].devices["spine2"])
-    assert [e for e in obs.errors if e.command in outputs] == []
-    assert list(obs.counters) == ["Ethernet1/1", "Ethernet2/1", "Ethernet3/1", "Ethernet4/1"]  # intent order
-    storm = obs.counters["Ethernet1/1"]
-    assert storm.watchdog[3].storms_detected == 1 and storm.pfc.rx_pause[3] == 1200000
-    assert obs.counters["Ethernet2/1"].queues[3].dropped_packets == 1500
-    assert obs.counters["Ethernet2/1"].watchdog == {}  # EOS lists a port once its watchdog fired
-    assert all(q.dropped_packets == 0 for q in storm.queues.values())
-    assert any("emulator holds" in note for note in obs.lab_only)
-
-
 @pytest.mark.parametrize(
     ("command", "text", "message"),
     [
@@ -437,7 +375,17 @@ def test_eos_counters_from_the_emulator(lab_mini_state: Any) -> None:
         ("QUEUES", '{"egressQueueCounters": {"interfaces": {"Ethernet1/1": {"ucastQueues": {}}}}}', "trafficClasses"),
         (
             "QUEUES",
-            raw("eos", "show_interfaces_counters_queue_detail_json", "public-shape").replace("TC7", "TC9"),
+            (
+                ROOT
+                / "tests"
+                / "fixtures"
+                / "real"
+                / "eos"
+                / "show_interfaces_counters_queue_detail_json"
+                / "modular-eight-classes-drops-only.txt"
+            )
+            .read_text()
+            .replace("TC7", "TC9"),
             "TC9",
         ),
         ("QUEUES", "% Unavailable command (not supported on this hardware platform)", "not JSON"),

@@ -16,6 +16,7 @@ from xoff.contracts.observed import (
     GpuNicPath,
     HostObserved,
     LldpNeighbor,
+    PfcCounters,
     PortCounters,
     QueueCounters,
     Snapshot,
@@ -228,6 +229,21 @@ CASES: list[tuple[str, Seed, str, str | None, int | None]] = [
         None,
     ),
 ]
+CASES.append(
+    (
+        "counters.ecn_before_pfc",  # leaf1 sent pause on priority 3 while its queue 3 marked nothing
+        lambda s: _counters(
+            s,
+            "leaf1",
+            "Ethernet0",
+            s.counters["leaf1"]["Ethernet0"].model_copy(update={"pfc": PfcCounters(tx_pause={3: 5000})}),
+        ),
+        "leaf1: queue 3 (priority 3) - PFC pause sent but ECN marked no packet - Expected: ECN-marked packets > 0 "
+        "before PFC pauses Actual: 0 marked; 5000 pause frames sent on Ethernet0",
+        "Ethernet0",
+        3,
+    )
+)
 OBSERVED = sorted(i for i in CHECKS.ids() if "observed" in CHECKS.get(i).needs and not i.startswith("infiniband."))
 
 

@@ -85,12 +85,16 @@ def sonic_counters(kind: str) -> Steps:
 def eos_counters(kind: str) -> Steps:
     """The EOS emulator's counters (in EOS's terms: see ``xoff.lab.emulators.eos.show_counters``) on the
     target's port and lossless queue: ``storm``, pause frames received and a storm the watchdog detected
-    and restored; ``drops``, packets dropped on the queue."""
+    and restored; ``drops``, packets dropped on the queue; ``no-ecn``, pause frames sent on the priority
+    while the queue's ECN-marked count stays 0 (``show qos interfaces ecn counters queue``)."""
 
     def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
         port, priority = port_of(t), priority_of(t)
         queue = _queue(lab, t, priority)
-        if kind == "storm":
+        if kind == "no-ecn":  # the switch paused its upstream on the priority; ECN never marked
+            data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": 0, "txFrames": 250000}
+            data.setdefault("ecn", {}).setdefault(port, {})[queue] = {"ecnMarked": 0}
+        elif kind == "storm":
             data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": 1200000, "txFrames": 0}
             data.setdefault("watchdog", {}).setdefault(port, {})[queue] = {"stuckCount": 1, "recoveryCount": 1}
         else:
@@ -245,5 +249,16 @@ FAULTS: tuple[Fault, ...] = (
         platform=_SN,
         steps=sonic_watermarks("pool"),
         names=("device",),
+    ),
+    Fault(
+        name="ecn-not-before-pfc-eos",
+        title="ECN not marking before PFC pauses (EOS)",
+        how="PFC pause frames sent with no ECN-marked packet on the lossless queue, in the EOS emulator's "
+        "counters (`show interfaces priority-flow-control counters detail`, `show qos interfaces ecn counters queue`)",
+        check="counters.ecn_before_pfc",
+        concern=Concern.COUNTERS,
+        target=Target("spine2", "Ethernet1/1", 3),
+        platform="eos",
+        steps=eos_counters("no-ecn"),
     ),
 )

@@ -22,13 +22,12 @@ from xoff.collect.observe import (
     observed_static_routes,
     ordered_like,
 )
-from xoff.contracts.collect import Command, DeviceObservation, read
+from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import BgpSession, LldpNeighbor
 from xoff.desired.models import Device
-from xoff.platforms.eos import counters, fib
-from xoff.platforms.eos.parse import EosConfig, EosParseError, parse_running_config
-from xoff.platforms.eos.qos import bandwidth_percents
+from xoff.platforms.eos import counters, fib, ports
+from xoff.platforms.eos.parse import EosConfig, asn_number, parse_running_config
 
 RUNNING = Command("show running-config")
 LLDP = Command("show lldp neighbors | json")
@@ -36,7 +35,6 @@ BGP = Command("show ip bgp summary | json")
 FIB = Command(fib.COMMAND)
 
 INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "pfc_priorities", "pfc_watchdog")
-TRUST = {"dscp": "dscp", "cos": "pcp"}
 EOS_DEFAULT_MTU = 1500  # an Ethernet port's MTU when running-config has no ``mtu`` line (EOS omits defaults)
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's EOS has no data plane (counters are what the emulator holds)"
 
@@ -49,23 +47,18 @@ def _kind(name: str) -> str:
     return "ethernet"
 
 
-def _ms(value: str) -> int:
-    return round(float(value) * 1000)
-
-
 class Collector:
     platform: ClassVar[str] = "eos"
 
     def commands(self, desired: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
-        return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG]
+        return [RUNNING, LLDP, BGP, FIB, counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN]
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         obs = DeviceObservation(device=None, lab_only=[LAB_ONLY])
         name, errors = desired.name, obs.errors
-        # EosParseError and the model's ValidationError are ValueErrors
-        device = read(outputs, RUNNING, lambda text: _device(parse_running_config(text), desired), name, errors)
-        if device is not None:
-            obs.device, obs.fields = device
+        config = read(outputs, RUNNING, parse_running_config, name, errors)
+        if config is not None:
+            _observe_config(obs, config, desired)
         json_errors = (ValueError, KeyError, TypeError)  # eAPI JSON read by key: a missing key is a KeyError
         obs.lldp = read(outputs, LLDP, parse_lldp, name, errors, catch=json_errors, describe=_unexpected_json)
         obs.bgp_sessions = read(outputs, BGP, parse_bgp, name, errors, catch=json_errors, describe=_unexpected_json)
@@ -74,7 +67,8 @@ class Collector:
         pfc = read(outputs, counters.PFC, counters.parse_pfc, name, errors)
         queues = read(outputs, counters.QUEUES, counters.parse_queues, name, errors)
         watchdog = read(outputs, counters.WATCHDOG, counters.parse_watchdog, name, errors)
-        obs.counters = counters.port_counters(pfc, queues, watchdog, list(desired.interfaces))
+        ecn = read(outputs, counters.ECN, counters.parse_ecn, name, errors)
+        obs.counters = counters.port_counters(pfc, queues, watchdog, list(desired.interfaces), ecn)
         return obs
 
 
@@ -82,9 +76,21 @@ def _unexpected_json(exc: Exception) -> str:
     return f"unexpected JSON: {exc!r}"
 
 
-def _device(config: EosConfig, desired: Device) -> tuple[Device, list[str]]:
-    updates, fields = _updates(config, desired)
-    return observed_device(desired, updates), fields
+def _observe_config(obs: DeviceObservation, config: EosConfig, desired: Device) -> None:
+    """The running-config into ``obs``: the Device, the ports that differ, what xoff does not model, and one
+    located parse error per modelled line it could not read (the rest is still read)."""
+    name = desired.name
+    obs.errors += [parse_error(name, RUNNING.text, message) for message in config.errors]
+    obs.unmodelled = dict(sorted(config.unmodelled.items()))
+    try:
+        updates, obs.fields = _updates(config, desired)
+        obs.device = observed_device(desired, updates)
+    except ValueError as exc:  # the model refused a value the switch holds
+        obs.errors.append(parse_error(name, RUNNING.text, str(exc)))
+        obs.fields = []
+        return
+    values = ports.port_values(config, desired)
+    obs.port_settings = ports.differing(values, ports.most_common(values, ports.intended(desired)))
 
 
 def parse_lldp(text: str) -> list[LldpNeighbor]:
@@ -106,12 +112,20 @@ def parse_bgp(text: str) -> list[BgpSession]:
     return [
         BgpSession(
             address=address,
-            remote_asn=int(peer["asn"]),
+            remote_asn=asn_number(str(peer["asn"])),
             state=str(peer["peerState"]),
             prefixes_received=int(peer["prefixReceived"]) if "prefixReceived" in peer else None,
         )
-        for address, peer in sorted(vrf["peers"].items(), key=lambda kv: IPv4Address(kv[0]))
+        for address, peer in sorted(vrf["peers"].items(), key=lambda kv: _address_order(kv[0]))
     ]
+
+
+def _address_order(address: str) -> tuple[int, int, str]:
+    """IPv4 peers by address, then the rest (IPv6, link-local ``fe80::1%Et3``) as EOS names them."""
+    try:
+        return (0, int(IPv4Address(address)), "")
+    except ValueError:
+        return (1, 0, address)
 
 
 def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[str]]:
@@ -119,7 +133,7 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         n: {
             "kind": _kind(n),
             "speed_mbps": i.speed_mbps,
-            "mtu": i.mtu if i.mtu is not None or _kind(n) != "ethernet" else EOS_DEFAULT_MTU,
+            "mtu": i.mtu if i.mtu is not None or _kind(n) != "ethernet" or "mtu" in i.unread else EOS_DEFAULT_MTU,
             "admin_up": i.admin_up,
             "addresses": i.addresses,
             "pfc_priorities": sorted(i.pfc_priorities) if i.pfc_on else [],
@@ -128,83 +142,84 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         for n, i in config.interfaces.items()
     }
     updates: dict[str, Any] = {"interfaces": observed_interfaces(desired, seen, keep_kinds=())}
-    fields = ["interfaces", *interface_paths(INTERFACE_FIELDS)]
+    unread = {f for i in config.interfaces.values() for f in i.unread}  # a line xoff could not read: not observed
+    fields = ["interfaces", *interface_paths(f for f in INTERFACE_FIELDS if f not in unread)]
     if config.hostname is not None:
         updates["name"] = config.hostname
         fields.append("name")
-    qos, qos_fields = _qos(config, desired)
-    if qos_fields:
+    common = ports.most_common(ports.port_values(config, desired), ports.intended(desired))
+    qos, qos_fields = _qos(config, desired, common)
+    if qos is not None:
         updates["qos"] = qos
-        fields += qos_fields
-    updates["pfc_watchdog"] = _watchdog(config, desired)
-    fields.append("pfc_watchdog")
-    updates["static_routes"] = observed_static_routes(desired, config.static_routes)
-    fields.append("static_routes")
+    fields += qos_fields
+    watchdog, watchdog_fields = _watchdog(config, desired, common)
+    if watchdog_fields:
+        updates["pfc_watchdog"] = watchdog
+    fields += watchdog_fields
+    if "static_routes" not in config.unread:
+        updates["static_routes"] = observed_static_routes(desired, config.static_routes)
+        fields.append("static_routes")
     updates["bgp"] = _bgp(config, desired)
     fields += (
         ["bgp"]
         if config.bgp is None
-        else [f"bgp.{f}" for f in ("asn", "router_id", "max_paths", "neighbors", "networks")]
+        else [
+            f"bgp.{f}"
+            for f in ("asn", "router_id", "max_paths", "neighbors", "networks")
+            if f"bgp.{f}" not in config.unread
+        ]
     )
     return updates, fields
 
 
-def _qos(config: EosConfig, desired: Device) -> tuple[dict[str, Any] | None, list[str]]:
+def _qos(config: EosConfig, desired: Device, common: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The switch's QoS: its maps and the most common per-port values (the differing ports: ``ports.py``).
+    QoS configured on a switch whose intent has none cannot be held in a Device: not observed."""
     fabric_ports = [i for i in config.interfaces.values() if i.trust is not None or i.tx_queues]
     if not config.dscp_to_tc and not fabric_ports:
         return None, ["qos"]
     if desired.qos is None:
-        raise EosParseError("QoS is configured but the intent has none for this device (not representable)")
-    trusts = {i.trust for i in fabric_ports if i.trust is not None}
-    queue_sets = {json.dumps(i.tx_queues, sort_keys=True) for i in fabric_ports}
-    if len(trusts) > 1 or len(queue_sets) > 1:
-        raise EosParseError("ports differ in qos trust or tx-queue settings (FabricState holds one per switch)")
-    queues: dict[int, dict[str, Any]] = fabric_ports[0].tx_queues if fabric_ports else {}
-    percents = {q: int(v["percent"]) for q, v in queues.items() if v.get("type") == "dwrr" and "percent" in v}
-    intent_weights = {q: s.weight for q, s in desired.qos.schedulers.items() if s.type == "dwrr"}
-    same_shares = percents == bandwidth_percents(desired.qos)
-    schedulers = {
-        q: {"type": v["type"], "weight": (intent_weights.get(q) if same_shares else percents.get(q))}
-        for q, v in queues.items()
-        if "type" in v
-    }
-    ecn = {
-        q: {"min_threshold": v["ecn"][0], "max_threshold": v["ecn"][1], "probability": v["ecn"][2]}
-        for q, v in queues.items()
-        if "ecn" in v
-    }
+        return None, []
     lossless = sorted({p for i in config.interfaces.values() if i.pfc_on for p in i.pfc_priorities})
     qos: dict[str, Any] = {
         "dscp_to_tc": dict(sorted(config.dscp_to_tc.items())),
-        "schedulers": schedulers,
-        "ecn": ecn,
+        "schedulers": common.get("schedulers", {}),
+        "ecn": common.get("ecn", {}),
         "lossless_priorities": lossless,
     }
-    fields = ["qos.dscp_to_tc", "qos.schedulers", "qos.ecn", "qos.lossless_priorities"]
-    if trusts:
-        qos["trust"] = TRUST[trusts.pop()]
+    fields = [
+        f for f in ("qos.dscp_to_tc", "qos.schedulers", "qos.ecn", "qos.lossless_priorities") if f not in config.unread
+    ]
+    if "trust" in common:
+        qos["trust"] = common["trust"]
         fields.append("qos.trust")
     return qos, fields
 
 
-def _watchdog(config: EosConfig, desired: Device) -> dict[str, Any] | None:
-    ports = [n for n, i in config.interfaces.items() if i.pfc_on and i.pfc_watchdog]
-    if not config.watchdog and not ports:
-        return None
-    wd = config.watchdog
-    missing = [k for k in ("timeout", "recovery-time", "polling-interval", "action") if k not in wd]
-    if missing:
-        raise EosParseError(f"PFC watchdog without {', '.join(missing)} (xoff renders all four)")
+WATCHDOG_NEEDS = ("watchdog_action", "watchdog_detection_ms", "watchdog_restoration_ms", "watchdog_poll_ms")
+
+
+def _watchdog(config: EosConfig, desired: Device, common: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The PFC watchdog as most ports run it; not observed where the switch does not show all of it
+    (a timer left at EOS's default, ``polling-interval auto``, an action FabricState has no name for)."""
+    enabled = [n for n, i in config.interfaces.items() if i.pfc_on and i.pfc_watchdog]
+    if not config.watchdog and not enabled:
+        return None, ["pfc_watchdog"]
+    values = (
+        {**ports.watchdog_settings(config.watchdog), **common} if enabled else ports.watchdog_settings(config.watchdog)
+    )
+    if any(k not in values for k in WATCHDOG_NEEDS):
+        return None, []
     reference = desired.pfc_watchdog.ports if desired.pfc_watchdog is not None else list(desired.interfaces)
     return {
-        "poll_interval_ms": _ms(wd["polling-interval"]),
-        "detection_ms": _ms(wd["timeout"]),
-        "restoration_ms": _ms(wd["recovery-time"]),
-        "action": wd["action"],
-        "ports": ordered_like(ports, reference),
+        "poll_interval_ms": values["watchdog_poll_ms"],
+        "detection_ms": values["watchdog_detection_ms"],
+        "restoration_ms": values["watchdog_restoration_ms"],
+        "action": values["watchdog_action"],
+        "ports": ordered_like(enabled, reference),
         # EOS watches the no-drop priorities, and priority N is queue N on EOS
-        "queues": sorted({p for n in ports for p in config.interfaces[n].pfc_priorities}),
-    }
+        "queues": sorted({p for n in enabled for p in config.interfaces[n].pfc_priorities}),
+    }, ["pfc_watchdog"]
 
 
 def _bgp(config: EosConfig, desired: Device) -> dict[str, Any] | None:
@@ -214,8 +229,6 @@ def _bgp(config: EosConfig, desired: Device) -> dict[str, Any] | None:
     local = {IPv4Interface(a).network: n for n, i in config.interfaces.items() for a in i.addresses}
     neighbors = []
     for address, values in bgp.neighbors.items():
-        if "remote_asn" not in values:
-            raise EosParseError(f"router bgp: neighbor {address} has no remote-as")
         network = next((net for net in local if IPv4Address(address) in net), None)
         description = str(values.get("description", ""))
         neighbors.append(

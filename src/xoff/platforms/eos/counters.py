@@ -1,7 +1,7 @@
 """EOS counters as eAPI JSON (``| json``): PFC frames per port and priority, egress-queue packets and
 drops per traffic class, and PFC watchdog storms per transmit queue, into ``PortCounters``.
 
-The keys are EOS's (see tests/fixtures/parse/eos/README.md for the sources):
+The keys are EOS's (see tests/fixtures/real/eos/README.md for the sources):
 
 - ``show interfaces priority-flow-control counters detail``:
   ``interfaces.<port>.priorities.<p>.{rxFrames,txFrames}``;
@@ -10,7 +10,11 @@ The keys are EOS's (see tests/fixtures/parse/eos/README.md for the sources):
   (summed over drop precedences; ``droppedPackets`` required, the others read where present; multicast
   queues carry no lossless traffic and are not read);
 - ``show priority-flow-control counters watchdog``: ``interfaces.<port>.txQueues.<q>.{stuckCount,
-  recoveryCount}``; EOS lists a port only once its watchdog has fired, so a port it leaves out had none.
+  recoveryCount}``; EOS lists a port only once its watchdog has fired, so a port it leaves out had none;
+- ``show qos interfaces ecn counters queue``: ``intfQueueCounters.<port>.queueCounters.<q>``, packets
+  ECN-marked as a string, ``"-"`` for a queue without ECN marking (ANTA ``VerifyInterfacesECNCounters``).
+
+A counter EOS did not print (``enqueuedPackets`` where a release prints only drops, ``"-"``) is None.
 
 EOS fixes traffic class N -> tx-queue N, so ``TC3`` is queue 3. Parsing is strict: a missing key, a
 value of the wrong type or a traffic class EOS cannot have is a ``CounterParseError``; counter fields
@@ -33,6 +37,7 @@ from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters, Wa
 PFC = Command("show interfaces priority-flow-control counters detail | json")
 QUEUES = Command("show interfaces counters queue detail | json")
 WATCHDOG = Command("show priority-flow-control counters watchdog | json")
+ECN = Command("show qos interfaces ecn counters queue | json")
 CLASSES = range(8)
 _TC = re.compile(r"^TC(\d)$")
 _DP = re.compile(r"^DP\d$")
@@ -82,14 +87,7 @@ def parse_queues(text: str) -> dict[str, dict[int, QueueCounters]]:
             if m is None or int(m[1]) not in CLASSES:
                 raise CounterParseError(f"{where}: {tc!r} is not a traffic class TC0-TC7")
             precedences = _obj(_key(row, "dropPrecedences", f"{where}.{tc}"), f"{where}.{tc}.dropPrecedences")
-            sums = dict.fromkeys(("droppedPackets", *OPTIONAL_QUEUE_FIELDS), 0)
-            for dp, counts in precedences.items():
-                at = f"{where}.{tc}.dropPrecedences.{dp}"
-                if not _DP.match(dp):
-                    raise CounterParseError(f"{at}: not a drop precedence DP<n>")
-                sums["droppedPackets"] += _count(counts, "droppedPackets", at)
-                for name in OPTIONAL_QUEUE_FIELDS:
-                    sums[name] += _count(counts, name, at) if name in _obj(counts, at) else 0
+            sums = _sums(precedences, f"{where}.{tc}.dropPrecedences")
             queues[int(m[1])] = QueueCounters(
                 packets=sums["enqueuedPackets"],
                 bytes=sums["enqueuedBytes"],
@@ -97,6 +95,36 @@ def parse_queues(text: str) -> dict[str, dict[int, QueueCounters]]:
                 dropped_bytes=sums["droppedBytes"],
             )
         out[port] = dict(sorted(queues.items()))
+    return out
+
+
+def _sums(precedences: dict[str, Any], where: str) -> dict[str, int | None]:
+    """Counters summed over drop precedences; a counter no precedence printed is None (not observed)."""
+    sums: dict[str, int | None] = {"droppedPackets": 0}
+    for dp, counts in precedences.items():
+        at = f"{where}.{dp}"
+        if not _DP.match(dp):
+            raise CounterParseError(f"{at}: not a drop precedence DP<n>")
+        sums["droppedPackets"] = (sums["droppedPackets"] or 0) + _count(counts, "droppedPackets", at)
+        for name in OPTIONAL_QUEUE_FIELDS:
+            if name in _obj(counts, at):
+                sums[name] = (sums.get(name) or 0) + _count(counts, name, at)
+    return {name: sums.get(name) for name in ("droppedPackets", *OPTIONAL_QUEUE_FIELDS)}
+
+
+def parse_ecn(text: str) -> dict[str, dict[int, int | None]]:
+    """Port -> queue -> packets ECN-marked; EOS prints the counts as strings and "-" where the queue has
+    no ECN marking configured (None: not observed, never 0)."""
+    out = {}
+    for port, data in _load(text, "intfQueueCounters").items():
+        where = f"intfQueueCounters.{port}.queueCounters"
+        queues = _obj(_key(data, "queueCounters", f"intfQueueCounters.{port}"), where)
+        counts: dict[int, int | None] = {}
+        for q, value in queues.items():
+            if not isinstance(value, str) or not (value == "-" or value.isdigit()):
+                raise CounterParseError(f"{where}.{q}: {value!r} is not a count as a string or '-'")
+            counts[_index(q, where)] = None if value == "-" else int(value)
+        out[port] = dict(sorted(counts.items()))
     return out
 
 
@@ -116,17 +144,29 @@ def parse_watchdog(text: str) -> dict[str, dict[int, WatchdogCounters]]:
     return out
 
 
+def _with_ecn(queues: dict[int, QueueCounters], ecn: dict[int, int | None]) -> dict[int, QueueCounters]:
+    out = dict(queues)
+    for q, marked in ecn.items():
+        out[q] = out.get(q, QueueCounters()).model_copy(update={"ecn_marked_packets": marked})
+    return dict(sorted(out.items()))
+
+
 def port_counters(
     pfc: dict[str, PfcCounters] | None,
     queues: dict[str, dict[int, QueueCounters]] | None,
     watchdog: dict[str, dict[int, WatchdogCounters]] | None,
     order: list[str],
+    ecn: dict[str, dict[int, int | None]] | None = None,
 ) -> dict[str, PortCounters]:
-    """Every port any of the three showed (EOS's names are the intent's), in intent order then EOS's."""
-    pfc, queues, watchdog = pfc or {}, queues or {}, watchdog or {}
-    seen = set(pfc) | set(queues) | set(watchdog)
+    """Every port any of the four showed (EOS's names are the intent's), in intent order then EOS's."""
+    pfc, queues, watchdog, ecn = pfc or {}, queues or {}, watchdog or {}, ecn or {}
+    seen = set(pfc) | set(queues) | set(watchdog) | set(ecn)
     ports = [p for p in order if p in seen] + sorted(seen - set(order))
     return {
-        p: PortCounters(pfc=pfc.get(p, PfcCounters()), queues=queues.get(p, {}), watchdog=watchdog.get(p, {}))
+        p: PortCounters(
+            pfc=pfc.get(p, PfcCounters()),
+            queues=_with_ecn(queues.get(p, {}), ecn.get(p, {})),
+            watchdog=watchdog.get(p, {}),
+        )
         for p in ports
     }

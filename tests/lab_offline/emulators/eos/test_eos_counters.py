@@ -1,5 +1,5 @@
 """The EOS emulator's counters: zero with no data plane, what the state dir's hook file holds otherwise,
-in EOS's ``| json`` shapes (the collector's fixtures for lab-mini's spine2 are this output), refusing
+in EOS's ``| json`` shapes (held to the real-format corpus' shape, tests/fixtures/real/eos/), refusing
 what EOS refuses; and the EOS counter fault seeds write and restore that file."""
 
 from __future__ import annotations
@@ -11,13 +11,18 @@ from typing import Any
 
 import pytest
 
+from tests.support.corpus import corpus_shape, covers, jsonable, shape
 from tests.support.eos_cli_helpers import Cli, make_cli, rendered
-from tests.support.paths import ROOT
 from xoff.lab.faults import FAULTS, Target
 from xoff.platforms.eos import counters as eos
 from xoff.platforms.eos.collect import Collector
 
-FIX = ROOT / "tests" / "fixtures" / "parse" / "eos"
+COUNTER_PARSERS = {
+    eos.PFC: eos.parse_pfc,
+    eos.QUEUES: eos.parse_queues,
+    eos.WATCHDOG: eos.parse_watchdog,
+    eos.ECN: eos.parse_ecn,
+}
 SEEDED = {  # what the fault seeds pfc-storm-eos and lossless-drops-eos write on spine2
     "pfc": {"Ethernet1/1": {"3": {"rxFrames": 1200000, "txFrames": 0}}},
     "watchdog": {"Ethernet1/1": {"3": {"stuckCount": 1, "recoveryCount": 1}}},
@@ -70,8 +75,9 @@ def test_counters_are_zero_without_a_data_plane(spine2: Cli) -> None:
 
 def test_the_hook_file_is_what_the_collector_reads(spine2: Cli, tmp_path: Path) -> None:
     (tmp_path / "state" / "counters.json").write_text(json.dumps(SEEDED), encoding="utf-8")
-    for command in (eos.PFC, eos.QUEUES, eos.WATCHDOG):  # the collector's emulator fixtures are this output
-        assert spine2.run(command.text) == (FIX / command.slug / "lab-mini-spine2.raw").read_text(encoding="utf-8")
+    for command, parse in COUNTER_PARSERS.items():  # what the emulator prints has no key or type no real sample has
+        parsed = jsonable(parse(spine2.run(command.text)))
+        assert parsed and covers(corpus_shape("eos", command.slug), shape(parsed)) == []
     totals = _json(spine2, "show priority-flow-control counters")["interfaceCounters"]
     assert totals["Ethernet1/1"] == {"rxFrames": 1200000, "txFrames": 0}
     text = spine2.run("show priority-flow-control counters watchdog")
@@ -115,7 +121,7 @@ def test_eos_counter_seeds_write_and_restore_the_hook(spine2: Cli, tmp_path: Pat
     assert (storm.platform, drops.platform) == ("eos", "eos")
     for fault in (storm, drops):
         fault.seed(lab, fault.target)
-    outputs = {c.text: spine2.run(c.text) for c in (eos.PFC, eos.QUEUES, eos.WATCHDOG)}
+    outputs = {c.text: spine2.run(c.text) for c in COUNTER_PARSERS}
     obs = Collector().parse(outputs, lab_mini_state[1].devices["spine2"])
     assert obs.errors == []
     assert json.loads(hook.read_text()) == SEEDED
@@ -129,3 +135,27 @@ def test_eos_counter_seeds_write_and_restore_the_hook(spine2: Cli, tmp_path: Pat
         fault.undo(lab, fault.target)
     assert not hook.exists()  # there was none before
     assert _json(spine2, "show priority-flow-control counters watchdog") == {"interfaces": {}}
+
+
+def test_ecn_counters_are_strings_and_dash_where_no_ecn(spine2: Cli) -> None:
+    """tx-queue 3 has ``random-detect ecn`` on lab-mini's fabric ports; the other queues print "-"."""
+    ports = _json(spine2, "show qos interfaces ecn counters queue")["intfQueueCounters"]
+    assert ports["Ethernet1/1"]["queueCounters"] == {str(q): "0" if q == 3 else "-" for q in range(8)}
+    assert set(ports["Ethernet3/1"]["queueCounters"].values()) == {"-"}  # no tx-queue ECN on an unused port
+
+
+def test_the_ecn_fault_seed_is_caught_and_undone(spine2: Cli, tmp_path: Path, lab_mini_state: Any) -> None:
+    lab: Any = SimpleNamespace(
+        device_dir=lambda _device: tmp_path, connection=SimpleNamespace(fabric=lab_mini_state[1])
+    )
+    fault = FAULTS["ecn-not-before-pfc-eos"]
+    t: Target = fault.target
+    assert t.port is not None and t.priority is not None
+    fault.seed(lab, t)
+    outputs = {c.text: spine2.run(c.text) for c in COUNTER_PARSERS}
+    obs = Collector().parse(outputs, lab_mini_state[1].devices["spine2"])
+    assert obs.errors == []
+    port = obs.counters[t.port]
+    assert (port.pfc.tx_pause[t.priority], port.queues[t.priority].ecn_marked_packets) == (250000, 0)
+    fault.undo(lab, t)
+    assert not (tmp_path / "state" / "counters.json").exists()

@@ -7,9 +7,10 @@ fault seeds write it, as the ASIC would raise the counters), in EOS's own terms:
     {"pfc":      {"Ethernet1/1": {"3": {"rxFrames": n, "txFrames": n}}},
      "queues":   {"Ethernet1/1": {"3": {"enqueuedPackets": n, "enqueuedBytes": n,
                                         "droppedPackets": n, "droppedBytes": n}}},
-     "watchdog": {"Ethernet1/1": {"3": {"stuckCount": n, "recoveryCount": n}}}}
+     "watchdog": {"Ethernet1/1": {"3": {"stuckCount": n, "recoveryCount": n}}},
+     "ecn":      {"Ethernet1/1": {"3": {"ecnMarked": n}}}}
 
-keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``: EOS
+keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``, ``ecn``: EOS
 fixes traffic class N -> tx-queue N). Missing values are zero; anything else in the file is refused.
 
 The ``| json`` models carry EOS's eAPI keys as public sources show them: ``show priority-flow-control
@@ -20,8 +21,10 @@ watchdog`` -> ``interfaces.<port>.txQueues.<q>.{stuckCount,recoveryCount}``, wit
 once it has had a watchdog event; ``show interfaces [PORT] counters queue detail`` ->
 ``egressQueueCounters.interfaces.<port>.{ucastQueues,mcastQueues}.trafficClasses.TC<n>.dropPrecedences.DP0``
 with ``enqueuedPackets``/``enqueuedBytes``/``droppedPackets``/``droppedBytes`` (ANTA's
-VerifyInterfacesEgressQueueDrops; EOS's counter names). The TEXT tables are reconstructed and
-UNCONFIRMED (no public capture was found; see tests/fixtures/parse/eos/README.md): nothing parses them.
+VerifyInterfacesEgressQueueDrops; EOS's counter names); ``show qos interfaces [PORT] ecn counters queue`` ->
+``intfQueueCounters.<port>.queueCounters.<q>``, the packets ECN-marked as a string, ``"-"`` for a tx-queue
+with no ``random-detect ecn`` configured (ANTA's VerifyInterfacesECNCounters). The TEXT tables are reconstructed and
+UNCONFIRMED (no public capture was found; see tests/fixtures/real/eos/README.md): nothing parses them.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ FIELDS = {
     "pfc": ("rxFrames", "txFrames"),
     "queues": ("enqueuedPackets", "enqueuedBytes", "droppedPackets", "droppedBytes"),
     "watchdog": ("stuckCount", "recoveryCount"),
+    "ecn": ("ecnMarked",),
 }
 NO_INTERFACE = "% Interface does not exist"
 
@@ -160,3 +164,24 @@ def queue_counters_detail(cfg: RunningConfig, counters: Counters, only: str | No
     header = [("Port", 11), ("TxQ", 4), ("Counter/pkts", 15), ("Counter/octets", 15)]
     header += [("Drop/pkts", 15), ("Drop/octets", 15)]
     return _table(header, rows), {"egressQueueCounters": {"interfaces": ports}}
+
+
+def _ecn_queues(cfg: RunningConfig, port: str) -> set[int]:
+    """The tx-queues of ``port`` with ``random-detect ecn`` configured (EOS counts marks only there)."""
+    queues = getattr(cfg.interfaces[port], "tx_queues", {})
+    return {q for q, tx in queues.items() if getattr(tx, "ecn", None) is not None}
+
+
+def ecn_counters(cfg: RunningConfig, counters: Counters, only: str | None) -> Shown:
+    """``show qos interfaces [PORT] ecn counters queue``: packets ECN-marked per port and tx-queue, as strings,
+    ``-`` on a queue without ECN marking."""
+    ports: Json = {}
+    rows: list[list[object]] = []
+    for port in ethernet_ports(cfg, only):
+        marking = _ecn_queues(cfg, port)
+        values = {
+            str(q): str(counters.get("ecn", port, q)["ecnMarked"]) if q in marking else "-" for q in range(CLASSES)
+        }
+        ports[port] = {"queueCounters": values}
+        rows += [[ifnames.short(port), q, v] for q, v in values.items()]
+    return _table([("Port", 11), ("TxQ", 3), ("ECN Marked", 15)], rows), {"intfQueueCounters": ports}

@@ -63,6 +63,10 @@ def _counters(cli: Cli) -> list[Command]:
             "show interfaces [<port:intf>] counters queue detail",
             lambda a: read(show_counters.queue_counters_detail, a.get("port")),
         ),
+        Command(
+            "show qos interfaces [<port:intf>] ecn counters queue",
+            lambda a: read(show_counters.ecn_counters, a.get("port")),
+        ),
     ]
 
 

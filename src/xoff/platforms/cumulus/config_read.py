@@ -55,6 +55,9 @@ def read_config(text: str, summary: dict[str, dict[str, Any]] | None = None) -> 
     roce = parse.as_dict(qos.get("roce"), "qos roce")
     if roce and roce.get("enable", "on") == "on":
         out.roce = str(roce.get("mode", "lossless"))
+        for values in out.ports.values():  # NVUE's RoCE mode sets PFC where nv config show does not print it
+            values.pop("pfc_priorities", None)
+            values.pop("cable_m", None)
     out.priority_to_queue = parse.attempt(errors, lambda: parse.priority_to_queue(tree))
     out.port_qos = {n: _port_qos(tree, n, errors) for n, v in out.ports.items() if v.get("kind") == "ethernet"}
     out.watchdog = parse.attempt(errors, lambda: _watchdog(tree))
@@ -179,3 +182,23 @@ def _exists(tree: Tree, port: str, kind: str, name: str) -> str:
     if name != parse.PROFILE and parse.get(tree, "qos", kind, name) is None:
         raise parse.NvueParseError(f"interface {port} qos {kind} profile: profile {name!r} does not exist")
     return name
+
+
+@dataclass
+class InterfacesReading:
+    """``nv show interface -o json`` alone: each port's operational values (the configuration not read)."""
+
+    ports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unmodelled: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def read_interfaces(text: str) -> InterfacesReading:
+    out = InterfacesReading()
+    summary = parse.interface_summary(text)
+    out.ports = _ports({}, summary, out.unmodelled, out.errors)
+    for name in out.ports:
+        for key in ("pfc_priorities", "pfc_watchdog"):  # the configuration's, not this command's
+            out.ports[name].pop(key, None)
+    out.unmodelled = dict(sorted(out.unmodelled.items()))
+    return out

@@ -23,9 +23,8 @@ from typing import Any
 
 from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus.tree import Tree, get_path
 from xoff.lab.names import linux_ifname
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path
 
 DEFAULT_MTU = 9216
 MGMT_PORTS = frozenset({"eth0"})

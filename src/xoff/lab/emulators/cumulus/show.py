@@ -19,8 +19,7 @@ from typing import Any
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.apply import vtysh
 from xoff.lab.emulators.cumulus.schema import RULES
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path, yaml_block
+from xoff.lab.emulators.cumulus.tree import Tree, get_path, yaml_block
 
 VERSION = "Cumulus Linux 5.9.1"  # a release inside NVUE_RELEASES (5.6-5.14)
 MODEL = "VX"

@@ -38,8 +38,7 @@ from typing import Any
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.show import ShowError, interfaces
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path, yaml_block
+from xoff.lab.emulators.cumulus.tree import Tree, get_path, yaml_block
 
 Json = dict[str, Any]
 FILE = "counters.json"

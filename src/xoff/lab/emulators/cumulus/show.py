@@ -192,7 +192,14 @@ def render(value: Any, output: str) -> str:
 
 
 def config_document(applied: Tree, rev: str) -> list[dict[str, Any]]:
-    header = {"model": MODEL, "nvue-api-version": "nvue_v1", "rev-id": rev, "version": VERSION}
+    # NVUE prints the revision id as a number ("rev-id": 1.0, CumulusNetworks/docs NVUE-CLI.md startup.yaml)
+    number = rev.replace(".", "", 1).isdigit()
+    header = {
+        "model": MODEL,
+        "nvue-api-version": "nvue_v1",
+        "rev-id": float(rev) if number else rev,
+        "version": VERSION,
+    }
     return [{"header": header}, {"set": copy.deepcopy(applied)}]
 
 

@@ -104,8 +104,8 @@ def _ordered(part: Patch, order: dict[str, int]) -> Patch:
     return {k: part[k] for k in sorted(part, key=lambda k: order[k])}
 
 
-def scalar(value: Scalar) -> str:
-    if isinstance(value, int):
+def scalar(value: Scalar | float) -> str:
+    if isinstance(value, (int, float)):
         return str(value)
     if _PLAIN.match(value) and value.lower() not in _YAML11:
         return value

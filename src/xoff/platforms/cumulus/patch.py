@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xoff.platforms.cumulus.nvue import Scalar, Tree, leaves, yaml_scalar
+from xoff.platforms.cumulus.nvue import Scalar, Tree, leaves
 
 Patch = dict[str, Any]  # a tree whose leaves may be None (an unset path)
 

@@ -126,6 +126,8 @@ def _port(
                 "cable_m",
                 lambda: parse.as_int(profile[1].get("cable-length", 10), f"qos pfc {profile[0]} cable-length"),
             )
+        else:
+            values["cable_m"] = None  # no PFC profile: no cable length (switchd sizes no lossless headroom)
     put("pfc_watchdog", lambda: _watchdog_on(body, where))
     return values
 
@@ -198,7 +200,7 @@ def read_interfaces(text: str) -> InterfacesReading:
     summary = parse.interface_summary(text)
     out.ports = _ports({}, summary, out.unmodelled, out.errors)
     for name in out.ports:
-        for key in ("pfc_priorities", "pfc_watchdog"):  # the configuration's, not this command's
+        for key in ("pfc_priorities", "pfc_watchdog", "cable_m"):  # the configuration's, not this command's
             out.ports[name].pop(key, None)
     out.unmodelled = dict(sorted(out.unmodelled.items()))
     return out

@@ -53,7 +53,7 @@ def _interface_fields(seen: dict[str, dict[str, Any]]) -> list[str]:
     out = []
     for name in INTERFACE_FIELDS:
         applies = [p for p, v in seen.items() if v.get("kind") == "ethernet" or name in ("kind", "addresses")]
-        read = [p for p in applies if name in seen[p] or name == "cable_m"]
+        read = [p for p in applies if name in seen[p]]
         out += [f"interfaces.*.{name}"] if read == applies else [f"interfaces.{p}.{name}" for p in read]
     return out
 

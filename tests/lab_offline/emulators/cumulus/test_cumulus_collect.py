@@ -52,7 +52,7 @@ def test_factory_switch_differs_by_the_lossless_plan_only(tmp_path: Path) -> Non
     diff = differing_fields(desired, obs.device, obs.fields)
     keys = {line.split(":")[0] for line in diff}
     assert keys == {"qos", "pfc_watchdog"} | {f"interfaces.swp{n}.{f}" for n in (1, 2, 3, 4)
-                                               for f in ("pfc_priorities", "pfc_watchdog")}  # fmt: skip
+                                               for f in ("pfc_priorities", "pfc_watchdog", "cable_m")}  # fmt: skip
 
 
 def _with(text: str, **extra: object) -> str:

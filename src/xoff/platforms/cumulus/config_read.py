@@ -39,6 +39,7 @@ class ConfigReading:
     static_routes: list[tuple[str, str, str | None]] = field(default_factory=list)
     unmodelled: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # sections present but malformed (their errors in ``errors``)
 
 
 def read_config(text: str, summary: dict[str, dict[str, Any]] | None = None) -> ConfigReading:
@@ -62,6 +63,10 @@ def read_config(text: str, summary: dict[str, dict[str, Any]] | None = None) -> 
     out.port_qos = {n: _port_qos(tree, n, errors) for n, v in out.ports.items() if v.get("kind") == "ethernet"}
     out.watchdog = parse.attempt(errors, lambda: _watchdog(tree))
     out.bgp = parse.attempt(errors, lambda: parse.bgp_values(tree, out.unmodelled))
+    failed = {"priority_to_queue": out.priority_to_queue, "watchdog": out.watchdog}
+    out.unread = [name for name, value in failed.items() if value is None]
+    if out.bgp is None and parse.get(tree, "router", "bgp", "autonomous-system") is not None:
+        out.unread.append("bgp")
     out.static_routes = parse.static_routes(tree)
     out.unmodelled = dict(sorted(out.unmodelled.items()))
     out.errors = list(dict.fromkeys(errors))

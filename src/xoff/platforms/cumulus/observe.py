@@ -38,7 +38,7 @@ def observe(reading: ConfigReading, desired: Device) -> tuple[Device, list[str],
     if qos is not None or qos_fields == ["qos"]:
         updates["qos"] = qos
     fields += qos_fields
-    if reading.roce is None:
+    if reading.roce is None and not {"watchdog", "priority_to_queue"} & set(reading.unread):
         updates["pfc_watchdog"] = _watchdog(reading, seen, desired)
         fields.append("pfc_watchdog")
     updates["bgp"], bgp_fields = _bgp(reading, seen, desired)
@@ -133,7 +133,7 @@ def _bgp(
 ) -> tuple[dict[str, Any] | None, list[str]]:
     values = reading.bgp
     if values is None:
-        return None, ["bgp"] if not any("bgp" in e for e in reading.errors) else []
+        return None, [] if "bgp" in reading.unread else ["bgp"]
     want = desired.bgp
     peers = {n.address: n.peer for n in want.neighbors} if want is not None else {}
     local = {IPv4Interface(a).network: n for n, v in seen.items() for a in v.get("addresses", [])}

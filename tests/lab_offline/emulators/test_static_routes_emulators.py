@@ -10,7 +10,7 @@ from xoff.lab.emulators.eos.apply import static_route_set as eos_routes
 from xoff.lab.emulators.eos.commands import load
 from xoff.lab.emulators.eos.model import render
 from xoff.lab.emulators.sonic.apply import frr_static_lines
-from xoff.platforms.cumulus.collect import _static_routes as nvue_collected
+from xoff.platforms.cumulus.parse import static_routes as nvue_collected
 from xoff.platforms.eos.parse import parse_running_config
 from xoff.platforms.sonic.collect import _static_routes as sonic_collected
 

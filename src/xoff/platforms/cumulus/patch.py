@@ -1,6 +1,6 @@
-"""Edits and comparisons of NVUE configuration trees (``xoff.platforms.cumulus.nvue.Tree``), the YAML /
-command forms ``nv config diff`` prints, and reading ``nv set`` lines back into a tree. Shared by the
-push strategy (``apply.py``) and the lab's NVUE emulator.
+"""Edits and comparisons of NVUE configuration trees (``xoff.platforms.cumulus.nvue.Tree``), the command
+form of a patch, and reading ``nv set`` lines back into a tree: the push strategy's (``apply.py``). The
+lab's NVUE emulator has its own (``xoff.lab.emulators.cumulus.tree``), written from NVIDIA's documentation.
 
 A diff is two trees: ``unset`` (the paths to remove; a leaf is ``None``) and ``set`` (the new or changed
 leaves), NVUE's own ``- unset:`` / ``- set:`` patch document. Unsets come first: that is the order NVUE
@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xoff.platforms.cumulus.nvue import Scalar, Tree, leaves, yaml_scalar
+from xoff.platforms.cumulus.nvue import Scalar, Tree, leaves
 
 Patch = dict[str, Any]  # a tree whose leaves may be None (an unset path)
 
@@ -135,32 +135,3 @@ def unset_paths(unset: Patch, prefix: tuple[str, ...] = ()) -> Iterator[tuple[st
 def patch_commands(unset: Patch, sets: Patch) -> list[str]:
     """``nv unset`` lines, then ``nv set`` lines."""
     return ["nv unset " + " ".join(p) for p in unset_paths(unset)] + ["nv set " + " ".join(t) for t in leaves(sets)]
-
-
-def yaml_block(tree: Patch, depth: int) -> list[str]:
-    """Block YAML, two spaces per level from ``depth``; a ``None`` leaf prints as ``key:``."""
-    out: list[str] = []
-    pad = "  " * depth
-    for key, value in tree.items():
-        k = yaml_scalar(key)
-        if value is None:
-            out.append(f"{pad}{k}:")
-        elif isinstance(value, dict):
-            if value:
-                out.append(f"{pad}{k}:")
-                out.extend(yaml_block(value, depth + 1))
-            else:
-                out.append(f"{pad}{k}: {{}}")
-        else:
-            out.append(f"{pad}{k}: {yaml_scalar(value)}")
-    return out
-
-
-def patch_yaml(unset: Patch, sets: Patch) -> str:
-    """``nv config diff``: the ``- unset:`` and ``- set:`` documents (nothing when the trees are equal)."""
-    lines: list[str] = []
-    if unset:
-        lines += ["- unset:", *yaml_block(unset, 2)]
-    if sets:
-        lines += ["- set:", *yaml_block(sets, 2)]
-    return "".join(f"{line}\n" for line in lines)

@@ -1,7 +1,7 @@
 """The NVUE emulator's port counters and PFC watchdog: zero with no data plane, what the state dir's hook
-file holds otherwise, in NVUE's ``-o json`` shapes (the collector's fixtures for lab-mini's sleaf1 are this
-output) and tables, refusing what NVUE refuses; the Cumulus counter fault seeds write and restore that file,
-and the collector reads every Ethernet port."""
+file holds otherwise, in NVUE's ``-o json`` shapes (held to the real-format corpus by
+test_emulator_vs_corpus.py) and tables, refusing what NVUE refuses; the Cumulus counter fault seeds write
+and restore that file, and the collector reads every Ethernet port."""
 
 from __future__ import annotations
 
@@ -13,14 +13,11 @@ from typing import Any
 import pytest
 from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
 
-from tests.support.paths import ROOT
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.lab.emulators.cumulus.show_counters import size
 from xoff.lab.faults import FAULTS
-from xoff.platforms.cumulus import counters
 from xoff.platforms.cumulus.collect import Collector
 
-FIX = ROOT / "tests" / "fixtures" / "parse" / "cumulus"
 SEEDED = {  # what the fault seeds pfc-storm-cumulus and lossless-drops-cumulus write on sleaf1
     "pfc": {"swp1": {"4": {"rx-pause-frames": 1200000}}},
     "watchdog": {"swp1": {"4": {"deadlock-count": 1, "status": "OK"}}},
@@ -64,14 +61,6 @@ def test_counters_are_zero_without_a_data_plane(sleaf1: Emulator) -> None:
 
 def test_the_hook_file_is_what_the_collector_reads(sleaf1: Emulator, tmp_path: Path) -> None:
     (tmp_path / "state" / "counters.json").write_text(json.dumps(SEEDED), encoding="utf-8")
-    for make, port in (
-        (counters.qos_command, "swp1"),
-        (counters.qos_command, "swp3"),
-        (counters.watchdog_command, "swp1"),
-        (counters.watchdog_command, "swp5"),
-    ):  # the collector's emulator fixtures are this output
-        fixture = FIX / make("PORT").slug / f"lab-mini-sleaf1-{port}.raw"
-        assert run(sleaf1, make(port).text).output == fixture.read_text(encoding="utf-8")
     desired = fabric().devices["sleaf1"]
     obs = Collector().parse(_counter_outputs(sleaf1, desired), desired)
     assert obs.errors == [] and list(obs.counters) == PORTS  # every Ethernet port, intent order

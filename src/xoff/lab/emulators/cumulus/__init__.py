@@ -1,6 +1,6 @@
 """NVIDIA Cumulus Linux NVUE emulator: a bash-like login shell with ``nv set``/``unset`` into a pending
-revision checked against the NVUE grammar xoff writes (``xoff.platforms.cumulus.grammar``), atomic
-``nv config apply`` with revisions, history and rollback (``nv config apply <rev>``), ``nv config
+revision checked against NVUE's documented object model (``objmodel``; the emulator imports nothing of
+xoff's platforms, renderer or push strategy), atomic ``nv config apply`` with revisions, history and rollback (``nv config apply <rev>``), ``nv config
 diff|show|save|detach``, and ``nv show ... -o json`` (see ``emulator``).
 
 Formats confirmed against NVIDIA's Cumulus Linux 5.x docs (CumulusNetworks/docs, NVUE-CLI.md): the

@@ -23,9 +23,8 @@ from typing import Any
 
 from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus.tree import Tree, get_path
 from xoff.lab.names import linux_ifname
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path
 
 DEFAULT_MTU = 9216
 MGMT_PORTS = frozenset({"eth0"})
@@ -37,16 +36,8 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def check(tree: Tree) -> list[str]:
     """The reasons NVUE would refuse to apply ``tree`` (empty when it applies)."""
-    problems: list[str] = []
     qos = _dict(tree.get("qos"))
-    profiles = _dict(qos.get("pfc"))
-    for name, iface in _dict(tree.get("interface")).items():
-        port_qos = _dict(_dict(iface).get("qos"))
-        profile = _dict(port_qos.get("pfc")).get("profile")
-        if profile is not None and profile not in profiles:
-            problems.append(f"interface {name} qos pfc profile: profile '{profile}' does not exist")
-        if _dict(port_qos.get("pfc-watchdog")).get("state") == "enable" and profile is None:
-            problems.append(f"interface {name} qos pfc-watchdog: PFC is not enabled on {name}")
+    problems = _interface_problems(tree, qos)
     for profile, body in _dict(qos.get("congestion-control")).items():
         for tc, cfg in _dict(_dict(body).get("traffic-class")).items():
             lo, hi = _dict(cfg).get("min-threshold"), _dict(cfg).get("max-threshold")
@@ -68,6 +59,23 @@ def check(tree: Tree) -> list[str]:
     for vrf, body in _dict(tree.get("vrf")).items():
         if _dict(get_path(_dict(body), ("router", "bgp", "neighbor"))) and not isinstance(asn, int):
             problems.append(f"vrf {vrf} router bgp neighbor: router bgp autonomous-system is not set")
+    return problems
+
+
+def _interface_problems(tree: Tree, qos: dict[str, Any]) -> list[str]:
+    """A port's QoS profile that does not exist (``default-global`` always does, except for PFC: NVUE has no
+    PFC profile until one is set), and a watchdog on a port without PFC."""
+    problems: list[str] = []
+    for name, iface in _dict(tree.get("interface")).items():
+        port_qos = _dict(_dict(iface).get("qos"))
+        for kind in ("pfc", "mapping", "egress-scheduler", "congestion-control"):
+            profile = _dict(port_qos.get(kind)).get("profile")
+            known = _dict(qos.get(kind))
+            if profile is not None and profile not in known and (kind == "pfc" or profile != "default-global"):
+                problems.append(f"interface {name} qos {kind} profile: profile '{profile}' does not exist")
+        pfc = _dict(port_qos.get("pfc")).get("profile")
+        if _dict(port_qos.get("pfc-watchdog")).get("state") == "enable" and pfc is None:
+            problems.append(f"interface {name} qos pfc-watchdog: PFC is not enabled on {name}")
     return problems
 
 

@@ -25,7 +25,7 @@ from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
 from xoff.lab.emulators.cumulus.nv import Nv
 from xoff.lab.emulators.cumulus.store import Store
 from xoff.lab.emulators.cumulus.tools import lldpctl, vtysh
-from xoff.platforms.cumulus.patch import get_path
+from xoff.lab.emulators.cumulus.tree import get_path
 
 USER = "cumulus"
 HOME = "/home/cumulus"

@@ -23,8 +23,7 @@ from xoff.lab.emulators.cumulus import show as shows
 from xoff.lab.emulators.cumulus.apply import apply_to_system, check
 from xoff.lab.emulators.cumulus.schema import CommandError, check_set, check_unset
 from xoff.lab.emulators.cumulus.store import Nvue, Revision, Store, stamp
-from xoff.platforms.cumulus.nvue import Tree, commands
-from xoff.platforms.cumulus.patch import diff, patch_commands, patch_yaml, set_path, unset_path
+from xoff.lab.emulators.cumulus.tree import Tree, diff_commands, diff_yaml, set_commands, set_path, unset_path
 
 OUTPUTS = {"json", "yaml", "auto", "commands"}
 APPLY_ERRORS = "apply-errors.log"
@@ -256,10 +255,9 @@ class Nv:
             old, new = self._tree(state, a), self._tree(state, b)
         except CommandError as exc:
             return _err(str(exc))
-        unset, sets = diff(old, new)
         if opts.get("-o", opts.get("--output")) == "commands":
-            return Reply("".join(f"{c}\n" for c in patch_commands(unset, sets)))
-        return Reply(patch_yaml(unset, sets))
+            return Reply("".join(f"{c}\n" for c in diff_commands(old, new)))
+        return Reply(diff_yaml(old, new))
 
     def _revisions(self, args: list[str]) -> Reply:
         try:
@@ -326,7 +324,7 @@ class Nv:
         output = opts.get("-o", opts.get("--output", "yaml"))
         rev = f"{state.applied}.0" if name == "applied" else name
         if output == "commands":
-            return Reply("".join(f"{c}\n" for c in commands(tree)))
+            return Reply("".join(f"{c}\n" for c in set_commands(tree)))
         if output == "json":
             return Reply(shows.render(shows.config_document(tree, rev), "json"))
         return Reply(shows.config_yaml(tree, rev))
@@ -351,7 +349,7 @@ class Nv:
                 tree = next(item["set"] for item in doc if isinstance(item, dict) and "set" in item)
             except (yaml.YAMLError, TypeError, StopIteration, KeyError):
                 return _err(f"Error: {args[0]}: not an NVUE YAML document or command file")
-            edits = [(" ".join(c), ["set", *c.split()[2:]]) for c in commands(tree)]
+            edits = [(" ".join(c), ["set", *c.split()[2:]]) for c in set_commands(tree)]
         with self.store.locked() as state:
             rev = self._pending(state)
             work = {} if replace else copy.deepcopy(rev.tree)

@@ -1,10 +1,9 @@
-"""What ``nv set`` / ``nv unset`` accept: the grammar xoff knows (``xoff.platforms.cumulus.grammar``),
-checked word by word so that a refusal names the word NVUE would name.
+"""What ``nv set`` / ``nv unset`` accept: NVUE's documented object model (``objmodel.py``), checked word
+by word so that a refusal names the word NVUE would name.
 
 NVUE validates a command against its OpenAPI schema before it touches the pending revision, so a bad
-path or value never enters it. The emulator knows only the command forms xoff writes (the published
-``nv list-commands`` rules in ``grammar.py``); anything else is refused, which is stricter than a real
-switch for paths xoff never uses, and never looser.
+path or value never enters it. The emulator knows the documented command forms in ``objmodel.py``
+(more than xoff writes); a path outside them is refused.
 
 Error text (one ``Error:`` line, exit status 1): an unknown keyword is
 ``Error: Invalid Command: set interface swp1 lnk``, a value outside the schema is
@@ -16,8 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xoff.platforms.cumulus.grammar import GRAMMAR, PLACEHOLDERS, _choice
-from xoff.platforms.cumulus.patch import MEMBER_SUFFIXES
+from xoff.lab.emulators.cumulus.objmodel import MEMBERS, PLACEHOLDERS, RULES_TEXT, choice
 
 Scalar = str | int
 
@@ -31,7 +29,7 @@ class Spec:
         return not (self.text.startswith(("<", "(")) or _is_range(self.text))
 
     def accepts(self, word: str) -> bool:
-        return _choice(self.text)(word)
+        return choice(self.text)(word)
 
     def describe(self) -> str:
         if self.text.startswith("("):
@@ -48,11 +46,8 @@ def _is_range(text: str) -> bool:
     return bool(sep) and lo.isdigit() and hi.isdigit()
 
 
-# each rule without its leading "nv set"
-RULES: tuple[tuple[Spec, ...], ...] = tuple(tuple(Spec(w) for w in text.split()[2:]) for text, _ in GRAMMAR)
-_MEMBER_RULES = frozenset(
-    rule for rule, (text, _) in zip(RULES, GRAMMAR, strict=True) if text.endswith(MEMBER_SUFFIXES)
-)
+RULES: tuple[tuple[Spec, ...], ...] = tuple(tuple(Spec(w) for w in text.split()) for text, _ in RULES_TEXT)
+_MEMBER_RULES = frozenset(rule for rule, (text, _) in zip(RULES, RULES_TEXT, strict=True) if text in MEMBERS)
 
 
 class CommandError(ValueError):

@@ -19,8 +19,7 @@ from typing import Any
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.apply import vtysh
 from xoff.lab.emulators.cumulus.schema import RULES
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path, yaml_block
+from xoff.lab.emulators.cumulus.tree import Tree, get_path, yaml_block
 
 VERSION = "Cumulus Linux 5.9.1"  # a release inside NVUE_RELEASES (5.6-5.14)
 MODEL = "VX"
@@ -193,7 +192,14 @@ def render(value: Any, output: str) -> str:
 
 
 def config_document(applied: Tree, rev: str) -> list[dict[str, Any]]:
-    header = {"model": MODEL, "nvue-api-version": "nvue_v1", "rev-id": rev, "version": VERSION}
+    # NVUE prints the revision id as a number ("rev-id": 1.0, CumulusNetworks/docs NVUE-CLI.md startup.yaml)
+    number = rev.replace(".", "", 1).isdigit()
+    header = {
+        "model": MODEL,
+        "nvue-api-version": "nvue_v1",
+        "rev-id": float(rev) if number else rev,
+        "version": VERSION,
+    }
     return [{"header": header}, {"set": copy.deepcopy(applied)}]
 
 

@@ -15,7 +15,7 @@ fault seeds write it, as the ASIC would raise the counters), in NVUE's own terms
 keyed by port, then switch priority (``pfc``) or traffic class = egress queue (``queues``, ``watchdog``).
 Missing values are zero (``OK``); anything else in the file is refused.
 
-Formats (sources: tests/fixtures/parse/cumulus/README.md). CONFIRMED: the tables of ``counters qos`` and
+Formats (sources: tests/fixtures/real/cumulus/README.md). CONFIRMED: the tables of ``counters qos`` and
 its three groups and of ``qos pfc-watchdog`` (NVIDIA's user guide and NVUE command reference print them);
 the ``-o json`` keys of ``counters qos``: ``egress-queue-stats.<tc>`` with ``tx-frames``, ``tx-bytes``,
 ``tx-uc-buffer-discards`` (a frame count: the table prints it with a byte unit), ``ecn-marked-frames``,
@@ -38,8 +38,7 @@ from typing import Any
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.show import ShowError, interfaces
-from xoff.platforms.cumulus.nvue import Tree
-from xoff.platforms.cumulus.patch import get_path, yaml_block
+from xoff.lab.emulators.cumulus.tree import Tree, get_path, yaml_block
 
 Json = dict[str, Any]
 FILE = "counters.json"

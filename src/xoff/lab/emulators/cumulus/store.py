@@ -28,7 +28,7 @@ from typing import Any
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.factory import factory_tree
-from xoff.platforms.cumulus.nvue import Tree
+from xoff.lab.emulators.cumulus.tree import Tree
 
 STATE_FILE = "nvue.json"
 

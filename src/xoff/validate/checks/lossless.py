@@ -18,6 +18,7 @@ class PfcSymmetry(Check):
     ignores, so the lossless class drops under congestion. Host links (NIC vs leaf port) included."""
 
     id = "lossless.pfc_symmetry"
+    reads = ("interfaces.*.pfc_priorities",)
     title = "PFC priorities equal at both ends of every link, host links included"
     hint = "enable PFC on the same priorities at both ends (switch pfc_enable / host mlnx_qos --pfc)"
 
@@ -49,6 +50,7 @@ class LinkMtu(Check):
     (RoCE at 4096 plus headers) are dropped at the smaller end."""
 
     id = "lossless.link_mtu"
+    reads = ("interfaces.*.mtu",)
     title = "MTU equal at both ends of switch links; switch MTU >= host MTU on host links"
     hint = "set the same MTU at both ends (switches 9100/9216, hosts <= the switch MTU)"
 
@@ -78,6 +80,7 @@ class HostRoceMtu(Check):
         min_netdev_mtu: int = ROCE_MIN_NETDEV_MTU
 
     id = "lossless.host_mtu"
+    reads = ("host.nics.*.mtu",)
     title = f"RoCE host NICs have netdev MTU >= {ROCE_MIN_NETDEV_MTU} (RoCE MTU 4096)"
     hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"
 
@@ -127,6 +130,7 @@ class EcnOnLosslessQueues(Check):
     The PFC trigger is alpha/(1+alpha) of the lossless pool for one congested PG (alpha = 2^dynamic_th)."""
 
     id = "lossless.ecn_on_lossless_queues"
+    reads = ("qos.ecn", "buffers.pools", "buffers.profiles.*.pool", "buffers.profiles.*.dynamic_th")
     title = "ECN marking on every lossless queue, min < max, max below the PFC trigger point"
     hint = "enable ECN (WRED ecn_all) on the lossless queues with min < max < the PFC trigger point"
 
@@ -177,6 +181,17 @@ class PfcWatchdogCoverage(Check):
         actions: tuple[str, ...] = ("drop",)
 
     id = "lossless.pfc_watchdog"
+    reads = (
+        "interfaces.*.pfc_priorities",
+        "pfc_watchdog.ports",
+        "pfc_watchdog.queues",
+        "pfc_watchdog.action",
+        "pfc_watchdog.detection_ms",
+        "pfc_watchdog.restoration_ms",
+        "pfc_watchdog.poll_interval_ms",
+        "qos.pfc_priority_to_queue",
+        "qos.lossless_priorities",
+    )
     title = "PFC watchdog on every port and lossless queue with PFC, action drop, timers >= poll interval"
     hint = "enable the PFC watchdog on every PFC port and lossless queue, action drop, detection/restoration >= poll"
 
@@ -226,6 +241,7 @@ class CnpStrict(Check):
     A warning, not an error: SONiC's stock template schedules CNPs DWRR (reference §6 rule 2)."""
 
     id = "lossless.cnp_strict"
+    reads = ("qos.pfc_priority_to_queue", "qos.schedulers")
     title = "CNP class served by a strict-priority queue"
     severity = Severity.WARNING
     hint = "schedule the CNP queue (DSCP 48, priority 6) strict priority"

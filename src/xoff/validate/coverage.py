@@ -1,0 +1,103 @@
+"""Which observed devices a check may judge: those whose collector read every Device field it ``reads``.
+
+A field path a collector reports (``Snapshot.observed_fields``) covers a path a check reads when they are
+equal, when it is an ancestor (``qos`` covers ``qos.ecn``), or segment by segment with ``*`` matching any key
+(``interfaces.*.mtu`` covers ``interfaces.*.mtu``). An ancestor a collector lists together with some of its
+descendants (``interfaces`` beside ``interfaces.*.mtu``: the set of ports, and which of their fields) covers only
+itself; the descendants it lists say what was read below it. A path is not asked of a device that holds nothing on the
+way to it (a switch has no ``host``, a host no ``qos``): there is nothing there to judge, observed or not.
+Every other device that lacks a path is left out of the check's subject and named in the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from xoff.contracts.observed import Snapshot
+from xoff.desired.models import Device
+
+
+def covers(observed: str, read: str) -> bool:
+    """``observed`` (a collector's field path) covers ``read`` (a path a check judges)."""
+    have, want = observed.split("."), read.split(".")
+    if len(have) > len(want):
+        return False
+    return all(a == b or "*" in (a, b) for a, b in zip(have, want, strict=False))
+
+
+def _children(value: Any, segment: str) -> list[Any]:
+    if segment == "*":
+        return list(value.values()) if isinstance(value, dict) else []
+    if isinstance(value, BaseModel):
+        return [getattr(value, segment, None)]
+    if isinstance(value, dict):
+        return [value.get(segment)]
+    return [None]
+
+
+def holds(device: Device, read: str) -> bool:
+    """The device has something on the way to ``read``: every segment before the last resolves (to a value
+    that is not None, and for ``*`` to at least one key)."""
+    level: list[Any] = [device]
+    for segment in read.split(".")[:-1]:
+        level = [c for v in level for c in _children(v, segment) if c is not None]
+        if not level:
+            return False
+    return True
+
+
+def _covered(have: list[str], read: str) -> bool:
+    depth = read.count(".")
+    for f in have:
+        if not covers(f, read):
+            continue
+        if f.count(".") == depth or not any(g != f and covers(f, g) for g in have):
+            return True
+    return False
+
+
+def unread(device: Device, fields: Iterable[str], reads: Sequence[str]) -> list[str]:
+    """The paths of ``reads`` this device holds and its collector did not read."""
+    have = list(fields)
+    return [r for r in reads if holds(device, r) and not _covered(have, r)]
+
+
+@dataclass
+class Coverage:
+    """A check's subject cut down to the devices it may judge, and those left out with the paths they lack."""
+
+    snapshot: Snapshot
+    judged: list[str] = field(default_factory=list)
+    left_out: dict[str, list[str]] = field(default_factory=dict)  # device -> the read paths not observed
+
+    def reason(self) -> str | None:
+        """``not judged on eos1, eos2: qos.pfc_priority_to_queue not observed`` (grouped by what they lack)."""
+        if not self.left_out:
+            return None
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for name, paths in sorted(self.left_out.items()):
+            groups.setdefault(tuple(paths), []).append(name)
+        parts = [f"{', '.join(names)}: {', '.join(paths)} not observed" for paths, names in groups.items()]
+        return "not judged on " + "; on ".join(parts)
+
+
+def cover(snapshot: Snapshot, reads: Sequence[str]) -> Coverage:
+    """The snapshot with only the devices that may be judged on ``reads`` (the others are named)."""
+    result = Coverage(snapshot)
+    kept: dict[str, Device] = {}
+    for name, device in snapshot.observed.devices.items():
+        missing = unread(device, snapshot.observed_fields.get(name, ()), reads)
+        if missing:
+            result.left_out[name] = missing
+            continue
+        kept[name] = device
+        if any(holds(device, r) for r in reads):
+            result.judged.append(name)
+    if result.left_out:
+        observed = snapshot.observed.model_copy(update={"devices": kept})
+        result.snapshot = snapshot.model_copy(update={"observed": observed})
+    return result

@@ -56,7 +56,7 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         queues = lossless_queues(dev.qos)
         counters[name] = {
             i.name: PortCounters(
-                queues={q: QueueCounters(packets=1000, bytes=4_096_000) for q in queues},
+                queues={q: QueueCounters(packets=1000, bytes=4_096_000, dropped_packets=0) for q in queues},
                 watchdog={q: WatchdogCounters() for q in queues},
             )
             for i in dev.interfaces.values()

@@ -124,6 +124,14 @@ class CyclicBufferDependency(Check):
     def applies(self, subject: FabricState) -> str | None:
         return None if _networks(subject) else "no lossless RoCE network with switches in this fabric"
 
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        """On collected state the baseline is the switches' FIBs: none collected, nothing to judge (some
+        collected but not all is an error: the cycle search needs every switch of the network)."""
+        reason = self.applies(ctx.subject)
+        if reason is None and ctx.observed is not None and not ctx.observed.fib:
+            return "no switch's forwarding table (FIB) observed in the snapshot"
+        return reason
+
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         params = ctx.params_as(self.Params)
         given = params.model_fields_set  # what a catalog set; the rest follows the class (and its subclasses)

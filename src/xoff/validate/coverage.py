@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from xoff.contracts.observed import Snapshot
-from xoff.desired.models import Device
+from xoff.desired.models import Device, FabricState
 
 
 def covers(observed: str, read: str) -> bool:
@@ -85,19 +85,30 @@ class Coverage:
         return "not judged on " + "; on ".join(parts)
 
 
-def cover(snapshot: Snapshot, reads: Sequence[str]) -> Coverage:
-    """The snapshot with only the devices that may be judged on ``reads`` (the others are named)."""
+def cover(snapshot: Snapshot, reads: Sequence[str], desired: FabricState | None = None) -> Coverage:
+    """The snapshot with only the devices that may be judged on ``reads`` (the others are named).
+
+    ``reads[0]`` is what the check is about (the NIC setting, the queue's scheduler): a device is counted as judged
+    when it holds that path, so a check whose every such device was left out is skipped, even where other devices
+    (the switch side of a NIC check) could be read. A device of ``desired`` that is not in the snapshot at all (not
+    reached, no capture) is named as such. Devices are named only where they hold ``reads[0]`` (a host is no subject
+    of a watchdog check), and left out of the subject wherever they lack a path they hold.
+    """
     result = Coverage(snapshot)
     kept: dict[str, Device] = {}
     for name, device in snapshot.observed.devices.items():
         missing = unread(device, snapshot.observed_fields.get(name, ()), reads)
-        if missing:
-            result.left_out[name] = missing
+        if missing:  # named only where it is the check's subject (a host is not a watchdog check's)
+            if holds(device, reads[0]):
+                result.left_out[name] = missing
             continue
         kept[name] = device
-        if any(holds(device, r) for r in reads):
+        if holds(device, reads[0]):
             result.judged.append(name)
-    if result.left_out:
+    for name, device in desired.devices.items() if desired is not None else ():
+        if name not in snapshot.observed.devices and holds(device, reads[0]):
+            result.left_out[name] = ["device"]  # "not judged on gpu1: device not observed"
+    if len(kept) != len(snapshot.observed.devices):
         observed = snapshot.observed.model_copy(update={"devices": kept})
         result.snapshot = snapshot.model_copy(update={"observed": observed})
     return result

@@ -34,8 +34,9 @@ class Check:
     needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
     Params: ClassVar[type[ParamsModel]] = NoParams
     # Device field paths the check judges (``qos.pfc_priority_to_queue``, ``interfaces.*.mtu``, the collectors'
-    # FIELD PATHS). With a snapshot, a device whose collector did not read them all is not judged (skipped for that
-    # device, saying why), never judged on values it did not show.
+    # FIELD PATHS), the first being what it is about. With a snapshot, a device whose collector did not read them all
+    # is not judged (named in the result, saying why), never judged on values it did not show; with no device left
+    # that holds the first path, the check is skipped (``validate.coverage``).
     reads: ClassVar[tuple[str, ...]] = ()
     hint: ClassVar[str | None] = None
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
@@ -112,7 +113,7 @@ def _judged_context(cls: type[Check], ctx: CheckContext) -> tuple[CheckContext, 
     naming those left out, and whether any device is left to judge."""
     if not cls.reads or ctx.observed is None:
         return ctx, None, True
-    coverage = cover(ctx.observed, cls.reads)
+    coverage = cover(ctx.observed, cls.reads, ctx.desired)
     reason = coverage.reason()
     if not coverage.judged:
         reason = reason or f"no observed device holds {', '.join(cls.reads)}"

@@ -182,8 +182,8 @@ class PfcWatchdogCoverage(Check):
 
     id = "lossless.pfc_watchdog"
     reads = (
-        "interfaces.*.pfc_priorities",
         "pfc_watchdog.ports",
+        "interfaces.*.pfc_priorities",
         "pfc_watchdog.queues",
         "pfc_watchdog.action",
         "pfc_watchdog.detection_ms",

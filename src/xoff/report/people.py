@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from xoff.report.rows import header
+from xoff.report.rows import header, unmodelled, unmodelled_lines
 from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import Validation
 
@@ -35,6 +35,8 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     parts.append(table)
     for note in validation.notes:
         parts.append(Text(f"not shown by the lab: {note}", style="yellow"))
+    for line in unmodelled_lines(validation):
+        parts.append(Text(f"kept, not modelled: {line}", style="dim"))
     verdict = "checks found problems" if validation.blocking else "no blocking findings"
     parts.append(Text(verdict, style="red" if validation.blocking else "green"))
     return Group(*parts)
@@ -72,4 +74,11 @@ def markdown_report(validation: Validation) -> str:
             )
     if validation.notes:
         out += ["", "## Not shown by the lab", ""] + [f"- {n}" for n in validation.notes]
+    names = unmodelled(validation)
+    if names:
+        out += ["", "## Shown by the devices, not modelled by xoff (kept in the snapshot)", ""]
+        out += ["| device | names | name (times) |", "|---|---:|---|"]
+        for device, counts in names.items():
+            listed = ", ".join(f"`{_cell(n)}` ({c})" for n, c in counts.items())
+            out.append(f"| {_cell(device)} | {len(counts)} | {listed} |")
     return "\n".join(out) + "\n"

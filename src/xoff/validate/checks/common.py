@@ -41,9 +41,3 @@ def not_judged(devices: Iterable[str], why: str) -> str | None:
     """``not judged on a, b: <why>`` for the devices a check could not judge (None when there are none)."""
     names = sorted(devices)
     return f"not judged on {', '.join(names)}: {why}" if names else None
-
-
-def joined(*parts: str | None) -> str | None:
-    """The parts of a result's note that are set, ``; ``-separated (None when none is)."""
-    text = "; ".join(p for p in parts if p)
-    return text or None

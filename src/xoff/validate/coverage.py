@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -60,10 +61,16 @@ def _covered(have: list[str], read: str) -> bool:
     return False
 
 
+@cache
+def _uncovered(fields: tuple[str, ...], reads: tuple[str, ...]) -> tuple[str, ...]:
+    """The reads ``fields`` do not cover (devices of one platform list the same fields: computed once for them)."""
+    have = list(fields)
+    return tuple(r for r in reads if not _covered(have, r))
+
+
 def unread(device: Device, fields: Iterable[str], reads: Sequence[str]) -> list[str]:
     """The paths of ``reads`` this device holds and its collector did not read."""
-    have = list(fields)
-    return [r for r in reads if holds(device, r) and not _covered(have, r)]
+    return [r for r in _uncovered(tuple(fields), tuple(reads)) if holds(device, r)]
 
 
 @dataclass

@@ -10,6 +10,7 @@ flow only, and are no claim about a real device's output (that is the corpus und
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 from tests.support.paths import INVENTORY, ROOT
 from xoff import api
 from xoff.cli.collect import _summary
-from xoff.collect.captures import capture_path
+from xoff.collect.captures import INFINIBAND_DUMP, capture_path
 from xoff.collect.captures_doc import render
 from xoff.contracts.collect import Command
 from xoff.desired import FabricState, build_fabric_state
@@ -147,3 +148,22 @@ def test_docs_captures_md_is_fresh() -> None:
         "docs/captures.md is stale: run `python -m xoff.collect.captures_doc > docs/captures.md`"
     )
     assert "`mlnx_qos_-i_NETDEV.txt`" in committed and "`show_runningconfiguration_all.txt`" in committed
+
+
+IB_FATTREE = ROOT / "tests" / "fixtures" / "intents" / "ib-fattree"
+IB_DUMP = ROOT / "tests" / "fixtures" / "deadlock" / "ib" / "fattree_ftree"
+
+
+def test_infiniband_from_its_dump_directory(tmp_path: Path) -> None:
+    """DIR/infiniband/ is the infiniband-diags dump ``deadlock --ib-dump`` reads; without it: not observed."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    absent = api.collect(IB_FATTREE, api.CollectOptions(from_captures=empty)).snapshot
+    assert absent.infiniband is None and list(absent.captures_absent["infiniband"]) == [INFINIBAND_DUMP]
+    shutil.copytree(IB_DUMP, tmp_path / "full" / "infiniband")
+    snap = api.collect(IB_FATTREE, api.CollectOptions(from_captures=tmp_path / "full")).snapshot
+    assert snap.infiniband is not None and snap.infiniband.nodes and "infiniband" not in snap.captures_absent
+    (tmp_path / "bad" / "infiniband").mkdir(parents=True)
+    (tmp_path / "bad" / "infiniband" / "ibnetdiscover.txt").write_text("not a topology\n")
+    bad = api.collect(IB_FATTREE, api.CollectOptions(from_captures=tmp_path / "bad")).snapshot
+    assert bad.infiniband is None and [(e.device, e.kind) for e in bad.errors] == [("infiniband", "parse")]

@@ -5,7 +5,8 @@ can feed it: ``DIR/<device>/<slug>.txt``, one file per command, ``<slug>`` being
 the device's platform collector runs (``docs/captures.md`` lists them). Each capture goes through the collector's
 own ``parse``, as live output would. A device or command without a capture is not observed (listed in
 ``Snapshot.captures_absent``), never an error and never a value; a capture holding a CLI's refusal is a
-``command`` error, as it would be live.
+``command`` error, as it would be live. A fabric with an InfiniBand network is read from ``DIR/infiniband/``, an
+infiniband-diags dump directory as ``xoff deadlock --ib-dump`` reads it (absent: not observed).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from xoff.collect.engine import DeviceRun, assemble
 from xoff.connect.targets import Target
 from xoff.contracts.collect import Collector, Command, refused
+from xoff.contracts.infiniband import IbObservation
 from xoff.contracts.observed import CollectError, Snapshot
 from xoff.desired.models import FabricState
 from xoff.platforms.registry import collector_for, get_platform
@@ -61,6 +63,27 @@ def read_device(target: Target, desired: FabricState, captures: Path) -> tuple[D
     return run, absent
 
 
+INFINIBAND = "infiniband"  # DIR/infiniband/: the InfiniBand fabric's infiniband-diags dump directory
+INFINIBAND_DUMP = "infiniband-diags dump (ibnetdiscover, dump_fts, ... as xoff deadlock --ib-dump reads it)"
+
+
+def read_infiniband(desired: FabricState, captures: Path) -> tuple[IbObservation | None, list[CollectError], bool]:
+    """The InfiniBand observation of ``DIR/infiniband/`` (None: the fabric has no InfiniBand network, or no dump),
+    its parse error, and whether the dump was absent where the fabric has an InfiniBand network."""
+    if not any(n.kind == "infiniband" for n in desired.networks.values()):
+        return None, [], False
+    directory = captures / INFINIBAND
+    if not directory.is_dir():
+        return None, [], True
+    from xoff.platforms.infiniband.observe import observation_from_dump  # noqa: PLC0415 - only for IB fabrics
+
+    try:
+        return observation_from_dump(directory), [], False
+    except ValueError as exc:  # IbParseError and the model's ValidationError are ValueErrors
+        line = (str(exc).strip().splitlines() or ["unreadable dump"])[0][:300]
+        return None, [CollectError(device=INFINIBAND, command=None, kind="parse", message=line)], False
+
+
 def collect_from_captures(desired: FabricState, targets: list[Target], captures: Path) -> Snapshot:
     """The snapshot the captures under ``captures`` give for ``targets`` (no device is contacted)."""
     if not captures.is_dir():
@@ -72,5 +95,8 @@ def collect_from_captures(desired: FabricState, targets: list[Target], captures:
         runs.append(run)
         if missing:
             absent[target.name] = missing
-    snapshot = assemble(desired, runs)
+    infiniband, errors, ib_absent = read_infiniband(desired, captures)
+    if ib_absent:
+        absent[INFINIBAND] = [INFINIBAND_DUMP]
+    snapshot = assemble(desired, runs, infiniband, errors)
     return snapshot.model_copy(update={"captures_absent": dict(sorted(absent.items()))})

@@ -99,6 +99,9 @@ def render() -> str:
         f"- Per-device arguments are shown as placeholders: a switch port `{PORT}`, a host netdev `{NETDEV}`, its",
         f"  RDMA device `{RDMA}`; a capture uses the device's own names (`mlnx_qos_-i_eth0.txt`). Per-port commands",
         "  run once per Ethernet port, per-NIC commands once per RoCE NIC.",
+        "- A fabric with an InfiniBand network is read from `DIR/infiniband/`: the infiniband-diags dump directory",
+        "  `xoff deadlock --ib-dump DIR` reads (`ibnetdiscover`, `dump_fts`, per-port tables, `meta.json`);",
+        "  without it the InfiniBand fabric is not observed.",
         "",
     ]
     for platform, commands in platform_commands().items():

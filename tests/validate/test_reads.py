@@ -110,6 +110,14 @@ def _iface_mtu(snap: Snapshot, name: str, port: str, mtu: int) -> Snapshot:
     return snap.model_copy(update={"observed": snap.observed.model_copy(update={"devices": devices})})
 
 
+def _ecn_min_max(snap: Snapshot, name: str) -> Snapshot:
+    dev = snap.observed.devices[name]
+    assert dev.qos is not None
+    ecn = {q: e.model_copy(update={"min_threshold": 2000000, "max_threshold": 2000000}) for q, e in dev.qos.ecn.items()}
+    devices = {**snap.observed.devices, name: dev.model_copy(update={"qos": dev.qos.model_copy(update={"ecn": ecn})})}
+    return snap.model_copy(update={"observed": snap.observed.model_copy(update={"devices": devices})})
+
+
 def _na_counters(snap: Snapshot, keep: str | None = None) -> Snapshot:
     def na(ports: dict[str, PortCounters]) -> dict[str, PortCounters]:
         return {
@@ -178,6 +186,20 @@ CASES: list[Case] = [
         lambda s: _na_counters(s, keep="leaf2"),
         Status.SUCCESS,
         "not judged on leaf1, spine1: no lossless queue drop counters observed (absent or N/A)",
+        [],
+    ),
+    (
+        "lossless.ecn_on_lossless_queues",  # buffers not read: ECN still judged, its max against the trigger not
+        lambda s: _fields(_ecn_min_max(s, "leaf1"), {"leaf1": {"buffers"}}),
+        Status.FAILURE,
+        "not judged on leaf1: ECN max against the PFC trigger point (buffers not observed)",
+        ["leaf1: queue 3 - ECN min >= max - Expected: min < max Actual: 2000000/2000000"],
+    ),
+    (
+        "lossless.pfc_watchdog",  # the queue map not read (EOS): ports, action and timers judged, queues not
+        lambda s: _fields(s, {"leaf1": NOT_READ}),
+        Status.SUCCESS,
+        "not judged on leaf1: lossless queues watched (qos.pfc_priority_to_queue not observed)",
         [],
     ),
     (

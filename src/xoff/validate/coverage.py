@@ -119,3 +119,12 @@ def cover(snapshot: Snapshot, reads: Sequence[str], desired: FabricState | None 
         observed = snapshot.observed.model_copy(update={"devices": kept})
         result.snapshot = snapshot.model_copy(update={"observed": observed})
     return result
+
+
+def lacking(snapshot: Snapshot | None, device: Device, paths: Sequence[str]) -> list[str]:
+    """The paths of ``paths`` a snapshot did not observe on ``device`` (none without a snapshot: the intent is judged
+    whole). For a part of a check that needs more than its ``reads`` (the ECN check's PFC trigger point needs the
+    buffers): that part is judged only where they were observed."""
+    if snapshot is None:
+        return []
+    return unread(device, snapshot.observed_fields.get(device.name, ()), paths)

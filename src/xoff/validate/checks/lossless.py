@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from xoff.desired.models import FabricState
-from xoff.validate.checks.common import ROCE_MIN_NETDEV_MTU, first_of, link_ends, lossless_queues, needs_roce
+from xoff.validate.checks.common import (
+    ROCE_MIN_NETDEV_MTU,
+    first_of,
+    link_ends,
+    lossless_queues,
+    needs_roce,
+    not_judged,
+)
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
+from xoff.validate.coverage import lacking
 from xoff.validate.model import Finding, Severity
 from xoff.validate.registry import Check, register
 
@@ -123,6 +131,9 @@ def _pfc_trigger_bytes(subject: FabricState, device: str) -> tuple[int, str] | N
     return trigger
 
 
+_TRIGGER_READS = ("buffers.pools", "buffers.profiles.*.pool", "buffers.profiles.*.dynamic_th")
+
+
 @register
 class EcnOnLosslessQueues(Check):
     """A lossless queue without ECN marking, with min >= max, or with max at or above the point where
@@ -130,7 +141,7 @@ class EcnOnLosslessQueues(Check):
     The PFC trigger is alpha/(1+alpha) of the lossless pool for one congested PG (alpha = 2^dynamic_th)."""
 
     id = "lossless.ecn_on_lossless_queues"
-    reads = ("qos.ecn", "buffers.pools", "buffers.profiles.*.pool", "buffers.profiles.*.dynamic_th")
+    reads = ("qos.ecn",)
     title = "ECN marking on every lossless queue, min < max, max below the PFC trigger point"
     hint = "enable ECN (WRED ecn_all) on the lossless queues with min < max < the PFC trigger point"
 
@@ -139,10 +150,14 @@ class EcnOnLosslessQueues(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
+        unread: list[str] = []
         for dev in subject.devices.values():
             if dev.qos is None:
                 continue
             trigger = _pfc_trigger_bytes(subject, dev.name)
+            if trigger is not None and lacking(ctx.observed, dev, _TRIGGER_READS):
+                trigger = None  # the buffers were not read: ECN is judged, its max against them is not
+                unread.append(dev.name)
             for cls in dev.qos.classes:
                 if not cls.lossless:
                     continue
@@ -170,6 +185,10 @@ class EcnOnLosslessQueues(Check):
                         str(ecn.max_threshold),
                         priority=cls.priority,
                     )
+        self.note = not_judged(unread, "ECN max against the PFC trigger point (buffers not observed)")
+
+
+_QUEUE_READS = ("qos.pfc_priority_to_queue", "qos.lossless_priorities")
 
 
 @register
@@ -189,8 +208,6 @@ class PfcWatchdogCoverage(Check):
         "pfc_watchdog.detection_ms",
         "pfc_watchdog.restoration_ms",
         "pfc_watchdog.poll_interval_ms",
-        "qos.pfc_priority_to_queue",
-        "qos.lossless_priorities",
     )
     title = "PFC watchdog on every port and lossless queue with PFC, action drop, timers >= poll interval"
     hint = "enable the PFC watchdog on every PFC port and lossless queue, action drop, detection/restoration >= poll"
@@ -200,6 +217,7 @@ class PfcWatchdogCoverage(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         actions = ctx.params_as(self.Params).actions
+        unread: list[str] = []
         for dev in ctx.subject.devices.values():
             if dev.kind != "switch":
                 continue
@@ -212,7 +230,9 @@ class PfcWatchdogCoverage(Check):
                 continue
             for port in sorted(set(pfc_ports) - set(wd.ports)):
                 yield Finding(dev.name, port, "PFC without watchdog", "watchdog on", "off", port=port)
-            if dev.qos is not None:
+            if dev.qos is not None and lacking(ctx.observed, dev, _QUEUE_READS):
+                unread.append(dev.name)  # which queues are lossless was not read: their coverage is not judged
+            elif dev.qos is not None:
                 for queue, prio in sorted(lossless_queues(dev.qos).items()):
                     if queue not in wd.queues:
                         yield Finding(
@@ -233,6 +253,7 @@ class PfcWatchdogCoverage(Check):
                     f">= {wd.poll_interval_ms} ms",
                     f"{wd.detection_ms}/{wd.restoration_ms} ms",
                 )
+        self.note = not_judged(unread, "lossless queues watched (qos.pfc_priority_to_queue not observed)")
 
 
 @register

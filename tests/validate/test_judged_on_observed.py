@@ -6,9 +6,9 @@ collector:
     only ones a check may judge: corrupting every other value of those observed devices changes no check's status
     and no finding.
 
-The observed devices in (b) come from each collector's real ``parse`` (of xoff's rendered config for SONiC and EOS,
-of the parse fixtures for Cumulus and Linux hosts): only its ``fields`` are used, never its output as a format
-sample. What the intent alone defines (``INTENT_PLAN``: names, kinds, cabling, the QoS class plan, which NIC is
+The observed devices in (b) come from each collector's real ``parse`` (of xoff's rendered configuration for SONiC,
+EOS and Cumulus; of the hosts' own interfaces, plus the parse fixtures that are there, for Linux hosts): only its
+``fields`` are used, never its input as a format sample. What the intent alone defines (``INTENT_PLAN``: names, kinds, cabling, the QoS class plan, which NIC is
 RoCE, ...) is the frame every observed Device keeps from desired by contract (``contracts.collect``) and is not
 corrupted.
 """
@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from tests.support.paths import INVENTORY, ROOT
@@ -115,10 +116,6 @@ def test_no_check_succeeds_with_nothing_observed(fabric: str) -> None:
 # --- (b) the fields each platform collector reports -----------------------------------------------------------
 
 
-def _raw(platform: str, command: str, case: str) -> str:
-    return (FIX / platform / command / f"{case}.raw").read_text(encoding="utf-8")
-
-
 def _sonic_outputs(state: FabricState, name: str) -> dict[str, str]:
     from xoff.platforms.sonic import collect as sonic
     from xoff.platforms.sonic.config_db import build_config_db
@@ -138,14 +135,11 @@ def _eos_outputs(state: FabricState, name: str) -> dict[str, str]:
 
 
 def _cumulus_outputs(state: FabricState, name: str) -> dict[str, str]:
-    from xoff.platforms.cumulus.collect import Collector
+    from xoff.platforms.cumulus.collect import CONFIG
+    from xoff.render import render_fabric
 
-    commands = {c.slug: c.text for c in Collector().commands(state.devices[name])}
-    return {
-        text: _raw("cumulus", slug, "lab-mini-sleaf1")
-        for slug, text in commands.items()
-        if (FIX / "cumulus" / slug / "lab-mini-sleaf1.raw").exists()
-    }
+    (startup,) = [f.content for f in render_fabric(state, devices=[name]) if f.name == "startup.yaml"]
+    return {CONFIG.text: json.dumps(yaml.safe_load(startup))}  # the applied tree, as `nv config show -o json`
 
 
 def _linux_outputs(state: FabricState, name: str) -> dict[str, str]:
@@ -159,14 +153,14 @@ def _linux_outputs(state: FabricState, name: str) -> dict[str, str]:
         for n, i in desired.interfaces.items()
         for a in i.addresses
     ]
-    outputs = {
-        host.LINKS.text: json.dumps(links),
-        host.ADDRS.text: json.dumps(addrs),
-        kernel.ROUTES.text: _raw("linux", "ip_-j_-4_route_show_table_all", "multipath-and-stray-hop"),
-        kernel.IOMMU.text: _raw("linux", "iommu", "translated"),
-    }
-    for netdev in desired.host.nics if desired.host is not None else {}:
-        outputs[kernel.ecn(netdev).text] = _raw("linux", "ecn-sysfs", "connectx7-prio3")
+    outputs = {host.LINKS.text: json.dumps(links), host.ADDRS.text: json.dumps(addrs)}
+    extra = [(kernel.ROUTES, "ip_-j_-4_route_show_table_all", "multipath-and-stray-hop")]
+    extra += [(kernel.IOMMU, "iommu", "translated")]
+    extra += [(kernel.ecn(n), "ecn-sysfs", "connectx7-prio3") for n in (desired.host.nics if desired.host else {})]
+    for command, folder, case in extra:  # more fields read where the parse fixtures are there
+        path = FIX / "linux" / folder / f"{case}.raw"
+        if path.is_file():
+            outputs[command.text] = path.read_text(encoding="utf-8")
     return outputs
 
 

@@ -15,7 +15,7 @@ from xoff.desired import FabricState, build_fabric_state
 from xoff.intent import load_intent
 from xoff.validate import CHECKS, Status, run_checks
 from xoff.validate.checks.running import same_host
-from xoff.validate.coverage import covers, unread
+from xoff.validate.coverage import covers, path_error, unread
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.registry import Check, Registry
 
@@ -258,6 +258,26 @@ def test_reads_must_be_device_field_paths() -> None:
 
     with pytest.raises(ValueError, match="not Device field paths"):
         Registry().register(Bad)
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("qos.ecn", None),
+        ("interfaces.*.mtu", None),
+        ("host.nics.*.trust", None),
+        ("buffers.profiles.*.dynamic_th", None),
+        ("qos.ecm", "'ecm' is not a field of Qos"),
+        ("interfaces.mtu", "'mtu': a map's keys are written *"),
+        ("interfaces.*.mtu.x", "'x': nothing below a int"),
+    ],
+)
+def test_path_error(path: str, error: str | None) -> None:
+    assert path_error(path) == error
+
+
+def test_every_declared_read_is_a_device_field_path() -> None:
+    assert [(c, r) for c in CHECKS.ids() for r in CHECKS.get(c).reads if path_error(r)] == []
 
 
 @pytest.mark.parametrize(

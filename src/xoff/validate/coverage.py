@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -128,3 +129,27 @@ def lacking(snapshot: Snapshot | None, device: Device, paths: Sequence[str]) -> 
     if snapshot is None:
         return []
     return unread(device, snapshot.observed_fields.get(device.name, ()), paths)
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """``X | None`` -> ``X``."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    return args[0] if get_origin(annotation) in (Union, UnionType) and len(args) == 1 else annotation
+
+
+def path_error(path: str) -> str | None:
+    """Why ``path`` names no Device field (``qos.ecm``, ``interfaces.mtu`` without ``*``), None when it does."""
+    current: Any = Device
+    for segment in path.split("."):
+        current = _unwrapped(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            if segment not in current.model_fields:
+                return f"{segment!r} is not a field of {current.__name__}"
+            current = current.model_fields[segment].annotation
+        elif get_origin(current) is dict:
+            if segment != "*":
+                return f"{segment!r}: a map's keys are written *"
+            current = get_args(current)[1]
+        else:
+            return f"{segment!r}: nothing below a {getattr(current, '__name__', current)}"
+    return None

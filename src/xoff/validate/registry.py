@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from xoff.contracts.observed import Snapshot
-from xoff.desired.models import Device, FabricState
+from xoff.desired.models import FabricState
 from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
 from xoff.validate.context import Params as ParamsModel
-from xoff.validate.coverage import cover
+from xoff.validate.coverage import cover, path_error
 from xoff.validate.model import CheckResult, Finding, Severity, Status
 
 _ABSENT: dict[Need, str] = {
@@ -79,9 +79,9 @@ class Registry:
         unknown = set(cls.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"check {cls.id!r}: needs {sorted(unknown)} (allowed: {', '.join(NEEDS)})")
-        bad = [r for r in cls.reads if r.split(".")[0] not in Device.model_fields]
+        bad = [f"{r} ({why})" for r in cls.reads if (why := path_error(r)) is not None]
         if bad:
-            raise ValueError(f"check {cls.id!r}: reads {bad}, not Device field paths (allowed roots: Device fields)")
+            raise ValueError(f"check {cls.id!r}: reads {', '.join(bad)}: not Device field paths")
         self._checks[cls.id] = cls
         return cls
 

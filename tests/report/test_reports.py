@@ -232,3 +232,13 @@ def test_text_report_shows_unmodelled_names(with_unmodelled: Validation) -> None
 
 def test_no_unmodelled_section_without_names(faulty: Validation) -> None:
     assert "not modelled" not in markdown_report(faulty) and json.loads(json_report(faulty))["unmodelled"] == {}
+
+
+def test_reports_name_the_captures_that_were_absent(desired: FabricState) -> None:
+    snap = mirror_snapshot(desired).model_copy(update={"captures_absent": {"gpu1": ["lsmod", "ip -j link show"]}})
+    v = validate(desired, load_catalog("default"), snap, "snapshot")
+    assert "- gpu1: `lsmod`, `ip -j link show`" in markdown_report(v)
+    assert json.loads(json_report(v))["captures_absent"] == {"gpu1": ["lsmod", "ip -j link show"]}
+    console = Console(record=True, width=200)
+    console.print(text_report(v))
+    assert "not observed (no capture): gpu1: 2 command(s)" in console.export_text()

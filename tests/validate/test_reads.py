@@ -203,6 +203,27 @@ CASES: list[Case] = [
         [],
     ),
     (
+        "counters.pfc_storms",  # a watchdog switch whose watchdog counters were not read: named
+        lambda s: s.model_copy(
+            update={
+                "counters": {
+                    **s.counters,
+                    "leaf1": {p: c.model_copy(update={"watchdog": {}}) for p, c in s.counters["leaf1"].items()},
+                }
+            }
+        ),
+        Status.SUCCESS,
+        "not judged on leaf1: no PFC watchdog counters observed",
+        [],
+    ),
+    (
+        "bgp.sessions",  # a router whose sessions were not read: named, not "no session"
+        lambda s: s.model_copy(update={"bgp_sessions": {k: v for k, v in s.bgp_sessions.items() if k != "leaf2"}}),
+        Status.SUCCESS,
+        "not judged on leaf2: no BGP sessions observed",
+        [],
+    ),
+    (
         "cabling.lldp",  # one switch's LLDP not collected: named
         lambda s: s.model_copy(update={"lldp": {k: v for k, v in s.lldp.items() if k != "leaf2"}}),
         Status.SUCCESS,

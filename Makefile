@@ -57,11 +57,13 @@ schema: $(STAMP)
 	$(BIN)/xoff schema -o docs/intent.schema.json
 
 # Every generated page, from its registry (tests fail when one is stale): the intent schema, the check reference,
-# the platform capability matrix, the lab fault table inside docs/faults.md, and the examples' containerlab topologies.
+# the platform capability matrix, the lab fault table inside docs/faults.md, the capture names of every collected
+# command (docs/captures.md), and the examples' containerlab topologies.
 docs: schema lab-clab
 	$(BIN)/python -m xoff.validate.docs > docs/checks.md
 	$(BIN)/python -m xoff.platforms.docs > docs/platforms.md
 	$(BIN)/python -m xoff.lab.faults.docs docs/faults.md
+	$(BIN)/python -m xoff.collect.captures_doc > docs/captures.md
 
 # The containerlab topology of every example intent, lab/clab/<example>.clab.yml (tests/lab_offline/test_lab_assets.py
 # fails when one is stale). Each export renders its startup configuration beside it (<fabric>-configs/, not committed).

@@ -10,15 +10,18 @@ import subprocess
 import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.support.paths import ROOT
 from xoff.desired import FabricState, build_fabric_state
 from xoff.intent import load_intent
 from xoff.report.html import html_report
 from xoff.report.machine import json_report, junit_report
-from xoff.report.people import markdown_report
+from xoff.report.people import markdown_report, text_report
+from xoff.report.rows import unmodelled_lines
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.run import Validation, validate
@@ -195,3 +198,47 @@ def test_html_renders_in_headless_chromium(faulty: Validation, tmp_path: Path) -
     width, height, colours = _png_size_and_colours(png.read_bytes())
     assert (width, height) == (1280, 1400)
     assert colours > 20  # text, status colours, the red failing links: not a blank page
+
+
+@pytest.fixture(scope="module")
+def with_unmodelled(desired: FabricState) -> Validation:
+    """A clean snapshot whose leaf showed 12 names xoff does not model (a real SONiC image's standard tables)."""
+    names = {f"FEATURE|t{i}": 1 for i in range(11)} | {"PORT.fec": 32}
+    snap = mirror_snapshot(desired).model_copy(update={"unmodelled": {"leaf1": names}})
+    return validate(desired, load_catalog("default"), snap, "snapshot")
+
+
+@pytest.mark.parametrize(
+    ("render", "expected"),
+    [
+        (lambda v: json.dumps(json.loads(json_report(v))["unmodelled"]), '"leaf1": {"FEATURE|t0": 1,'),
+        (markdown_report, "| leaf1 | 12 | `FEATURE\\|t0` (1), "),
+        (html_report, "<td>leaf1</td><td>12</td><td><code>FEATURE|t0</code> (1), "),
+        (lambda v: "\n".join(unmodelled_lines(v)), "leaf1: 12 unmodelled name(s): FEATURE|t0 (1), "),
+    ],
+)
+def test_reports_list_unmodelled_names_per_device(with_unmodelled: Validation, render: Any, expected: str) -> None:
+    text = render(with_unmodelled)
+    assert expected in text
+    assert "PORT.fec" in text or "... 2 more" in text
+
+
+def test_text_report_shows_unmodelled_names(with_unmodelled: Validation) -> None:
+    console = Console(record=True, width=200)
+    console.print(text_report(with_unmodelled))
+    text = console.export_text()
+    assert "kept, not modelled: leaf1: 12 unmodelled name(s): FEATURE|t0 (1)" in text and "... 2 more" in text
+
+
+def test_no_unmodelled_section_without_names(faulty: Validation) -> None:
+    assert "not modelled" not in markdown_report(faulty) and json.loads(json_report(faulty))["unmodelled"] == {}
+
+
+def test_reports_name_the_captures_that_were_absent(desired: FabricState) -> None:
+    snap = mirror_snapshot(desired).model_copy(update={"captures_absent": {"gpu1": ["lsmod", "ip -j link show"]}})
+    v = validate(desired, load_catalog("default"), snap, "snapshot")
+    assert "- gpu1: `lsmod`, `ip -j link show`" in markdown_report(v)
+    assert json.loads(json_report(v))["captures_absent"] == {"gpu1": ["lsmod", "ip -j link show"]}
+    console = Console(record=True, width=200)
+    console.print(text_report(v))
+    assert "not observed (no capture): gpu1: 2 command(s)" in console.export_text()

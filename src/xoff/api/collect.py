@@ -50,6 +50,7 @@ class CollectOptions:
     workers: int = 20
     timeout_s: float = 20.0
     output: Path | None = None  # write the snapshot here (JSON), raw captures beside it in <output>.raw
+    from_captures: Path | None = None  # read DIR/<device>/<slug>.txt instead of connecting (docs/captures.md)
 
 
 @dataclass(frozen=True)
@@ -102,22 +103,43 @@ def _collect(
     return desired, snapshot, len(targets)
 
 
+def _from_captures(source: IntentSource, captures: Path, limit: list[str]) -> tuple[FabricState, Snapshot, int]:
+    from xoff.collect.captures import collect_from_captures  # noqa: PLC0415
+    from xoff.connect.targets import build_targets, select  # noqa: PLC0415
+
+    desired = load(source).state
+    targets = select(build_targets(desired), limit)
+    try:
+        snapshot = collect_from_captures(desired, targets, captures)
+    except FileNotFoundError as exc:
+        raise InputError(
+            [Problem(None, "--from-captures", f"{exc} (allowed: a directory of <device>/<slug>.txt)")]
+        ) from None
+    return desired, snapshot, len(targets)
+
+
 def collect(source: IntentSource, options: CollectOptions = CollectOptions()) -> CollectResult:
-    """Read every targeted device; a device that cannot be read is an error in the snapshot, not a raise."""
+    """Read every targeted device (or its saved captures, ``from_captures``); a device that cannot be read is an
+    error in the snapshot, not a raise; one without captures is not observed (``Snapshot.captures_absent``)."""
     from xoff.collect.engine import raw_dir_for  # noqa: PLC0415
 
     started = time.monotonic()
-    raw_dir = raw_dir_for(options.output) if options.output is not None else None
-    desired, snapshot, targets = _collect(
-        source,
-        options.lab,
-        options.secrets,
-        options.known_hosts,
-        list(options.limit),
-        options.workers,
-        options.timeout_s,
-        raw_dir,
-    )
+    if options.from_captures is not None:
+        if options.lab is not None:
+            raise InputError([Problem(None, "collect", "give one of --lab NAME, --from-captures DIR (allowed: one)")])
+        desired, snapshot, targets = _from_captures(source, options.from_captures, list(options.limit))
+    else:
+        raw_dir = raw_dir_for(options.output) if options.output is not None else None
+        desired, snapshot, targets = _collect(
+            source,
+            options.lab,
+            options.secrets,
+            options.known_hosts,
+            list(options.limit),
+            options.workers,
+            options.timeout_s,
+            raw_dir,
+        )
     if options.output is not None:
         options.output.parent.mkdir(parents=True, exist_ok=True)
         options.output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")

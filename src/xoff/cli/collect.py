@@ -1,5 +1,9 @@
 """``xoff collect INTENT -o SNAPSHOT``: read the running state of every device into a snapshot file.
 
+``--from-captures DIR`` reads saved output (``DIR/<device>/<slug>.txt``, docs/captures.md) instead of connecting: a
+device or command without a capture is not observed, not an error. The summary names, per device, the captures
+that were absent and how many names it showed that xoff does not model (the first few).
+
 The work is ``xoff.api.collect``. Exit status (``xoff.exitcodes``): 0 every device read, 2 bad input
 (nothing contacted), 4 could not collect (some device unreachable, refused, timed out, or gave output
 that could not be parsed; the snapshot is still written, with those errors in it).
@@ -29,6 +33,13 @@ def collect_command(
     limit: Annotated[list[str] | None, typer.Option("--limit", help="device, role or group; repeatable")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="devices read at once")] = 20,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
+    from_captures: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-captures",
+            help="read DIR/<device>/<slug>.txt (saved command output, docs/captures.md) instead of connecting",
+        ),
+    ] = None,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
     from xoff import api
@@ -41,6 +52,7 @@ def collect_command(
         workers=workers,
         timeout_s=timeout,
         output=output,
+        from_captures=from_captures,
     )
     try:
         result = api.collect(intent, options)
@@ -48,15 +60,26 @@ def collect_command(
         for problem in exc.sorted():
             print(str(problem), file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT) from None
-    _summary(result.snapshot, result.targets, result.elapsed_s, output)
+    _summary(result.snapshot, result.targets, result.elapsed_s, output, from_captures)
     raise typer.Exit(ExitCode.OK if result.complete else ExitCode.NOT_COLLECTED)
 
 
-def _summary(snapshot: Snapshot, targets: int, elapsed: float, output: Path) -> None:
+def _summary(snapshot: Snapshot, targets: int, elapsed: float, output: Path, captures: Path | None) -> None:
     from xoff.collect.engine import raw_dir_for
 
     read = len(snapshot.observed.devices)
-    print(f"collected {read}/{targets} devices in {elapsed:.2f} s -> {output} (raw: {raw_dir_for(output)})")
+    where = f"captures: {captures}" if captures is not None else f"raw: {raw_dir_for(output)}"
+    print(f"collected {read}/{targets} devices in {elapsed:.2f} s -> {output} ({where})")
+    for device, commands in snapshot.captures_absent.items():
+        print(f"{device}: no capture of {len(commands)} command(s), not observed: {_first(commands)}")
+    for device, names in snapshot.unmodelled.items():
+        print(f"{device}: {len(names)} unmodelled name(s), kept in the snapshot: {_first(sorted(names))}")
     for error in snapshot.errors:
         where = f" [{error.command}]" if error.command else ""
         print(f"{error.device}{where}: {error.kind}: {error.message}", file=sys.stderr)
+
+
+def _first(names: list[str], few: int = 5) -> str:
+    """The first few names, and how many more."""
+    text = ", ".join(names[:few])
+    return text + (f", ... {len(names) - few} more" if len(names) > few else "")

@@ -201,3 +201,7 @@ class Snapshot(Observed):
     lab_only: list[str] = Field(
         default_factory=list, description="what the lab cannot show (e.g. PFC in a data plane), named in reports"
     )
+    captures_absent: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="collect --from-captures: device -> the commands that had no capture (not observed, not an error)",
+    )

@@ -7,6 +7,7 @@ from functools import cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from xoff.report.people import status_label
+from xoff.report.rows import unmodelled
 from xoff.report.topology import topology
 from xoff.validate.model import Severity, Status
 from xoff.validate.run import Validation
@@ -54,5 +55,6 @@ def html_report(validation: Validation) -> str:
             picture=topology(validation.desired, failing_ports, device_state),
             drift=dict(sorted(drift.items())),
             collected_at=snap.collected_at if snap else None,
+            unmodelled=unmodelled(validation),
         )
     )

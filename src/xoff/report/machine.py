@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
-from xoff.report.rows import rows
+from xoff.report.rows import rows, unmodelled
 from xoff.validate.model import Severity, Status
 from xoff.validate.run import Validation
 
@@ -22,6 +22,8 @@ def json_report(validation: Validation) -> str:
         "summary": validation.summary(),
         "results": [r.as_dict() for r in rows(validation)],
         "notes": validation.notes,
+        "unmodelled": unmodelled(validation),  # device -> name -> count: shown, kept, not judged
+        "captures_absent": snap.captures_absent if snap else {},
     }
     return json.dumps(doc, indent=2) + "\n"
 

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from xoff.report.rows import header
+from xoff.report.rows import header, unmodelled, unmodelled_lines
 from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import Validation
 
@@ -35,9 +35,19 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     parts.append(table)
     for note in validation.notes:
         parts.append(Text(f"not shown by the lab: {note}", style="yellow"))
+    for line in unmodelled_lines(validation):
+        parts.append(Text(f"kept, not modelled: {line}", style="dim"))
+    for device, commands in _absent(validation).items():
+        parts.append(Text(f"not observed (no capture): {device}: {len(commands)} command(s)", style="yellow"))
     verdict = "checks found problems" if validation.blocking else "no blocking findings"
     parts.append(Text(verdict, style="red" if validation.blocking else "green"))
     return Group(*parts)
+
+
+def _absent(validation: Validation) -> dict[str, list[str]]:
+    """Device -> the commands whose capture was absent (``collect --from-captures``)."""
+    snap = validation.snapshot
+    return snap.captures_absent if snap is not None else {}
 
 
 def _cell(value: object) -> str:
@@ -72,4 +82,15 @@ def markdown_report(validation: Validation) -> str:
             )
     if validation.notes:
         out += ["", "## Not shown by the lab", ""] + [f"- {n}" for n in validation.notes]
+    absent = _absent(validation)
+    if absent:
+        out += ["", "## Not observed (no capture)", ""]
+        out += [f"- {_cell(d)}: " + ", ".join(f"`{_cell(c)}`" for c in commands) for d, commands in absent.items()]
+    names = unmodelled(validation)
+    if names:
+        out += ["", "## Shown by the devices, not modelled by xoff (kept in the snapshot)", ""]
+        out += ["| device | names | name (times) |", "|---|---:|---|"]
+        for device, counts in names.items():
+            listed = ", ".join(f"`{_cell(n)}` ({c})" for n, c in counts.items())
+            out.append(f"| {_cell(device)} | {len(counts)} | {listed} |")
     return "\n".join(out) + "\n"

@@ -47,3 +47,22 @@ def header(validation: Validation) -> str:
     counts = validation.summary()
     parts = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     return f"{validation.fabric}: catalog {validation.catalog}, {validation.source}: {parts}"
+
+
+FEW = 10  # names shown per device where a report lists the first few
+
+
+def unmodelled(validation: Validation) -> dict[str, dict[str, int]]:
+    """Device -> what it showed that xoff does not model (name -> how many times), kept in the snapshot."""
+    snap = validation.snapshot
+    return {d: dict(sorted(n.items())) for d, n in sorted(snap.unmodelled.items())} if snap is not None else {}
+
+
+def unmodelled_lines(validation: Validation, few: int = FEW) -> list[str]:
+    """One line per device: ``leaf1: 12 unmodelled name(s): FEATURE (14), PORT.fec (32), ... 2 more``."""
+    lines = []
+    for device, names in unmodelled(validation).items():
+        shown = ", ".join(f"{name} ({count})" for name, count in list(names.items())[:few])
+        more = f", ... {len(names) - few} more" if len(names) > few else ""
+        lines.append(f"{device}: {len(names)} unmodelled name(s): {shown}{more}")
+    return lines

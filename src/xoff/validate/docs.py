@@ -14,7 +14,9 @@ Generated from the check registry and `validators/*.yaml` by `python -m xoff.val
 a test fails when this page is stale. Each check has a stable id (use it in catalogs), a severity (warnings do
 not fail a gate), what it needs (`desired`: runs on the intent alone; `observed`: needs a snapshot or a live
 collect, skipped offline with the reason), and thresholds a catalog may set (`checks: {<id>: {<param>: value}}`).
-Findings name the device, and the port and priority where they apply.
+Findings name the device, and the port and priority where they apply. `reads` lists the device fields a check
+judges, the first being what it is about: on a snapshot a device whose collector did not read them all is not
+judged (the result names it), and a check with no such device left is skipped, never a success.
 """
 
 
@@ -44,6 +46,8 @@ def checks_markdown(registry: Registry = CHECKS) -> str:
         lines.append(f"- severity: {cls.severity.value}; needs: {', '.join(sorted(cls.needs))}")
         params = _params(cls)
         lines.append("- params: " + ("; ".join(params) if params else "none"))
+        if cls.reads:  # with a snapshot, judged only where the collector read these (validate/coverage.py)
+            lines.append("- reads: " + ", ".join(f"`{r}`" for r in cls.reads))
         if cls.hint:
             lines.append(f"- remediation: {cls.hint}")
         lines += ["", " ".join(cls.description().split())]

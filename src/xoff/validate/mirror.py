@@ -57,9 +57,14 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         queues = lossless_queues(dev.qos)
         counters[name] = {
             i.name: PortCounters(
-                # an idle fabric: nothing paused, nothing ECN-marked (on the queues the intent marks)
+                # an idle fabric: nothing paused, nothing dropped, nothing ECN-marked (on the queues the intent marks)
                 queues={
-                    q: QueueCounters(packets=1000, bytes=4_096_000, ecn_marked_packets=0 if q in dev.qos.ecn else None)
+                    q: QueueCounters(
+                        packets=1000,
+                        bytes=4_096_000,
+                        dropped_packets=0,
+                        ecn_marked_packets=0 if q in dev.qos.ecn else None,
+                    )
                     for q in queues
                 },
                 watchdog={q: WatchdogCounters() for q in queues},

@@ -10,6 +10,7 @@ from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
 from xoff.validate.context import Params as ParamsModel
+from xoff.validate.coverage import cover, path_error
 from xoff.validate.model import CheckResult, Finding, Severity, Status
 
 _ABSENT: dict[Need, str] = {
@@ -33,8 +34,9 @@ class Check:
     needs: ClassVar[frozenset[Need]] = frozenset({"desired"})
     Params: ClassVar[type[ParamsModel]] = NoParams
     # Device field paths the check judges (``qos.pfc_priority_to_queue``, ``interfaces.*.mtu``, the collectors'
-    # FIELD PATHS). With a snapshot, a device whose collector did not read them all is not judged (skipped for that
-    # device, saying why), never judged on values it did not show.
+    # FIELD PATHS), the first being what it is about. With a snapshot, a device whose collector did not read them all
+    # is not judged (named in the result, saying why), never judged on values it did not show; with no device left
+    # that holds the first path, the check is skipped (``validate.coverage``).
     reads: ClassVar[tuple[str, ...]] = ()
     hint: ClassVar[str | None] = None
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
@@ -77,6 +79,9 @@ class Registry:
         unknown = set(cls.needs) - set(NEEDS)
         if unknown:
             raise ValueError(f"check {cls.id!r}: needs {sorted(unknown)} (allowed: {', '.join(NEEDS)})")
+        bad = [f"{r} ({why})" for r in cls.reads if (why := path_error(r)) is not None]
+        if bad:
+            raise ValueError(f"check {cls.id!r}: reads {', '.join(bad)}: not Device field paths")
         self._checks[cls.id] = cls
         return cls
 
@@ -103,6 +108,23 @@ CHECKS = Registry()
 register = CHECKS.register
 
 
+def _judged_context(cls: type[Check], ctx: CheckContext) -> tuple[CheckContext, str | None, bool]:
+    """The context cut down to the devices the check may judge (``Check.reads`` all observed), the reason
+    naming those left out, and whether any device is left to judge."""
+    if not cls.reads or ctx.observed is None:
+        return ctx, None, True
+    coverage = cover(ctx.observed, cls.reads, ctx.desired)
+    reason = coverage.reason()
+    if not coverage.judged:
+        reason = reason or f"no observed device holds {', '.join(cls.reads)}"
+    return CheckContext(ctx.desired, coverage.snapshot, ctx.params), reason, bool(coverage.judged)
+
+
+def _joined(*parts: str | None) -> str | None:
+    text = "; ".join(p for p in parts if p)
+    return text or None
+
+
 def run_check(cls: type[Check], ctx: CheckContext) -> CheckResult:
     result = CheckResult(id=cls.id, title=cls.title, severity=cls.severity, hint=cls.hint)
     missing = [n for n in sorted(cls.needs) if not ctx.has(n)]
@@ -112,12 +134,15 @@ def run_check(cls: type[Check], ctx: CheckContext) -> CheckResult:
     check = cls()
     try:
         reason = check.skip_reason(ctx)
+        judged, left_out, any_judged = _judged_context(cls, ctx)
+        if reason is None and not any_judged:
+            reason = left_out
         if reason is not None:
             result.status, result.message = Status.SKIPPED, reason
         else:
-            result.findings = list(check.check(ctx))
+            result.findings = list(check.check(judged))
             result.status = Status.FAILURE if result.findings else Status.SUCCESS
-            result.message = check.note
+            result.message = _joined(check.note, left_out)
     except Exception as exc:  # a broken check must show as an error, not as a pass
         result.status, result.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
     return result

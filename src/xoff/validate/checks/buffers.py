@@ -67,6 +67,15 @@ class PgHeadroom(Check):
         max_port_headroom_bytes: int | None = None  # None: the ingress lossless pool size
 
     id = "lossless.headroom"
+    reads = (
+        "buffers.port_priority_groups",
+        "buffers.profiles",
+        "buffers.pools",
+        "interfaces.*.speed_mbps",
+        "interfaces.*.cable_m",
+        "interfaces.*.mtu",
+        "qos.pfc_priority_to_priority_group",
+    )
     title = "Headroom per lossless PG >= the rule for its speed, cable and MTU; port total within the ASIC's limit"
     hint = "regenerate the PG profile for the port's speed and cable length (xoff render), or fix CABLE_LENGTH"
 

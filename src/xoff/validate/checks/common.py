@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from xoff.desired.models import Device, FabricState, Interface, Qos
 
@@ -35,3 +35,9 @@ def lossless_queues(qos: Qos) -> dict[int, int]:
 
 def first_of(values: set[int]) -> int | None:
     return min(values) if values else None
+
+
+def not_judged(devices: Iterable[str], why: str) -> str | None:
+    """``not judged on a, b: <why>`` for the devices a check could not judge (None when there are none)."""
+    names = sorted(devices)
+    return f"not judged on {', '.join(names)}: {why}" if names else None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xoff.validate.checks.common import lossless_queues
+from xoff.contracts.observed import PortCounters
+from xoff.desired.models import FabricState
+from xoff.validate.checks.common import lossless_queues, not_judged
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding
@@ -13,6 +15,41 @@ from xoff.validate.registry import Check, register
 
 def _no_counters(ctx: CheckContext) -> str | None:
     return None if ctx.snapshot.counters else "the snapshot has no counters"
+
+
+def _watchdog_switches(desired: FabricState) -> set[str]:
+    return {d.name for d in desired.devices.values() if d.kind == "switch" and d.pfc_watchdog is not None}
+
+
+def _lossless_switches(desired: FabricState) -> set[str]:
+    return {d.name for d in desired.devices.values() if d.kind == "switch" and d.qos and d.qos.lossless_priorities}
+
+
+def _has_watchdog(ports: dict[str, PortCounters]) -> bool:
+    return any(c.watchdog for c in ports.values())
+
+
+def _has_drops(ports: dict[str, PortCounters], lossless: dict[int, int]) -> bool:
+    """Some lossless queue's dropped packets were read (N/A is None: not observed)."""
+    return any(q.dropped_packets is not None for c in ports.values() for n, q in c.queues.items() if n in lossless)
+
+
+def _storm_devices(ctx: CheckContext) -> tuple[set[str], str | None]:
+    """The devices with watchdog counters, and the note naming the watchdog switches without any."""
+    counters = ctx.snapshot.counters
+    judged = {n for n, ports in counters.items() if _has_watchdog(ports)}
+    return judged, not_judged(_watchdog_switches(ctx.desired) - judged, "no PFC watchdog counters observed")
+
+
+def _drop_devices(ctx: CheckContext) -> tuple[set[str], str | None]:
+    """The devices with a lossless queue's drop counter read, and the note naming the lossless switches without."""
+    judged = set()
+    for name, ports in ctx.snapshot.counters.items():
+        dev = ctx.desired.devices.get(name)
+        if dev is not None and dev.qos is not None and _has_drops(ports, lossless_queues(dev.qos)):
+            judged.add(name)
+    why = "no lossless queue drop counters observed (absent or N/A)"
+    return judged, not_judged(_lossless_switches(ctx.desired) - judged, why)
 
 
 @register
@@ -29,11 +66,15 @@ class PfcStorms(Check):
     hint = "find the device sending continuous pause on that port/priority (show pfcwd stats, NIC counters)"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return _no_counters(ctx)
+        judged, note = _storm_devices(ctx)
+        return _no_counters(ctx) or (None if judged else note or "no PFC watchdog counters observed")
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         limit = ctx.params_as(self.Params).max_storms
+        judged, self.note = _storm_devices(ctx)
         for name, ports in sorted(ctx.snapshot.counters.items()):
+            if name not in judged:
+                continue
             dev = ctx.desired.devices.get(name)
             prio_of = lossless_queues(dev.qos) if dev is not None and dev.qos is not None else {}
             for port, counters in sorted(ports.items()):
@@ -64,13 +105,15 @@ class LosslessDrops(Check):
     hint = "check PFC at both ends and the headroom for the cable length; look for watchdog actions"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return _no_counters(ctx)
+        judged, note = _drop_devices(ctx)
+        return _no_counters(ctx) or (None if judged else note or "no lossless queue drop counters observed")
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         limit = ctx.params_as(self.Params).max_dropped_packets
+        judged, self.note = _drop_devices(ctx)
         for name, ports in sorted(ctx.snapshot.counters.items()):
             dev = ctx.desired.devices.get(name)
-            if dev is None or dev.qos is None:
+            if dev is None or dev.qos is None or name not in judged:
                 continue
             lossless = lossless_queues(dev.qos)
             for port, counters in sorted(ports.items()):

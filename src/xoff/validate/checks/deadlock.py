@@ -116,6 +116,8 @@ class CyclicBufferDependency(Check):
         routing: Literal["bgp", "igp"] = Field(default="bgp", description="the underlay's routing model")
 
     id = "deadlock.cbd"
+    # on collected state: which links are up and lossless (a host not read stays a destination, from the intent)
+    reads = ("interfaces.*.admin_up", "interfaces.*.pfc_priorities")
     title = "No cyclic buffer dependency on lossless RoCE networks (PFC deadlock), at baseline and after link failures"
     severity = Severity.ERROR
     routing: ClassVar[Routing] = "bgp"
@@ -123,6 +125,14 @@ class CyclicBufferDependency(Check):
 
     def applies(self, subject: FabricState) -> str | None:
         return None if _networks(subject) else "no lossless RoCE network with switches in this fabric"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        """On collected state the baseline is the switches' FIBs: none collected, nothing to judge (some
+        collected but not all is an error: the cycle search needs every switch of the network)."""
+        reason = self.applies(ctx.subject)
+        if reason is None and ctx.observed is not None and not ctx.observed.fib:
+            return "no switch's forwarding table (FIB) observed in the snapshot"
+        return reason
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         params = ctx.params_as(self.Params)

@@ -6,21 +6,39 @@ from collections.abc import Iterable, Iterator
 
 from xoff.contracts.observed import HostObserved
 from xoff.desired.models import Device, GpuDirect
+from xoff.validate.checks.common import not_judged
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
 
 
-def _hosts(ctx: CheckContext) -> Iterator[tuple[Device, GpuDirect, HostObserved]]:
+def _gpu_hosts(ctx: CheckContext) -> set[str]:
+    return {n for n, d in ctx.desired.devices.items() if d.host is not None and d.host.gpudirect is not None}
+
+
+def _hosts(ctx: CheckContext, paths: bool = False) -> Iterator[tuple[Device, GpuDirect, HostObserved]]:
+    """The GPU hosts to judge: observed (their facts read: the subject keeps only the hosts whose collector read
+    the check's ``reads``), with the GPU-NIC paths when ``paths`` (an empty ``nvidia-smi topo -m``: not read)."""
     for name, seen in sorted(ctx.snapshot.hosts.items()):
         dev = ctx.desired.devices.get(name)
+        if name not in ctx.subject.devices or (paths and not seen.gpu_nic_paths):
+            continue
         if dev is not None and dev.host is not None and dev.host.gpudirect is not None:
             yield dev, dev.host.gpudirect, seen
 
 
-def _no_hosts(ctx: CheckContext) -> str | None:
-    return None if any(True for _ in _hosts(ctx)) else "no observed GPU host with GPUDirect in the snapshot"
+def _no_hosts(ctx: CheckContext, paths: bool = False) -> str | None:
+    if any(True for _ in _hosts(ctx, paths)):
+        return None
+    return not_judged(_gpu_hosts(ctx), "not observed") or "no observed GPU host with GPUDirect in the snapshot"
+
+
+def _unread(ctx: CheckContext, paths: bool = False) -> str | None:
+    """The note naming the GPU hosts that were not read (the runner names those whose fields were not)."""
+    judged = {dev.name for dev, _, _ in _hosts(ctx, paths)}
+    left = {n for n in _gpu_hosts(ctx) - judged if n in ctx.subject.devices or n not in ctx.snapshot.observed_fields}
+    return not_judged(left, "GPU-NIC paths (nvidia-smi topo -m) not observed" if paths else "host not observed")
 
 
 @register
@@ -31,6 +49,7 @@ class PeerMem(Check):
         modules: tuple[str, ...] = ("nvidia_peermem", "nv_peer_mem")  # any of these
 
     id = "gpudirect.peermem"
+    reads = ("host.gpudirect.nvidia_peermem",)
     title = "GPU hosts have the nvidia-peermem module loaded"
     needs = frozenset({"observed"})
     hint = "modprobe nvidia-peermem (and load it at boot)"
@@ -40,6 +59,7 @@ class PeerMem(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted = ctx.params_as(self.Params).modules
+        self.note = _unread(ctx)
         for dev, gd, seen in _hosts(ctx):
             if gd.nvidia_peermem and not set(wanted) & set(seen.modules):
                 yield Finding(dev.name, "nvidia-peermem", "module not loaded", " or ".join(wanted), "not in lsmod")
@@ -51,6 +71,7 @@ class AcsDisabled(Check):
     complex, GPUDirect RDMA slows down or hangs (NCCL's IBV_WC_LOC_PROT_ERR hint)."""
 
     id = "gpudirect.acs"
+    reads = ("host.gpudirect.acs_disabled",)
     title = "ACS disabled on the PCIe bridges of GPU hosts"
     needs = frozenset({"observed"})
     hint = "disable ACS in the BIOS (VT-d / IO virtualization) or per bridge with setpci ECAP_ACS+0x6.w=0000"
@@ -59,6 +80,7 @@ class AcsDisabled(Check):
         return _no_hosts(ctx)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        self.note = _unread(ctx)
         for dev, gd, seen in _hosts(ctx):
             if gd.acs_disabled:
                 for bridge in seen.acs_enabled_bridges:
@@ -79,11 +101,12 @@ class GpuNicTopology(Check):
     hint = "seat the NIC under the GPU's PCIe switch, or map the GPU to the NIC that is (NCCL_IB_HCA order)"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return _no_hosts(ctx)
+        return _no_hosts(ctx, paths=True)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         allowed = ctx.params_as(self.Params).allowed
-        for dev, gd, seen in _hosts(ctx):
+        self.note = _unread(ctx, paths=True)
+        for dev, gd, seen in _hosts(ctx, paths=True):
             assert dev.host is not None
             netdev = {n.rdma: n.netdev for n in dev.host.nics.values() if n.rdma}
             paths = {(p.gpu, p.nic): p.relation for p in seen.gpu_nic_paths}

@@ -102,6 +102,9 @@ class InfinibandCheck(Check):
             return (
                 "needs the running InfiniBand fabric (collect with infiniband-diags); nothing to judge on intent alone"
             )
+        if reason is None and ctx.observed is not None and observation(ctx) is None:
+            # judging running state: the intent alone would be a pass on what was never seen (it is judged offline)
+            return "the snapshot has no InfiniBand observation (collect it with infiniband-diags on the SM host)"
         return reason
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:

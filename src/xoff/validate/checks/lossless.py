@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from xoff.desired.models import FabricState
-from xoff.validate.checks.common import ROCE_MIN_NETDEV_MTU, first_of, link_ends, lossless_queues, needs_roce
+from xoff.validate.checks.common import (
+    ROCE_MIN_NETDEV_MTU,
+    first_of,
+    link_ends,
+    lossless_queues,
+    needs_roce,
+    not_judged,
+)
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
+from xoff.validate.coverage import lacking
 from xoff.validate.model import Finding, Severity
 from xoff.validate.registry import Check, register
 
@@ -18,6 +26,7 @@ class PfcSymmetry(Check):
     ignores, so the lossless class drops under congestion. Host links (NIC vs leaf port) included."""
 
     id = "lossless.pfc_symmetry"
+    reads = ("interfaces.*.pfc_priorities",)
     title = "PFC priorities equal at both ends of every link, host links included"
     hint = "enable PFC on the same priorities at both ends (switch pfc_enable / host mlnx_qos --pfc)"
 
@@ -49,6 +58,7 @@ class LinkMtu(Check):
     (RoCE at 4096 plus headers) are dropped at the smaller end."""
 
     id = "lossless.link_mtu"
+    reads = ("interfaces.*.mtu",)
     title = "MTU equal at both ends of switch links; switch MTU >= host MTU on host links"
     hint = "set the same MTU at both ends (switches 9100/9216, hosts <= the switch MTU)"
 
@@ -78,6 +88,7 @@ class HostRoceMtu(Check):
         min_netdev_mtu: int = ROCE_MIN_NETDEV_MTU
 
     id = "lossless.host_mtu"
+    reads = ("host.nics.*.mtu",)
     title = f"RoCE host NICs have netdev MTU >= {ROCE_MIN_NETDEV_MTU} (RoCE MTU 4096)"
     hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"
 
@@ -120,6 +131,9 @@ def _pfc_trigger_bytes(subject: FabricState, device: str) -> tuple[int, str] | N
     return trigger
 
 
+_TRIGGER_READS = ("buffers.pools", "buffers.profiles.*.pool", "buffers.profiles.*.dynamic_th")
+
+
 @register
 class EcnOnLosslessQueues(Check):
     """A lossless queue without ECN marking, with min >= max, or with max at or above the point where
@@ -127,6 +141,7 @@ class EcnOnLosslessQueues(Check):
     The PFC trigger is alpha/(1+alpha) of the lossless pool for one congested PG (alpha = 2^dynamic_th)."""
 
     id = "lossless.ecn_on_lossless_queues"
+    reads = ("qos.ecn",)
     title = "ECN marking on every lossless queue, min < max, max below the PFC trigger point"
     hint = "enable ECN (WRED ecn_all) on the lossless queues with min < max < the PFC trigger point"
 
@@ -135,10 +150,14 @@ class EcnOnLosslessQueues(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
+        unread: list[str] = []
         for dev in subject.devices.values():
             if dev.qos is None:
                 continue
             trigger = _pfc_trigger_bytes(subject, dev.name)
+            if trigger is not None and lacking(ctx.observed, dev, _TRIGGER_READS):
+                trigger = None  # the buffers were not read: ECN is judged, its max against them is not
+                unread.append(dev.name)
             for cls in dev.qos.classes:
                 if not cls.lossless:
                     continue
@@ -166,6 +185,10 @@ class EcnOnLosslessQueues(Check):
                         str(ecn.max_threshold),
                         priority=cls.priority,
                     )
+        self.note = not_judged(unread, "ECN max against the PFC trigger point (buffers not observed)")
+
+
+_QUEUE_READS = ("qos.pfc_priority_to_queue", "qos.lossless_priorities")
 
 
 @register
@@ -177,6 +200,15 @@ class PfcWatchdogCoverage(Check):
         actions: tuple[str, ...] = ("drop",)
 
     id = "lossless.pfc_watchdog"
+    reads = (
+        "pfc_watchdog.ports",
+        "interfaces.*.pfc_priorities",
+        "pfc_watchdog.queues",
+        "pfc_watchdog.action",
+        "pfc_watchdog.detection_ms",
+        "pfc_watchdog.restoration_ms",
+        "pfc_watchdog.poll_interval_ms",
+    )
     title = "PFC watchdog on every port and lossless queue with PFC, action drop, timers >= poll interval"
     hint = "enable the PFC watchdog on every PFC port and lossless queue, action drop, detection/restoration >= poll"
 
@@ -185,6 +217,7 @@ class PfcWatchdogCoverage(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         actions = ctx.params_as(self.Params).actions
+        unread: list[str] = []
         for dev in ctx.subject.devices.values():
             if dev.kind != "switch":
                 continue
@@ -197,7 +230,9 @@ class PfcWatchdogCoverage(Check):
                 continue
             for port in sorted(set(pfc_ports) - set(wd.ports)):
                 yield Finding(dev.name, port, "PFC without watchdog", "watchdog on", "off", port=port)
-            if dev.qos is not None:
+            if dev.qos is not None and lacking(ctx.observed, dev, _QUEUE_READS):
+                unread.append(dev.name)  # which queues are lossless was not read: their coverage is not judged
+            elif dev.qos is not None:
                 for queue, prio in sorted(lossless_queues(dev.qos).items()):
                     if queue not in wd.queues:
                         yield Finding(
@@ -218,6 +253,7 @@ class PfcWatchdogCoverage(Check):
                     f">= {wd.poll_interval_ms} ms",
                     f"{wd.detection_ms}/{wd.restoration_ms} ms",
                 )
+        self.note = not_judged(unread, "lossless queues watched (qos.pfc_priority_to_queue not observed)")
 
 
 @register
@@ -226,6 +262,7 @@ class CnpStrict(Check):
     A warning, not an error: SONiC's stock template schedules CNPs DWRR (reference §6 rule 2)."""
 
     id = "lossless.cnp_strict"
+    reads = ("qos.pfc_priority_to_queue", "qos.schedulers")
     title = "CNP class served by a strict-priority queue"
     severity = Severity.WARNING
     hint = "schedule the CNP queue (DSCP 48, priority 6) strict priority"

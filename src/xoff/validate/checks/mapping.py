@@ -102,6 +102,15 @@ class QosMapping(Check):
     the network hold; every switch and every RoCE NIC on that network must hold the same."""
 
     id = "lossless.qos_mapping"
+    reads = (
+        "qos.dscp_to_tc",
+        "qos.tc_to_queue",
+        "qos.tc_to_priority_group",
+        "qos.pfc_priority_to_queue",
+        "qos.pfc_priority_to_priority_group",
+        "qos.lossless_priorities",
+        "host.nics.*.dscp_to_priority",
+    )
     title = "One DSCP -> priority -> TC -> queue/PG mapping per network, on every switch and host NIC"
     hint = "apply the network's QoS policy maps unchanged on every switch, and the same dscp2prio on the NICs"
 
@@ -151,6 +160,7 @@ class LosslessClassLimit(Check):
         max_lossless_classes: int | None = None  # None: the ASIC's capability
 
     id = "lossless.class_limit"
+    reads = ("qos.lossless_priorities",)
     title = "At most the platform's number of lossless classes per switch"
     hint = "reduce the lossless classes (one RoCE priority is the common design)"
 

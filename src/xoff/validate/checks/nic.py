@@ -39,6 +39,7 @@ class NicTrustPfc(Check):
     differs from its switch port: it classifies RoCE into the wrong priority or ignores pause frames."""
 
     id = "lossless.nic_trust_pfc"
+    reads = ("host.nics.*.trust", "host.nics.*.pfc", "interfaces.*.pfc_priorities")
     title = "Host NICs trust DSCP and enable PFC on exactly the switches' lossless priorities"
     hint = "mlnx_qos -i <netdev> --trust dscp --pfc <the switches' vector>"
 
@@ -92,6 +93,7 @@ class RoceTrafficClass(Check):
         ect: tuple[int, ...] = (1, 2)  # ECT(1), ECT(0)
 
     id = "lossless.roce_tos"
+    reads = ("host.nics.*.roce_tos", "host.nics.*.dscp_to_priority", "host.nccl_env")
     title = "RoCE TOS and NCCL_IB_TC carry the lossless DSCP with ECT"
     hint = "set default_roce_tos / NCCL_IB_TC to DSCP << 2 | 2 (106 for DSCP 26)"
 
@@ -177,6 +179,13 @@ class NicDcqcn(Check):
     priority other than the network's CNP class, so they queue behind data in a lossy, non-strict class."""
 
     id = "lossless.nic_dcqcn"
+    reads = (
+        "host.nics.*.ecn_np_priorities",
+        "host.nics.*.ecn_rp_priorities",
+        "host.nics.*.cnp_dscp",
+        "host.nics.*.cnp_priority",
+        "interfaces.*.pfc_priorities",
+    )
     title = "Host NICs run DCQCN (ECN NP and RP) on exactly the switches' lossless priorities, CNPs in the CNP class"
     hint = "echo <value> > /sys/class/net/<netdev>/ecn/roce_np|roce_rp/<file> (the host script: xoff push)"
 

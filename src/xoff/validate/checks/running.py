@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from xoff.contracts.observed import LldpNeighbor
+from xoff.desired.models import Device, Interface, Peer
+from xoff.validate.checks.common import not_judged
 from xoff.validate.context import CheckContext
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
@@ -37,33 +40,56 @@ class LldpCabling(Check):
         return None if ctx.snapshot.lldp else "the snapshot has no LLDP neighbours"
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        cabled = {d.name for d in ctx.desired.devices.values() if any(_cabled(i) for i in d.interfaces.values())}
+        self.note = not_judged(cabled - set(ctx.snapshot.lldp), "no LLDP neighbours observed")
         for name, neighbours in sorted(ctx.snapshot.lldp.items()):
             dev = ctx.desired.devices.get(name)
-            if dev is None:
-                continue
-            seen: dict[str, list[str]] = {}
-            for n in neighbours:
-                seen.setdefault(n.port, []).append(f"{n.neighbor}:{n.neighbor_port}")
-            for iface in dev.interfaces.values():
-                if iface.peer is None or iface.kind not in ("ethernet",):
-                    continue
-                want = f"{iface.peer.device}:{iface.peer.port}"
-                got = seen.pop(iface.name, [])
-                if got != [want]:  # a point-to-point port hears its peer and no one else
-                    if not got:
-                        problem = "no LLDP neighbour"
-                    elif want in got:
-                        problem = "LLDP neighbours besides the intended peer"
-                    else:
-                        problem = "LLDP neighbour is not the intended peer"
-                    yield Finding(name, iface.name, problem, want, ", ".join(got) or "none", port=iface.name)
-            for port, got in sorted(seen.items()):
-                intended = dev.interfaces.get(port)
-                if intended is not None and intended.kind == "mgmt":
-                    continue
-                yield Finding(
-                    name, port, "LLDP neighbour on a port the intent leaves uncabled", "none", ", ".join(got), port=port
-                )
+            if dev is not None:
+                yield from _device_cabling(dev, neighbours)
+
+
+def _cabled(iface: Interface) -> bool:
+    return iface.peer is not None and iface.kind == "ethernet"
+
+
+def same_host(announced: str, intended: str) -> bool:
+    """An LLDP system name names the intended device: hostnames are case-insensitive, and a name announced
+    with a domain (``DC1-SPINE1.example.net``) is compared by its first label."""
+    name, want = announced.strip().casefold(), intended.strip().casefold()
+    return name == want or ("." in name and "." not in want and name.split(".", 1)[0] == want)
+
+
+def _problem(neighbours: list[LldpNeighbor], port: str, want: Peer) -> tuple[str | None, list[str]]:
+    """What is wrong with what a port hears (None: its intended peer and no one else), and what it hears."""
+    got = [n for n in neighbours if n.port == port]
+    right = [n for n in got if same_host(n.neighbor, want.device) and n.neighbor_port == want.port]
+    heard = [f"{n.neighbor}:{n.neighbor_port}" for n in got]
+    if not got:
+        return "no LLDP neighbour", heard
+    if not right:
+        return "LLDP neighbour is not the intended peer", heard
+    return (None if len(got) == 1 else "LLDP neighbours besides the intended peer"), heard
+
+
+def _device_cabling(dev: Device, neighbours: list[LldpNeighbor]) -> Iterable[Finding]:
+    for iface in dev.interfaces.values():
+        if iface.peer is None or not _cabled(iface):
+            continue
+        problem, heard = _problem(neighbours, iface.name, iface.peer)
+        if problem is not None:  # a point-to-point port hears its peer and no one else
+            want = f"{iface.peer.device}:{iface.peer.port}"
+            yield Finding(dev.name, iface.name, problem, want, ", ".join(heard) or "none", port=iface.name)
+    cabled_ports = {i.name for i in dev.interfaces.values() if _cabled(i)}
+    uncabled: dict[str, list[str]] = {}
+    for n in neighbours:
+        intended = dev.interfaces.get(n.port)
+        if n.port in cabled_ports or (intended is not None and intended.kind == "mgmt"):
+            continue
+        uncabled.setdefault(n.port, []).append(f"{n.neighbor}:{n.neighbor_port}")
+    for port, got in sorted(uncabled.items()):
+        yield Finding(
+            dev.name, port, "LLDP neighbour on a port the intent leaves uncabled", "none", ", ".join(got), port=port
+        )
 
 
 @register
@@ -80,6 +106,8 @@ class BgpSessions(Check):
         return None if ctx.snapshot.bgp_sessions else "the snapshot has no BGP sessions"
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        routers = {d.name for d in ctx.desired.devices.values() if d.bgp is not None}
+        self.note = not_judged(routers - set(ctx.snapshot.bgp_sessions), "no BGP sessions observed")
         for name, sessions in sorted(ctx.snapshot.bgp_sessions.items()):
             dev = ctx.desired.devices.get(name)
             if dev is None:

@@ -236,6 +236,11 @@ def test_a_malformed_value_is_one_located_error(
     assert obs.device is not None
     assert unread not in obs.fields
     assert read in obs.fields or read.replace("Ethernet0", "*").replace("Ethernet8", "*") in obs.fields
+    target = Target(device.name, "sonic", "switch", device.role, device.network, "198.18.0.1")
+    (drift,) = run_checks(
+        fabric, ["drift.state"], observed=assemble(fabric, [DeviceRun(target=target, observation=obs)])
+    )
+    assert drift.status is Status.SUCCESS, drift.findings  # what could not be read is not judged
 
 
 # (a port that differs from the switch, the PortSettings it gets)

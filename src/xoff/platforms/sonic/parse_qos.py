@@ -324,6 +324,17 @@ def parse_qos(db: Db, ports: list[str], port_qos: dict[str, PortQos], settings: 
 QueuePlan = dict[int, tuple[Scheduler | None, Ecn | None]]
 
 
+def _queue_ref(db: Db, key: str, row: Row, name: str, known: dict[str, Any]) -> Any:
+    """The row a QUEUE field names, read (None: not written, or a row whose own error is reported)."""
+    if name not in row:
+        return None
+    table = _QUEUE_REFS[name]
+    target = ref(where("QUEUE", key, name), row[name], table)
+    if target not in db.table(table):
+        raise fail(where("QUEUE", key, name), f"no {table}|{target}")
+    return known.get(target)
+
+
 def _queues(
     db: Db, ports: list[str], schedulers: dict[str, Scheduler], wred: dict[str, Ecn | None]
 ) -> dict[str, QueuePlan]:
@@ -333,27 +344,12 @@ def _queues(
         if not _port(db, "QUEUE", port, ports):
             continue
         row = db.fields("QUEUE", key, raw, {"scheduler", "wred_profile"})
-        row = {f: ref(where("QUEUE", key, f), v, _QUEUE_REFS[f]) for f, v in row.items()}
         sched: Scheduler | None = None
         ecn: Ecn | None = None
         with db.guard("qos.schedulers"):
-            if "scheduler" in row and row["scheduler"] in db.table("SCHEDULER") and row["scheduler"] not in schedulers:
-                continue  # the scheduler's own error is reported; this queue is not observed
-            if "scheduler" in row:
-                if row["scheduler"] not in schedulers:
-                    raise fail(where("QUEUE", key, "scheduler"), f"no SCHEDULER|{row['scheduler']}")
-                sched = schedulers[row["scheduler"]]
+            sched = _queue_ref(db, key, row, "scheduler", schedulers)
         with db.guard("qos.ecn"):
-            if (
-                "wred_profile" in row
-                and row["wred_profile"] in db.table("WRED_PROFILE")
-                and row["wred_profile"] not in wred
-            ):
-                continue  # the profile's own error is reported; this queue is not observed
-            if "wred_profile" in row:
-                if row["wred_profile"] not in wred:
-                    raise fail(where("QUEUE", key, "wred_profile"), f"no WRED_PROFILE|{row['wred_profile']}")
-                ecn = wred[row["wred_profile"]]
+            ecn = _queue_ref(db, key, row, "wred_profile", wred)
         with db.guard("qos.schedulers", "qos.ecn"):
             for queue in index_range(where("QUEUE", key), qindex, 0, 9):
                 per_port.setdefault(port, {})[queue] = (sched, ecn)

@@ -28,11 +28,10 @@ from typing import Any, Literal, TypedDict
 from xoff.contracts.observed import PortSettings
 from xoff.desired.models import BgpNeighbor, PfcWatchdog
 from xoff.platforms.sonic.names import BUFFER_MODELS, ROLE_TYPES
+from xoff.platforms.sonic.parse_buffers import ParsedBuffers, parse_buffers
 from xoff.platforms.sonic.parse_common import ConfigDbParseError, Db, choice, fail, integer, text, where
 from xoff.platforms.sonic.parse_qos import (
-    ParsedBuffers,
     ParsedQos,
-    parse_buffers,
     parse_cable_lengths,
     parse_port_qos,
     parse_qos,

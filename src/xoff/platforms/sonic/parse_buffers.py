@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from xoff.desired.models import BufferPool
+from xoff.platforms.sonic.fields import MODELLED
 from xoff.platforms.sonic.names import DYNAMIC_PG_PROFILE
 from xoff.platforms.sonic.parse_common import (
     Db,
@@ -57,7 +58,7 @@ def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers 
         if not on_port(db, "BUFFER_QUEUE", port, ports):
             continue
         index_range(where("BUFFER_QUEUE", key), queues, 0, 15)
-        row = db.fields("BUFFER_QUEUE", key, raw, {"profile"}, required=("profile",))
+        row = db.fields("BUFFER_QUEUE", key, raw, MODELLED["BUFFER_QUEUE"], required=("profile",))
         profile = ref(where("BUFFER_QUEUE", key, "profile"), row["profile"], "BUFFER_PROFILE")
         if profile not in db.table("BUFFER_PROFILE"):
             raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{profile}")
@@ -77,7 +78,7 @@ def _priority_groups(
         if not on_port(db, "BUFFER_PG", port, ports):
             continue
         index_range(where("BUFFER_PG", key), pgs, 0, 7)
-        row = db.fields("BUFFER_PG", key, raw, {"profile"}, required=("profile",))
+        row = db.fields("BUFFER_PG", key, raw, MODELLED["BUFFER_PG"], required=("profile",))
         profile = ref(where("BUFFER_PG", key, "profile"), row["profile"], "BUFFER_PROFILE")
         if profile == DYNAMIC_PG_PROFILE and model != "dynamic":
             raise fail(where("BUFFER_PG", key, "profile"), '"NULL" (computed headroom) needs buffer_model dynamic')
@@ -109,7 +110,7 @@ def _dynamic_parameters(db: Db, out: ParsedBuffers) -> None:
 
 
 def _pool(db: Db, name: str, raw: Row) -> BufferPool:
-    row = db.fields("BUFFER_POOL", name, raw, {"type", "mode", "size", "xoff"}, required=("type", "mode"))
+    row = db.fields("BUFFER_POOL", name, raw, MODELLED["BUFFER_POOL"], required=("type", "mode"))
     place = where("BUFFER_POOL", name)
     kind: Any = choice(place + " type", row["type"], {"ingress": "ingress", "egress": "egress"})
     mode: Any = choice(place + " mode", row["mode"], {"static": "static", "dynamic": "dynamic"})
@@ -124,7 +125,7 @@ def _pool(db: Db, name: str, raw: Row) -> BufferPool:
 
 def _profile(db: Db, name: str, raw: Row, pools: dict[str, BufferPool]) -> ParsedProfile | None:
     """A lossless (headroom) profile, which has xon and xoff, or None for a lossy one (still checked)."""
-    allowed = {"pool", "size", "xon", "xoff", "xon_offset", "dynamic_th", "static_th"}
+    allowed = MODELLED["BUFFER_PROFILE"]
     row = db.fields("BUFFER_PROFILE", name, raw, allowed, required=("pool", "size"))
     place = where("BUFFER_PROFILE", name)
     pool = ref(place + " pool", row["pool"], "BUFFER_POOL")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from xoff.desired.models import Ecn, PfcWatchdog, Scheduler
+from xoff.platforms.sonic.fields import MODELLED, WATCHDOG_FIELDS, WRED_FIELDS, modelled
 from xoff.platforms.sonic.names import GLOBAL_QOS_KEY, WATCHDOG_GLOBAL_KEY
 from xoff.platforms.sonic.parse_common import (
     ConfigDbParseError,
@@ -51,11 +52,6 @@ _QOS_FIELDS = {
 _OPTIONAL_MAPS = {"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"}  # written on Mellanox/Barefoot only
 _SCHEDULER_TYPES = {"STRICT": "strict", "DWRR": "dwrr"}
 _COLOURS = ("green", "yellow", "red")
-_WRED_FIELDS = {
-    *(f"{c}_{k}" for c in _COLOURS for k in ("min_threshold", "max_threshold", "drop_probability")),
-    *(f"wred_{c}_enable" for c in _COLOURS),
-    "ecn",
-}
 # sonic-wred-profile.yang ``ecn``: which colours are marked; lossless RoCE traffic is green
 _ECN_MODES = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red")
 _ECN_MODES_ALL = (*_ECN_MODES, "ecn_all")
@@ -111,7 +107,7 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
     out: dict[str, PortQos] = {}
     by_field = {f: t for t, (f, _, _) in MAPS.items()}
     for key, raw in db.table("PORT_QOS_MAP").items():
-        allowed = {"dscp_to_tc_map"} if key == GLOBAL_QOS_KEY else {*by_field, "pfc_enable", "pfcwd_sw_enable"}
+        allowed = modelled("PORT_QOS_MAP", key) or frozenset()
         if key != GLOBAL_QOS_KEY and not on_port(db, "PORT_QOS_MAP", key, ports):
             continue
         row = db.fields("PORT_QOS_MAP", key, raw, allowed)
@@ -136,7 +132,9 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
 def _poll_interval(db: Db, rows: dict[str, Row]) -> int | None:
     if WATCHDOG_GLOBAL_KEY not in rows:
         return None
-    row = db.fields("PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"})
+    row = db.fields(
+        "PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], modelled("PFC_WD", WATCHDOG_GLOBAL_KEY) or ()
+    )
     if "POLL_INTERVAL" not in row:
         return None
     with db.guard("pfc_watchdog.poll_interval_ms"):
@@ -146,7 +144,7 @@ def _poll_interval(db: Db, rows: dict[str, Row]) -> int | None:
 
 def _watchdog_port(db: Db, port: str, raw: Row) -> dict[str, Any]:
     """One port's watchdog values by PortSettings name (a malformed one is left out, with its error)."""
-    row = db.fields("PFC_WD", port, raw, _WATCHDOG_FIELDS)
+    row = db.fields("PFC_WD", port, raw, WATCHDOG_FIELDS)
     out: dict[str, Any] = {}
     readers: dict[str, Callable[[str, Any], Any]] = {
         "action": lambda place, v: choice(place, v, {a: a for a in ("drop", "forward", "alert")}),
@@ -309,7 +307,7 @@ def _queues(
         port, _, qindex = key.partition("|")
         if not on_port(db, "QUEUE", port, ports):
             continue
-        row = db.fields("QUEUE", key, raw, {"scheduler", "wred_profile"})
+        row = db.fields("QUEUE", key, raw, MODELLED["QUEUE"])
         sched: Scheduler | None = None
         ecn: Ecn | None = None
         with db.guard("qos.schedulers"):
@@ -339,7 +337,7 @@ def _per_queue(per_port: dict[str, QueuePlan], side: int, setting: str, settings
 
 
 def _scheduler(db: Db, name: str, raw: Row) -> Scheduler:
-    row = db.fields("SCHEDULER", name, raw, {"type", "weight"}, required=("type",))
+    row = db.fields("SCHEDULER", name, raw, MODELLED["SCHEDULER"], required=("type",))
     kind = choice(where("SCHEDULER", name, "type"), row["type"], _SCHEDULER_TYPES)
     weight = integer(where("SCHEDULER", name, "weight"), row["weight"], 1, 100) if "weight" in row else None
     return Scheduler(type=kind, weight=weight)
@@ -349,7 +347,7 @@ def _ecn(db: Db, name: str, raw: Row) -> Ecn | None:
     """The ECN marking of green (lossless) traffic, or None where green is not marked (``ecn`` absent or
     not naming green, or ``wred_green_enable`` not true). Other colours' thresholds are checked; where
     they differ from green's they are counted as unmodelled."""
-    row = db.fields("WRED_PROFILE", name, raw, _WRED_FIELDS)
+    row = db.fields("WRED_PROFILE", name, raw, WRED_FIELDS)
     place = where("WRED_PROFILE", name)
     thresholds: dict[str, tuple[int, int, int]] = {}
     for c in _COLOURS:

@@ -216,6 +216,12 @@ MALFORMED = [
         "qos.dscp_to_tc",
     ),
     (
+        _set("QUEUE", "Ethernet0|3", "scheduler", "[WRED_PROFILE|WRED_Q3]"),
+        "QUEUE|Ethernet0|3 scheduler: '[WRED_PROFILE|WRED_Q3]' is not a reference to SCHEDULER",
+        "qos.schedulers",
+        "qos.ecn",
+    ),
+    (
         _set("SCHEDULER", "scheduler.0", "type", "WRR"),
         "SCHEDULER|scheduler.0 type: 'WRR' is not one of STRICT, DWRR",
         "qos.schedulers",

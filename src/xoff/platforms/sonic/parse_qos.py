@@ -285,7 +285,8 @@ def parse_qos(db: Db, ports: list[str], port_qos: dict[str, PortQos], settings: 
     return out
 
 
-QueuePlan = dict[int, tuple[Scheduler | None, Ecn | None]]
+QueuePlan = dict[int, tuple[Any, Any]]  # queue -> (Scheduler | None | _UNREAD, Ecn | None | _UNREAD)
+_UNREAD: Any = object()  # a queue setting whose reference could not be read
 
 
 def _queue_ref(db: Db, key: str, row: Row, name: str, known: dict[str, Any]) -> Any:
@@ -296,7 +297,7 @@ def _queue_ref(db: Db, key: str, row: Row, name: str, known: dict[str, Any]) -> 
     target = ref(where("QUEUE", key, name), row[name], table)
     if target not in db.table(table):
         raise fail(where("QUEUE", key, name), f"no {table}|{target}")
-    return known.get(target)
+    return known.get(target, _UNREAD)
 
 
 def _queues(
@@ -308,8 +309,8 @@ def _queues(
         if not on_port(db, "QUEUE", port, ports):
             continue
         row = db.fields("QUEUE", key, raw, MODELLED["QUEUE"])
-        sched: Scheduler | None = None
-        ecn: Ecn | None = None
+        sched: Any = _UNREAD  # until read: a malformed reference leaves it so
+        ecn: Any = _UNREAD
         with db.guard("qos.schedulers"):
             sched = _queue_ref(db, key, row, "scheduler", schedulers)
         with db.guard("qos.ecn"):
@@ -325,10 +326,13 @@ def _per_queue(per_port: dict[str, QueuePlan], side: int, setting: str, settings
     queues = sorted({q for plan in per_port.values() for q in plan})
     common: dict[int, Any] = {}
     for queue in queues:
-        value = _most_common(plan[queue][side] for plan in per_port.values() if queue in plan)
+        seen = [plan[queue][side] for plan in per_port.values() if queue in plan and plan[queue][side] is not _UNREAD]
+        value = _most_common(seen) if seen else None
         if value is not None:
             common[queue] = value
     for port, plan in per_port.items():
+        if any(v[side] is _UNREAD for v in plan.values()):
+            continue  # a queue of this port could not be read (its error is reported): not judged per port
         mine = {q: v[side] for q, v in plan.items() if v[side] is not None}
         theirs = {q: v for q, v in common.items() if q in plan}
         if mine != theirs:

@@ -216,6 +216,12 @@ MALFORMED = [
         "qos.dscp_to_tc",
     ),
     (
+        _set("QUEUE", "Ethernet0|3", "scheduler", "[WRED_PROFILE|WRED_Q3]"),
+        "QUEUE|Ethernet0|3 scheduler: '[WRED_PROFILE|WRED_Q3]' is not a reference to SCHEDULER",
+        "qos.schedulers",
+        "qos.ecn",
+    ),
+    (
         _set("SCHEDULER", "scheduler.0", "type", "WRR"),
         "SCHEDULER|scheduler.0 type: 'WRR' is not one of STRICT, DWRR",
         "qos.schedulers",
@@ -236,6 +242,11 @@ def test_a_malformed_value_is_one_located_error(
     assert obs.device is not None
     assert unread not in obs.fields
     assert read in obs.fields or read.replace("Ethernet0", "*").replace("Ethernet8", "*") in obs.fields
+    target = Target(device.name, "sonic", "switch", device.role, device.network, "198.18.0.1")
+    (drift,) = run_checks(
+        fabric, ["drift.state"], observed=assemble(fabric, [DeviceRun(target=target, observation=obs)])
+    )
+    assert drift.status is Status.SUCCESS, drift.findings  # what could not be read is not judged
 
 
 # (a port that differs from the switch, the PortSettings it gets)
@@ -270,3 +281,36 @@ def test_per_port_variety_is_port_settings_and_drift(
     assert drift.status is Status.FAILURE
     assert {(f.device, f.port) for f in drift.findings} == {(device.name, port)}
     assert all(f.object.startswith(f"ports.{port}.{next(iter(got))}") for f in drift.findings)
+
+
+def test_multi_asic_namespaces_are_one_switch(fabric: FabricState) -> None:
+    """A multi-ASIC dump (host + asic0 + asic1): the ports of both ASICs are one switch's; a modelled field two
+    namespaces disagree on is one located error, an unmodelled table that differs per namespace is none."""
+    from xoff.platforms.sonic.running import read_running_config
+
+    device = _leaf(fabric)
+    db = build_config_db(device, fabric)
+    ports = _ports(db)
+    half = set(ports[: len(ports) // 2])
+
+    def namespace(mine: set[str], feature: str) -> Db:
+        out = copy.deepcopy(db)
+        for table in ("PORT", "PORT_QOS_MAP", "PFC_WD", "CABLE_LENGTH"):
+            rows = out.get(table, {})
+            for key in [k for k in rows if k in set(ports) - mine]:
+                del rows[key]
+        for key, row in out.get("CABLE_LENGTH", {}).items():
+            out["CABLE_LENGTH"][key] = {p: v for p, v in row.items() if p in mine}
+        out["FEATURE"] = {"bgp": {"state": "enabled", "has_per_asic_scope": feature}}
+        return out
+
+    host = {"DEVICE_METADATA": db["DEVICE_METADATA"], "FEATURE": {"bgp": {"state": "enabled"}}}
+    dump = {"localhost": host, "asic0": namespace(half, "True"), "asic1": namespace(set(ports) - half, "False")}
+    running = read_running_config(json.dumps(dump))
+    assert running.errors == []
+    assert sorted(running.reading.switch["interfaces"]) == sorted([*ports, "Loopback0"])
+    dump["asic1"]["PFC_WD"]["GLOBAL"]["POLL_INTERVAL"] = "400"
+    running = read_running_config(json.dumps(dump))
+    assert running.errors == [
+        "asic1: PFC_WD|GLOBAL POLL_INTERVAL: differs from another namespace's (the first is read)"
+    ]

@@ -3,7 +3,8 @@
 - backup: ``show runningconfiguration all`` (CONFIG_DB as JSON, with FRR's running-config in ``bgpraw``);
 - diff: a semantic JSON Patch from the running CONFIG_DB to the rendered ``config_db.json``, limited
   to the tables xoff renders (a table xoff does not render, e.g. a factory ``FEATURE`` or ``SYSLOG``
-  table, is never touched); inside those tables xoff owns every key;
+  table, is never touched); inside those tables xoff owns every key, and of a key's fields the ones it
+  models (a factory ``PORT|Ethernet0 fec`` stays);
 - apply: ``config checkpoint xoff-<run>`` then ``config apply-patch`` of the patch (put on the switch
   by SFTP), which the GCU validates whole against SONiC's YANG models before anything changes;
 - rollback: ``config rollback xoff-<run>`` (or, without that checkpoint, ``config replace`` of the
@@ -22,6 +23,7 @@ from typing import Any
 
 from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
 from xoff.contracts.session import Session
+from xoff.platforms.sonic.fields import modelled
 
 CONFIG_DB = "config_db.json"
 FRR_CONF = "frr.conf"
@@ -58,7 +60,9 @@ def config_patch(running: Db, desired: Db) -> tuple[list[dict[str, Any]], list[s
     """JSON Patch (RFC 6902) and one human line per operation, for the tables of ``desired`` only.
 
     Whole tables and whole keys are added or removed as units; a key present on both sides is
-    patched field by field, so an unchanged field is never rewritten."""
+    patched field by field, so an unchanged field is never rewritten, and a field xoff does not model
+    (``fields.modelled``: PORT ``fec``/``autoneg``, DEVICE_METADATA ``timezone``, BGP_NEIGHBOR timers) is
+    never removed: on a real switch dropping ``fec`` would take the link down."""
     ops: list[dict[str, Any]] = []
     lines: list[str] = []
     for table in sorted(desired):
@@ -76,7 +80,10 @@ def config_patch(running: Db, desired: Db) -> tuple[list[dict[str, Any]], list[s
                 lines.append(f"+ {table}|{key} {json.dumps(want[key], sort_keys=True)}")
                 continue
             before, after = have[key], want[key]
+            owned = modelled(table, key)
             for field in sorted(set(before) - set(after)):
+                if owned is not None and field not in owned:
+                    continue  # a field xoff does not model (PORT fec, DEVICE_METADATA timezone): the switch's own
                 ops.append({"op": "remove", "path": _pointer(table, key, field)})
                 lines.append(f"- {table}|{key} {field}={before[field]!r}")
             for field in sorted(after):

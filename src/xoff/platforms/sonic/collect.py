@@ -66,6 +66,15 @@ def _watchdog(parsed: ParsedSwitch, desired: Device, unobserved: set[str]) -> di
     return data
 
 
+def _read_values(parsed: ParsedSwitch, unobserved: set[str]) -> dict[str, dict[str, Any]]:
+    """Interface -> the values read (a value a located error left unread is not there: desired's stands in,
+    and the path is not in ``fields``, so it is never judged)."""
+    return {
+        name: {k: v for k, v in values.items() if f"interfaces.{name}.{k}" not in unobserved}
+        for name, values in parsed["interfaces"].items()
+    }
+
+
 def _narrow(fields: list[str], unobserved: set[str], interfaces: list[str]) -> list[str]:
     """``fields`` without the paths a located parse error left unread (``interfaces.*.mtu`` becomes the
     other interfaces' paths where one port's mtu was malformed; ``pfc_watchdog`` its read parts)."""
@@ -149,7 +158,7 @@ class Collector:
         fields = ["hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
         updates: dict[str, Any] = {
             "hwsku": parsed["hwsku"],
-            "interfaces": observed_interfaces(desired, {n: dict(i) for n, i in parsed["interfaces"].items()}),
+            "interfaces": observed_interfaces(desired, _read_values(parsed, reading.unobserved)),
             "pfc_watchdog": _watchdog(parsed, desired, reading.unobserved),
         }
         for key in ("name", "role"):  # None: not observed (the reading says why); desired's stands in, unjudged

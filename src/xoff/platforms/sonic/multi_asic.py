@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from xoff.platforms.sonic.parse import OWNED_TABLES
+
 
 def _is_multi_asic(dump: dict[str, Any]) -> bool:
     host = dump.get("localhost")
@@ -39,7 +41,9 @@ def one_config_db(dump: dict[str, Any]) -> tuple[dict[str, Any], str, list[str],
             if table == "DEVICE_METADATA":
                 unmodelled[f"DEVICE_METADATA ({namespace})"] = len(rows)
                 continue
-            _merge_rows(merged.setdefault(table, {}), rows, f"{namespace}: {table}", errors)
+            # a table xoff does not model may differ per namespace (FEATURE scopes, FLEX_COUNTER_TABLE): no error
+            found = errors if table in OWNED_TABLES else []
+            _merge_rows(merged.setdefault(table, {}), rows, f"{namespace}: {table}", found)
     return merged, bgpraw if isinstance(bgpraw, str) else "", errors, unmodelled
 
 

@@ -27,12 +27,12 @@ from typing import Any, Literal, TypedDict
 
 from xoff.contracts.observed import PortSettings
 from xoff.desired.models import BgpNeighbor, PfcWatchdog
+from xoff.platforms.sonic.fields import MODELLED
 from xoff.platforms.sonic.names import BUFFER_MODELS, ROLE_TYPES
+from xoff.platforms.sonic.parse_buffers import ParsedBuffers, parse_buffers
 from xoff.platforms.sonic.parse_common import ConfigDbParseError, Db, choice, fail, integer, text, where
 from xoff.platforms.sonic.parse_qos import (
-    ParsedBuffers,
     ParsedQos,
-    parse_buffers,
     parse_cable_lengths,
     parse_port_qos,
     parse_qos,
@@ -75,18 +75,6 @@ OWNED_TABLES = (
 )
 
 _UP_DOWN = {"up": True, "down": False}
-# Fields SONiC keeps that carry no FabricState value but xoff writes: read (and type-checked), not returned.
-_METADATA_FIELDS = {
-    "hostname",
-    "hwsku",
-    "platform",
-    "mac",
-    "type",
-    "bgp_asn",
-    "docker_routing_config_mode",
-    "buffer_model",
-}
-_PORT_FIELDS = {"admin_status", "alias", "lanes", "mtu", "speed", "index", "description"}
 # multi-ASIC: ports between ASICs (sonic-port.yang role Int / Inb / Rec), not front-panel ports
 _INTERNAL_ROLES = {"Int", "Inb", "Rec", "Dpc"}
 
@@ -198,7 +186,7 @@ def _metadata(db: Db) -> dict[str, Any]:
         db.unobserved.update(("name", "role", "hwsku"))
         return out
     place = where("DEVICE_METADATA", "localhost")
-    row = db.fields("DEVICE_METADATA", "localhost", rows["localhost"], _METADATA_FIELDS)
+    row = db.fields("DEVICE_METADATA", "localhost", rows["localhost"], MODELLED["DEVICE_METADATA"])
     with db.guard("name"):
         out["hostname"] = text(place + " hostname", row["hostname"]) if "hostname" in row else None
         if "hostname" not in row:
@@ -235,7 +223,7 @@ def _role(db: Db, place: str, value: Any) -> str | None:
 
 def _port(db: Db, name: str, raw: Any) -> ParsedInterface | None:
     place = where("PORT", name)
-    row = db.fields("PORT", name, raw, _PORT_FIELDS)
+    row = db.fields("PORT", name, raw, MODELLED["PORT"])
     if raw.get("role") in _INTERNAL_ROLES:
         return None
     out = ParsedInterface(
@@ -257,7 +245,7 @@ def _port(db: Db, name: str, raw: Any) -> ParsedInterface | None:
     with db.guard(f"interfaces.{name}.admin_up"):
         # sonic-port.yang: admin_status defaults to down
         out["admin_up"] = choice(place + " admin_status", row.get("admin_status", "down"), _UP_DOWN)
-    for name_field in ("alias", "lanes", "index", "description"):
+    for name_field in ("alias", "lanes"):
         if name_field in row:
             with db.guard():
                 text(f"{place} {name_field}", row[name_field])
@@ -278,7 +266,7 @@ def _interfaces(db: Db) -> dict[str, ParsedInterface]:
     names = {k.partition("|")[0] for k in loopbacks}  # older images have only the address rows
     for key in sorted(names):
         row = loopbacks.get(key, {})
-        db.fields("LOOPBACK_INTERFACE", key, row, {"admin_status"})
+        db.fields("LOOPBACK_INTERFACE", key, row, MODELLED["LOOPBACK_INTERFACE"])
         admin_up = True
         with db.guard(f"interfaces.{key}.admin_up"):
             place = where("LOOPBACK_INTERFACE", key, "admin_status")
@@ -349,7 +337,7 @@ def _bgp(db: Db, asn: int | None, interfaces: dict[str, ParsedInterface]) -> Par
         if ":" in address and _is_ip(address + "/128"):
             db.unmodelled_key("BGP_NEIGHBOR", "IPv6 neighbour")
             continue
-        row = db.fields("BGP_NEIGHBOR", key, raw, {"asn", "name", "local_addr"}, required=("asn", "name", "local_addr"))
+        row = db.fields("BGP_NEIGHBOR", key, raw, MODELLED["BGP_NEIGHBOR"], required=("asn", "name", "local_addr"))
         try:
             ip, mine = IPv4Address(address), IPv4Address(text(place + " local_addr", row["local_addr"]))
         except ValueError as exc:

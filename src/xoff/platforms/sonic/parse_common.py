@@ -147,3 +147,20 @@ def int_map(table: str, key: str, row: Row, low: int, high: int, vlow: int, vhig
         place = where(table, key, k)
         out[integer(place, k, low, high)] = integer(place, v, vlow, vhigh)
     return dict(sorted(out.items()))
+
+
+def on_port(db: Db, table: str, name: str, ports: list[str]) -> bool:
+    """Whether ``name`` is a front-panel PORT; a row of anything else is counted as unmodelled."""
+    if name in ports:
+        return True
+    db.unmodelled_key(table, "<not a port>")
+    return False
+
+
+def single(db: Db, table: str) -> tuple[str, Row] | None:
+    rows = db.table(table)
+    if not rows:
+        return None
+    if len(rows) > 1:
+        raise ConfigDbParseError(f"{table}: {len(rows)} entries ({', '.join(rows)}); FabricState holds one per switch")
+    return next(iter(rows.items()))

@@ -1,4 +1,4 @@
-"""The QoS, buffer, cable-length and watchdog tables of CONFIG_DB -> FabricState values (see parse.py).
+"""The QoS, cable-length and watchdog tables of CONFIG_DB -> FabricState values (see parse.py).
 
 Where a switch's ports differ (watchdog action and timers, DSCP map, scheduler or ECN profile per queue),
 the Device gets the most common value and each port that differs gets its own in ``settings``
@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from xoff.desired.models import BufferPool, Ecn, PfcWatchdog, Scheduler
-from xoff.platforms.sonic.names import DYNAMIC_PG_PROFILE, GLOBAL_QOS_KEY, WATCHDOG_GLOBAL_KEY
+from xoff.desired.models import Ecn, PfcWatchdog, Scheduler
+from xoff.platforms.sonic.fields import MODELLED, WATCHDOG_FIELDS, WRED_FIELDS, modelled
+from xoff.platforms.sonic.names import GLOBAL_QOS_KEY, WATCHDOG_GLOBAL_KEY
 from xoff.platforms.sonic.parse_common import (
     ConfigDbParseError,
     Db,
@@ -26,7 +27,9 @@ from xoff.platforms.sonic.parse_common import (
     int_list,
     int_map,
     integer,
+    on_port,
     ref,
+    single,
     text,
     where,
 )
@@ -49,11 +52,6 @@ _QOS_FIELDS = {
 _OPTIONAL_MAPS = {"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"}  # written on Mellanox/Barefoot only
 _SCHEDULER_TYPES = {"STRICT": "strict", "DWRR": "dwrr"}
 _COLOURS = ("green", "yellow", "red")
-_WRED_FIELDS = {
-    *(f"{c}_{k}" for c in _COLOURS for k in ("min_threshold", "max_threshold", "drop_probability")),
-    *(f"wred_{c}_enable" for c in _COLOURS),
-    "ecn",
-}
 # sonic-wred-profile.yang ``ecn``: which colours are marked; lossless RoCE traffic is green
 _ECN_MODES = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red")
 _ECN_MODES_ALL = (*_ECN_MODES, "ecn_all")
@@ -78,42 +76,6 @@ class ParsedQos(TypedDict, total=False):
     lossless_priorities: list[int]
     schedulers: dict[int, Scheduler]
     ecn: dict[int, Ecn]
-
-
-class ParsedProfile(TypedDict):
-    name: str
-    pool: str
-    xon: int
-    xoff: int
-    size: int
-    xon_offset: int | None
-    dynamic_th: int | None
-
-
-class ParsedBuffers(TypedDict, total=False):
-    model: str
-    pools: list[BufferPool]
-    profiles: dict[str, ParsedProfile]
-    port_priority_groups: dict[str, dict[str, str]]
-    lossless_mtu: int
-    small_packet_percent: int
-
-
-def _port(db: Db, table: str, name: str, ports: list[str]) -> bool:
-    """Whether ``name`` is a front-panel PORT; a row of anything else is counted as unmodelled."""
-    if name in ports:
-        return True
-    db.unmodelled_key(table, "<not a port>")
-    return False
-
-
-def _single(db: Db, table: str) -> tuple[str, Row] | None:
-    rows = db.table(table)
-    if not rows:
-        return None
-    if len(rows) > 1:
-        raise ConfigDbParseError(f"{table}: {len(rows)} entries ({', '.join(rows)}); FabricState holds one per switch")
-    return next(iter(rows.items()))
 
 
 def _key(value: Any) -> str:
@@ -145,8 +107,8 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
     out: dict[str, PortQos] = {}
     by_field = {f: t for t, (f, _, _) in MAPS.items()}
     for key, raw in db.table("PORT_QOS_MAP").items():
-        allowed = {"dscp_to_tc_map"} if key == GLOBAL_QOS_KEY else {*by_field, "pfc_enable", "pfcwd_sw_enable"}
-        if key != GLOBAL_QOS_KEY and not _port(db, "PORT_QOS_MAP", key, ports):
+        allowed = modelled("PORT_QOS_MAP", key) or frozenset()
+        if key != GLOBAL_QOS_KEY and not on_port(db, "PORT_QOS_MAP", key, ports):
             continue
         row = db.fields("PORT_QOS_MAP", key, raw, allowed)
         entry = PortQos(pfc=[], watchdog_queues=None, maps={})
@@ -170,7 +132,9 @@ def parse_port_qos(db: Db, ports: list[str]) -> dict[str, PortQos]:
 def _poll_interval(db: Db, rows: dict[str, Row]) -> int | None:
     if WATCHDOG_GLOBAL_KEY not in rows:
         return None
-    row = db.fields("PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], {"POLL_INTERVAL"})
+    row = db.fields(
+        "PFC_WD", WATCHDOG_GLOBAL_KEY, rows[WATCHDOG_GLOBAL_KEY], modelled("PFC_WD", WATCHDOG_GLOBAL_KEY) or ()
+    )
     if "POLL_INTERVAL" not in row:
         return None
     with db.guard("pfc_watchdog.poll_interval_ms"):
@@ -180,7 +144,7 @@ def _poll_interval(db: Db, rows: dict[str, Row]) -> int | None:
 
 def _watchdog_port(db: Db, port: str, raw: Row) -> dict[str, Any]:
     """One port's watchdog values by PortSettings name (a malformed one is left out, with its error)."""
-    row = db.fields("PFC_WD", port, raw, _WATCHDOG_FIELDS)
+    row = db.fields("PFC_WD", port, raw, WATCHDOG_FIELDS)
     out: dict[str, Any] = {}
     readers: dict[str, Callable[[str, Any], Any]] = {
         "action": lambda place, v: choice(place, v, {a: a for a in ("drop", "forward", "alert")}),
@@ -202,7 +166,7 @@ def parse_watchdog(db: Db, ports: list[str], port_qos: dict[str, PortQos], setti
     ``config pfcwd stop <port>`` leaves (it deletes PFC_WD|<port> only); the checks judge it."""
     rows = db.table("PFC_WD")
     poll = _poll_interval(db, rows)
-    watched = [k for k in rows if k != WATCHDOG_GLOBAL_KEY and _port(db, "PFC_WD", k, ports)]
+    watched = [k for k in rows if k != WATCHDOG_GLOBAL_KEY and on_port(db, "PFC_WD", k, ports)]
     if not watched:
         return None
     values = {port: _watchdog_port(db, port, rows[port]) for port in watched}
@@ -239,13 +203,13 @@ def parse_watchdog(db: Db, ports: list[str], port_qos: dict[str, PortQos], setti
 
 
 def parse_cable_lengths(db: Db, ports: list[str]) -> dict[str, int]:
-    found = _single(db, "CABLE_LENGTH")
+    found = single(db, "CABLE_LENGTH")
     if found is None:
         return {}
     name, row = found
     out: dict[str, int] = {}
     for port, value in row.items():
-        if not _port(db, "CABLE_LENGTH", port, ports):
+        if not on_port(db, "CABLE_LENGTH", port, ports):
             continue
         raw = text(where("CABLE_LENGTH", name, port), value)
         if not _LENGTH.match(raw):
@@ -321,7 +285,19 @@ def parse_qos(db: Db, ports: list[str], port_qos: dict[str, PortQos], settings: 
     return out
 
 
-QueuePlan = dict[int, tuple[Scheduler | None, Ecn | None]]
+QueuePlan = dict[int, tuple[Any, Any]]  # queue -> (Scheduler | None | _UNREAD, Ecn | None | _UNREAD)
+_UNREAD: Any = object()  # a queue setting whose reference could not be read
+
+
+def _queue_ref(db: Db, key: str, row: Row, name: str, known: dict[str, Any]) -> Any:
+    """The row a QUEUE field names, read (None: not written, or a row whose own error is reported)."""
+    if name not in row:
+        return None
+    table = _QUEUE_REFS[name]
+    target = ref(where("QUEUE", key, name), row[name], table)
+    if target not in db.table(table):
+        raise fail(where("QUEUE", key, name), f"no {table}|{target}")
+    return known.get(target, _UNREAD)
 
 
 def _queues(
@@ -330,30 +306,15 @@ def _queues(
     per_port: dict[str, QueuePlan] = {}
     for key, raw in db.table("QUEUE").items():
         port, _, qindex = key.partition("|")
-        if not _port(db, "QUEUE", port, ports):
+        if not on_port(db, "QUEUE", port, ports):
             continue
-        row = db.fields("QUEUE", key, raw, {"scheduler", "wred_profile"})
-        row = {f: ref(where("QUEUE", key, f), v, _QUEUE_REFS[f]) for f, v in row.items()}
-        sched: Scheduler | None = None
-        ecn: Ecn | None = None
+        row = db.fields("QUEUE", key, raw, MODELLED["QUEUE"])
+        sched: Any = _UNREAD  # until read: a malformed reference leaves it so
+        ecn: Any = _UNREAD
         with db.guard("qos.schedulers"):
-            if "scheduler" in row and row["scheduler"] in db.table("SCHEDULER") and row["scheduler"] not in schedulers:
-                continue  # the scheduler's own error is reported; this queue is not observed
-            if "scheduler" in row:
-                if row["scheduler"] not in schedulers:
-                    raise fail(where("QUEUE", key, "scheduler"), f"no SCHEDULER|{row['scheduler']}")
-                sched = schedulers[row["scheduler"]]
+            sched = _queue_ref(db, key, row, "scheduler", schedulers)
         with db.guard("qos.ecn"):
-            if (
-                "wred_profile" in row
-                and row["wred_profile"] in db.table("WRED_PROFILE")
-                and row["wred_profile"] not in wred
-            ):
-                continue  # the profile's own error is reported; this queue is not observed
-            if "wred_profile" in row:
-                if row["wred_profile"] not in wred:
-                    raise fail(where("QUEUE", key, "wred_profile"), f"no WRED_PROFILE|{row['wred_profile']}")
-                ecn = wred[row["wred_profile"]]
+            ecn = _queue_ref(db, key, row, "wred_profile", wred)
         with db.guard("qos.schedulers", "qos.ecn"):
             for queue in index_range(where("QUEUE", key), qindex, 0, 9):
                 per_port.setdefault(port, {})[queue] = (sched, ecn)
@@ -365,10 +326,13 @@ def _per_queue(per_port: dict[str, QueuePlan], side: int, setting: str, settings
     queues = sorted({q for plan in per_port.values() for q in plan})
     common: dict[int, Any] = {}
     for queue in queues:
-        value = _most_common(plan[queue][side] for plan in per_port.values() if queue in plan)
+        seen = [plan[queue][side] for plan in per_port.values() if queue in plan and plan[queue][side] is not _UNREAD]
+        value = _most_common(seen) if seen else None
         if value is not None:
             common[queue] = value
     for port, plan in per_port.items():
+        if any(v[side] is _UNREAD for v in plan.values()):
+            continue  # a queue of this port could not be read (its error is reported): not judged per port
         mine = {q: v[side] for q, v in plan.items() if v[side] is not None}
         theirs = {q: v for q, v in common.items() if q in plan}
         if mine != theirs:
@@ -377,7 +341,7 @@ def _per_queue(per_port: dict[str, QueuePlan], side: int, setting: str, settings
 
 
 def _scheduler(db: Db, name: str, raw: Row) -> Scheduler:
-    row = db.fields("SCHEDULER", name, raw, {"type", "weight"}, required=("type",))
+    row = db.fields("SCHEDULER", name, raw, MODELLED["SCHEDULER"], required=("type",))
     kind = choice(where("SCHEDULER", name, "type"), row["type"], _SCHEDULER_TYPES)
     weight = integer(where("SCHEDULER", name, "weight"), row["weight"], 1, 100) if "weight" in row else None
     return Scheduler(type=kind, weight=weight)
@@ -387,7 +351,7 @@ def _ecn(db: Db, name: str, raw: Row) -> Ecn | None:
     """The ECN marking of green (lossless) traffic, or None where green is not marked (``ecn`` absent or
     not naming green, or ``wred_green_enable`` not true). Other colours' thresholds are checked; where
     they differ from green's they are counted as unmodelled."""
-    row = db.fields("WRED_PROFILE", name, raw, _WRED_FIELDS)
+    row = db.fields("WRED_PROFILE", name, raw, WRED_FIELDS)
     place = where("WRED_PROFILE", name)
     thresholds: dict[str, tuple[int, int, int]] = {}
     for c in _COLOURS:
@@ -420,117 +384,3 @@ def _ecn(db: Db, name: str, raw: Row) -> Ecn | None:
             db.unmodelled[f"WRED_PROFILE.wred_{c}_enable (differs from green)"] += 1
     low, high, prob = thresholds["green"]
     return Ecn(min_threshold=low, max_threshold=high, probability=prob)
-
-
-# --- buffers ---------------------------------------------------------------------------------------
-
-
-def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:
-    tables = ("BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE")
-    if not any(db.table(t) for t in tables):
-        return None
-    out = ParsedBuffers(model=model or "static", pools=[_pool(db, n, r) for n, r in db.table("BUFFER_POOL").items()])
-    pools = {p.name: p for p in out["pools"]}
-    profiles: dict[str, ParsedProfile] = {}
-    for name, row in db.table("BUFFER_PROFILE").items():
-        parsed = _profile(db, name, row, pools)
-        if parsed is not None:
-            profiles[name] = parsed
-    port_pgs = _priority_groups(db, ports, out["model"], set(db.table("BUFFER_PROFILE")), profiles)
-    for key, raw in db.table("BUFFER_QUEUE").items():
-        port, _, queues = key.partition("|")
-        if not _port(db, "BUFFER_QUEUE", port, ports):
-            continue
-        index_range(where("BUFFER_QUEUE", key), queues, 0, 15)
-        row = db.fields("BUFFER_QUEUE", key, raw, {"profile"}, required=("profile",))
-        profile = ref(where("BUFFER_QUEUE", key, "profile"), row["profile"], "BUFFER_PROFILE")
-        if profile not in db.table("BUFFER_PROFILE"):
-            raise fail(where("BUFFER_QUEUE", key, "profile"), f"no BUFFER_PROFILE|{profile}")
-    if out["model"] == "static":
-        out["profiles"] = profiles
-        out["port_priority_groups"] = port_pgs
-    _dynamic_parameters(db, out)
-    return out
-
-
-def _priority_groups(
-    db: Db, ports: list[str], model: str, known: set[str], profiles: dict[str, ParsedProfile]
-) -> dict[str, dict[str, str]]:
-    port_pgs: dict[str, dict[str, str]] = {}
-    for key, raw in db.table("BUFFER_PG").items():
-        port, _, pgs = key.partition("|")
-        if not _port(db, "BUFFER_PG", port, ports):
-            continue
-        index_range(where("BUFFER_PG", key), pgs, 0, 7)
-        row = db.fields("BUFFER_PG", key, raw, {"profile"}, required=("profile",))
-        profile = ref(where("BUFFER_PG", key, "profile"), row["profile"], "BUFFER_PROFILE")
-        if profile == DYNAMIC_PG_PROFILE and model != "dynamic":
-            raise fail(where("BUFFER_PG", key, "profile"), '"NULL" (computed headroom) needs buffer_model dynamic')
-        if profile != DYNAMIC_PG_PROFILE and profile not in known:
-            raise fail(where("BUFFER_PG", key, "profile"), f"no BUFFER_PROFILE|{profile}")
-        if profile in profiles:
-            port_pgs.setdefault(port, {})[pgs] = profile
-    return port_pgs
-
-
-def _dynamic_parameters(db: Db, out: ParsedBuffers) -> None:
-    pattern = _single(db, "LOSSLESS_TRAFFIC_PATTERN")
-    if pattern is not None:
-        name, raw = pattern
-        fields = ("mtu", "small_packet_percentage")
-        row = db.fields("LOSSLESS_TRAFFIC_PATTERN", name, raw, fields, required=fields)
-        out["lossless_mtu"] = integer(where("LOSSLESS_TRAFFIC_PATTERN", name, "mtu"), row["mtu"], 1)
-        out["small_packet_percent"] = integer(
-            where("LOSSLESS_TRAFFIC_PATTERN", name, "small_packet_percentage"), row["small_packet_percentage"], 0, 100
-        )
-    params = _single(db, "DEFAULT_LOSSLESS_BUFFER_PARAMETER")
-    if params is not None:
-        name, raw = params
-        row = db.fields(
-            "DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, raw, {"default_dynamic_th"}, required=("default_dynamic_th",)
-        )
-        place = where("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, "default_dynamic_th")
-        integer(place, row["default_dynamic_th"], -8, 7)
-
-
-def _pool(db: Db, name: str, raw: Row) -> BufferPool:
-    row = db.fields("BUFFER_POOL", name, raw, {"type", "mode", "size", "xoff"}, required=("type", "mode"))
-    place = where("BUFFER_POOL", name)
-    kind: Any = choice(place + " type", row["type"], {"ingress": "ingress", "egress": "egress"})
-    mode: Any = choice(place + " mode", row["mode"], {"static": "static", "dynamic": "dynamic"})
-    return BufferPool(
-        name=name,
-        type=kind,
-        mode=mode,
-        size=integer(place + " size", row["size"], 0) if "size" in row else None,
-        xoff=integer(place + " xoff", row["xoff"], 0) if "xoff" in row else None,
-    )
-
-
-def _profile(db: Db, name: str, raw: Row, pools: dict[str, BufferPool]) -> ParsedProfile | None:
-    """A lossless (headroom) profile, which has xon and xoff, or None for a lossy one (still checked)."""
-    allowed = {"pool", "size", "xon", "xoff", "xon_offset", "dynamic_th", "static_th"}
-    row = db.fields("BUFFER_PROFILE", name, raw, allowed, required=("pool", "size"))
-    place = where("BUFFER_PROFILE", name)
-    pool = ref(place + " pool", row["pool"], "BUFFER_POOL")
-    if pool not in pools:
-        raise fail(place + " pool", f"no BUFFER_POOL|{pool}")
-    if ("dynamic_th" in row) == ("static_th" in row):
-        raise fail(place, "needs exactly one of dynamic_th and static_th")
-    dynamic_th = integer(place + " dynamic_th", row["dynamic_th"], -8, 7) if "dynamic_th" in row else None
-    if "static_th" in row:
-        integer(place + " static_th", row["static_th"], 0)
-    size = integer(place + " size", row["size"], 0)
-    xon_offset = integer(place + " xon_offset", row["xon_offset"], 0) if "xon_offset" in row else None
-    if "xoff" not in row and "xon" not in row:
-        return None
-    db.fields("BUFFER_PROFILE", name, row, allowed, required=("xon", "xoff"))
-    return ParsedProfile(
-        name=name,
-        pool=pool,
-        xon=integer(place + " xon", row["xon"], 0),
-        xoff=integer(place + " xoff", row["xoff"], 0),
-        size=size,
-        xon_offset=xon_offset,
-        dynamic_th=dynamic_th,
-    )

@@ -249,3 +249,17 @@ def test_factory_config_is_read_by_the_collector_with_its_unmodelled_names(sessi
     unmodelled = set(running.reading.unmodelled)
     assert {"FEATURE", "CRM", "FLEX_COUNTER_TABLE", "NTP", "PORT.fec", "PORT.autoneg"} <= unmodelled
     assert {"DEVICE_METADATA.default_pfcwd_status", "BGP_NEIGHBOR.holdtime"} <= unmodelled
+
+
+def test_a_push_from_factory_keeps_the_fields_xoff_does_not_model(session: Session, rendered: dict[str, Any]) -> None:
+    """The apply strategy's patch from the factory CONFIG_DB to xoff's: the tables and fields xoff does not
+    model (FEATURE, PORT fec/autoneg, DEVICE_METADATA timezone, BGP_NEIGHBOR timers) are never removed."""
+    from xoff.platforms.sonic.apply import config_patch
+
+    emulator = session()
+    factory = emulator.running()
+    ops, lines = config_patch(factory, rendered)
+    removed = [line for line in lines if line.startswith("- ")]
+    assert not [line for line in removed if any(f in line for f in ("fec=", "autoneg=", "timezone=", "holdtime="))]
+    assert all(not op["path"].startswith("/FEATURE") for op in ops)
+    assert any(line.startswith("+ PFC_WD") or line.startswith("+ PORT_QOS_MAP") for line in lines)  # the push's own

@@ -1,5 +1,9 @@
-"""The configuration grammar: exactly what xoff's EOS renderer writes, plus the ``no`` forms and the
-mode commands netmiko and Ansible's ``arista.eos`` send. Anything else is ``% Invalid input``.
+"""The configuration grammar: EOS's documented CLI for the configuration a GPU fabric's switch carries
+(interfaces: description, shutdown, mtu, speed, switchport, ip address; QoS maps and trust, PFC, the PFC
+watchdog, tx-queue scheduling and ECN; static routes; ``router bgp``) with the ``no`` forms, and the
+global statements around it (``system_cmds``: users, NTP, logging, spanning-tree, management APIs...).
+Anything else is refused as EOS refuses it (``% Invalid input``, ``% Incomplete command``,
+``% Ambiguous command``).
 
 Each mode has its table; a line that no command of the current mode takes is tried in the parent
 modes (as EOS does: ``interface Ethernet2/1`` typed under ``tx-queue 3`` moves to that interface),
@@ -12,7 +16,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos import ifnames, system_cmds
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
 
@@ -23,11 +27,13 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Mode:
-    """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``."""
+    """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``,
+    ``block`` (a global block such as ``management api http-commands``, named by ``block``)."""
 
     kind: str
     intf: str | None = None
     txq: int | None = None
+    block: str | None = None
 
     @property
     def parent(self) -> Mode | None:
@@ -37,6 +43,7 @@ class Mode:
             "bgp": CONFIG,
             "txq": Mode("if", self.intf),
             "af": Mode("bgp"),
+            "block": CONFIG,
         }[self.kind]
 
     def prompt_suffix(self) -> str:
@@ -45,6 +52,9 @@ class Mode:
             assert self.intf is not None
             txq = f"-txq-{self.txq}" if self.kind == "txq" else ""
             return f"-if-{ifnames.short(self.intf)}{txq}"
+        if self.kind == "block":
+            assert self.block is not None
+            return system_cmds.BLOCKS[self.block].prompt
         return {"config": "", "bgp": "-router-bgp", "af": "-router-bgp-af"}[self.kind]
 
 
@@ -277,6 +287,22 @@ def _cmds(*pairs: tuple[str, Handler]) -> list[Command]:
     return [Command(p, h) for p, h in pairs]
 
 
+def _system(handler: system_cmds.Handler) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, a: Args) -> Mode | None:
+        block = handler(cfg, a)
+        return Mode("block", block=block) if block is not None else None
+
+    return run
+
+
+def _in_block(handler: Callable[[RunningConfig, str, Args], None]) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        assert m.block is not None
+        handler(cfg, m.block, a)
+
+    return run
+
+
 WD = "priority-flow-control pause watchdog"
 GLOBAL = _cmds(
     ("hostname <name:word>", _hostname),
@@ -298,6 +324,7 @@ GLOBAL = _cmds(
     (f"no {WD} action", _watchdog_action),
     ("router bgp <asn:asn>", _router_bgp),
     ("no router bgp [<asn:asn>]", _no_router_bgp),
+    *((pattern, _system(handler)) for pattern, handler in system_cmds.GLOBAL),
 )
 COMMON_IF = _cmds(
     ("description <value:line>", _set("description", "value")),
@@ -351,7 +378,13 @@ BGP = _cmds(
 AF = _cmds(("network <prefix:prefix>", _network(True)), ("no network <prefix:prefix>", _network(False)))
 
 
+BLOCK_TABLES = {h: _cmds(*((p, _in_block(f)) for p, f in body)) for h, body in system_cmds.BODIES.items()}
+
+
 def table(mode: Mode) -> list[Command]:
+    if mode.kind == "block":
+        assert mode.block is not None
+        return BLOCK_TABLES[mode.block]
     if mode.kind == "if":
         assert mode.intf is not None
         return ETHERNET if ifnames.kind(mode.intf) == "Ethernet" else COMMON_IF

@@ -226,7 +226,7 @@ class _Progress:
 
 def _keyword(word: str, keyword: str) -> bool | None:
     """True for an exact match, False for an abbreviation, None for no match."""
-    w = word.lower()
+    w, keyword = word.lower(), keyword.lower()
     if w == keyword:
         return True
     return False if keyword.startswith(w) else None
@@ -286,7 +286,7 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     first = toks.words[0].lower() if toks.words else None
     for cmd in commands:
         head = cmd.elems[0] if cmd.elems else None
-        if first is not None and isinstance(head, Lit) and not head.word.startswith(first):
+        if first is not None and isinstance(head, Lit) and not head.word.lower().startswith(first):
             progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
             continue
         found: list[_Found] = []

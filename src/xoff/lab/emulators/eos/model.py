@@ -1,7 +1,10 @@
 """The device's configuration as data, and the running-config text EOS prints for it.
 
-Only what the grammar (``commands.py``) can set exists here. ``render`` prints it in EOS's order
-with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
+Only what the grammar (``commands.py``, ``system_cmds.py``) can set exists here. ``render`` prints it
+in EOS's order (the order of a real ``show running-config``: ``no aaa root``, ``username``,
+``transceiver``, ``service routing``, ``hostname``, ``spanning-tree``, ``system l1``, ``management
+api``, interfaces, ``ip routing``, ``ip route``, ``ntp``, ``qos``, ``router bgp``; the order AVD's
+``eos-intended-config.j2`` reproduces) with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
 N drop``, an MTU of 1500), interfaces are sorted by type and number, BGP neighbours by address,
 ``qos map`` values are grouped one line per traffic class. ``no ip routing`` is shown, as EOS does.
 Static routes (``ip route``) follow ``ip routing`` in their own section, sorted by prefix, then
@@ -176,6 +179,46 @@ class StaticRoute:
 
 
 @dataclass
+class Stanza:
+    """A global statement the lab keeps but does not act on (NTP, logging, users, spanning-tree,
+    management APIs...): one line, or a block (``management api http-commands`` and its body, by
+    key). ``rank`` is its place in EOS's order (``RANKS``)."""
+
+    rank: int
+    line: str
+    body: dict[str, str] | None = None  # key -> line, for a block
+
+    def lines(self) -> list[str]:
+        if self.body is None:
+            return [self.line]
+        return [self.line, *(INDENT + line for line in self.body.values())]  # as entered
+
+
+# where each kind of statement stands in show running-config (a real switch's order)
+RANKS: dict[str, int] = {
+    "aaa root": 10,
+    "username": 20,
+    "transceiver": 30,
+    "service routing": 40,
+    "logging": 45,
+    "hostname": 50,
+    "dns": 55,
+    "spanning-tree": 60,
+    "system l1": 70,
+    "clock": 75,
+    "management api http-commands": 80,
+    "management api gnmi": 81,
+    "management api netconf": 82,
+    "interfaces": 100,
+    "ip routing": 200,
+    "ip route": 210,
+    "ntp": 220,
+    "qos": 230,
+    "router bgp": 300,
+}
+
+
+@dataclass
 class RunningConfig:
     hostname: str = "localhost"
     interfaces: dict[str, Interface] = field(default_factory=dict)
@@ -185,6 +228,7 @@ class RunningConfig:
     watchdog: Watchdog = field(default_factory=Watchdog)
     bgp: Bgp | None = None
     static_routes: dict[StaticRoute, int] = field(default_factory=dict)  # route -> administrative distance
+    stanzas: dict[str, Stanza] = field(default_factory=dict)  # key ("spanning-tree mode", "username admin") -> stanza
 
     def interface(self, name: str) -> Interface:
         """The interface, created on first use (a physical port, once seen, stays)."""
@@ -202,25 +246,43 @@ def map_lines(values: dict[int, int], target: str) -> list[str]:
     return [f"{' '.join(map(str, vs))} to {target} {tc}" for tc, vs in groups]
 
 
-def render(cfg: RunningConfig) -> str:
-    """The body of ``show running-config`` (from the first ``!`` to ``end``), with trailing newline."""
-    out = ["!", f"hostname {cfg.hostname}"]
+def _stanza_chunks(stanzas: dict[str, Stanza]) -> list[tuple[int, list[str]]]:
+    """Single lines of one kind together in one ``!`` section (sorted), each block in its own."""
+    chunks: list[tuple[int, list[str]]] = []
+    singles: dict[int, list[str]] = {}
+    for key in sorted(stanzas):
+        st = stanzas[key]
+        if st.body is None:
+            singles.setdefault(st.rank, []).append(st.line)
+        else:
+            chunks.append((st.rank, st.lines()))
+    chunks += [(rank, lines) for rank, lines in singles.items()]
+    return chunks
+
+
+def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
+    out: list[tuple[int, list[str]]] = [(RANKS["hostname"], [f"hostname {cfg.hostname}"])]
     for name in ifnames.sort_names(list(cfg.interfaces)):
-        out.extend(["!", f"interface {name}"])
-        out.extend(INDENT + line for line in cfg.interfaces[name].lines())
-    out.extend(["!", "ip routing" if cfg.ip_routing else "no ip routing"])
+        body = [INDENT + line for line in cfg.interfaces[name].lines()]
+        out.append((RANKS["interfaces"], [f"interface {name}", *body]))
+    out.append((RANKS["ip routing"], ["ip routing" if cfg.ip_routing else "no ip routing"]))
     if cfg.static_routes:
-        out.append("!")
-        out.extend(r.line(cfg.static_routes[r]) for r in sorted(cfg.static_routes, key=StaticRoute.sort_key))
+        routes = sorted(cfg.static_routes, key=StaticRoute.sort_key)
+        out.append((RANKS["ip route"], [r.line(cfg.static_routes[r]) for r in routes]))
     qos = [f"qos map cos {line}" for line in map_lines(cfg.cos_to_tc, "traffic-class")]
     qos += [f"qos map dscp {line}" for line in map_lines(cfg.dscp_to_tc, "traffic-class")]
+    qos += cfg.watchdog.lines()  # one section with the maps, as EOS prints them
     if qos:
-        out.extend(["!", *qos])
-    wd = cfg.watchdog.lines()
-    if wd:
-        out.extend(wd if qos else ["!", *wd])
+        out.append((RANKS["qos"], qos))
     if cfg.bgp is not None:
-        out.extend(["!", f"router bgp {cfg.bgp.asn}"])
-        out.extend(INDENT + line for line in cfg.bgp.lines())
+        out.append((RANKS["router bgp"], [f"router bgp {cfg.bgp.asn}", *(INDENT + ln for ln in cfg.bgp.lines())]))
+    return out + _stanza_chunks(cfg.stanzas)
+
+
+def render(cfg: RunningConfig) -> str:
+    """The body of ``show running-config`` (from the first ``!`` to ``end``), with trailing newline."""
+    out: list[str] = []
+    for _, lines in sorted(_chunks(cfg), key=lambda chunk: chunk[0]):  # stable: within a rank, as built
+        out.extend(["!", *lines])
     out.extend(["!", "end"])
     return "\n".join(out) + "\n"

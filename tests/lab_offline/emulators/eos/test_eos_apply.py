@@ -150,10 +150,11 @@ def test_boot_applies_the_startup_config(tmp_path: Path) -> None:
         "ip address replace 198.18.0.2/31 dev Ethernet1_1",
         "ip link set dev Ethernet1_1 mtu 1500",
         "ip link set dev Ethernet1_1 up",
+        "ip link set dev Management1 up",  # every EOS switch has Management1, this one too
         "sysctl -q -w net.ipv4.ip_forward=1",
     ]
     Emulator(ctx)  # a second session of a running device applies nothing
-    assert len(_ip(ctx)) == 4
+    assert len(_ip(ctx)) == 5
 
 
 # --- the real thing ---------------------------------------------------------------------------------

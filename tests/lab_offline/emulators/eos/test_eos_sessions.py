@@ -146,7 +146,7 @@ def test_pending_sessions_are_limited(cli: Cli) -> None:
 
 def test_sessions_refuse_invalid_lines_too(cli: Cli) -> None:
     _edit_in_session(cli, "s1", 9000)
-    assert cli.run("mtu 99999") == "% Invalid input\n"
+    assert cli.run("mtu 99999") == "% Invalid input (at token 1: '99999')\n"
     assert cli.prompt == "spine2(config-s-s1-if-Et1/1)#"
     cli.quiet("commit")
     assert cli.run(MTU) == "   mtu 9000\n"
@@ -168,7 +168,7 @@ def test_reject_nth_fault(cli: Cli, tmp_path: Path) -> None:
     state = tmp_path / "state"
     SessionFaults(reject_nth=2).save(state)
     c = make_cli(state)
-    c.quiet("enable", "configure", "show running-config | include x")  # neither counts
+    c.quiet("enable", "configure", "show running-config | include zzz")  # neither counts
     assert c.run("interface Ethernet2/1") == ""  # 1st
     assert c.run("description refused") == "% Invalid input\n"  # 2nd: the fault
     assert c.run("mtu 9000") == ""  # 3rd

@@ -4,8 +4,10 @@ A command is written as a pattern: ``"qos map dscp <values:dscp+> to traffic-cla
 Words are keywords (matched case-insensitively, any unique prefix accepted: ``int``, ``sh run``);
 ``<name:type>`` is a parameter (``<x:a|b>`` a choice of keywords, ``<x:=kw>`` one keyword whose
 presence is recorded); ``[ ... ]`` an optional part. When nothing matches, the error is the
-one EOS gives: ``% Incomplete command`` when the line stopped too early, ``% Invalid input`` (at the
-furthest token any command reached) otherwise, ``% Ambiguous command`` for a prefix of two keywords.
+one EOS gives: ``% Incomplete command`` when the line stopped too early, ``% Invalid input (at token N:
+'word')`` (the furthest token any command reached, counted from 0) otherwise, ``% Ambiguous command`` for
+a prefix of two keywords. (The form is EOS's own, as eAPI returns it in a command's ``output`` and in
+``configure replace`` / config-validation errors; EOS prints no caret line.)
 """
 
 from __future__ import annotations
@@ -68,17 +70,15 @@ class ParseError(Exception):
 
     @property
     def message(self) -> str:
-        return {
-            "invalid": "% Invalid input",
-            "incomplete": "% Incomplete command",
-            "ambiguous": "% Ambiguous command",
-        }[self.kind]
+        """What EOS prints, at the CLI and in eAPI's ``output``: ``% Invalid input (at token 2: 'foo')``
+        (tokens counted from 0), ``% Incomplete command``, ``% Ambiguous command``."""
+        return "% " + self.detailed()
 
     def detailed(self) -> str:
-        """eAPI / configuration-replace form: ``Invalid input (at token 2: 'foo')``."""
+        """The message without ``% ``: eAPI's ``errors`` entry and configure replace's line form."""
         if self.kind == "invalid":
             return f"Invalid input (at token {self.token}: '{self.word}')"
-        return self.message.removeprefix("% ")
+        return {"incomplete": "Incomplete command", "ambiguous": "Ambiguous command"}[self.kind]
 
 
 # --- parameter types: token(s) -> (tokens used, value) alternatives --------------------------------

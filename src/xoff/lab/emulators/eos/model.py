@@ -256,7 +256,7 @@ def _stanza_chunks(stanzas: dict[str, Stanza]) -> list[tuple[int, list[str]]]:
             singles.setdefault(st.rank, []).append(st.line)
         else:
             chunks.append((st.rank, st.lines()))
-    chunks += [(rank, lines) for rank, lines in singles.items()]
+    chunks += list(singles.items())
     return chunks
 
 

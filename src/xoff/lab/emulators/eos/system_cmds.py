@@ -206,7 +206,10 @@ GLOBAL: list[tuple[str, Handler]] = [
     ("no spanning-tree mode", _spanning_tree),
     ("clock timezone <tz:word>", _clock),
     ("no clock timezone", _clock),
-    ("[<no:=no>] ntp server [vrf <vrf:word>] <host:word> [<prefer:=prefer>] [<iburst:=iburst>] [source <src:intf>]", _ntp_server),
+    (
+        "[<no:=no>] ntp server [vrf <vrf:word>] <host:word> [<prefer:=prefer>] [<iburst:=iburst>] [source <src:intf>]",
+        _ntp_server,
+    ),
     *((header, _enter(header)) for header in BLOCKS),
     *((f"no {header}", _no_block(header)) for header in BLOCKS),
 ]

@@ -103,7 +103,7 @@ REFUSED = [
     (["interface Ethernet1/1"], "priority-flow-control priority 8 no-drop", "% Invalid input (at token 2: '8')"),
     (["interface Ethernet1/1"], "qos trust ip-precedence", "% Invalid input (at token 2: 'ip-precedence')"),
     (["interface Ethernet1/1"], "tx-queue 8", "% Invalid input (at token 1: '8')"),
-    (["interface Ethernet1/1"], "switchport mode trunk", "% Invalid input (at token 1: 'mode')"),
+    (["interface Ethernet1/1"], "switchport mode hybrid", "% Invalid input (at token 2: 'hybrid')"),
     (["interface Ethernet1/1"], "no shutdown now", "% Invalid input (at token 2: 'now')"),
     (["interface Ethernet1/1", "tx-queue 3"], "bandwidth percent 101", "% Invalid input (at token 2: '101')"),
     (["interface Ethernet1/1", "tx-queue 3"], "random-detect ecn minimum-threshold 1 bytes", "% Incomplete command"),

@@ -326,9 +326,34 @@ GLOBAL = _cmds(
     ("no router bgp [<asn:asn>]", _no_router_bgp),
     *((pattern, _system(handler)) for pattern, handler in system_cmds.GLOBAL),
 )
+def _vrf(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    """EOS removes the interface's addresses when its VRF changes."""
+    assert m.intf is not None
+    iface = cfg.interface(m.intf)
+    if iface.vrf != a.get("vrf"):
+        iface.addresses.clear()
+    iface.vrf = a.get("vrf")
+
+
+def _lldp(on: bool) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        assert m.intf is not None
+        off = cfg.interface(m.intf).lldp_off
+        if on:
+            off.discard(a["what"])
+        else:
+            off.add(a["what"])
+
+    return run
+
+
 COMMON_IF = _cmds(
     ("description <value:line>", _set("description", "value")),
     ("no description", _set("description", None)),
+    ("load-interval <value:0-600>", _set("load_interval", "value")),
+    ("no load-interval", _set("load_interval", None)),
+    ("vrf <vrf:word>", _vrf),
+    ("no vrf", _vrf),
     ("shutdown", _set("shutdown", None, True)),
     ("no shutdown", _set("shutdown", None, False)),
     ("ip address <addr:prefix> [<secondary:=secondary>]", _ip_address),
@@ -341,6 +366,14 @@ ETHERNET = COMMON_IF + _cmds(
     ("no speed", _set("speed", None)),
     ("switchport", _set("routed", None, False)),
     ("no switchport", _set("routed", None, True)),
+    ("switchport mode <value:access|trunk>", _set("switchport_mode", "value")),
+    ("no switchport mode", _set("switchport_mode", None)),
+    ("switchport access vlan <value:1-4094>", _set("access_vlan", "value")),
+    ("no switchport access vlan", _set("access_vlan", None)),
+    ("error-correction encoding <value:fire-code|reed-solomon>", _set("fec", "value")),
+    ("no error-correction encoding", _set("fec", None)),
+    ("lldp <what:transmit|receive>", _lldp(True)),
+    ("no lldp <what:transmit|receive>", _lldp(False)),
     ("qos trust <value:dscp|cos>", _set("qos_trust", "value")),
     ("no qos trust", _set("qos_trust", None)),
     ("priority-flow-control on", _set("pfc_on", None, True)),

@@ -219,6 +219,9 @@ class _Found:
 @dataclass
 class _Progress:
     furthest: int = -1
+    # token index -> every keyword the word there abbreviates, on any path that reached it (EOS resolves
+    # an abbreviation token by token: "s" is ambiguous in configuration mode whatever follows it)
+    prefixes: dict[int, set[str]] = field(default_factory=dict)
 
     def fail(self, i: int) -> None:
         self.furthest = max(self.furthest, i)
@@ -253,6 +256,7 @@ def _walk(elems: tuple[Elem, ...], toks: Tokens, i: int, found: _Found, out: lis
             exact = _keyword(toks.words[i], choice)
             if exact is None:
                 continue
+            progress.prefixes.setdefault(i, set()).add(choice.lower())
             found.keywords[i] = (choice, exact)
             if isinstance(head, Param):
                 found.args[head.name] = choice
@@ -300,6 +304,8 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     for idx in sorted({k for _, f in results for k in f.keywords}):
         if any(f.keywords.get(idx, ("", False))[1] for _, f in results):
             results = [(c, f) for c, f in results if f.keywords.get(idx, ("", True))[1]]
+        elif len(progress.prefixes.get(idx, ())) > 1:
+            raise ParseError("ambiguous", idx, toks.words[idx])
         words = {f.keywords[idx][0] for _, f in results if idx in f.keywords}
         if len(words) > 1:
             raise ParseError("ambiguous", idx, toks.words[idx])

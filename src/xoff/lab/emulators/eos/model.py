@@ -2,9 +2,9 @@
 
 Only what the grammar (``commands.py``, ``system_cmds.py``) can set exists here. ``render`` prints it
 in EOS's order (the order of a real ``show running-config``: ``no aaa root``, ``username``,
-``transceiver``, ``service routing``, ``hostname``, ``spanning-tree``, ``system l1``, ``management
-api``, interfaces, ``ip routing``, ``ip route``, ``ntp``, ``qos``, ``router bgp``; the order AVD's
-``eos-intended-config.j2`` reproduces) with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
+``transceiver``, ``service routing``, ``hostname`` (with ``ip name-server`` and ``dns domain``), ``ntp``,
+``logging``, ``spanning-tree``, ``system l1``, ``management api``, interfaces, ``ip routing``, ``ip route``,
+``qos``, ``router bgp``) with EOS's normalisation: defaults are not shown (``no shutdown``, ``priority-flow-control priority
 N drop``, an MTU of 1500), interfaces are sorted by type and number, BGP neighbours by address,
 ``qos map`` values are grouped one line per traffic class. ``no ip routing`` is shown, as EOS does.
 Static routes (``ip route``) follow ``ip routing`` in their own section, sorted by prefix, then
@@ -65,6 +65,12 @@ class Interface:
     mtu: int | None = None
     speed: str | None = None
     routed: bool = False  # "no switchport" (Ethernet only; EOS Ethernet ports are switchports by default)
+    load_interval: int | None = None
+    fec: str | None = None  # error-correction encoding fire-code | reed-solomon
+    switchport_mode: str | None = None  # access (the default, not shown) | trunk
+    access_vlan: int | None = None  # 1 (the default) is not shown
+    vrf: str | None = None
+    lldp_off: set[str] = field(default_factory=set)  # "transmit", "receive": shown as "no lldp ..."
     addresses: list[str] = field(default_factory=list)  # primary first, then secondaries
     qos_trust: str | None = None  # dscp | cos
     pfc_on: bool = False
@@ -82,12 +88,17 @@ class Interface:
             out.append(f"description {self.description}")
         if self.shutdown:
             out.append("shutdown")
+        if self.load_interval is not None:
+            out.append(f"load-interval {self.load_interval}")
         if self.mtu is not None and self.mtu != DEFAULT_MTU:
             out.append(f"mtu {self.mtu}")
         if self.speed is not None:
             out.append(f"speed {self.speed}")
-        if self.routed:
-            out.append("no switchport")
+        if self.fec is not None:
+            out.append(f"error-correction encoding {self.fec}")
+        out.extend(self._switchport_lines())
+        if self.vrf is not None:
+            out.append(f"vrf {self.vrf}")
         for i, addr in enumerate(self.addresses):
             out.append(f"ip address {addr}" + (" secondary" if i else ""))
         if self.qos_trust is not None:
@@ -97,10 +108,22 @@ class Interface:
         out.extend(f"priority-flow-control priority {p} no-drop" for p in sorted(self.pfc_no_drop))
         if self.pfc_watchdog:
             out.append("priority-flow-control pause watchdog")
+        out.extend(f"no lldp {what}" for what in sorted(self.lldp_off, reverse=True))  # transmit, receive
         for qid in sorted(self.tx_queues):
             body = self.tx_queues[qid].lines()
             if body:
                 out.extend(["!", f"tx-queue {qid}", *(INDENT + b for b in body)])
+        return out
+
+
+    def _switchport_lines(self) -> list[str]:
+        if self.routed:
+            return ["no switchport"]
+        out = []
+        if self.access_vlan not in (None, 1):
+            out.append(f"switchport access vlan {self.access_vlan}")
+        if self.switchport_mode not in (None, "access"):
+            out.append(f"switchport mode {self.switchport_mode}")
         return out
 
 
@@ -200,9 +223,10 @@ RANKS: dict[str, int] = {
     "username": 20,
     "transceiver": 30,
     "service routing": 40,
-    "logging": 45,
     "hostname": 50,
-    "dns": 55,
+    "dns": 50,  # ip name-server, dns domain: in hostname's section
+    "ntp": 56,
+    "logging": 58,
     "spanning-tree": 60,
     "system l1": 70,
     "clock": 75,
@@ -212,7 +236,6 @@ RANKS: dict[str, int] = {
     "interfaces": 100,
     "ip routing": 200,
     "ip route": 210,
-    "ntp": 220,
     "qos": 230,
     "router bgp": 300,
 }
@@ -261,7 +284,9 @@ def _stanza_chunks(stanzas: dict[str, Stanza]) -> list[tuple[int, list[str]]]:
 
 
 def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
-    out: list[tuple[int, list[str]]] = [(RANKS["hostname"], [f"hostname {cfg.hostname}"])]
+    dns = [st.line for k, st in sorted(cfg.stanzas.items(), key=lambda kv: (kv[0].startswith("dns"), kv[0]))]
+    dns = [line for line in dns if line.startswith(("ip name-server", "dns domain"))]
+    out: list[tuple[int, list[str]]] = [(RANKS["hostname"], [f"hostname {cfg.hostname}", *dns])]
     for name in ifnames.sort_names(list(cfg.interfaces)):
         body = [INDENT + line for line in cfg.interfaces[name].lines()]
         out.append((RANKS["interfaces"], [f"interface {name}", *body]))
@@ -276,7 +301,7 @@ def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
         out.append((RANKS["qos"], qos))
     if cfg.bgp is not None:
         out.append((RANKS["router bgp"], [f"router bgp {cfg.bgp.asn}", *(INDENT + ln for ln in cfg.bgp.lines())]))
-    return out + _stanza_chunks(cfg.stanzas)
+    return out + _stanza_chunks({k: st for k, st in cfg.stanzas.items() if st.rank != RANKS["dns"]})
 
 
 def render(cfg: RunningConfig) -> str:

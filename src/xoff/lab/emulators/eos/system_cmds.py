@@ -103,16 +103,27 @@ def _routing_model(cfg: RunningConfig, a: Args) -> None:
 
 
 def _logging_host(cfg: RunningConfig, a: Args) -> None:
-    line = f"logging host {a['host']}"
+    vrf = f"vrf {a['vrf']} " if "vrf" in a else ""
+    line = f"logging {vrf}host {a['host']}"
     if "port" in a:
         line += f" {a['port']}"
     if a.get("proto", "udp") != "udp":
         line += f" protocol {a['proto']}"
-    _put(cfg, f"logging host {a['host']}", "logging", line)
+    _put(cfg, f"logging {vrf}host {a['host']}", "logging", line)
 
 
 def _no_logging_host(cfg: RunningConfig, a: Args) -> None:
-    _drop(cfg, f"logging host {a['host']}")
+    vrf = f"vrf {a['vrf']} " if "vrf" in a else ""
+    _drop(cfg, f"logging {vrf}host {a['host']}")
+
+
+def _logging_source(cfg: RunningConfig, a: Args) -> None:
+    vrf = f"vrf {a['vrf']} " if "vrf" in a else ""
+    key = f"logging {vrf}source-interface"
+    if "no" in a:
+        _drop(cfg, key)
+    else:
+        _put(cfg, key, "logging", f"{key} {a['intf']}")
 
 
 def _logging_level(cfg: RunningConfig, a: Args) -> None:
@@ -194,8 +205,10 @@ GLOBAL: list[tuple[str, Handler]] = [
     ("no transceiver qsfp default-mode", _transceiver),
     ("service routing protocols model <model:ribd|multi-agent>", _routing_model),
     ("no service routing protocols model", _routing_model),
-    ("logging host <host:word> [<port:1-65535>] [protocol <proto:tcp|udp>]", _logging_host),
-    ("no logging host <host:word>", _no_logging_host),
+    ("logging [vrf <vrf:word>] host <host:word> [<port:1-65535>] [protocol <proto:tcp|udp>]", _logging_host),
+    ("no logging [vrf <vrf:word>] host <host:word>", _no_logging_host),
+    ("logging [vrf <vrf:word>] source-interface <intf:intf>", _logging_source),
+    ("<no:=no> logging [vrf <vrf:word>] source-interface", _logging_source),
     (f"logging <what:=buffered> [<size:10-2147483647>] [<sev:{SEVERITY}>]", _logging_level),
     (f"logging <what:trap|console|monitor> <sev:{SEVERITY}>", _logging_level),
     ("<no:=no> logging <what:buffered|trap|console|monitor>", _logging_level),

@@ -18,7 +18,10 @@ ACCEPTED = [
     (["spanning-tree mode none"], "spanning-tree mode none\n"),
     (["sp mode rapid-pvst", "no spanning-tree mode"], "spanning-tree mode mstp\n"),
     (["service routing protocols model ribd"], "service routing protocols model ribd\n"),
-    (["username ops privilege 15 role network-admin nopassword"], "username ops privilege 15 role network-admin nopassword\n"),
+    (
+        ["username ops privilege 15 role network-admin nopassword"],
+        "username ops privilege 15 role network-admin nopassword\n",
+    ),
     (["ip name-server vrf MGMT 198.18.0.53", "dns domain example.net"], "ip name-server vrf MGMT 198.18.0.53\n"),
     (["management api http-commands", "no shutdown"], "management api http-commands\n   no shutdown\n"),
     (["management api gnmi", "transport grpc default"], "management api gnmi\n   transport grpc default\n"),
@@ -27,7 +30,10 @@ ACCEPTED = [
     (["int et1/1", "load-interval 5", "switchport mode trunk"], "   load-interval 5\n   switchport mode trunk\n"),
     (["int et1/1", "error-correction encoding reed-solomon"], "   error-correction encoding reed-solomon\n"),
     (["int et1/1", "no lldp transmit", "no lldp receive"], "   no lldp transmit\n   no lldp receive\n"),
-    (["int ma1", "vrf MGMT", "ip address 192.0.2.5/24"], "interface Management1\n   vrf MGMT\n   ip address 192.0.2.5/24\n"),
+    (
+        ["int ma1", "vrf MGMT", "ip address 192.0.2.5/24"],
+        "interface Management1\n   vrf MGMT\n   ip address 192.0.2.5/24\n",
+    ),
 ]
 
 

@@ -326,6 +326,8 @@ GLOBAL = _cmds(
     ("no router bgp [<asn:asn>]", _no_router_bgp),
     *((pattern, _system(handler)) for pattern, handler in system_cmds.GLOBAL),
 )
+
+
 def _vrf(cfg: RunningConfig, m: Mode, a: Args) -> None:
     """EOS removes the interface's addresses when its VRF changes."""
     assert m.intf is not None

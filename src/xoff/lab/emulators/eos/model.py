@@ -83,31 +83,12 @@ class Interface:
         return ifnames.kind(self.name)
 
     def lines(self) -> list[str]:
-        out: list[str] = []
-        if self.description is not None:
-            out.append(f"description {self.description}")
-        if self.shutdown:
-            out.append("shutdown")
-        if self.load_interval is not None:
-            out.append(f"load-interval {self.load_interval}")
-        if self.mtu is not None and self.mtu != DEFAULT_MTU:
-            out.append(f"mtu {self.mtu}")
-        if self.speed is not None:
-            out.append(f"speed {self.speed}")
-        if self.fec is not None:
-            out.append(f"error-correction encoding {self.fec}")
-        out.extend(self._switchport_lines())
+        """The interface's body in EOS's order, defaults left out."""
+        out = self._port_lines() + self._switchport_lines()
         if self.vrf is not None:
             out.append(f"vrf {self.vrf}")
-        for i, addr in enumerate(self.addresses):
-            out.append(f"ip address {addr}" + (" secondary" if i else ""))
-        if self.qos_trust is not None:
-            out.append(f"qos trust {self.qos_trust}")
-        if self.pfc_on:
-            out.append("priority-flow-control on")
-        out.extend(f"priority-flow-control priority {p} no-drop" for p in sorted(self.pfc_no_drop))
-        if self.pfc_watchdog:
-            out.append("priority-flow-control pause watchdog")
+        out += [f"ip address {addr}" + (" secondary" if i else "") for i, addr in enumerate(self.addresses)]
+        out += self._qos_lines()
         out.extend(f"no lldp {what}" for what in sorted(self.lldp_off, reverse=True))  # transmit, receive
         for qid in sorted(self.tx_queues):
             body = self.tx_queues[qid].lines()
@@ -115,6 +96,25 @@ class Interface:
                 out.extend(["!", f"tx-queue {qid}", *(INDENT + b for b in body)])
         return out
 
+    def _port_lines(self) -> list[str]:
+        words = [
+            (self.description is not None, f"description {self.description}"),
+            (self.shutdown, "shutdown"),
+            (self.load_interval is not None, f"load-interval {self.load_interval}"),
+            (self.mtu is not None and self.mtu != DEFAULT_MTU, f"mtu {self.mtu}"),
+            (self.speed is not None, f"speed {self.speed}"),
+            (self.fec is not None, f"error-correction encoding {self.fec}"),
+        ]
+        return [line for shown, line in words if shown]
+
+    def _qos_lines(self) -> list[str]:
+        out = [f"qos trust {self.qos_trust}"] if self.qos_trust is not None else []
+        if self.pfc_on:
+            out.append("priority-flow-control on")
+        out.extend(f"priority-flow-control priority {p} no-drop" for p in sorted(self.pfc_no_drop))
+        if self.pfc_watchdog:
+            out.append("priority-flow-control pause watchdog")
+        return out
 
     def _switchport_lines(self) -> list[str]:
         if self.routed:

@@ -71,24 +71,24 @@ def test_configure_replace_is_all_or_nothing(cli: Cli, tmp_path: Path) -> None:
 
 REFUSED = [
     # (lines to get there, line, EOS's answer)
-    ([], "foo bar", "% Invalid input (at token 0: 'foo')"),
+    ([], "foo bar", "% Invalid input"),
     ([], "interface", "% Incomplete command"),
     ([], "e", "% Ambiguous command"),
-    ([], "mtu 9100", "% Invalid input (at token 0: 'mtu')"),
+    ([], "mtu 9100", "% Invalid input"),
     ([], "hostname", "% Incomplete command"),
-    ([], "ip routing now", "% Invalid input (at token 2: 'now')"),
-    ([], "qos map dscp 64 to traffic-class 3", "% Invalid input (at token 3: '64')"),
-    ([], "qos map dscp 26 to traffic-class 8", "% Invalid input (at token 6: '8')"),
+    ([], "ip routing now", "% Invalid input"),
+    ([], "qos map dscp 64 to traffic-class 3", "% Invalid input"),
+    ([], "qos map dscp 26 to traffic-class 8", "% Invalid input"),
     ([], "qos map dscp 26 to", "% Incomplete command"),
-    ([], "priority-flow-control pause watchdog default timeout 0.123", "% Invalid input (at token 5: '0.123')"),
-    ([], "priority-flow-control pause watchdog action shutdown", "% Invalid input (at token 4: 'shutdown')"),
-    ([], "interface Ethernet0/1", "% Invalid input (at token 1: 'Ethernet0/1')"),
-    ([], "interface Tunnel1", "% Invalid input (at token 1: 'Tunnel1')"),
-    ([], "router ospf 1", "% Invalid input (at token 1: 'ospf')"),
-    (["interface Ethernet1/1"], "mtu 70000", "% Invalid input (at token 1: '70000')"),
-    (["interface Ethernet1/1"], "speed 400g-16", "% Invalid input (at token 1: '400g-16')"),
-    (["interface Ethernet1/1"], "ip address 300.1.1.1/31", "% Invalid input (at token 2: '300.1.1.1/31')"),
-    (["interface Ethernet1/1"], "ip address 198.18.0.2", "% Invalid input (at token 2: '198.18.0.2')"),
+    ([], "priority-flow-control pause watchdog default timeout 0.123", "% Invalid input"),
+    ([], "priority-flow-control pause watchdog action shutdown", "% Invalid input"),
+    ([], "interface Ethernet0/1", "% Invalid input"),
+    ([], "interface Tunnel1", "% Invalid input"),
+    ([], "router ospf 1", "% Invalid input"),
+    (["interface Ethernet1/1"], "mtu 70000", "% Invalid input"),
+    (["interface Ethernet1/1"], "speed 400g-16", "% Invalid input"),
+    (["interface Ethernet1/1"], "ip address 300.1.1.1/31", "% Invalid input"),
+    (["interface Ethernet1/1"], "ip address 198.18.0.2", "% Invalid input"),
     (["interface Ethernet1/1"], "ip address 198.18.0.2/32", "% Prefix length must be less than 32"),
     (
         ["interface Ethernet1/1"],
@@ -98,14 +98,14 @@ REFUSED = [
     (
         ["interface Ethernet1/1"],
         "priority-flow-control priority 3 lossless",
-        "% Invalid input (at token 3: 'lossless')",
+        "% Invalid input",
     ),
-    (["interface Ethernet1/1"], "priority-flow-control priority 8 no-drop", "% Invalid input (at token 2: '8')"),
-    (["interface Ethernet1/1"], "qos trust ip-precedence", "% Invalid input (at token 2: 'ip-precedence')"),
-    (["interface Ethernet1/1"], "tx-queue 8", "% Invalid input (at token 1: '8')"),
-    (["interface Ethernet1/1"], "switchport mode hybrid", "% Invalid input (at token 2: 'hybrid')"),
-    (["interface Ethernet1/1"], "no shutdown now", "% Invalid input (at token 2: 'now')"),
-    (["interface Ethernet1/1", "tx-queue 3"], "bandwidth percent 101", "% Invalid input (at token 2: '101')"),
+    (["interface Ethernet1/1"], "priority-flow-control priority 8 no-drop", "% Invalid input"),
+    (["interface Ethernet1/1"], "qos trust ip-precedence", "% Invalid input"),
+    (["interface Ethernet1/1"], "tx-queue 8", "% Invalid input"),
+    (["interface Ethernet1/1"], "switchport mode hybrid", "% Invalid input"),
+    (["interface Ethernet1/1"], "no shutdown now", "% Invalid input"),
+    (["interface Ethernet1/1", "tx-queue 3"], "bandwidth percent 101", "% Invalid input"),
     (["interface Ethernet1/1", "tx-queue 3"], "random-detect ecn minimum-threshold 1 bytes", "% Incomplete command"),
     (
         ["interface Ethernet1/1", "tx-queue 3"],
@@ -115,24 +115,24 @@ REFUSED = [
     (
         ["interface Ethernet1/1", "tx-queue 3"],
         "random-detect ecn minimum-threshold 1 bits maximum-threshold 2 bits",
-        "% Invalid input (at token 4: 'bits')",
+        "% Invalid input",
     ),
-    (["interface Loopback0"], "mtu 9000", "% Invalid input (at token 0: 'mtu')"),
-    (["interface Loopback0"], "priority-flow-control on", "% Invalid input (at token 0: 'priority-flow-control')"),
-    (["interface Management1"], "tx-queue 3", "% Invalid input (at token 0: 'tx-queue')"),
+    (["interface Loopback0"], "mtu 9000", "% Invalid input"),
+    (["interface Loopback0"], "priority-flow-control on", "% Invalid input"),
+    (["interface Management1"], "tx-queue 3", "% Invalid input"),
     (["router bgp 65100"], "neighbor 198.18.0.3 remote-as", "% Incomplete command"),
-    (["router bgp 65100"], "neighbor 198.18.0.3 password secret", "% Invalid input (at token 2: 'password')"),
+    (["router bgp 65100"], "neighbor 198.18.0.3 password secret", "% Invalid input"),
     (
         ["router bgp 65100"],
         "neighbor 198.18.0.9 description x",
         "% Neighbor 198.18.0.9 does not exist; configure its remote-as first",
     ),
     (["router bgp 65100"], "maximum-paths 64 ecmp 32", "% ecmp value must be greater than or equal to maximum-paths"),
-    (["router bgp 65100"], "network 198.18.255.2/32", "% Invalid input (at token 0: 'network')"),
+    (["router bgp 65100"], "network 198.18.255.2/32", "% Invalid input"),
     (
         ["router bgp 65100", "address-family ipv4"],
         "network 198.18.255.2",
-        "% Invalid input (at token 1: '198.18.255.2')",
+        "% Invalid input",
     ),
     (["router bgp 65100", "exit"], "router bgp 65001", "% BGP is already running with AS number 65100"),
 ]
@@ -152,7 +152,7 @@ def test_exec_levels(tmp_path: Path) -> None:
     assert c.prompt == "spine2>"
     assert c.run("show running-config") == "% Invalid input (privileged mode required)\n"
     assert c.run("configure terminal") == "% Invalid input (privileged mode required)\n"
-    assert c.run("show foo") == "% Invalid input (at token 1: 'foo')\n"
+    assert c.run("show foo") == "% Invalid input\n"
     assert c.run("show") == "% Incomplete command\n"
     assert c.run("terminal length 0") == "Pagination disabled.\n"
     assert c.run("terminal width 511") == "Width set to 511 columns.\n"

@@ -108,12 +108,12 @@ def test_block_prompts(cli: Cli, lines: list[str], prompt: str) -> None:
 
 REFUSED = [
     ("s mode none", "% Ambiguous command"),  # service, spanning-tree
-    ("spanning-tree mode pvst", "% Invalid input (at token 2: 'pvst')"),
+    ("spanning-tree mode pvst", "% Invalid input"),
     ("ntp server", "% Incomplete command"),
-    ("username ops privilege 16 nopassword", "% Invalid input (at token 3: '16')"),
-    ("transceiver qsfp default-mode 2x50G", "% Invalid input (at token 3: '2x50G')"),
+    ("username ops privilege 16 nopassword", "% Invalid input"),
+    ("transceiver qsfp default-mode 2x50G", "% Invalid input"),
     ("management api", "% Incomplete command"),
-    ("management api http-commands extra", "% Invalid input (at token 3: 'extra')"),
+    ("management api http-commands extra", "% Invalid input"),
 ]
 
 

@@ -4,10 +4,9 @@ A command is written as a pattern: ``"qos map dscp <values:dscp+> to traffic-cla
 Words are keywords (matched case-insensitively, any unique prefix accepted: ``int``, ``sh run``);
 ``<name:type>`` is a parameter (``<x:a|b>`` a choice of keywords, ``<x:=kw>`` one keyword whose
 presence is recorded); ``[ ... ]`` an optional part. When nothing matches, the error is the
-one EOS gives: ``% Incomplete command`` when the line stopped too early, ``% Invalid input (at token N:
-'word')`` (the furthest token any command reached, counted from 0) otherwise, ``% Ambiguous command`` for
-a prefix of two keywords. (The form is EOS's own, as eAPI returns it in a command's ``output`` and in
-``configure replace`` / config-validation errors; EOS prints no caret line.)
+one EOS gives: ``% Incomplete command`` when the line stopped too early, ``% Invalid input`` (at the
+furthest token any command reached; eAPI and configure replace add ``(at token N: 'word')``) otherwise,
+``% Ambiguous command`` for a word that abbreviates two keywords. EOS prints no caret line.
 """
 
 from __future__ import annotations
@@ -70,12 +69,15 @@ class ParseError(Exception):
 
     @property
     def message(self) -> str:
-        """What EOS prints, at the CLI and in eAPI's ``output``: ``% Invalid input (at token 2: 'foo')``
-        (tokens counted from 0), ``% Incomplete command``, ``% Ambiguous command``."""
-        return "% " + self.detailed()
+        """What EOS prints at its interactive CLI: the bare ``% Invalid input`` (no caret line, no token:
+        public interactive transcripts, tests/fixtures/eos-cli/README.md), ``% Incomplete command``,
+        ``% Ambiguous command``."""
+        return {"invalid": "% Invalid input", "incomplete": "% Incomplete command", "ambiguous": "% Ambiguous command"}[
+            self.kind
+        ]
 
     def detailed(self) -> str:
-        """The message without ``% ``: eAPI's ``errors`` entry and configure replace's line form."""
+        """eAPI's and configure replace's form, with the token (counted from 0): ``Invalid input (at token 2: 'foo')``."""
         if self.kind == "invalid":
             return f"Invalid input (at token {self.token}: '{self.word}')"
         return {"incomplete": "Incomplete command", "ambiguous": "Ambiguous command"}[self.kind]

@@ -52,8 +52,13 @@ def as_eos_shows(text: str, hostname: str) -> str:
     """What ``show running-config`` prints after loading xoff's file onto a clean switch: EOS's header,
     the clean-config's lines, and without the lines that only restate a default (EOS never prints
     ``no shutdown``)."""
-    body = "".join(line + "\n" for line in text.splitlines() if line.strip() != "no shutdown")
-    return header(hostname) + with_clean_config(body)
+    lines = [line for line in text.splitlines() if line.strip() != "no shutdown"]
+    # EOS prints the global PFC watchdog lines as a section of their own after the qos maps (AVD's
+    # priority-flow-control.j2 opens one), where xoff's file has them in the maps' section
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("priority-flow-control pause watchdog")), None)
+    if first is not None and lines[first - 1] != "!":
+        lines.insert(first, "!")
+    return header(hostname) + with_clean_config("".join(line + "\n" for line in lines))
 
 
 @dataclass

@@ -16,7 +16,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xoff.lab.emulators.eos import ifnames, system_cmds
+from xoff.lab.emulators.eos import bgp_cmds, ifnames, system_cmds
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
 
@@ -33,7 +33,8 @@ class Mode:
     kind: str
     intf: str | None = None
     txq: int | None = None
-    block: str | None = None
+    block: str | None = None  # the stanza key: "management api http-commands", "vrf instance MGMT"
+    sub: str | None = None  # a VRF inside the block (management api http-commands -> vrf MGMT)
 
     @property
     def parent(self) -> Mode | None:
@@ -43,7 +44,7 @@ class Mode:
             "bgp": CONFIG,
             "txq": Mode("if", self.intf),
             "af": Mode("bgp"),
-            "block": CONFIG,
+            "block": Mode("block", block=self.block) if self.sub is not None else CONFIG,
         }[self.kind]
 
     def prompt_suffix(self) -> str:
@@ -54,7 +55,7 @@ class Mode:
             return f"-if-{ifnames.short(self.intf)}{txq}"
         if self.kind == "block":
             assert self.block is not None
-            return system_cmds.BLOCKS[self.block].prompt
+            return system_cmds.prompt_of(self.block) + (f"-vrf-{self.sub}" if self.sub is not None else "")
         return {"config": "", "bgp": "-router-bgp", "af": "-router-bgp-af"}[self.kind]
 
 
@@ -184,6 +185,22 @@ def _no_ip_address(cfg: RunningConfig, m: Mode, a: Args) -> None:
         iface.addresses.clear()
     elif addr in iface.addresses[1:]:
         iface.addresses.remove(addr)
+
+
+def _speed_forced(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    cfg.interface(m.intf).speed = f"forced {a['value']}"
+
+
+def _wd_port_timer(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    """``... port timer timeout T polling-interval P recovery-time R [forced]``, kept as EOS prints it."""
+    assert m.intf is not None
+    line = None
+    if "t" in a:
+        line = f"timeout {a['t']} polling-interval {a['p']} recovery-time {a['r']}" + (
+            " forced" if "forced" in a else ""
+        )
+    cfg.interface(m.intf).wd_port_timer = line
 
 
 def _pfc_priority(cfg: RunningConfig, m: Mode, a: Args) -> None:
@@ -365,6 +382,7 @@ ETHERNET = COMMON_IF + _cmds(
     ("mtu <value:mtu>", _set("mtu", "value")),
     ("no mtu", _set("mtu", None)),
     ("speed <value:speed>", _set("speed", "value")),
+    ("speed forced <value:forced>", _speed_forced),
     ("no speed", _set("speed", None)),
     ("switchport", _set("routed", None, False)),
     ("no switchport", _set("routed", None, True)),
@@ -383,6 +401,13 @@ ETHERNET = COMMON_IF + _cmds(
     ("priority-flow-control priority <prio:0-7> <drop:drop|no-drop>", _pfc_priority),
     ("no priority-flow-control priority <prio:0-7>", _pfc_priority),
     ("priority-flow-control pause watchdog", _set("pfc_watchdog", None, True)),
+    (f"{WD} port action <value:drop|errdisable|notify-only>", _set("wd_port_action", "value")),
+    (f"no {WD} port action", _set("wd_port_action", None)),
+    (
+        f"{WD} port timer timeout <t:secs2> polling-interval <p:pollint> recovery-time <r:secs2> [<forced:=forced>]",
+        _wd_port_timer,
+    ),
+    (f"no {WD} port timer", _wd_port_timer),
     ("no priority-flow-control pause watchdog", _set("pfc_watchdog", None, False)),
     ("tx-queue <q:queue>", _tx_queue),
     ("no tx-queue <q:queue>", _no_tx_queue),
@@ -405,21 +430,42 @@ BGP = _cmds(
     ("no router-id", _router_id),
     ("maximum-paths <n:paths> [ecmp <ecmp:paths>]", _max_paths),
     ("no maximum-paths", _max_paths),
-    ("neighbor <peer:ipv4> remote-as <value:asn>", _neighbor("remote_as")),
-    ("neighbor <peer:ipv4> description <value:line>", _neighbor("description")),
-    ("no neighbor <peer:ipv4> [<what:remote-as|description>]", _no_neighbor),
+    ("neighbor <peer:peer> remote-as <value:asn>", _neighbor("remote_as")),
+    ("neighbor <peer:peer> description <value:line>", _neighbor("description")),
+    ("no neighbor <peer:peer> [<what:remote-as|description>]", _no_neighbor),
     ("address-family ipv4", _address_family),
+    *bgp_cmds.BGP,
 )
-AF = _cmds(("network <prefix:prefix>", _network(True)), ("no network <prefix:prefix>", _network(False)))
+AF = _cmds(
+    ("network <prefix:prefix>", _network(True)),
+    ("no network <prefix:prefix>", _network(False)),
+    *bgp_cmds.AF,
+)
+
+
+def _http_vrf(cfg: RunningConfig, m: Mode, a: Args) -> Mode:
+    assert m.block is not None
+    system_cmds.http_vrf(cfg, m.block, a["vrf"], None)
+    return Mode("block", block=m.block, sub=a["vrf"])
+
+
+def _http_vrf_state(enabled: bool) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, _a: Args) -> None:
+        assert m.block is not None and m.sub is not None
+        system_cmds.http_vrf(cfg, m.block, m.sub, enabled)
+
+    return run
 
 
 BLOCK_TABLES = {h: _cmds(*((p, _in_block(f)) for p, f in body)) for h, body in system_cmds.BODIES.items()}
+BLOCK_TABLES["management api http-commands"] += _cmds(("vrf <vrf:word>", _http_vrf))
+HTTP_VRF = _cmds(("shutdown", _http_vrf_state(False)), ("no shutdown", _http_vrf_state(True)))
 
 
 def table(mode: Mode) -> list[Command]:
     if mode.kind == "block":
         assert mode.block is not None
-        return BLOCK_TABLES[mode.block]
+        return HTTP_VRF if mode.sub is not None else BLOCK_TABLES[system_cmds.block_of(mode.block).header]
     if mode.kind == "if":
         assert mode.intf is not None
         return ETHERNET if ifnames.kind(mode.intf) == "Ethernet" else COMMON_IF

@@ -133,6 +133,8 @@ SPEEDS = frozenset(
     | {"400g-2", "400g-4", "400g-8", "800g-4", "800g-8", "1.6t-8"}
 )
 
+FORCED = frozenset({"10000full", "25gfull", "40gfull", "50gfull", "100gfull", "200gfull", "400gfull", "1000full"})
+
 SINGLE: dict[str, Callable[[str], Value]] = {
     "word": lambda t: t,
     "ipv4": _ipv4,
@@ -147,6 +149,9 @@ SINGLE: dict[str, Callable[[str], Value]] = {
     "secs2": _decimal(2, 0.01, 60),
     "secs3": _decimal(3, 0.001, 60),
     "speed": lambda t: t.lower() if t.lower() in SPEEDS else None,
+    "forced": lambda t: t.lower() if t.lower() in FORCED else None,
+    "peer": lambda t: _ipv4(t) or (t if re.fullmatch(r"[A-Za-z][\w.-]*", t) else None),
+    "pollint": lambda t: "auto" if t.lower() == "auto" else _decimal(3, 0.001, 60)(t),
     "weight": _int_in(0, 15),
     "width": _int_in(10, 32767),
     "length": _int_in(0, 32767),

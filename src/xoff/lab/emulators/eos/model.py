@@ -71,6 +71,8 @@ class Interface:
     access_vlan: int | None = None  # 1 (the default) is not shown
     vrf: str | None = None
     lldp_off: set[str] = field(default_factory=set)  # "transmit", "receive": shown as "no lldp ..."
+    wd_port_action: str | None = None  # priority-flow-control pause watchdog port action ...
+    wd_port_timer: str | None = None  # "timeout T polling-interval P recovery-time R[ forced]"
     addresses: list[str] = field(default_factory=list)  # primary first, then secondaries
     qos_trust: str | None = None  # dscp | cos
     pfc_on: bool = False
@@ -114,6 +116,10 @@ class Interface:
         out.extend(f"priority-flow-control priority {p} no-drop" for p in sorted(self.pfc_no_drop))
         if self.pfc_watchdog:
             out.append("priority-flow-control pause watchdog")
+        if self.wd_port_action is not None:
+            out.append(f"priority-flow-control pause watchdog port action {self.wd_port_action}")
+        if self.wd_port_timer is not None:
+            out.append(f"priority-flow-control pause watchdog port timer {self.wd_port_timer}")
         return out
 
     def _switchport_lines(self) -> list[str]:
@@ -154,6 +160,31 @@ class Watchdog:
 class Neighbor:
     remote_as: str | None = None
     description: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)  # password, peer group, send-community...: key -> line tail
+    activate: bool = False  # "neighbor X activate" under address-family ipv4
+
+
+NEIGHBOR_EXTRAS = (  # the order EOS prints a neighbour's other lines in (AVD's router-bgp.j2)
+    "remove-private-as",
+    "ebgp-multihop",
+    "update-source",
+    "bfd",
+    "password",
+    "send-community",
+    "maximum-routes",
+)
+
+
+def _extra_rank(key: str) -> int:
+    return NEIGHBOR_EXTRAS.index(key) if key in NEIGHBOR_EXTRAS else len(NEIGHBOR_EXTRAS)
+
+
+def _peer_key(peer: str) -> tuple[int, int, str]:
+    """Peer groups (names) first, as EOS prints them, then addresses in numeric order."""
+    try:
+        return 1, int(ipaddress.IPv4Address(peer)), ""
+    except ValueError:
+        return 0, 0, peer
 
 
 @dataclass
@@ -171,14 +202,19 @@ class Bgp:
             out.append(f"router-id {self.router_id}")
         if self.maximum_paths is not None:
             out.append(f"maximum-paths {self.maximum_paths}" + (f" ecmp {self.ecmp}" if self.ecmp is not None else ""))
-        for addr in sorted(self.neighbors, key=ipaddress.IPv4Address):
+        for addr in sorted(self.neighbors, key=_peer_key):
             n = self.neighbors[addr]
+            if "peer group" in n.extra:  # membership (or the group itself) comes first
+                out.append(f"neighbor {addr} {n.extra['peer group']}")
             if n.remote_as is not None:
                 out.append(f"neighbor {addr} remote-as {n.remote_as}")
             if n.description is not None:
                 out.append(f"neighbor {addr} description {n.description}")
-        if self.networks:
+            out.extend(f"neighbor {addr} {n.extra[k]}" for k in sorted(n.extra, key=_extra_rank) if k != "peer group")
+        active = [a for a in sorted(self.neighbors, key=_peer_key) if self.neighbors[a].activate]
+        if self.networks or active:
             out.extend(["!", "address-family ipv4"])
+            out.extend(f"{INDENT}neighbor {a} activate" for a in active)
             nets = sorted(self.networks, key=lambda p: ipaddress.IPv4Network(p, strict=False))
             out.extend(f"{INDENT}network {p}" for p in nets)
         return out
@@ -214,7 +250,7 @@ class Stanza:
     def lines(self) -> list[str]:
         if self.body is None:
             return [self.line]
-        return [self.line, *(INDENT + line for line in self.body.values())]  # as entered
+        return [self.line, *(INDENT + ln for line in self.body.values() for ln in line.split("\n"))]  # as entered
 
 
 # where each kind of statement stands in show running-config (a real switch's order)
@@ -233,10 +269,14 @@ RANKS: dict[str, int] = {
     "management api http-commands": 80,
     "management api gnmi": 81,
     "management api netconf": 82,
+    "vrf instance": 78,
+    "service interface": 25,
+    "management ssh": 400,
     "interfaces": 100,
     "ip routing": 200,
     "ip route": 210,
     "qos": 230,
+    "priority-flow-control": 235,
     "router bgp": 300,
 }
 
@@ -283,6 +323,9 @@ def _stanza_chunks(stanzas: dict[str, Stanza]) -> list[tuple[int, list[str]]]:
     return chunks
 
 
+ATTACHED = ("hostname", "ip routing", "ip route")  # sections whose stanzas of the same rank print inside them
+
+
 def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
     dns = [st.line for k, st in sorted(cfg.stanzas.items(), key=lambda kv: (kv[0].startswith("dns"), kv[0]))]
     dns = [line for line in dns if line.startswith(("ip name-server", "dns domain"))]
@@ -290,18 +333,22 @@ def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
     for name in ifnames.sort_names(list(cfg.interfaces)):
         body = [INDENT + line for line in cfg.interfaces[name].lines()]
         out.append((RANKS["interfaces"], [f"interface {name}", *body]))
-    out.append((RANKS["ip routing"], ["ip routing" if cfg.ip_routing else "no ip routing"]))
-    if cfg.static_routes:
-        routes = sorted(cfg.static_routes, key=StaticRoute.sort_key)
-        out.append((RANKS["ip route"], [r.line(cfg.static_routes[r]) for r in routes]))
+    vrf_routing = [st.line for k, st in sorted(cfg.stanzas.items()) if st.rank == RANKS["ip routing"]]
+    out.append((RANKS["ip routing"], ["ip routing" if cfg.ip_routing else "no ip routing", *vrf_routing]))
+    routes = [r.line(cfg.static_routes[r]) for r in sorted(cfg.static_routes, key=StaticRoute.sort_key)]
+    routes += [st.line for k, st in sorted(cfg.stanzas.items()) if st.rank == RANKS["ip route"]]
+    if routes:
+        out.append((RANKS["ip route"], routes))
     qos = [f"qos map cos {line}" for line in map_lines(cfg.cos_to_tc, "traffic-class")]
     qos += [f"qos map dscp {line}" for line in map_lines(cfg.dscp_to_tc, "traffic-class")]
-    qos += cfg.watchdog.lines()  # one section with the maps, as EOS prints them
     if qos:
         out.append((RANKS["qos"], qos))
+    if cfg.watchdog.lines():
+        out.append((RANKS["priority-flow-control"], cfg.watchdog.lines()))
     if cfg.bgp is not None:
         out.append((RANKS["router bgp"], [f"router bgp {cfg.bgp.asn}", *(INDENT + ln for ln in cfg.bgp.lines())]))
-    return out + _stanza_chunks({k: st for k, st in cfg.stanzas.items() if st.rank != RANKS["dns"]})
+    attached = {RANKS[k] for k in ATTACHED}
+    return out + _stanza_chunks({k: st for k, st in cfg.stanzas.items() if st.rank not in attached})
 
 
 def render(cfg: RunningConfig) -> str:

@@ -27,10 +27,23 @@ SEVERITY = "emergencies|alerts|critical|errors|warnings|notifications|informatio
 class Block:
     """A global configuration mode whose lines are kept as the block's body."""
 
-    header: str  # "management api http-commands"
-    prompt: str  # what follows "config" in the prompt: "-mgmt-api-http-cmds"
+    header: str  # "management api http-commands"; "vrf instance" for "vrf instance NAME"
+    prompt: str  # what follows "config" in the prompt: "-mgmt-api-http-cmds", "-vrf-{name}"
     rank: int
     default_body: tuple[tuple[str, str], ...] = ()
+
+
+def block_of(key: str) -> Block:
+    """The block a stanza key belongs to: ``management api gnmi`` -> itself, ``vrf instance MGMT`` -> ``vrf instance``."""
+    if key in BLOCKS:
+        return BLOCKS[key]
+    (found,) = [b for h, b in BLOCKS.items() if key.startswith(h + " ")]
+    return found
+
+
+def prompt_of(key: str) -> str:
+    block = block_of(key)
+    return block.prompt.format(name=key.removeprefix(block.header).strip())
 
 
 BLOCKS: dict[str, Block] = {
@@ -40,6 +53,8 @@ BLOCKS: dict[str, Block] = {
         Block("management api gnmi", "-mgmt-api-gnmi", RANKS["management api gnmi"]),
         Block("management api netconf", "-mgmt-api-netconf", RANKS["management api netconf"]),
         Block("system l1", "-system-l1", RANKS["system l1"]),
+        Block("vrf instance", "-vrf-{name}", RANKS["vrf instance"]),
+        Block("management ssh", "-mgmt-ssh", RANKS["management ssh"]),
     )
 }
 
@@ -176,20 +191,46 @@ def _ntp_server(cfg: RunningConfig, a: Args) -> None:
 
 
 def _enter(header: str) -> Handler:
-    def run(cfg: RunningConfig, _a: Args) -> str:
-        block = BLOCKS[header]
-        if header not in cfg.stanzas:
-            cfg.stanzas[header] = Stanza(block.rank, header, dict(block.default_body))
-        return header
+    def run(cfg: RunningConfig, a: Args) -> str:
+        key = f"{header} {a['name']}" if "name" in a else header
+        if key not in cfg.stanzas:
+            cfg.stanzas[key] = Stanza(BLOCKS[header].rank, key, dict(BLOCKS[header].default_body))
+        return key
 
     return run
 
 
 def _no_block(header: str) -> Handler:
-    def run(cfg: RunningConfig, _a: Args) -> None:
-        _drop(cfg, header)
+    def run(cfg: RunningConfig, a: Args) -> None:
+        _drop(cfg, f"{header} {a['name']}" if "name" in a else header)
 
     return run
+
+
+def _username_key(cfg: RunningConfig, a: Args) -> None:
+    key = f"username {a['name']} ssh-key"
+    if "no" in a:
+        _drop(cfg, key)
+    else:
+        _put(cfg, key, "username", f"{key} {a['key']}")
+
+
+def _service_interface(cfg: RunningConfig, a: Args) -> None:
+    line = "service interface inactive port-id allocation disabled"
+    _put(cfg, line, "service interface", ("no " if "no" in a else "") + line)
+
+
+def _ip_routing_vrf(cfg: RunningConfig, a: Args) -> None:
+    key = f"ip routing vrf {a['vrf']}"
+    _put(cfg, key, "ip routing", ("no " if "no" in a else "") + key)
+
+
+def _ip_route_vrf(cfg: RunningConfig, a: Args) -> None:
+    key = f"ip route vrf {a['vrf']} {a['prefix']} {a['hop']}"
+    if "no" in a:
+        _drop(cfg, key)
+    else:
+        _put(cfg, key, "ip route", key + (f" {a['distance']}" if a.get("distance", 1) != 1 else ""))
 
 
 SECRET = "<enc:0|sha512> <secret:word>"
@@ -223,8 +264,16 @@ GLOBAL: list[tuple[str, Handler]] = [
         "[<no:=no>] ntp server [vrf <vrf:word>] <host:word> [<prefer:=prefer>] [<iburst:=iburst>] [source <src:intf>]",
         _ntp_server,
     ),
-    *((header, _enter(header)) for header in BLOCKS),
-    *((f"no {header}", _no_block(header)) for header in BLOCKS),
+    ("username <name:word> ssh-key <key:line>", _username_key),
+    ("<no:=no> username <name:word> ssh-key", _username_key),
+    ("[<no:=no>] service interface inactive port-id allocation disabled", _service_interface),
+    ("[<no:=no>] ip routing vrf <vrf:word>", _ip_routing_vrf),
+    ("[<no:=no>] ip route vrf <vrf:word> <prefix:prefix> <hop:ipv4> [<distance:1-255>]", _ip_route_vrf),
+    *((header + (" <name:word>" if "{name}" in b.prompt else ""), _enter(header)) for header, b in BLOCKS.items()),
+    *(
+        (f"no {header}" + (" <name:word>" if "{name}" in b.prompt else ""), _no_block(header))
+        for header, b in BLOCKS.items()
+    ),
 ]
 
 
@@ -263,4 +312,23 @@ BODIES: dict[str, list[tuple[str, Callable[[RunningConfig, str, Args], None]]]] 
         (f"{L1} <act:error|warn>", _body("{what}", "unsupported {what} action {act}")),
         (f"no {L1}", _body("{what}", None)),
     ],
+    "vrf instance": [
+        ("description <text:line>", _body("description", "description {text}")),
+        ("no description", _body("description", None)),
+    ],
+    "management ssh": [
+        ("idle-timeout <n:0-86400>", _body("idle-timeout", "idle-timeout {n}")),
+        ("no idle-timeout", _body("idle-timeout", None)),
+    ],
 }
+
+
+def http_vrf(cfg: RunningConfig, header: str, vrf: str, enabled: bool | None) -> None:
+    """``vrf NAME`` under ``management api http-commands``, a nested block printed as ``!``, ``vrf NAME`` and,
+    when enabled, ``   no shutdown``: created (``enabled`` None keeps its state) or switched on/off."""
+    body = cfg.stanzas[header].body
+    assert body is not None
+    key = f"vrf {vrf}"
+    was = body.get(key, "").endswith("no shutdown")
+    on = was if enabled is None else enabled
+    body[key] = f"!\nvrf {vrf}" + ("\n   no shutdown" if on else "")

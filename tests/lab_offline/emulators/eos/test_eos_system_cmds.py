@@ -95,6 +95,8 @@ PROMPTS = [
     (["management api http-commands"], "spine2(config-mgmt-api-http-cmds)#"),
     (["management api gnmi"], "spine2(config-mgmt-api-gnmi)#"),
     (["system l1"], "spine2(config-system-l1)#"),
+    (["vrf instance MGMT"], "spine2(config-vrf-MGMT)#"),
+    (["management api http-commands", "vrf MGMT"], "spine2(config-mgmt-api-http-cmds-vrf-MGMT)#"),
 ]
 
 
@@ -114,6 +116,8 @@ REFUSED = [
     ("transceiver qsfp default-mode 2x50G", "% Invalid input"),
     ("management api", "% Incomplete command"),
     ("management api http-commands extra", "% Invalid input"),
+    ("ip route vrf MGMT 0.0.0.0/0", "% Incomplete command"),
+    ("interface Ethernet1/1 speed forced 100g", "% Invalid input"),
 ]
 
 

@@ -66,7 +66,10 @@ BGP: list[tuple[str, Handler]] = [
     (f"no {PEER} peer group [<group:word>]", _extra(GROUP_LINE, None)),
     (f"{PEER} password 7 <secret:word>", _extra("password", lambda a: f"password 7 {a['secret']}")),
     (f"no {PEER} password", _extra("password", None)),
-    (f"{PEER} send-community", _extra("send-community", lambda _a: "send-community")),
+    (
+        f"{PEER} send-community [<kind:standard|extended|large>]",
+        _extra("send-community", lambda a: "send-community" + (f" {a['kind']}" if "kind" in a else "")),
+    ),
     (f"no {PEER} send-community", _extra("send-community", None)),
     (f"{PEER} maximum-routes <n:0-4294967294>", _extra("maximum-routes", lambda a: f"maximum-routes {a['n']}")),
     (f"no {PEER} maximum-routes", _extra("maximum-routes", None)),

@@ -270,6 +270,7 @@ RANKS: dict[str, int] = {
     "management api gnmi": 81,
     "management api netconf": 82,
     "vrf instance": 78,
+    "aaa": 90,
     "service interface": 25,
     "management ssh": 400,
     "interfaces": 100,

@@ -207,6 +207,14 @@ def _no_block(header: str) -> Handler:
     return run
 
 
+def _aaa(cfg: RunningConfig, a: Args) -> None:
+    line = f"aaa {a['what']} {a['rest']}"
+    if "no" in a:
+        _drop(cfg, line)
+    else:
+        _put(cfg, line, "aaa", line)
+
+
 def _username_key(cfg: RunningConfig, a: Args) -> None:
     key = f"username {a['name']} ssh-key"
     if "no" in a:
@@ -264,6 +272,7 @@ GLOBAL: list[tuple[str, Handler]] = [
         "[<no:=no>] ntp server [vrf <vrf:word>] <host:word> [<prefer:=prefer>] [<iburst:=iburst>] [source <src:intf>]",
         _ntp_server,
     ),
+    ("[<no:=no>] aaa <what:authentication|authorization|accounting> <rest:line>", _aaa),
     ("username <name:word> ssh-key <key:line>", _username_key),
     ("<no:=no> username <name:word> ssh-key", _username_key),
     ("[<no:=no>] service interface inactive port-id allocation disabled", _service_interface),

@@ -74,7 +74,7 @@ def test_bgp_changes_become_vtysh(tmp_path: Path) -> None:
     runs = [c[c.index("-c") :] for c in ctx.calls if c[0] == "vtysh" and "configure terminal" in c]
     lines = [[c for c in run if c != "-c"] for run in runs]
     assert lines == [
-        ["configure terminal", "router bgp 65100", "exit"],
+        ["configure terminal", "router bgp 65100", "no bgp ebgp-requires-policy", "exit"],  # EOS has no RFC 8212 deny
         ["configure terminal", "router bgp 65100", "bgp router-id 198.18.255.2", "exit"],
         [
             "configure terminal",
@@ -117,6 +117,7 @@ def test_bgp_asn_change_and_removal() -> None:
     assert bgp_commands(old, new, peer_group=False) == [
         "no router bgp 65100",
         "router bgp 65200",
+        "no bgp ebgp-requires-policy",
         "bgp router-id 198.18.255.2",
         "neighbor 198.18.0.3 remote-as 65101",
         "exit",

@@ -130,7 +130,10 @@ def bgp_commands(old: Bgp | None, new: Bgp | None, peer_group: bool) -> list[str
         out.append(f"no router bgp {old.asn}")
         old = None
     if new is not None:
-        out += [f"router bgp {new.asn}", *_bgp_body(old, new, peer_group), "exit"]
+        # EOS applies no RFC 8212 default-deny to eBGP without policy; FRR does, so a BGP instance EOS
+        # starts (a push onto a factory switch, the lab's own one gone with a rollback) says so
+        fresh = ["no bgp ebgp-requires-policy"] if old is None else []
+        out += [f"router bgp {new.asn}", *fresh, *_bgp_body(old, new, peer_group), "exit"]
     return out
 
 

@@ -82,6 +82,31 @@ BGP: list[tuple[str, Handler]] = [
     (f"{PEER} remove-private-as", _extra("remove-private-as", lambda _a: "remove-private-as")),
     (f"no {PEER} remove-private-as", _extra("remove-private-as", None)),
 ]
+
+
+def _setting(key: str, line: Callable[[Args], str | None]) -> Handler:
+    def run(cfg: RunningConfig, _m: object, a: Args) -> None:
+        text = line(a)
+        if text is None:
+            _bgp(cfg).settings.pop(key, None)
+        else:
+            _bgp(cfg).settings[key] = text
+
+    return run
+
+
+def _distance(a: Args) -> str:
+    if "internal" in a:
+        return f"distance bgp {a['external']} {a['internal']} {a['local']}"
+    return f"distance bgp {a['external']}"
+
+
+BGP += [
+    ("no bgp default ipv4-unicast", _setting("bgp default", lambda _a: "no bgp default ipv4-unicast")),
+    ("bgp default ipv4-unicast", _setting("bgp default", lambda _a: None)),  # the default
+    ("distance bgp <external:1-255> [<internal:1-255> <local:1-255>]", _setting("distance", _distance)),
+    ("no distance bgp", _setting("distance", lambda _a: None)),
+]
 AF: list[tuple[str, Handler]] = [
     (f"{PEER} activate", _activate(True)),
     (f"no {PEER} activate", _activate(False)),

@@ -392,6 +392,8 @@ ETHERNET = COMMON_IF + _cmds(
     ("no switchport access vlan", _set("access_vlan", None)),
     ("error-correction encoding <value:fire-code|reed-solomon>", _set("fec", "value")),
     ("no error-correction encoding", _set("fec", None)),
+    ("ipv6 enable", _set("ipv6_enable", None, True)),
+    ("no ipv6 enable", _set("ipv6_enable", None, False)),
     ("lldp <what:transmit|receive>", _lldp(True)),
     ("no lldp <what:transmit|receive>", _lldp(False)),
     ("qos trust <value:dscp|cos>", _set("qos_trust", "value")),

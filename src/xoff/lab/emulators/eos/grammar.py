@@ -93,6 +93,13 @@ def _ipv4(tok: str) -> str | None:
         return None
 
 
+def _ipv6(tok: str) -> str | None:
+    try:
+        return str(ipaddress.IPv6Address(tok))
+    except ValueError:
+        return None
+
+
 def _prefix(tok: str) -> str | None:
     addr, slash, length = tok.partition("/")
     if not slash or not length.isdigit() or _ipv4(addr) is None or not 0 <= int(length) <= 32:
@@ -150,7 +157,7 @@ SINGLE: dict[str, Callable[[str], Value]] = {
     "secs3": _decimal(3, 0.001, 60),
     "speed": lambda t: t.lower() if t.lower() in SPEEDS else None,
     "forced": lambda t: t.lower() if t.lower() in FORCED else None,
-    "peer": lambda t: _ipv4(t) or (t if re.fullmatch(r"[A-Za-z][\w.-]*", t) else None),
+    "peer": lambda t: _ipv4(t) or _ipv6(t) or (t if re.fullmatch(r"[A-Za-z][\w.-]*", t) else None),
     "pollint": lambda t: "auto" if t.lower() == "auto" else _decimal(3, 0.001, 60)(t),
     "weight": _int_in(0, 15),
     "width": _int_in(10, 32767),

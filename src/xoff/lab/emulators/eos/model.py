@@ -71,6 +71,7 @@ class Interface:
     access_vlan: int | None = None  # 1 (the default) is not shown
     vrf: str | None = None
     lldp_off: set[str] = field(default_factory=set)  # "transmit", "receive": shown as "no lldp ..."
+    ipv6_enable: bool = False
     wd_port_action: str | None = None  # priority-flow-control pause watchdog port action ...
     wd_port_timer: str | None = None  # "timeout T polling-interval P recovery-time R[ forced]"
     addresses: list[str] = field(default_factory=list)  # primary first, then secondaries
@@ -90,6 +91,7 @@ class Interface:
         if self.vrf is not None:
             out.append(f"vrf {self.vrf}")
         out += [f"ip address {addr}" + (" secondary" if i else "") for i, addr in enumerate(self.addresses)]
+        out += ["ipv6 enable"] if self.ipv6_enable else []
         out += self._qos_lines()
         out.extend(f"no lldp {what}" for what in sorted(self.lldp_off, reverse=True))  # transmit, receive
         for qid in sorted(self.tx_queues):
@@ -180,11 +182,12 @@ def _extra_rank(key: str) -> int:
 
 
 def _peer_key(peer: str) -> tuple[int, int, str]:
-    """Peer groups (names) first, as EOS prints them, then addresses in numeric order."""
+    """Peer groups (names) first, as EOS prints them, then IPv4 and IPv6 addresses in numeric order."""
     try:
-        return 1, int(ipaddress.IPv4Address(peer)), ""
+        address = ipaddress.ip_address(peer)
     except ValueError:
         return 0, 0, peer
+    return address.version, int(address), ""
 
 
 @dataclass
@@ -195,11 +198,13 @@ class Bgp:
     ecmp: int | None = None
     neighbors: dict[str, Neighbor] = field(default_factory=dict)
     networks: set[str] = field(default_factory=set)
+    settings: dict[str, str] = field(default_factory=dict)  # "bgp default ipv4-unicast", "distance bgp": line
 
     def lines(self) -> list[str]:
         out: list[str] = []
         if self.router_id is not None:
             out.append(f"router-id {self.router_id}")
+        out.extend(self.settings[k] for k in sorted(self.settings))  # "bgp default ...", then "distance bgp"
         if self.maximum_paths is not None:
             out.append(f"maximum-paths {self.maximum_paths}" + (f" ecmp {self.ecmp}" if self.ecmp is not None else ""))
         for addr in sorted(self.neighbors, key=_peer_key):

@@ -233,6 +233,13 @@ def _ip_routing_vrf(cfg: RunningConfig, a: Args) -> None:
     _put(cfg, key, "ip routing", ("no " if "no" in a else "") + key)
 
 
+def _ipv6_routing(cfg: RunningConfig, a: Args) -> None:
+    if "no" in a:  # the default: not shown
+        _drop(cfg, "ipv6 unicast-routing")
+    else:
+        _put(cfg, "ipv6 unicast-routing", "ip routing", "ipv6 unicast-routing")
+
+
 def _ip_route_vrf(cfg: RunningConfig, a: Args) -> None:
     key = f"ip route vrf {a['vrf']} {a['prefix']} {a['hop']}"
     if "no" in a:
@@ -277,6 +284,7 @@ GLOBAL: list[tuple[str, Handler]] = [
     ("<no:=no> username <name:word> ssh-key", _username_key),
     ("[<no:=no>] service interface inactive port-id allocation disabled", _service_interface),
     ("[<no:=no>] ip routing vrf <vrf:word>", _ip_routing_vrf),
+    ("[<no:=no>] ipv6 unicast-routing", _ipv6_routing),
     ("[<no:=no>] ip route vrf <vrf:word> <prefix:prefix> <hop:ipv4> [<distance:1-255>]", _ip_route_vrf),
     *((header + (" <name:word>" if "{name}" in b.prompt else ""), _enter(header)) for header, b in BLOCKS.items()),
     *(

@@ -83,7 +83,12 @@ def shape(value: Any) -> Any:
     return type(value).__name__
 
 
+NULLABLE = "?null"  # in a merged mapping's shape: some sample had null there instead (``bgp: None`` and ``bgp: {...}``)
+
+
 def _merge(a: Any, b: Any) -> Any:
+    if (a == "null" and isinstance(b, dict)) or (b == "null" and isinstance(a, dict)):
+        return {**(a if isinstance(a, dict) else b), NULLABLE: "null"}
     if isinstance(a, dict) and isinstance(b, dict):
         return {k: _merge(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k)) for k in sorted(set(a) | set(b))}
     if isinstance(a, list) and isinstance(b, list):
@@ -101,6 +106,8 @@ def _merge(a: Any, b: Any) -> Any:
 def covers(corpus: Any, emulated: Any, path: str = "") -> list[str]:
     """Where ``emulated``'s shape has what no corpus sample has (a key, a type): each as ``path: what``."""
     problems: list[str] = []
+    if emulated == "null" and isinstance(corpus, dict) and NULLABLE in corpus:
+        return problems
     if isinstance(emulated, dict):
         if not isinstance(corpus, dict):
             return [f"{path or '.'}: a mapping where the corpus has {corpus}"]

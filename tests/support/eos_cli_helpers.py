@@ -29,11 +29,36 @@ def rendered(fabric: str, device: str) -> str:
     return f.content
 
 
+# what a real switch's clean-config prints around ``hostname`` (public cEOS 4.30 captures), written
+# here by hand: the emulator's own defaults must match it, not define it
+CLEAN_BEFORE_HOSTNAME = (
+    "!\nno aaa root\n!\nusername admin privilege 15 role network-admin nopassword\n"
+    "!\ntransceiver qsfp default-mode 4x10G\n!\nservice routing protocols model multi-agent\n"
+)
+CLEAN_AFTER_HOSTNAME = (
+    "!\nspanning-tree mode mstp\n!\nsystem l1\n   unsupported speed action error\n"
+    "   unsupported error-correction action error\n"
+)
+
+
+def with_clean_config(body: str) -> str:
+    """A running-config body (``!`` ``hostname X`` ...) with EOS's clean-config lines in their places."""
+    first, second, rest = body.split("\n", 2)
+    assert first == "!" and second.startswith("hostname "), body[:80]
+    return CLEAN_BEFORE_HOSTNAME + f"!\n{second}\n" + CLEAN_AFTER_HOSTNAME + rest
+
+
 def as_eos_shows(text: str, hostname: str) -> str:
-    """What ``show running-config`` prints after loading xoff's file: EOS's header, and without the
-    lines that only restate a default (EOS never prints ``no shutdown``)."""
-    body = "".join(line + "\n" for line in text.splitlines() if line.strip() != "no shutdown")
-    return header(hostname) + body
+    """What ``show running-config`` prints after loading xoff's file onto a clean switch: EOS's header,
+    the clean-config's lines, and without the lines that only restate a default (EOS never prints
+    ``no shutdown``)."""
+    lines = [line for line in text.splitlines() if line.strip() != "no shutdown"]
+    # EOS prints the global PFC watchdog lines as a section of their own after the qos maps (AVD's
+    # priority-flow-control.j2 opens one), where xoff's file has them in the maps' section
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("priority-flow-control pause watchdog")), None)
+    if first is not None and lines[first - 1] != "!":
+        lines.insert(first, "!")
+    return header(hostname) + with_clean_config("".join(line + "\n" for line in lines))
 
 
 @dataclass

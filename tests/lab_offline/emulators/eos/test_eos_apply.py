@@ -74,7 +74,7 @@ def test_bgp_changes_become_vtysh(tmp_path: Path) -> None:
     runs = [c[c.index("-c") :] for c in ctx.calls if c[0] == "vtysh" and "configure terminal" in c]
     lines = [[c for c in run if c != "-c"] for run in runs]
     assert lines == [
-        ["configure terminal", "router bgp 65100", "exit"],
+        ["configure terminal", "router bgp 65100", "no bgp ebgp-requires-policy", "exit"],  # EOS has no RFC 8212 deny
         ["configure terminal", "router bgp 65100", "bgp router-id 198.18.255.2", "exit"],
         [
             "configure terminal",
@@ -117,6 +117,7 @@ def test_bgp_asn_change_and_removal() -> None:
     assert bgp_commands(old, new, peer_group=False) == [
         "no router bgp 65100",
         "router bgp 65200",
+        "no bgp ebgp-requires-policy",
         "bgp router-id 198.18.255.2",
         "neighbor 198.18.0.3 remote-as 65101",
         "exit",
@@ -150,10 +151,11 @@ def test_boot_applies_the_startup_config(tmp_path: Path) -> None:
         "ip address replace 198.18.0.2/31 dev Ethernet1_1",
         "ip link set dev Ethernet1_1 mtu 1500",
         "ip link set dev Ethernet1_1 up",
+        "ip link set dev Management1 up",  # every EOS switch has Management1, this one too
         "sysctl -q -w net.ipv4.ip_forward=1",
     ]
     Emulator(ctx)  # a second session of a running device applies nothing
-    assert len(_ip(ctx)) == 4
+    assert len(_ip(ctx)) == 5
 
 
 # --- the real thing ---------------------------------------------------------------------------------

@@ -1,24 +1,47 @@
-"""The factory state of an EOS switch in the lab: provisioned for the underlay (docs/lab.md), so its
-running-config is xoff's rendered running-config without the lossless plan, and undoing a push
-(rollback to the factory backup) keeps the switch reachable."""
+"""The factory state of an EOS switch in the lab: a new switch as Arista ships it (clean-config lines,
+every port at its defaults, Management1 with the lab's management address), built from the hostname, the
+management address and the port names only; the underlay comes with a push."""
 
 from __future__ import annotations
 
-import re
+import ast
 from pathlib import Path
 
 import pytest
 
-from tests.support.eos_cli_helpers import INVENTORY, Cli, RecordingContext, as_eos_shows, make_cli, rendered
+from tests.support.eos_cli_helpers import (
+    INVENTORY,
+    Cli,
+    RecordingContext,
+    make_cli,
+    rendered,
+    with_clean_config,
+)
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab.emulators.eos import Emulator
 from xoff.lab.emulators.eos.store import header
 
-# the lines of xoff's file that a push brings (QoS, PFC, tx-queues/ECN, watchdog)
-LOSSLESS = re.compile(
-    r"^\s*(qos |priority-flow-control|tx-queue|no priority|priority strict|bandwidth percent|random-detect)"
-)
+EMULATOR = Path(__file__).parents[4] / "src" / "xoff" / "lab" / "emulators" / "eos"
+LAB_MINI_SPINE2 = """\
+!
+hostname spine2
+!
+interface Ethernet1/1
+!
+interface Ethernet2/1
+!
+interface Ethernet3/1
+!
+interface Ethernet4/1
+!
+interface Management1
+   ip address 192.0.2.12/24
+!
+no ip routing
+!
+end
+"""
 
 
 @pytest.fixture
@@ -28,44 +51,43 @@ def fabric_json(tmp_path: Path) -> Path:
     return path
 
 
-def _underlay_of(text: str) -> str:
-    """xoff's file without its lossless lines, and without the ``!`` separators left with nothing to separate."""
-    lines = [ln for ln in text.splitlines() if not LOSSLESS.match(ln)]
-    out: list[str] = []
-    for i, ln in enumerate(lines):
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if ln.strip() == "!" and (nxt.strip() == "!" or (ln.startswith(" ") and not nxt.startswith(" "))):
-            continue
-        out.append(ln)
-    return "".join(ln + "\n" for ln in out)
-
-
-def test_factory_is_the_rendered_underlay(tmp_path: Path, fabric_json: Path) -> None:
+def test_factory_is_a_new_switch_with_its_management_address(tmp_path: Path, fabric_json: Path) -> None:
     cli = make_cli(tmp_path / "state", fabric_state=fabric_json)
     cli.quiet("enable")
-    shown = cli.run("show running-config")
-    assert shown == as_eos_shows(_underlay_of(rendered("lab-mini", "spine2")), "spine2")
-    assert "interface Management1\n   ip address 192.0.2.12/24\n" in shown
-    assert "interface Ethernet3/1\n   shutdown\n" in shown, "an uncabled port is listed too"
-    assert "\nip routing\n" in shown and "qos" not in shown and "priority-flow-control" not in shown
+    assert cli.run("show running-config") == header("spine2") + with_clean_config(LAB_MINI_SPINE2)
 
 
 def test_without_a_fabric_state_the_switch_is_bare(tmp_path: Path) -> None:
     cli = make_cli(tmp_path / "state", fabric_state=tmp_path / "absent.json")
     cli.quiet("enable")
-    assert cli.run("show running-config") == header("spine2") + "!\nhostname spine2\n!\nno ip routing\n!\nend\n"
+    bare = "!\nhostname spine2\n!\ninterface Management1\n!\nno ip routing\n!\nend\n"
+    assert cli.run("show running-config") == header("spine2") + with_clean_config(bare)
+
+
+def test_the_emulator_imports_nothing_of_xoffs_renderer_or_intent() -> None:
+    """The emulator keeps its own model of EOS: no xoff.platforms, xoff.render, xoff.desired, xoff.intent."""
+    imported = set()
+    for path in EMULATOR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add((path.name, node.module))
+            elif isinstance(node, ast.Import):
+                imported.update((path.name, a.name) for a in node.names)
+    banned = ("xoff.platforms", "xoff.render", "xoff.desired", "xoff.intent", "xoff.collect", "xoff.push")
+    assert [(f, m) for f, m in sorted(imported) if m.startswith(banned)] == []
+    assert any(m == "xoff.lab.emulators.eos.model" for _, m in imported), "the walk saw the package"
 
 
 def test_a_provisioned_boot_changes_nothing_in_the_namespace(tmp_path: Path, fabric_json: Path) -> None:
-    """The lab has already put the underlay into the namespace and FRR: booting re-applies none of it."""
+    """The lab has already put management and the underlay into the namespace and FRR: booting touches none of it."""
     ctx = RecordingContext(device="spine2", state_dir=tmp_path / "state", netns="xl-t-spine2", fabric_state=fabric_json)
     Emulator(ctx)
     assert ctx.calls == []
 
 
-def test_rollback_to_the_factory_backup_keeps_the_switch_reachable(tmp_path: Path, fabric_json: Path) -> None:
-    """A push (session: rollback clean-config + xoff's file) and its undo (the same with the backup):
-    the management address is never touched, and the switch ends exactly at its backup."""
+def test_push_and_undo_to_the_factory_backup(tmp_path: Path, fabric_json: Path) -> None:
+    """A push (session: rollback clean-config + xoff's file) and its undo (the same with the backup): the
+    management address is never touched, and the switch ends exactly at its backup."""
     ctx = RecordingContext(device="spine2", state_dir=tmp_path / "state", netns="xl-t-spine2", fabric_state=fabric_json)
     cli = Cli(Emulator(ctx))
     cli.quiet("enable")
@@ -77,12 +99,13 @@ def test_rollback_to_the_factory_backup_keeps_the_switch_reachable(tmp_path: Pat
         cli.quiet("commit")
 
     replace_with("push", rendered("lab-mini", "spine2"))
-    assert "priority-flow-control on" in cli.run("show running-config")
+    pushed = cli.run("show running-config")
+    assert "priority-flow-control on" in pushed and "\nip routing\n" in pushed
+    assert "\nno aaa root\n" in pushed, "clean-config's lines stay under a pushed file, as on a real switch"
     replace_with("undo", backup)
     assert cli.run("show running-config") == backup
     touched = [" ".join(c) for c in ctx.calls if c[0] == "ip"]
-    assert not [c for c in touched if "Management1" in c], touched
-    assert touched == [], "QoS has no kernel counterpart: neither the push nor its undo changes the namespace"
+    assert touched and not [c for c in touched if "Management1" in c], touched
 
 
 def test_a_physical_port_cannot_be_removed(tmp_path: Path, fabric_json: Path) -> None:

@@ -95,11 +95,15 @@ REFUSED = [
         "ip address 198.18.0.4/31 secondary",
         "% Primary address must be configured before secondary",
     ),
-    (["interface Ethernet1/1"], "priority-flow-control priority 3 lossless", "% Invalid input"),
+    (
+        ["interface Ethernet1/1"],
+        "priority-flow-control priority 3 lossless",
+        "% Invalid input",
+    ),
     (["interface Ethernet1/1"], "priority-flow-control priority 8 no-drop", "% Invalid input"),
     (["interface Ethernet1/1"], "qos trust ip-precedence", "% Invalid input"),
     (["interface Ethernet1/1"], "tx-queue 8", "% Invalid input"),
-    (["interface Ethernet1/1"], "switchport mode trunk", "% Invalid input"),
+    (["interface Ethernet1/1"], "switchport mode hybrid", "% Invalid input"),
     (["interface Ethernet1/1"], "no shutdown now", "% Invalid input"),
     (["interface Ethernet1/1", "tx-queue 3"], "bandwidth percent 101", "% Invalid input"),
     (["interface Ethernet1/1", "tx-queue 3"], "random-detect ecn minimum-threshold 1 bytes", "% Incomplete command"),
@@ -125,7 +129,11 @@ REFUSED = [
     ),
     (["router bgp 65100"], "maximum-paths 64 ecmp 32", "% ecmp value must be greater than or equal to maximum-paths"),
     (["router bgp 65100"], "network 198.18.255.2/32", "% Invalid input"),
-    (["router bgp 65100", "address-family ipv4"], "network 198.18.255.2", "% Invalid input"),
+    (
+        ["router bgp 65100", "address-family ipv4"],
+        "network 198.18.255.2",
+        "% Invalid input",
+    ),
     (["router bgp 65100", "exit"], "router bgp 65001", "% BGP is already running with AS number 65100"),
 ]
 
@@ -195,7 +203,10 @@ def test_show_running_config_filters(cli: Cli, tmp_path: Path) -> None:
     one = cli.run("show running-config | section Loopback0")
     assert one == "interface Loopback0\n   ip address 198.18.255.2/32\n"
     nested = cli.run("show running-config | section network")
-    assert nested == "router bgp 65100\n   address-family ipv4\n      network 198.18.255.2/32\n"
+    assert nested == (  # "network-admin" is a match too, as on a real switch
+        "username admin privilege 15 role network-admin nopassword\n"
+        "router bgp 65100\n   address-family ipv4\n      network 198.18.255.2/32\n"
+    )
     assert cli.run("show running-config | include ^hostname") == "hostname spine2\n"
     assert cli.run("show running-config | exclude .").strip() == ""
     assert cli.run("show running-config | begin ^router").splitlines()[0] == "router bgp 65100"

@@ -168,7 +168,7 @@ def test_reject_nth_fault(cli: Cli, tmp_path: Path) -> None:
     state = tmp_path / "state"
     SessionFaults(reject_nth=2).save(state)
     c = make_cli(state)
-    c.quiet("enable", "configure", "show running-config | include x")  # neither counts
+    c.quiet("enable", "configure", "show running-config | include zzz")  # neither counts
     assert c.run("interface Ethernet2/1") == ""  # 1st
     assert c.run("description refused") == "% Invalid input\n"  # 2nd: the fault
     assert c.run("mtu 9000") == ""  # 3rd

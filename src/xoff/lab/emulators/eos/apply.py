@@ -10,12 +10,13 @@ has no kernel counterpart here and lives only in the configuration.
 
 from __future__ import annotations
 
+import ipaddress
 import subprocess
 
 from xoff.lab.emulators import static_routes
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import ifnames
-from xoff.lab.emulators.eos.model import DEFAULT_MTU, Bgp, Interface, RunningConfig
+from xoff.lab.emulators.eos.model import DEFAULT_MTU, Bgp, Interface, Neighbor, RunningConfig
 from xoff.lab.names import linux_ifname
 
 FABRIC_PEER_GROUP = "FABRIC"  # the peer group xoff's frr.conf puts fabric neighbours in (platforms/frr)
@@ -77,16 +78,31 @@ def interface_commands(old: RunningConfig | None, new: RunningConfig) -> list[li
     return out
 
 
+def _frr_peers(bgp: Bgp) -> dict[str, Neighbor]:
+    """The neighbours FRR is told about: IPv4 peers with their own remote-as (peer groups, their members'
+    inherited AS and the other per-neighbour lines stay in the running-config only)."""
+    out: dict[str, Neighbor] = {}
+    for addr, n in bgp.neighbors.items():
+        try:
+            ipaddress.IPv4Address(addr)
+        except ValueError:
+            continue
+        if n.remote_as is not None:
+            out[addr] = n
+    return out
+
+
 def _bgp_body(old: Bgp | None, new: Bgp, peer_group: bool) -> list[str]:
     """vtysh lines inside ``router bgp`` taking FRR from ``old`` to ``new`` (same ASN)."""
     out: list[str] = []
     was_bgp = old if old is not None else Bgp(new.asn)  # a new instance starts from nothing configured
     if was_bgp.router_id != new.router_id:
         out.append(f"bgp router-id {new.router_id}" if new.router_id else "no bgp router-id")
-    for addr in sorted(set(was_bgp.neighbors) - set(new.neighbors)):
+    was_peers, new_peers = _frr_peers(was_bgp), _frr_peers(new)
+    for addr in sorted(set(was_peers) - set(new_peers)):
         out.append(f"no neighbor {addr}")
-    for addr, n in new.neighbors.items():
-        was = was_bgp.neighbors.get(addr)
+    for addr, n in new_peers.items():
+        was = was_peers.get(addr)
         if was is None or was.remote_as != n.remote_as:
             out.append(f"neighbor {addr} remote-as {n.remote_as}")
             if peer_group:
@@ -114,7 +130,10 @@ def bgp_commands(old: Bgp | None, new: Bgp | None, peer_group: bool) -> list[str
         out.append(f"no router bgp {old.asn}")
         old = None
     if new is not None:
-        out += [f"router bgp {new.asn}", *_bgp_body(old, new, peer_group), "exit"]
+        # EOS applies no RFC 8212 default-deny to eBGP without policy; FRR does, so a BGP instance EOS
+        # starts (a push onto a factory switch, the lab's own one gone with a rollback) says so
+        fresh = ["no bgp ebgp-requires-policy"] if old is None else []
+        out += [f"router bgp {new.asn}", *fresh, *_bgp_body(old, new, peer_group), "exit"]
     return out
 
 

@@ -1,5 +1,9 @@
-"""The configuration grammar: exactly what xoff's EOS renderer writes, plus the ``no`` forms and the
-mode commands netmiko and Ansible's ``arista.eos`` send. Anything else is ``% Invalid input``.
+"""The configuration grammar: EOS's documented CLI for the configuration a GPU fabric's switch carries
+(interfaces: description, shutdown, mtu, speed, switchport, ip address; QoS maps and trust, PFC, the PFC
+watchdog, tx-queue scheduling and ECN; static routes; ``router bgp``) with the ``no`` forms, and the
+global statements around it (``system_cmds``: users, NTP, logging, spanning-tree, management APIs...).
+Anything else is refused as EOS refuses it (``% Invalid input``, ``% Incomplete command``,
+``% Ambiguous command``).
 
 Each mode has its table; a line that no command of the current mode takes is tried in the parent
 modes (as EOS does: ``interface Ethernet2/1`` typed under ``tx-queue 3`` moves to that interface),
@@ -12,7 +16,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos import bgp_cmds, ifnames, system_cmds
 from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
 
@@ -23,11 +27,14 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Mode:
-    """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``."""
+    """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``,
+    ``block`` (a global block such as ``management api http-commands``, named by ``block``)."""
 
     kind: str
     intf: str | None = None
     txq: int | None = None
+    block: str | None = None  # the stanza key: "management api http-commands", "vrf instance MGMT"
+    sub: str | None = None  # a VRF inside the block (management api http-commands -> vrf MGMT)
 
     @property
     def parent(self) -> Mode | None:
@@ -37,6 +44,7 @@ class Mode:
             "bgp": CONFIG,
             "txq": Mode("if", self.intf),
             "af": Mode("bgp"),
+            "block": Mode("block", block=self.block) if self.sub is not None else CONFIG,
         }[self.kind]
 
     def prompt_suffix(self) -> str:
@@ -45,6 +53,9 @@ class Mode:
             assert self.intf is not None
             txq = f"-txq-{self.txq}" if self.kind == "txq" else ""
             return f"-if-{ifnames.short(self.intf)}{txq}"
+        if self.kind == "block":
+            assert self.block is not None
+            return system_cmds.prompt_of(self.block) + (f"-vrf-{self.sub}" if self.sub is not None else "")
         return {"config": "", "bgp": "-router-bgp", "af": "-router-bgp-af"}[self.kind]
 
 
@@ -176,6 +187,22 @@ def _no_ip_address(cfg: RunningConfig, m: Mode, a: Args) -> None:
         iface.addresses.remove(addr)
 
 
+def _speed_forced(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    assert m.intf is not None
+    cfg.interface(m.intf).speed = f"forced {a['value']}"
+
+
+def _wd_port_timer(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    """``... port timer timeout T polling-interval P recovery-time R [forced]``, kept as EOS prints it."""
+    assert m.intf is not None
+    line = None
+    if "t" in a:
+        line = f"timeout {a['t']} polling-interval {a['p']} recovery-time {a['r']}" + (
+            " forced" if "forced" in a else ""
+        )
+    cfg.interface(m.intf).wd_port_timer = line
+
+
 def _pfc_priority(cfg: RunningConfig, m: Mode, a: Args) -> None:
     assert m.intf is not None
     nodrop = cfg.interface(m.intf).pfc_no_drop
@@ -277,6 +304,22 @@ def _cmds(*pairs: tuple[str, Handler]) -> list[Command]:
     return [Command(p, h) for p, h in pairs]
 
 
+def _system(handler: system_cmds.Handler) -> Handler:
+    def run(cfg: RunningConfig, _m: Mode, a: Args) -> Mode | None:
+        block = handler(cfg, a)
+        return Mode("block", block=block) if block is not None else None
+
+    return run
+
+
+def _in_block(handler: Callable[[RunningConfig, str, Args], None]) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        assert m.block is not None
+        handler(cfg, m.block, a)
+
+    return run
+
+
 WD = "priority-flow-control pause watchdog"
 GLOBAL = _cmds(
     ("hostname <name:word>", _hostname),
@@ -298,10 +341,38 @@ GLOBAL = _cmds(
     (f"no {WD} action", _watchdog_action),
     ("router bgp <asn:asn>", _router_bgp),
     ("no router bgp [<asn:asn>]", _no_router_bgp),
+    *((pattern, _system(handler)) for pattern, handler in system_cmds.GLOBAL),
 )
+
+
+def _vrf(cfg: RunningConfig, m: Mode, a: Args) -> None:
+    """EOS removes the interface's addresses when its VRF changes."""
+    assert m.intf is not None
+    iface = cfg.interface(m.intf)
+    if iface.vrf != a.get("vrf"):
+        iface.addresses.clear()
+    iface.vrf = a.get("vrf")
+
+
+def _lldp(on: bool) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        assert m.intf is not None
+        off = cfg.interface(m.intf).lldp_off
+        if on:
+            off.discard(a["what"])
+        else:
+            off.add(a["what"])
+
+    return run
+
+
 COMMON_IF = _cmds(
     ("description <value:line>", _set("description", "value")),
     ("no description", _set("description", None)),
+    ("load-interval <value:0-600>", _set("load_interval", "value")),
+    ("no load-interval", _set("load_interval", None)),
+    ("vrf <vrf:word>", _vrf),
+    ("no vrf", _vrf),
     ("shutdown", _set("shutdown", None, True)),
     ("no shutdown", _set("shutdown", None, False)),
     ("ip address <addr:prefix> [<secondary:=secondary>]", _ip_address),
@@ -311,9 +382,20 @@ ETHERNET = COMMON_IF + _cmds(
     ("mtu <value:mtu>", _set("mtu", "value")),
     ("no mtu", _set("mtu", None)),
     ("speed <value:speed>", _set("speed", "value")),
+    ("speed forced <value:forced>", _speed_forced),
     ("no speed", _set("speed", None)),
     ("switchport", _set("routed", None, False)),
     ("no switchport", _set("routed", None, True)),
+    ("switchport mode <value:access|trunk>", _set("switchport_mode", "value")),
+    ("no switchport mode", _set("switchport_mode", None)),
+    ("switchport access vlan <value:1-4094>", _set("access_vlan", "value")),
+    ("no switchport access vlan", _set("access_vlan", None)),
+    ("error-correction encoding <value:fire-code|reed-solomon>", _set("fec", "value")),
+    ("no error-correction encoding", _set("fec", None)),
+    ("ipv6 enable", _set("ipv6_enable", None, True)),
+    ("no ipv6 enable", _set("ipv6_enable", None, False)),
+    ("lldp <what:transmit|receive>", _lldp(True)),
+    ("no lldp <what:transmit|receive>", _lldp(False)),
     ("qos trust <value:dscp|cos>", _set("qos_trust", "value")),
     ("no qos trust", _set("qos_trust", None)),
     ("priority-flow-control on", _set("pfc_on", None, True)),
@@ -321,6 +403,13 @@ ETHERNET = COMMON_IF + _cmds(
     ("priority-flow-control priority <prio:0-7> <drop:drop|no-drop>", _pfc_priority),
     ("no priority-flow-control priority <prio:0-7>", _pfc_priority),
     ("priority-flow-control pause watchdog", _set("pfc_watchdog", None, True)),
+    (f"{WD} port action <value:drop|errdisable|notify-only>", _set("wd_port_action", "value")),
+    (f"no {WD} port action", _set("wd_port_action", None)),
+    (
+        f"{WD} port timer timeout <t:secs2> polling-interval <p:pollint> recovery-time <r:secs2> [<forced:=forced>]",
+        _wd_port_timer,
+    ),
+    (f"no {WD} port timer", _wd_port_timer),
     ("no priority-flow-control pause watchdog", _set("pfc_watchdog", None, False)),
     ("tx-queue <q:queue>", _tx_queue),
     ("no tx-queue <q:queue>", _no_tx_queue),
@@ -343,15 +432,42 @@ BGP = _cmds(
     ("no router-id", _router_id),
     ("maximum-paths <n:paths> [ecmp <ecmp:paths>]", _max_paths),
     ("no maximum-paths", _max_paths),
-    ("neighbor <peer:ipv4> remote-as <value:asn>", _neighbor("remote_as")),
-    ("neighbor <peer:ipv4> description <value:line>", _neighbor("description")),
-    ("no neighbor <peer:ipv4> [<what:remote-as|description>]", _no_neighbor),
+    ("neighbor <peer:peer> remote-as <value:asn>", _neighbor("remote_as")),
+    ("neighbor <peer:peer> description <value:line>", _neighbor("description")),
+    ("no neighbor <peer:peer> [<what:remote-as|description>]", _no_neighbor),
     ("address-family ipv4", _address_family),
+    *bgp_cmds.BGP,
 )
-AF = _cmds(("network <prefix:prefix>", _network(True)), ("no network <prefix:prefix>", _network(False)))
+AF = _cmds(
+    ("network <prefix:prefix>", _network(True)),
+    ("no network <prefix:prefix>", _network(False)),
+    *bgp_cmds.AF,
+)
+
+
+def _http_vrf(cfg: RunningConfig, m: Mode, a: Args) -> Mode:
+    assert m.block is not None
+    system_cmds.http_vrf(cfg, m.block, a["vrf"], None)
+    return Mode("block", block=m.block, sub=a["vrf"])
+
+
+def _http_vrf_state(enabled: bool) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, _a: Args) -> None:
+        assert m.block is not None and m.sub is not None
+        system_cmds.http_vrf(cfg, m.block, m.sub, enabled)
+
+    return run
+
+
+BLOCK_TABLES = {h: _cmds(*((p, _in_block(f)) for p, f in body)) for h, body in system_cmds.BODIES.items()}
+BLOCK_TABLES["management api http-commands"] += _cmds(("vrf <vrf:word>", _http_vrf))
+HTTP_VRF = _cmds(("shutdown", _http_vrf_state(False)), ("no shutdown", _http_vrf_state(True)))
 
 
 def table(mode: Mode) -> list[Command]:
+    if mode.kind == "block":
+        assert mode.block is not None
+        return HTTP_VRF if mode.sub is not None else BLOCK_TABLES[system_cmds.block_of(mode.block).header]
     if mode.kind == "if":
         assert mode.intf is not None
         return ETHERNET if ifnames.kind(mode.intf) == "Ethernet" else COMMON_IF

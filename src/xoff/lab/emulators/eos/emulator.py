@@ -27,8 +27,13 @@ PRIVILEGED = "% Invalid input (privileged mode required)"
 
 
 def _furthest(a: ParseError, b: ParseError) -> ParseError:
-    """Of two explanations, the one that got further; at the same token an ambiguity or a missing
-    word says more than "invalid"."""
+    """Of two explanations (the meta commands' and the configuration's), the one EOS gives: an ambiguity
+    first (EOS resolves abbreviations token by token over every command of the mode, so a word that is
+    ambiguous stops it there), else the one that got further; at the same token a missing word says
+    more than "invalid"."""
+    for amb, other in ((a, b), (b, a)):
+        if amb.kind == "ambiguous" and (other.kind != "ambiguous" or amb.token <= other.token):
+            return amb
     rank = {"invalid": 0, "incomplete": 1, "ambiguous": 2}
     return a if (a.token, rank[a.kind]) > (b.token, rank[b.kind]) else b
 

@@ -1,51 +1,62 @@
-"""The running-config an EOS switch has before anything is pushed to it.
+"""The running-config an EOS switch of the lab boots with: a new switch as Arista ships it.
 
-The lab brings switches up provisioned for the underlay (docs/lab.md): every front-panel port and
-Management1 with its address, cabled ports routed with the intent's MTU and addresses, the
-loopback, ``ip routing`` and BGP running in FRR. The running-config says the same: it is the EOS
-renderer's own structured config (``platforms/eos/structured.py``) with the lossless plan taken out
-(QoS maps, per-port QoS trust, PFC, tx-queues/ECN, PFC watchdog: what a push brings), rendered by
-the renderer's own templates and read back through the emulator's grammar. So the underlay lines of
-the factory and of the rendered file are the same lines, and a push changes only the lossless part.
-
-Without a FabricState (unit tests, a device the fabric does not have): a bare switch,
-``hostname <device>`` and ``no ip routing``.
+EOS's clean-config (``defaults.CLEAN_CONFIG``: ``no aaa root``, the ``admin`` user, ``transceiver qsfp
+default-mode 4x10G``, ``service routing protocols model``, ``spanning-tree mode mstp``, ``system l1``), every
+front-panel port as an ``interface EthernetN`` block at its defaults, ``interface Management1`` with the
+address the lab manages the switch on, and ``no ip routing``. From the lab it takes three things only: the
+hostname, the management address and the port names (``Boot``); nothing of xoff's renderer, structured
+config or intent goes in. The underlay the lab has put into the namespace and FRR (docs/lab.md) is not in
+this configuration: it arrives with ``xoff push``, as on a switch racked with only its management set up.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xoff.lab.emulators.base import EmulatorContext
-from xoff.lab.emulators.eos.model import RunningConfig
-from xoff.lab.emulators.eos.store import clean, parse
-from xoff.platforms.eos.render import TEMPLATE
-from xoff.platforms.eos.schema import StructuredConfig
-from xoff.platforms.eos.structured import build_structured_config
-from xoff.render.jinja import render_template
+from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos.model import Interface, RunningConfig
+from xoff.lab.emulators.eos.store import clean
 
 
-def underlay_only(sc: StructuredConfig) -> StructuredConfig:
-    """``sc`` without what ``xoff push`` brings: QoS, PFC, tx-queues, watchdog, and the intent's static
-    routes (the lab's FRR boots without them too, ``lab.daemons``)."""
-    out: StructuredConfig = {**sc, "qos": None, "priority_flow_control": None, "static_routes": []}
-    out["ethernet_interfaces"] = [
-        {**iface, "qos": None, "priority_flow_control": None, "tx_queues": []} for iface in sc["ethernet_interfaces"]
-    ]
-    return out
+@dataclass(frozen=True)
+class Boot:
+    """What the lab tells a switch at first boot (as ZTP or an installer would)."""
+
+    hostname: str
+    mgmt_address: str | None = None  # a.b.c.d/len on Management1
+    ports: tuple[str, ...] = ()  # front-panel port names: Ethernet1/1, ...
 
 
-def factory_text(ctx: EmulatorContext) -> str | None:
-    """The provisioned running-config of the switch ``ctx`` names, in xoff's rendered format; None
-    without a FabricState that has the device as a switch."""
+def boot_of(ctx: EmulatorContext) -> Boot:
+    """The hostname, management address and port names of ``ctx``'s device; just the hostname without
+    a FabricState that has it as a switch."""
     device = ctx.desired_device()
     if device is None or device.kind != "switch":
-        return None
-    return render_template(TEMPLATE, **underlay_only(build_structured_config(device)))
+        return Boot(ctx.device)
+    mgmt = [a for i in device.interfaces.values() if i.kind == "mgmt" for a in i.addresses]
+    ports = tuple(n for n, i in device.interfaces.items() if i.kind == "ethernet")
+    return Boot(ctx.device, mgmt[0] if mgmt else None, ports)
+
+
+def factory_running(boot: Boot) -> RunningConfig:
+    cfg = clean(hostname=boot.hostname)
+    for port in ports_of(boot):
+        cfg.interfaces[port] = Interface(port)
+    mgmt = cfg.interface("Management1")
+    if boot.mgmt_address is not None:
+        mgmt.addresses.append(boot.mgmt_address)
+    return cfg
+
+
+def ports_of(boot: Boot) -> list[str]:
+    """The port names EOS accepts (``ifnames.canonical``), in EOS's order."""
+    found = [ifnames.canonical(p) for p in boot.ports]
+    return ifnames.sort_names([f[0] for f in found if f is not None and ifnames.kind(f[0]) == "Ethernet"])
 
 
 def factory_config(ctx: EmulatorContext) -> tuple[RunningConfig, bool]:
-    """The factory running-config, and whether it is the provisioned one (the lab has already put it
-    into the namespace and FRR) rather than the bare one."""
-    text = factory_text(ctx)
-    if text is None:
-        return clean(hostname=ctx.device), False
-    return parse(text), True
+    """The factory running-config, and whether booting it must leave the namespace alone: with a
+    FabricState the lab has provisioned the namespace (management, underlay) itself."""
+    boot = boot_of(ctx)
+    return factory_running(boot), bool(boot.ports)

@@ -5,7 +5,8 @@ Words are keywords (matched case-insensitively, any unique prefix accepted: ``in
 ``<name:type>`` is a parameter (``<x:a|b>`` a choice of keywords, ``<x:=kw>`` one keyword whose
 presence is recorded); ``[ ... ]`` an optional part. When nothing matches, the error is the
 one EOS gives: ``% Incomplete command`` when the line stopped too early, ``% Invalid input`` (at the
-furthest token any command reached) otherwise, ``% Ambiguous command`` for a prefix of two keywords.
+furthest token any command reached; eAPI and configure replace add ``(at token N: 'word')``) otherwise,
+``% Ambiguous command`` for a word that abbreviates two keywords. EOS prints no caret line.
 """
 
 from __future__ import annotations
@@ -68,17 +69,18 @@ class ParseError(Exception):
 
     @property
     def message(self) -> str:
-        return {
-            "invalid": "% Invalid input",
-            "incomplete": "% Incomplete command",
-            "ambiguous": "% Ambiguous command",
-        }[self.kind]
+        """What EOS prints at its interactive CLI: the bare ``% Invalid input`` (no caret line, no token:
+        public interactive transcripts, tests/fixtures/eos-cli/README.md), ``% Incomplete command``,
+        ``% Ambiguous command``."""
+        return {"invalid": "% Invalid input", "incomplete": "% Incomplete command", "ambiguous": "% Ambiguous command"}[
+            self.kind
+        ]
 
     def detailed(self) -> str:
-        """eAPI / configuration-replace form: ``Invalid input (at token 2: 'foo')``."""
+        """eAPI's and configure replace's form, with the token (counted from 0): ``Invalid input (at token 2: 'foo')``."""
         if self.kind == "invalid":
             return f"Invalid input (at token {self.token}: '{self.word}')"
-        return self.message.removeprefix("% ")
+        return {"incomplete": "Incomplete command", "ambiguous": "Ambiguous command"}[self.kind]
 
 
 # --- parameter types: token(s) -> (tokens used, value) alternatives --------------------------------
@@ -87,6 +89,13 @@ class ParseError(Exception):
 def _ipv4(tok: str) -> str | None:
     try:
         return str(ipaddress.IPv4Address(tok))
+    except ValueError:
+        return None
+
+
+def _ipv6(tok: str) -> str | None:
+    try:
+        return str(ipaddress.IPv6Address(tok))
     except ValueError:
         return None
 
@@ -131,6 +140,8 @@ SPEEDS = frozenset(
     | {"400g-2", "400g-4", "400g-8", "800g-4", "800g-8", "1.6t-8"}
 )
 
+FORCED = frozenset({"10000full", "25gfull", "40gfull", "50gfull", "100gfull", "200gfull", "400gfull", "1000full"})
+
 SINGLE: dict[str, Callable[[str], Value]] = {
     "word": lambda t: t,
     "ipv4": _ipv4,
@@ -145,6 +156,9 @@ SINGLE: dict[str, Callable[[str], Value]] = {
     "secs2": _decimal(2, 0.01, 60),
     "secs3": _decimal(3, 0.001, 60),
     "speed": lambda t: t.lower() if t.lower() in SPEEDS else None,
+    "forced": lambda t: t.lower() if t.lower() in FORCED else None,
+    "peer": lambda t: _ipv4(t) or _ipv6(t) or (t if re.fullmatch(r"[A-Za-z][\w.-]*", t) else None),
+    "pollint": lambda t: "auto" if t.lower() == "auto" else _decimal(3, 0.001, 60)(t),
     "weight": _int_in(0, 15),
     "width": _int_in(10, 32767),
     "length": _int_in(0, 32767),
@@ -219,6 +233,9 @@ class _Found:
 @dataclass
 class _Progress:
     furthest: int = -1
+    # token index -> every keyword the word there abbreviates, on any path that reached it (EOS resolves
+    # an abbreviation token by token: "s" is ambiguous in configuration mode whatever follows it)
+    prefixes: dict[int, set[str]] = field(default_factory=dict)
 
     def fail(self, i: int) -> None:
         self.furthest = max(self.furthest, i)
@@ -226,7 +243,7 @@ class _Progress:
 
 def _keyword(word: str, keyword: str) -> bool | None:
     """True for an exact match, False for an abbreviation, None for no match."""
-    w = word.lower()
+    w, keyword = word.lower(), keyword.lower()
     if w == keyword:
         return True
     return False if keyword.startswith(w) else None
@@ -253,6 +270,7 @@ def _walk(elems: tuple[Elem, ...], toks: Tokens, i: int, found: _Found, out: lis
             exact = _keyword(toks.words[i], choice)
             if exact is None:
                 continue
+            progress.prefixes.setdefault(i, set()).add(choice.lower())
             found.keywords[i] = (choice, exact)
             if isinstance(head, Param):
                 found.args[head.name] = choice
@@ -286,7 +304,7 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     first = toks.words[0].lower() if toks.words else None
     for cmd in commands:
         head = cmd.elems[0] if cmd.elems else None
-        if first is not None and isinstance(head, Lit) and not head.word.startswith(first):
+        if first is not None and isinstance(head, Lit) and not head.word.lower().startswith(first):
             progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
             continue
         found: list[_Found] = []
@@ -300,6 +318,8 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     for idx in sorted({k for _, f in results for k in f.keywords}):
         if any(f.keywords.get(idx, ("", False))[1] for _, f in results):
             results = [(c, f) for c, f in results if f.keywords.get(idx, ("", True))[1]]
+        elif len(progress.prefixes.get(idx, ())) > 1:
+            raise ParseError("ambiguous", idx, toks.words[idx])
         words = {f.keywords[idx][0] for _, f in results if idx in f.keywords}
         if len(words) > 1:
             raise ParseError("ambiguous", idx, toks.words[idx])

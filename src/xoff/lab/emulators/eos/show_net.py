@@ -66,7 +66,7 @@ def status(iface: Interface, state: dict[str, Link] | None) -> tuple[str, str]:
 def _gbps(speed: str | None) -> float | None:
     if speed is None or speed == "auto":
         return None
-    word = speed.split("-")[0]
+    word = speed.removeprefix("forced ").removesuffix("full").split("-")[0]  # "forced 100gfull": the older form
     return 1600.0 if word == "1.6t" else float(word.removesuffix("g"))
 
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.emulators.eos import commands
+from xoff.lab.emulators.eos import commands, defaults
 from xoff.lab.emulators.eos.model import Interface, RunningConfig, render
 
 RUNNING = "running-config"
@@ -48,8 +48,9 @@ def header(hostname: str, command: str = "show running-config") -> str:
     return f"! Command: {command}\n! device: {hostname} ({MODEL}, EOS-{VERSION})\n"
 
 
-def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
-    """The factory configuration: nothing configured, but the physical ports (Ethernet, Management) still exist."""
+def blank(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
+    """Nothing configured at all, but the physical ports (Ethernet, Management) still exist: the base a
+    whole running-config text is read onto."""
     cfg = RunningConfig(hostname=hostname)
     for name, iface in (current.interfaces if current is not None else {}).items():
         if iface.kind != "Loopback":
@@ -57,9 +58,17 @@ def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> 
     return cfg
 
 
+def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
+    """EOS's clean-config (``rollback clean-config``, the base of ``configure replace``): the factory
+    defaults (``defaults.CLEAN_CONFIG``) on the physical ports at their defaults."""
+    cfg, errors = commands.load(defaults.CLEAN_CONFIG, blank(current, hostname))
+    assert not errors, errors  # the emulator's own grammar takes its factory lines
+    return cfg
+
+
 def parse(text: str, base: RunningConfig | None = None) -> RunningConfig:
-    """A configuration file onto ``base`` (default: factory), all or nothing."""
-    cfg, errors = commands.load(text, copy.deepcopy(base) if base is not None else clean())
+    """A configuration file onto ``base`` (default: nothing configured), all or nothing."""
+    cfg, errors = commands.load(text, copy.deepcopy(base) if base is not None else blank())
     if errors:
         raise ConfigRefusedError(errors)
     return cfg
@@ -132,7 +141,7 @@ class Store:
             cfg, provisioned = factory()
             startup = self.dir / STARTUP
             if startup.exists():
-                cfg, provisioned = parse(startup.read_text(encoding="utf-8"), clean(cfg, self.device)), False
+                cfg, provisioned = parse(startup.read_text(encoding="utf-8"), blank(cfg, self.device)), False
             self.write_running(cfg)
             return None if provisioned else cfg
 

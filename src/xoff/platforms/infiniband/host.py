@@ -117,12 +117,13 @@ def observe(outputs: Mapping[str, str], desired: Device, obs: DeviceObservation)
     def attempt(command: Command, parse: Callable[[str], Any]) -> Any:
         return read(outputs, command, parse, desired.name, obs.errors, catch=(ValueError,))
 
+    update: dict[str, Any] = {}
     ports = attempt(IBSTAT, ibstat)
     if ports is not None:
-        obs.host.ib_ports = ports
+        update["ib_ports"] = ports
         for name, count in ibstat_unmodelled(outputs[IBSTAT.text]).items():
             obs.unmodelled[name] = obs.unmodelled.get(name, 0) + count
     sm = attempt(SMINFO, sminfo)
     if sm is not None:
-        obs.host.sm_lid = sm.lid
-        obs.host.sm_state = sm.state_name
+        update.update(sm_lid=sm.lid, sm_state=sm.state_name)
+    obs.host = obs.host.model_copy(update=update)

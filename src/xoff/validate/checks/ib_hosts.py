@@ -1,0 +1,142 @@
+"""InfiniBand as each host sees it (``ibstat`` and ``sminfo`` read on the host over SSH,
+``HostObserved.ib_ports`` / ``sm_lid`` / ``sm_state``): every HCA port the intent cables is up at its rate,
+and points at the fabric's one master subnet manager. Host HCA ports are matched by the port GUIDs of
+``desired.ib_guids.hca_port_guids``, not by device name (``mlx5_0`` on one host, ``mlx5_3`` on another)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from xoff.contracts.infiniband import GENERATIONS, link_width_speed
+from xoff.contracts.observed import HostObserved, IbPortState
+from xoff.desired.ib_guids import IB_NETWORK, hca_port_guids
+from xoff.desired.models import FabricState
+from xoff.validate.context import CheckContext
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+MASTER = "SMINFO_MASTER"
+# ibstat's Rate (Gb/s) of a 4X link of each generation
+_RATE_4X = {"SDR": 10, "DDR": 20, "QDR": 40, "FDR10": 40, "FDR": 56, "EDR": 100, "HDR": 200, "NDR": 400, "XDR": 800}
+
+
+@dataclass(frozen=True)
+class _Port:
+    host: str
+    netdev: str
+    guid: str
+    speed_mbps: int | None  # the intended link's speed; None: the port is not cabled in the intent
+
+
+def _cabled(desired: FabricState) -> Iterator[_Port]:
+    speeds: dict[tuple[str, str], int] = {}
+    for link in desired.links:
+        if link.network == IB_NETWORK:
+            for end in (link.a, link.b):
+                speeds[(end.device, end.port)] = link.speed_mbps
+    for (host, netdev), guid in hca_port_guids(desired).items():
+        if (host, netdev) in speeds:
+            yield _Port(host, netdev, f"0x{int(guid, 16):016x}", speeds[(host, netdev)])
+
+
+def want_rate(speed_mbps: int, cap: str | None) -> int:
+    """ibstat's Rate for an intended link speed (400G -> 400), at most what ``cap`` (a simulator's fastest
+    generation) can show."""
+    _, generation = link_width_speed(speed_mbps)
+    rate = speed_mbps // 1000
+    if cap is not None and GENERATIONS.index(generation) > GENERATIONS.index(cap):
+        return _RATE_4X[cap]
+    return rate
+
+
+def _observed(ctx: CheckContext) -> dict[str, HostObserved]:
+    """Hosts whose ibstat was read."""
+    return {name: seen for name, seen in ctx.snapshot.hosts.items() if seen.ib_ports is not None}
+
+
+@register
+class HostPorts(Check):
+    """An HCA port the intent cables that is not Active / LinkUp on its host (a pulled or bad cable: Down /
+    Polling; no subnet manager: Initializing), that runs below the intended rate (a link trained slower or
+    narrower), or whose SM LID is not the fabric's master subnet manager (``sminfo`` answers standby or
+    not-active there, or hosts name different masters: two SMs each master of part of the fabric). Judged
+    on ``ibstat`` and ``sminfo`` as each host prints them; a host whose ibstat was not read is not judged."""
+
+    id = "infiniband.host_ports"
+    title = "Every cabled InfiniBand host port is Active / LinkUp at the intended rate, under the one master SM"
+    needs = frozenset({"desired", "observed"})
+    hint = (
+        "ibstat on the host: Down/Polling is the cable or the switch port (ibportstate on the SM host), "
+        "Initializing is no subnet manager; sminfo names the SM the port follows"
+    )
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not any(True for _ in _cabled(ctx.desired)):
+            return "no host HCA port cabled to an InfiniBand network in this fabric"
+        if not _observed(ctx):
+            return "no host's ibstat in the snapshot (InfiniBand host ports not observed)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        hosts = _observed(ctx)
+        ib = ctx.snapshot.infiniband
+        cap = ib.speed_cap if ib is not None else None
+        findings: list[Finding] = []
+        judged, unread = 0, set()
+        for want in _cabled(ctx.desired):
+            seen = hosts.get(want.host)
+            if seen is None:
+                unread.add(want.host)
+                continue
+            judged += 1
+            findings += _port_findings(want, seen, cap)
+        findings += _master_findings(hosts)
+        self.note = f"{judged} host HCA port(s) judged" + (
+            f"; ibstat not read on {', '.join(sorted(unread))}" if unread else ""
+        )
+        return findings
+
+
+def _port_findings(want: _Port, seen: HostObserved, cap: str | None) -> list[Finding]:
+    def finding(problem: str, expected: str, actual: str) -> Finding:
+        return Finding(want.host, want.netdev, problem, expected, actual, port=want.netdev)
+
+    by_guid: dict[str, IbPortState] = {p.port_guid: p for p in seen.ib_ports or [] if p.port_guid}
+    port = by_guid.get(want.guid)
+    if port is None:
+        return [finding("HCA port not in ibstat", f"port GUID {want.guid}", "absent")]
+    out = []
+    if (port.state, port.physical_state) != ("Active", "LinkUp"):
+        out.append(
+            finding(f"{port.ca} port {port.port} not up", "Active / LinkUp", f"{port.state} / {port.physical_state}")
+        )
+        return out  # a port that is not up has no rate or SM to judge
+    rate = want_rate(want.speed_mbps, cap) if want.speed_mbps is not None else None
+    if rate is not None and port.rate is not None and port.rate < rate:
+        out.append(finding(f"{port.ca} port {port.port} below the intended rate", f"{rate} Gb/s", f"{port.rate} Gb/s"))
+    if seen.sm_lid is not None and port.sm_lid != seen.sm_lid:
+        out.append(
+            finding(
+                f"{port.ca} port {port.port} SM LID is not the SM sminfo answers",
+                f"SM lid {seen.sm_lid}",
+                f"SM lid {port.sm_lid}",
+            )
+        )
+    if seen.sm_state is not None and seen.sm_state != MASTER:
+        out.append(finding(f"the SM at LID {seen.sm_lid} is not the master", MASTER, seen.sm_state))
+    return out
+
+
+def _master_findings(hosts: dict[str, HostObserved]) -> list[Finding]:
+    """Hosts whose master SM is not the one most hosts follow (two masters: a split subnet)."""
+    masters = {name: seen.sm_lid for name, seen in hosts.items() if seen.sm_state == MASTER and seen.sm_lid is not None}
+    if len(set(masters.values())) <= 1:
+        return []
+    common, _ = Counter(masters.values()).most_common(1)[0]
+    return [
+        Finding(name, "sminfo", "host follows another master SM", f"SM lid {common}", f"SM lid {lid}")
+        for name, lid in sorted(masters.items())
+        if lid != common
+    ]

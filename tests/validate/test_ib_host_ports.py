@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.support.paths import ROOT
+from xoff.contracts.infiniband import IbObservation
 from xoff.contracts.observed import HostObserved, IbPortState, Snapshot
 from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.ib_guids import hca_port_guids
@@ -148,8 +149,16 @@ def test_a_host_not_read_is_named_not_judged(desired: FabricState) -> None:
     assert "ibstat not read on gpu3" in (result.message or "")
 
 
-@pytest.mark.parametrize(
-    ("speed", "cap", "rate"), [(400_000, None, 400), (400_000, "HDR", 200), (200_000, "HDR", 200), (56_000, None, 56)]
-)
-def test_want_rate(speed: int, cap: str | None, rate: int) -> None:
-    assert want_rate(speed, cap) == rate
+@pytest.mark.parametrize(("speed", "rate"), [(400_000, 400), (200_000, 200), (56_000, 56)])
+def test_want_rate(speed: int, rate: int) -> None:
+    assert want_rate(speed) == rate
+
+
+def test_rate_not_judged_on_a_simulated_fabric(desired: FabricState) -> None:
+    hosts = healthy(desired)
+    _set("gpu2", rate=104)(hosts)
+    snap = _snapshot(desired, hosts).model_copy(
+        update={"infiniband": IbObservation(source="lab", nodes={}, speed_cap="HDR")}
+    )
+    (result,) = run_checks(desired, [CHECK], observed=snap)
+    assert result.status is Status.SUCCESS

@@ -37,7 +37,7 @@ def healthy(desired: FabricState) -> dict[str, HostObserved]:
             state="Active",
             physical_state="LinkUp",
             rate=400,
-            base_lid=lid,
+            base_lid=SM_LID if host == "sm01" else lid,  # the SM host's HCA holds the master SM's LID
             sm_lid=SM_LID,
             port_guid=guid,
             link_layer="InfiniBand",
@@ -69,6 +69,17 @@ def _second_master(hosts: dict[str, HostObserved]) -> None:
     hosts["gpu4"] = _port(hosts["gpu4"], sm_lid=9).model_copy(update={"sm_lid": 9})
 
 
+def _stale_sm_lid(hosts: dict[str, HostObserved]) -> None:
+    """gpu3's port points at LID 11, where no SM answers: its sminfo failed (not observed)."""
+    hosts["gpu3"] = _port(hosts["gpu3"], sm_lid=11).model_copy(update={"sm_lid": None, "sm_state": None})
+
+
+def _rogue_master(hosts: dict[str, HostObserved]) -> None:
+    """Every host follows an SM at LID 12 that took mastership; the intent runs it on sm01 (LID 1)."""
+    for name, seen in list(hosts.items()):
+        hosts[name] = _port(seen, sm_lid=12).model_copy(update={"sm_lid": 12})
+
+
 def _other_ca(hosts: dict[str, HostObserved]) -> None:
     hosts["gpu5"] = _port(hosts["gpu5"], port_guid="0x0000000000abcdef")
 
@@ -97,7 +108,7 @@ CASES: list[tuple[str, Seed | None, list[str]]] = [
     (
         "port follows another SM",
         _set("sm01", sm_lid=7),
-        ["sm01: ib0 - mlx5_0 port 1 SM LID is not the SM sminfo answers - Expected: SM lid 1 Actual: SM lid 7"],
+        ["sm01: ib0 - mlx5_0 port 1 SM LID is not the fabric's master SM - Expected: SM lid 1 Actual: SM lid 7"],
     ),
     (
         "SM is standby",
@@ -107,7 +118,28 @@ CASES: list[tuple[str, Seed | None, list[str]]] = [
     (
         "two masters",
         _second_master,
-        ["gpu4: sminfo - host follows another master SM - Expected: SM lid 1 Actual: SM lid 9"],
+        [
+            "gpu4: ib0 - mlx5_0 port 1 SM LID is not the fabric's master SM - Expected: SM lid 1 Actual: SM lid 9",
+            "gpu4: sminfo - host follows another master SM - Expected: SM lid 1 Actual: SM lid 9",
+        ],
+    ),
+    (
+        "stale SM LID, sminfo unanswered",
+        _stale_sm_lid,
+        ["gpu3: ib0 - mlx5_0 port 1 SM LID is not the fabric's master SM - Expected: SM lid 1 Actual: SM lid 11"],
+    ),
+    (
+        "another SM took mastership",
+        _rogue_master,
+        [
+            f"{h}: {line} - Expected: SM lid 1 Actual: SM lid 12"
+            for h in ("gpu1", "gpu2", "gpu3", "gpu4", "gpu5", "sm01")
+            for line in ("ib0 - mlx5_0 port 1 SM LID is not the fabric's master SM",)
+        ]
+        + [
+            f"{h}: sminfo - host follows another master SM - Expected: SM lid 1 Actual: SM lid 12"
+            for h in ("gpu1", "gpu2", "gpu3", "gpu4", "gpu5", "sm01")
+        ],
     ),
     (
         "HCA not there",

@@ -25,7 +25,6 @@ SMINFO = Command("sminfo")
 # the attributes the template reads; any other "Key: value" line of ibstat is unmodelled
 _MODELLED = frozenset({"State", "Physical state", "Rate", "Base lid", "SM lid", "Port GUID", "Link layer"})
 _ATTRIBUTE = re.compile(r"^\s*([A-Z][A-Za-z ]*): \S")
-SM_STATES = ("SMINFO_NOTACT", "SMINFO_DISCOVER", "SMINFO_STANDBY", "SMINFO_MASTER")
 
 
 def wants_ib(desired: Device) -> bool:

@@ -77,6 +77,7 @@ class HostPorts(Check):
         hosts = _observed(ctx)
         ib = ctx.snapshot.infiniband
         cap = ib.speed_cap if ib is not None else None
+        master = intended_master(ctx.desired, hosts)
         findings: list[Finding] = []
         judged, unread = 0, set()
         for want in _cabled(ctx.desired):
@@ -85,53 +86,60 @@ class HostPorts(Check):
                 unread.add(want.host)
                 continue
             judged += 1
-            findings += _port_findings(want, seen, cap)
-        findings += _master_findings(hosts)
+            findings += _port_findings(want, seen, cap, master)
+        findings += _master_findings(hosts, master)
         self.note = f"{judged} host HCA port(s) judged" + (
             f"; ibstat not read on {', '.join(sorted(unread))}" if unread else ""
         )
         return findings
 
 
-def _port_findings(want: _Port, seen: HostObserved, cap: str | None) -> list[Finding]:
+def _port_of(seen: HostObserved, guid: str) -> IbPortState | None:
+    return next((p for p in seen.ib_ports or [] if p.port_guid == guid), None)
+
+
+def intended_master(desired: FabricState, hosts: dict[str, HostObserved]) -> int | None:
+    """The LID of the master SM the fabric should follow: the base LID of the HCA port of the host the intent
+    runs the subnet manager on, as its own ibstat shows it; else the master most hosts' sminfo answers."""
+    sm_host = next((d.name for d in desired.devices.values() if d.subnet_manager is not None), None)
+    for want in _cabled(desired):
+        port = _port_of(hosts[want.host], want.guid) if want.host == sm_host and want.host in hosts else None
+        if port is not None and port.state == "Active" and port.base_lid:
+            return port.base_lid
+    masters = [seen.sm_lid for seen in hosts.values() if seen.sm_state == MASTER and seen.sm_lid is not None]
+    return Counter(masters).most_common(1)[0][0] if masters else None
+
+
+def _port_findings(want: _Port, seen: HostObserved, cap: str | None, master: int | None) -> list[Finding]:
     def finding(problem: str, expected: str, actual: str) -> Finding:
         return Finding(want.host, want.netdev, problem, expected, actual, port=want.netdev)
 
-    by_guid: dict[str, IbPortState] = {p.port_guid: p for p in seen.ib_ports or [] if p.port_guid}
-    port = by_guid.get(want.guid)
+    port = _port_of(seen, want.guid)
     if port is None:
         return [finding("HCA port not in ibstat", f"port GUID {want.guid}", "absent")]
-    out = []
+    name = f"{port.ca} port {port.port}"
     if (port.state, port.physical_state) != ("Active", "LinkUp"):
-        out.append(
-            finding(f"{port.ca} port {port.port} not up", "Active / LinkUp", f"{port.state} / {port.physical_state}")
-        )
-        return out  # a port that is not up has no rate or SM to judge
+        # a port that is not up has no rate or SM to judge
+        return [finding(f"{name} not up", "Active / LinkUp", f"{port.state} / {port.physical_state}")]
+    out = []
     # a simulated fabric (a speed cap) reports no real link rate: ibsim's umad2sim shows 104 for 4X HDR
     rate = want_rate(want.speed_mbps) if want.speed_mbps is not None and cap is None else None
     if rate is not None and port.rate is not None and port.rate < rate:
-        out.append(finding(f"{port.ca} port {port.port} below the intended rate", f"{rate} Gb/s", f"{port.rate} Gb/s"))
-    if seen.sm_lid is not None and port.sm_lid != seen.sm_lid:
+        out.append(finding(f"{name} below the intended rate", f"{rate} Gb/s", f"{port.rate} Gb/s"))
+    follows = master if master is not None else seen.sm_lid
+    if follows is not None and port.sm_lid != follows:
         out.append(
-            finding(
-                f"{port.ca} port {port.port} SM LID is not the SM sminfo answers",
-                f"SM lid {seen.sm_lid}",
-                f"SM lid {port.sm_lid}",
-            )
+            finding(f"{name} SM LID is not the fabric's master SM", f"SM lid {follows}", f"SM lid {port.sm_lid}")
         )
     if seen.sm_state is not None and seen.sm_state != MASTER:
         out.append(finding(f"the SM at LID {seen.sm_lid} is not the master", MASTER, seen.sm_state))
     return out
 
 
-def _master_findings(hosts: dict[str, HostObserved]) -> list[Finding]:
-    """Hosts whose master SM is not the one most hosts follow (two masters: a split subnet)."""
-    masters = {name: seen.sm_lid for name, seen in hosts.items() if seen.sm_state == MASTER and seen.sm_lid is not None}
-    if len(set(masters.values())) <= 1:
-        return []
-    common, _ = Counter(masters.values()).most_common(1)[0]
+def _master_findings(hosts: dict[str, HostObserved], master: int | None) -> list[Finding]:
+    """Hosts whose sminfo answers a master other than the fabric's (two masters: a split subnet)."""
     return [
-        Finding(name, "sminfo", "host follows another master SM", f"SM lid {common}", f"SM lid {lid}")
-        for name, lid in sorted(masters.items())
-        if lid != common
+        Finding(name, "sminfo", "host follows another master SM", f"SM lid {master}", f"SM lid {seen.sm_lid}")
+        for name, seen in sorted(hosts.items())
+        if master is not None and seen.sm_state == MASTER and seen.sm_lid is not None and seen.sm_lid != master
     ]

@@ -138,6 +138,9 @@ def test_clean_ib_lab_after_push_has_zero_failures(lab: Lab) -> None:
     partitions = next(r for r in doc["results"] if r["check"] == "infiniband.partitions")
     assert "saquery PKeyTableRecord" in partitions["message"], partitions  # the SA's tables, switch ports judged
     assert "switch ports judged" in partitions["message"], partitions
+    # every host's ibstat and sminfo read over its own sshd (the real infiniband-diags against ibsim)
+    host_ports = next(r for r in doc["results"] if r["check"] == "infiniband.host_ports")
+    assert host_ports["message"] == f"{len(HOSTS)} host HCA port(s) judged", host_ports
     skipped = [r for r in doc["results"] if r["status"] == "skipped"]
     assert all(r["message"].strip() for r in skipped), [r["check"] for r in skipped if not r["message"].strip()]
 

@@ -23,6 +23,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     Command("smpquery vlarb LID PORT").slug: parse.smpquery_vlarb,
     Command("smpquery pkeys LID PORT").slug: parse.smpquery_pkeys,
     Command("saquery --smkey KEY PKeyTableRecord LID/PORT").slug: parse.saquery_pkey_records,
+    Command("opensm log").slug: parse.opensm_log,  # OpenSM's log file (opensm -f), captured as opensm.log
 }
 CASES = [(slug, path) for slug in PARSERS for path in samples("infiniband", slug)]
 

@@ -27,6 +27,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.corpus import corpus_shape, covers, jsonable, shape
 from tests.support.paths import ROOT
 from xoff.cli.push import push_command
 from xoff.cli.validate import validate_command
@@ -36,6 +37,7 @@ from xoff.lab import names, netns
 from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.lab import LabError, up
 from xoff.lab.teardown import down
+from xoff.platforms.infiniband import host as ib_host
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "ib-ring"
@@ -143,6 +145,17 @@ def test_clean_ib_lab_after_push_has_zero_failures(lab: Lab) -> None:
     assert host_ports["message"] == f"{len(HOSTS)} host HCA port(s) judged", host_ports
     skipped = [r for r in doc["results"] if r["status"] == "skipped"]
     assert all(r["message"].strip() for r in skipped), [r["check"] for r in skipped if not r["message"].strip()]
+
+
+def test_host_ibstat_and_sminfo_over_ssh_have_the_corpus_shape(lab: Lab) -> None:
+    """Each host's ibstat and sminfo, read over its sshd (the real infiniband-diags against ibsim), parse and
+    have no key or type the real-format corpus lacks (tests/fixtures/real/infiniband/)."""
+    for host in sorted(HOSTS):
+        text = lab.run(host, "ibstat")
+        got = shape(jsonable({"ports": ib_host.ibstat(text), "unmodelled": ib_host.ibstat_unmodelled(text)}))
+        assert covers(corpus_shape("infiniband", ib_host.IBSTAT.slug), got) == [], host
+        sm = shape(jsonable(ib_host.sminfo(lab.run(host, "sminfo"))))
+        assert covers(corpus_shape("infiniband", ib_host.SMINFO.slug), sm) == [], host
 
 
 def test_ib0_stand_in_is_what_ip_shows(lab: Lab) -> None:

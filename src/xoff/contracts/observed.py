@@ -144,6 +144,10 @@ class HostObserved(Observed):
     nic_qos: dict[str, NicQos] = Field(default_factory=dict, description="netdev -> mlnx_qos facts; absent: not read")
     ib_ports: list[IbPortState] | None = Field(default=None, description="ibstat; None: not read")
     sm_lid: int | None = Field(default=None, description="the master SM's LID as sminfo on this host reports it")
+    sm_state: str | None = Field(
+        default=None,
+        description="sminfo's state of the SM at sm_lid (SMINFO_MASTER, SMINFO_STANDBY, ...); None: not read",
+    )
 
 
 class FibRoute(Observed):

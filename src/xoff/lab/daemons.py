@@ -25,7 +25,8 @@ from pathlib import Path
 
 from xoff.desired.models import Device, FabricState
 from xoff.lab import credentials
-from xoff.lab.ibsim import UMAD2SIM, client_env, topology
+from xoff.lab.ibsim import UMAD2SIM, client_env, host_diag_wrappers, host_nodes, topology
+from xoff.lab.netns import NETNS_DIR
 from xoff.lab.processes import ProcessSpec
 from xoff.lab.state import LabState, write_atomic
 from xoff.lab.topology import DevicePlan
@@ -309,6 +310,9 @@ def ib_specs(lab_dir: Path, fabric: FabricState, sm_host: str, netns: str) -> tu
         _write_once(d / name, text)
     if not Path(UMAD2SIM).exists():
         raise FileNotFoundError(f"{UMAD2SIM} missing: install Debian package ibsim-utils")
+    for host, node_id in host_nodes(topo).items():  # each host's own ibstat / sminfo, over its sshd
+        for tool, text in host_diag_wrappers(str(NETNS_DIR / netns), node_id, host).items():
+            write_atomic(shims_bin(lab_dir, host) / tool, text, mode=0o755)
     env = client_env({"PATH": SYSTEM_PATH}, topo.sm_node, str(scratch))
     log = d / "opensm.log"
     specs = [

@@ -18,6 +18,8 @@ only, and OpenSM's routing, partitions and QoS do not depend on the speed.
 
 from __future__ import annotations
 
+import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -172,3 +174,35 @@ def client_env(base: Mapping[str, str], sim_host: str, scratch: str) -> dict[str
         OSM_CACHE_DIR=scratch,
     )
     return env
+
+
+# The infiniband-diags a host runs on itself (``platforms/infiniband/host.py``: ibstat, sminfo).
+HOST_DIAGS = ("ibstat", "sminfo")
+
+
+def host_diag_wrappers(netns_path: str, node_id: str, host: str) -> dict[str, str]:
+    """``tool -> sh script``: the real infiniband-diags tool, attached through umad2sim at the host's HCA
+    (ibsim node ``node_id``) in the network namespace where ibsim's abstract sockets are (``netns_path``,
+    the SM host's). Installed first on the host's PATH, so ``ibstat`` over the host's sshd prints what the
+    real ibstat prints for that HCA. ibsim attaches a client to one CA: a host shows its first HCA only."""
+    out: dict[str, str] = {}
+    for tool in HOST_DIAGS:
+        real = shutil.which(tool, path="/usr/sbin:/usr/bin:/sbin:/bin") or f"/usr/sbin/{tool}"
+        out[tool] = (
+            "#!/bin/sh\n"
+            f"# {tool} of lab host {host}: written by xoff lab up. The real infiniband-diags {tool}, attached\n"
+            f"# through ibsim's umad2sim at this host's HCA (ibsim node {node_id}), in ibsim's namespace.\n"
+            f"exec nsenter --net={shlex.quote(netns_path)} -- env LD_PRELOAD={UMAD2SIM} "
+            f'SIM_HOST={shlex.quote(node_id)} {shlex.quote(real)} "$@"\n'
+        )
+    return out
+
+
+def host_nodes(topo: IbsimTopology) -> dict[str, str]:
+    """host -> the ibsim node id of its first HCA (the one its diags attach at)."""
+    out: dict[str, str] = {}
+    for key, node_id in topo.node_ids.items():
+        host, sep, _netdev = key.partition(":")
+        if sep and host not in out:
+            out[host] = node_id
+    return out

@@ -301,6 +301,59 @@ def narrow_undo(lab: Lab, t: Target) -> None:
         _kept_width(state, lid, port).unlink(missing_ok=True)
 
 
+# --- a host port left pointing at a former master SM ----------------------------------------------------
+
+
+def _port_lid(state: LabState, guid: str) -> str:
+    """The LID the SA has for an HCA port GUID (``ibaddr -G``: ``GID ... LID start 0x7 end 0x7``)."""
+    found = re.search(r"LID start (0x[0-9a-fA-F]+)", _sm_run(state, ["ibaddr", "-G", f"0x{int(guid, 16):016x}"]))
+    if found is None:
+        raise SeedError(f"{state.ib.sm_host if state.ib else '?'}: ibaddr printed no LID for port GUID {guid}")
+    return str(int(found.group(1), 16))
+
+
+def _sm_lid_of(state: LabState, lid: str) -> str | None:
+    found = re.search(r"^SMLid:\.*(\d+)", _sm_run(state, ["smpquery", "portinfo", lid, "1"]), flags=re.M)
+    return found.group(1) if found else None
+
+
+def _stale_ends(lab: Lab, t: Target) -> tuple[LabState, str, str]:
+    """(state, the target HCA port's LID, the stale SM LID: another host's HCA port, where no SM runs)."""
+    state = _state(lab)
+    guids = hca_port_guids(lab.connection.fabric)
+    guid = guids.get((t.device, t.port or "ib0"))
+    if guid is None:
+        raise SeedError(f"{t.device}: no InfiniBand HCA port {t.port or 'ib0'}")
+    sm_host = state.ib.sm_host if state.ib else None
+    other = next((g for (h, _), g in sorted(guids.items()) if h not in (t.device, sm_host)), None)
+    if other is None:
+        raise SeedError(f"lab {lab.name}: no other host HCA to have been the master SM")
+    return state, _port_lid(state, guid), _port_lid(state, other)
+
+
+def stale_sm_lid_seed(lab: Lab, t: Target) -> None:
+    """``ibportstate LID 1 smlid STALE``: the host's PortInfo.MasterSMLID left at a host that is no SM (as after
+    a failover the port missed); OpenSM's light sweeps do not rewrite it. Set again until it holds (a heavy
+    sweep another fault started would write the master back)."""
+    state, lid, stale = _stale_ends(lab, t)
+    deadline = time.monotonic() + SWEEP_TIMEOUT_S
+    while True:
+        _sm_run(state, ["ibportstate", lid, "1", "smlid", stale])
+        time.sleep(1.0)  # a heavy sweep in flight would write it back within this
+        if _sm_lid_of(state, lid) == stale:
+            return
+        if time.monotonic() > deadline:
+            raise SeedError(f"{t.device}: PortInfo.MasterSMLID of LID {lid} does not stay {stale}")
+
+
+def stale_sm_lid_undo(lab: Lab, t: Target) -> None:
+    """OpenSM's heavy sweep (SIGHUP) writes the master's LID back into every port's PortInfo."""
+    _resweep(lab)
+    state, lid, stale = _stale_ends(lab, t)
+    if _sm_lid_of(state, lid) == stale:
+        raise SeedError(f"{t.device}: the heavy sweep left PortInfo.MasterSMLID of LID {lid} at {stale}")
+
+
 # --- the fault records (catalogue.py orders them) -----------------------------------------------------
 
 _IB_LAB = "ib-ring"  # tests/fixtures/intents/ib-ring: minhop closes a credit loop on the ring, updn does not
@@ -375,5 +428,21 @@ FAULTS: tuple[Fault, ...] = (
         why_also="OpenSM now routes with the `file` engine, which the intent does not list",
         lab=_IB_LAB,
         mentions=("no working route to gpu1 ib0",),
+    ),
+    Fault(
+        name="ib-host-stale-sm-lid",
+        title="A host's InfiniBand port points at an SM LID that is not the master",
+        how="SM host: `ibportstate <host LID> 1 smlid <another host's LID>` (PortInfo.MasterSMLID left at a former "
+        "master: the host's SA queries go nowhere); undone by OpenSM's heavy sweep (`kill -HUP`)",
+        check="infiniband.host_ports",
+        concern=Concern.INFINIBAND,
+        target=Target("gpu3", "ib0"),
+        platform="linux",
+        steps=Steps(seed=stale_sm_lid_seed, undo=stale_sm_lid_undo),
+        names=("device", "port"),
+        also=("collect.complete",),
+        why_also="sminfo on the host asks the SM at its port's SM LID, where none answers: the command fails",
+        lab=_IB_LAB,
+        mentions=("master SM",),
     ),
 )

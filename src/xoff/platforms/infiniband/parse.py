@@ -244,6 +244,13 @@ class LinkState:
     remote_port: int | None
 
 
+def _link_speed(r: Row) -> str | None:
+    """The generation of a port line's speed: FDR10 says so (its lanes run at QDR's 10.0 Gb/s)."""
+    if not r["speed"]:
+        return None
+    return "FDR10" if r["fdr10"] else lane_generation(r["speed"])
+
+
 def iblinkinfo(text: str) -> list[LinkState]:
     out = []
     for r in parse_rows("iblinkinfo", text):
@@ -261,7 +268,7 @@ def iblinkinfo(text: str) -> list[LinkState]:
                 state=r["state"],
                 phys_state=r["phys_state"],
                 width=r["width"] or None,
-                speed=lane_generation(r["speed"]) if r["speed"] else None,
+                speed=_link_speed(r),
                 remote_lid=r.int("remote_lid") if r["remote_lid"] else None,
                 remote_port=r.int("remote_port") if r["remote_port"] else None,
             )

@@ -24,6 +24,7 @@ from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.observed import GpuNicPath, HostObserved
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
+from xoff.platforms.infiniband import host as ib_host
 from xoff.platforms.linux.builders import NCCL_ENV_PATH
 from xoff.platforms.linux.kernel import (
     IOMMU,
@@ -95,7 +96,7 @@ class Collector:
             out += [mlnx_qos(nic.netdev), ecn(nic.netdev)]
             if nic.rdma is not None:
                 out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
-        return out
+        return out + ib_host.commands(desired)  # ibstat, sminfo on a host with an InfiniBand HCA
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
         ipoib = any(i.kind == "infiniband" for i in desired.interfaces.values())
@@ -139,6 +140,7 @@ class Collector:
                     values["roce_tos"] = int(tos)
             nics[nic.netdev] = values
         obs.host = HostObserved(modules=modules or [], acs_enabled_bridges=bridges or [], gpu_nic_paths=paths or [])
+        ib_host.observe(outputs, desired, obs)  # HostObserved.ib_ports / sm_lid
         if links is None or addrs is None:
             return obs
         try:

@@ -28,6 +28,7 @@ from xoff.errors import InputError
 from xoff.intent import load_intent
 from xoff.platforms.eos.collect import RUNNING as EOS_RUNNING
 from xoff.platforms.sonic import collect as sonic
+from xoff.platforms.sonic import counters as sonic_counters
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.render import render_fabric
 from xoff.validate.mirror import mirror_snapshot
@@ -76,17 +77,17 @@ def test_api_reads_captures_and_what_is_absent_is_not_observed(captures: Path, t
     for host in ("gpu1", "gpu2", "gpu3", "gpu4", "sleaf1"):
         assert host not in snap.observed.devices and snap.captures_absent[host]
     # a device with some captures: the others named
-    assert sonic.PFC_COUNTERS.text in snap.captures_absent["leaf1"]
+    assert sonic_counters.PFC_COUNTERS.text in snap.captures_absent["leaf1"]
     assert sonic.RUNNING.text not in snap.captures_absent["leaf1"]
     assert snap.counters == {} and snap.lldp == {}  # never values made up for what was not captured
     assert json.loads(out.read_text())["captures_absent"]["leaf1"] == snap.captures_absent["leaf1"]
 
 
 def test_a_captured_refusal_is_a_command_error(state: FabricState, tmp_path: Path) -> None:
-    _write(tmp_path, "leaf1", sonic.PFC_COUNTERS, "bash: show: command not found\n")
+    _write(tmp_path, "leaf1", sonic_counters.PFC_COUNTERS, "bash: show: command not found\n")
     result = api.collect(LAB_MINI, api.CollectOptions(from_captures=tmp_path, limit=("leaf1",)))
     assert [(e.device, e.command, e.kind) for e in result.snapshot.errors] == [
-        ("leaf1", sonic.PFC_COUNTERS.text, "command")
+        ("leaf1", sonic_counters.PFC_COUNTERS.text, "command")
     ]
     assert "leaf1" not in result.snapshot.observed.devices  # the running configuration was not captured
 

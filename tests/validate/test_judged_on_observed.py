@@ -88,18 +88,15 @@ def _state(fabric: str) -> FabricState:
 
 
 def _bare(snap: Snapshot) -> Snapshot:
-    """The snapshot with nothing observed: no field read on any device, no extra."""
-    return snap.model_copy(
-        update={
-            "observed_fields": {},
-            "lldp": {},
-            "bgp_sessions": {},
-            "counters": {},
-            "hosts": {},
-            "fib": {},
-            "infiniband": None,
-        }
-    )
+    """The snapshot with nothing observed: no field read on any device, every extra at its empty default (every
+    field of the model, so an extra added later is emptied too)."""
+    kept = {"snapshot_version", "fabric", "collected_at", "observed", "errors", "lab_only"}
+    empty = {
+        name: field.get_default(call_default_factory=True)
+        for name, field in Snapshot.model_fields.items()
+        if name not in kept
+    }
+    return snap.model_copy(update=empty)
 
 
 @pytest.mark.parametrize("fabric", ["lab-mini", "roce-pod", "ib-pod"])

@@ -1,6 +1,6 @@
 """Edits and comparisons of NVUE configuration trees (``xoff.platforms.cumulus.nvue.Tree``), the command
 form of a patch, and reading ``nv set`` lines back into a tree: the push strategy's (``apply.py``). The
-lab's NVUE emulator has its own (``xoff.lab.emulators.cumulus.tree``), written from NVIDIA's documentation.
+lab's NVUE emulator keeps its own tree code, written from NVIDIA's documentation, never this module.
 
 A diff is two trees: ``unset`` (the paths to remove; a leaf is ``None``) and ``set`` (the new or changed
 leaves), NVUE's own ``- unset:`` / ``- set:`` patch document. Unsets come first: that is the order NVUE

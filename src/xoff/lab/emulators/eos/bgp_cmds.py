@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xoff.lab.emulators.eos.grammar import Args
+from xoff.lab.emulators.eos.grammar import Args, CommandError
 from xoff.lab.emulators.eos.model import Bgp, Neighbor, RunningConfig
 
 Handler = Callable[[RunningConfig, object, Args], None]
@@ -35,8 +35,6 @@ def _extra(key: str, text: Callable[[Args], str] | None, create: bool = False) -
         n = _peer(cfg, a["peer"], create and text is not None)
         if n is None:
             if text is not None:
-                from xoff.lab.emulators.eos.commands import CommandError  # noqa: PLC0415 (a cycle at import time)
-
                 raise CommandError(f"% Neighbor {a['peer']} does not exist; configure its remote-as first")
             return
         if text is None:

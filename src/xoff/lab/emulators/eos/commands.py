@@ -17,12 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xoff.lab.emulators.eos import bgp_cmds, ifnames, system_cmds
-from xoff.lab.emulators.eos.grammar import Args, Command, ParseError, Tokens, match
+from xoff.lab.emulators.eos.grammar import Args, Command, CommandError, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
-
-
-class CommandError(Exception):
-    """A line the grammar takes but EOS refuses for its values; the text is what EOS prints."""
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
 from xoff.lab.emulators.eos import commands, config_mode, exec_cmds, show_dispatch
 from xoff.lab.emulators.eos.cli import CONF, ENABLE, EXEC, Cli
-from xoff.lab.emulators.eos.commands import CommandError
-from xoff.lab.emulators.eos.grammar import Command, ParseError, Tokens, match
+from xoff.lab.emulators.eos.grammar import Command, CommandError, ParseError, Tokens, match
 from xoff.lab.emulators.eos.pipes import pipe
 from xoff.lab.emulators.eos.sessions import Device
 from xoff.lab.emulators.eos.store import ConfigRefusedError

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from xoff.lab.emulators.base import Reply
 from xoff.lab.emulators.eos.cli import CONF, ENABLE, EXEC, Cli
-from xoff.lab.emulators.eos.commands import CONFIG, CommandError
-from xoff.lab.emulators.eos.grammar import Args, Command
+from xoff.lab.emulators.eos.commands import CONFIG
+from xoff.lab.emulators.eos.grammar import Args, Command, CommandError
 from xoff.lab.emulators.eos.store import clean, parse
 
 

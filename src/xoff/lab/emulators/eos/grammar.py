@@ -24,6 +24,10 @@ Value = Any
 Args = dict[str, Value]
 
 
+class CommandError(Exception):
+    """A line the grammar takes but EOS refuses for its values; the text is what EOS prints."""
+
+
 @dataclass(frozen=True)
 class Lit:
     word: str

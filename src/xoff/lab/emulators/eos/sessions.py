@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import apply
-from xoff.lab.emulators.eos.commands import CommandError
 from xoff.lab.emulators.eos.factory import factory_config
+from xoff.lab.emulators.eos.grammar import CommandError
 from xoff.lab.emulators.eos.model import RunningConfig, render
 from xoff.lab.emulators.eos.store import Session, Store, clean, parse
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from xoff.lab.emulators.eos import ifnames
-from xoff.lab.emulators.eos.commands import CommandError
+from xoff.lab.emulators.eos.grammar import CommandError
 from xoff.lab.emulators.eos.model import RunningConfig
 
 Json = dict[str, Any]

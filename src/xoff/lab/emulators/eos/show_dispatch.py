@@ -9,8 +9,7 @@ from collections.abc import Callable
 from xoff.lab.emulators.base import Reply
 from xoff.lab.emulators.eos import show_counters, show_net, show_qos, show_route, show_system
 from xoff.lab.emulators.eos.cli import Cli
-from xoff.lab.emulators.eos.grammar import CommandError
-from xoff.lab.emulators.eos.grammar import Args, Command
+from xoff.lab.emulators.eos.grammar import Args, Command, CommandError
 from xoff.lab.emulators.eos.model import RunningConfig, render
 from xoff.lab.emulators.eos.store import header, parse
 

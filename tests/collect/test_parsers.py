@@ -59,14 +59,6 @@ def test_textfsm_rejects_an_unknown_line() -> None:
 # --- hosts ------------------------------------------------------------------------------------------
 
 
-def test_mlnx_qos() -> None:
-    got = host._mlnx_qos(raw("linux", "mlnx_qos", "pfc-priority-3"))
-    assert got["trust"] == "dscp" and got["pfc"] == [0, 0, 0, 1, 0, 0, 0, 0]
-    assert len(got["dscp_to_priority"]) == 64 and got["dscp_to_priority"][26] == 3 and got["dscp_to_priority"][40] == 5
-    factory = host._mlnx_qos(raw("linux", "mlnx_qos", "factory"))
-    assert factory["trust"] == "pcp" and factory["dscp_to_priority"] == {}
-
-
 def test_nvidia_smi_topo() -> None:
     paths = host._gpu_nic_paths(raw("linux", "nvidia-smi_topo_-m", "lab-mini-gpu1"))
     assert {(p.gpu, p.nic): p.relation for p in paths} == {

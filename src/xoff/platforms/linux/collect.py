@@ -21,10 +21,11 @@ from pydantic import ValidationError
 from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
 from xoff.collect.textfsm import parse_text
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
-from xoff.contracts.observed import GpuNicPath, HostObserved
+from xoff.contracts.observed import GpuNicPath, HostObserved, NicQos
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
 from xoff.platforms.linux.builders import NCCL_ENV_PATH
+from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.kernel import (
     IOMMU,
     ROUTES,
@@ -37,6 +38,7 @@ from xoff.platforms.linux.kernel import (
     parse_routes,
     parse_rules,
 )
+from xoff.platforms.linux.nic_qos import parse_mlnx_qos
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 LINKS = Command("ip -j link show")
@@ -95,6 +97,8 @@ class Collector:
             out += [mlnx_qos(nic.netdev), ecn(nic.netdev)]
             if nic.rdma is not None:
                 out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
+        if any(nic.rdma is not None for nic in _roce_nics(desired)):
+            out.append(SHOW_GIDS)
         return out
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
@@ -122,11 +126,13 @@ class Collector:
         iommu = attempt(IOMMU, parse_iommu)
         paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
+        nic_qos: dict[str, NicQos] = {}
         for nic in _roce_nics(desired):
             values: dict[str, Any] = {}
-            qos = attempt(mlnx_qos(nic.netdev), _mlnx_qos)
+            qos = attempt(mlnx_qos(nic.netdev), parse_mlnx_qos)
             if qos is not None:
-                values.update(qos)
+                values.update(qos[0])
+                nic_qos[nic.netdev] = qos[1]
             dcqcn = attempt(ecn(nic.netdev), parse_ecn)
             if dcqcn is not None:
                 values.update(dcqcn)
@@ -138,7 +144,13 @@ class Collector:
                 if tos is not None:
                     values["roce_tos"] = int(tos)
             nics[nic.netdev] = values
-        obs.host = HostObserved(modules=modules or [], acs_enabled_bridges=bridges or [], gpu_nic_paths=paths or [])
+        obs.host = HostObserved(
+            modules=modules or [],
+            acs_enabled_bridges=bridges or [],
+            gpu_nic_paths=paths or [],
+            gids=attempt(SHOW_GIDS, parse_show_gids),
+            nic_qos=nic_qos,
+        )
         if links is None or addrs is None:
             return obs
         try:
@@ -310,20 +322,6 @@ def _nccl_env(text: str) -> dict[str, str]:
             raise ValueError(f"line {number}: not KEY=VALUE: {line[:80]!r}")
         env[match[1]] = match[2]
     return dict(sorted(env.items()))
-
-
-def _mlnx_qos(text: str) -> dict[str, Any]:
-    rows = parse_text(TEXTFSM, "linux", "mlnx_qos -i x", text)
-    if len(rows) != 1 or not rows[0]["trust"] or not rows[0]["pfc_enabled"]:
-        raise ValueError("mlnx_qos: no trust state or PFC configuration in the output")
-    row = rows[0]
-    dscp_to_priority: dict[int, int] = {}
-    for entry in row["dscp2prio"]:
-        prio, _, dscps = str(entry).partition(" dscp:")
-        for dscp in filter(None, dscps.split(",")):
-            dscp_to_priority[int(dscp)] = int(prio.removeprefix("prio:"))
-    pfc = [int(v) for v in str(row["pfc_enabled"]).split()]
-    return {"trust": row["trust"], "pfc": pfc, "dscp_to_priority": dict(sorted(dscp_to_priority.items()))}
 
 
 def _last_line(text: str) -> str:

@@ -10,6 +10,8 @@ from xoff.validate.checks import (
     lossless,
     mapping,
     nic,
+    nic_qos,
+    rdma,
     running,
 )
 
@@ -23,5 +25,7 @@ __all__ = [
     "lossless",
     "mapping",
     "nic",
+    "nic_qos",
+    "rdma",
     "running",
 ]

@@ -59,20 +59,6 @@ def test_textfsm_rejects_an_unknown_line() -> None:
 # --- hosts ------------------------------------------------------------------------------------------
 
 
-def test_nvidia_smi_topo() -> None:
-    paths = host._gpu_nic_paths(raw("linux", "nvidia-smi_topo_-m", "lab-mini-gpu1"))
-    assert {(p.gpu, p.nic): p.relation for p in paths} == {
-        (0, "mlx5_0"): "PIX",
-        (0, "mlx5_1"): "SYS",
-        (0, "mlx5_2"): "NODE",
-        (1, "mlx5_0"): "SYS",
-        (1, "mlx5_1"): "PIX",
-        (1, "mlx5_2"): "SYS",
-    }
-    big = host._gpu_nic_paths(raw("linux", "nvidia-smi_topo_-m", "roce-pod-gpu01"))
-    assert len({p.gpu for p in big}) == 8 and len({p.nic for p in big}) == 10
-
-
 def test_lspci_acs_and_lsmod() -> None:
     text = raw("linux", "lspci_-vvv", "lab-mini-gpu1")
     assert host._acs_enabled(text) == []

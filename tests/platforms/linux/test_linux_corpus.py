@@ -12,10 +12,12 @@ import pytest
 from tests.support.corpus import expected_for, read_sample, sample_ids, samples
 from xoff.platforms.linux.gids import parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.topo import parse_topo
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     "mlnx_qos_-i_NETDEV": parse_mlnx_qos,
     "show_gids": parse_show_gids,
+    "nvidia-smi_topo_-m": parse_topo,
 }
 CASES = [(command, path) for command in sorted(PARSERS) for path in samples("linux", command)]
 

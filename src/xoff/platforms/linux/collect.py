@@ -39,6 +39,7 @@ from xoff.platforms.linux.kernel import (
     parse_rules,
 )
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.topo import parse_topo
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 LINKS = Command("ip -j link show")
@@ -124,7 +125,7 @@ class Collector:
         routes = attempt(ROUTES, lambda t: parse_routes(t, tables)) if gateways is not None else None
         rules = attempt(RULES, lambda t: parse_rules(t, tables, priorities))
         iommu = attempt(IOMMU, parse_iommu)
-        paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
+        paths = attempt(TOPO, parse_topo) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
         nic_qos: dict[str, NicQos] = {}
         for nic in _roce_nics(desired):
@@ -329,21 +330,3 @@ def _last_line(text: str) -> str:
     if not lines:
         raise ValueError("empty output")
     return lines[-1].strip()
-
-
-def _gpu_nic_paths(text: str) -> list[GpuNicPath]:
-    rows = parse_text(TEXTFSM, "linux", TOPO.text, text)
-    legend = {str(r["nic"]): str(r["rdma"]) for r in rows if r["nic"]}
-    paths = []
-    for row in rows:
-        if not str(row["row"]).startswith("GPU"):
-            continue
-        header = str(row["header"]).split("\t")
-        cells = str(row["cells"]).split("\t")
-        for column, cell in zip(header, cells, strict=False):
-            nic = legend.get(column, column if column.startswith("mlx5_") else None)
-            if nic is not None:
-                paths.append(GpuNicPath(gpu=int(str(row["row"])[3:]), nic=nic, relation=cell.strip()))
-    if not paths and rows:
-        raise ValueError("nvidia-smi topo -m: no GPU-to-NIC cell")
-    return paths

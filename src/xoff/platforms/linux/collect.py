@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
 from xoff.collect.textfsm import parse_text
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
-from xoff.contracts.observed import GpuNicPath, HostObserved, NicQos
+from xoff.contracts.observed import HostObserved, NicQos
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
 from xoff.platforms.linux.builders import NCCL_ENV_PATH

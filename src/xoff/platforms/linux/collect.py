@@ -114,7 +114,7 @@ class Collector:
             # TextParseError is a ValueError; ip -j JSON is read by key
             return read(outputs, command, parse, name, errors, catch=(ValueError, KeyError, TypeError))
 
-        links = attempt(LINKS, lambda t: {i["ifname"]: i for i in json.loads(t)})
+        links = attempt(LINKS, _links)
         addrs = attempt(ADDRS, _addresses)
         modules = attempt(LSMOD, _modules)
         bridges = attempt(LSPCI, _acs_enabled)
@@ -239,8 +239,8 @@ def _seen_interfaces(
         if interface.kind not in ("ethernet", "infiniband") or link is None:
             continue
         values: dict[str, Any] = {
-            "mtu": int(link["mtu"]),
-            "admin_up": "UP" in link.get("flags", []),
+            "mtu": link["mtu"],
+            "admin_up": link["admin_up"],
             "addresses": addrs.get(name, []),
         }
         if name in nics and "pfc" in nics[name]:
@@ -284,9 +284,21 @@ def _observe_gpudirect(
     return fields
 
 
+def _links(text: str) -> dict[str, dict[str, Any]]:
+    """``ip -j link show`` -> netdev -> its MTU and administrative state (the UP flag)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in json.loads(text):
+        out[item["ifname"]] = {"mtu": int(item["mtu"]), "admin_up": "UP" in item.get("flags", [])}
+    return out
+
+
 def _addresses(text: str) -> dict[str, list[str]]:
+    """``ip -j -4 addr show`` -> netdev -> its IPv4 addresses. iproute2 prints ``{}`` for every link the ``-4``
+    filter leaves out (``[{},{},{"ifindex":3,...}]``): those are not links without a name, they are skipped."""
     out: dict[str, list[str]] = {}
     for item in json.loads(text):
+        if not item:
+            continue
         for info in item.get("addr_info", []):
             if info.get("family") == "inet":
                 out.setdefault(item["ifname"], []).append(f"{info['local']}/{info['prefixlen']}")
@@ -307,6 +319,8 @@ def _modules(text: str) -> list[str]:
 
 
 def _acs_enabled(text: str) -> list[str]:
+    if "Capabilities: <access denied>" in text:  # lspci run without root hides every extended capability
+        raise ValueError("lspci -vvv: capabilities <access denied> (not run as root), ACS not shown")
     rows = parse_text(TEXTFSM, "linux", LSPCI.text, text)
     if text.strip() and not re.search(r"^[0-9a-f]{2,4}:[0-9a-f]{2}", text, re.M):
         raise ValueError("lspci -vvv: no PCI function in the output")

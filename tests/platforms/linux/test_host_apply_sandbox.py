@@ -46,11 +46,14 @@ GPU1_FIRST_RUN = [
     "eth0 trust pcp -> dscp",
     "eth0 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",
     *DSCP["eth0"],
+    "eth0 cable_len 7 -> 5",  # the NIC's headroom sized for the host link's length (firmware default 7 m)
     "eth1 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",  # eth1 already trusts dscp (below)
     *DSCP["eth1"],
+    "eth1 cable_len 7 -> 5",
     "eth2 trust pcp -> dscp",
     "eth2 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,0,1,0,0,0",
     *DSCP["eth2"],
+    "eth2 cable_len 7 -> 5",
     "mlx5_0 port 1 roce_mode IB/RoCE v1 -> RoCE v2",
     "mlx5_0 port 1 roce_tos 0 -> 106",
     "mlx5_0 tc/1 traffic_class unset -> 106",

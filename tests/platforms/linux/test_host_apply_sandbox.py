@@ -299,7 +299,7 @@ def test_a_failing_change_stops_with_status_3(gpu1: Sandbox) -> None:
         "xoff-host-apply: could not change eth1 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0 "
         "(mlnx_qos -i eth1 --pfc 0,0,0,1,0,0,0,0)"
     )
-    assert run.changed[-1] == DSCP["eth0"][-1]  # what came before (eth0's PFC and DSCP map) stays done
+    assert run.changed[-2:] == [DSCP["eth0"][-1], "eth0 cable_len 7 -> 5"]  # what came before (eth0) stays done
 
 
 def test_bad_argument_is_refused(gpu1: Sandbox) -> None:

@@ -79,12 +79,10 @@ def _qos(lines: list[str]) -> dict[str, Any]:
         elif m := _DSCP.match(line):
             for d in filter(None, m.group(2).split(",")):
                 dscp[str(int(d))] = int(m.group(1))
-    return {
-        "trust": trust,
-        "pfc": pfc,
-        "cable": cable,
-        "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0]))),
-    }
+    out: dict[str, Any] = {"trust": trust, "pfc": pfc, "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0])))}
+    if cable:  # every mlnx_qos release prints "Cable len: N"; absent, it was not read
+        out["cable"] = cable
+    return out
 
 
 def _links(state: dict[str, Any], _rest: str, lines: list[str]) -> None:

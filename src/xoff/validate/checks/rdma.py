@@ -73,7 +73,10 @@ class GidIndex(Check):
         roce = roce_networks(ctx.desired)
         for dev, _seen, gids in gid_hosts(ctx):
             observed = ctx.snapshot.observed.devices.get(dev.name)
-            env = observed.host.nccl_env if observed is not None and observed.host is not None else None
+            fields = ctx.snapshot.observed_fields.get(dev.name, [])
+            read = any(f in ("host", "host.nccl_env") for f in fields)
+            # the NCCL file as the host showed it; not read: the GIDs are still judged, the pinned index is not
+            env = observed.host.nccl_env if read and observed is not None and observed.host is not None else None
             pinned = None if env is None else env.get("NCCL_IB_GID_INDEX", "")
             for nic in compute_nics(dev, roce):
                 yield from _nic(dev, nic, gids, pinned, auto)

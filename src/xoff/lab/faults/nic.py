@@ -150,9 +150,10 @@ FAULTS: tuple[Fault, ...] = (
         target=Target("gpu2", "eth1", 3),
         platform="linux",
         steps=_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
-        also=("lossless.pfc_symmetry", DRIFT),
+        also=("lossless.pfc_symmetry", DRIFT, "nic_qos.lossless_tc"),
         why_also="the NIC is one end of a host link (pfc_symmetry covers "
-        "host links); the running PFC differs from the intent",
+        "host links); the running PFC differs from the intent; with PFC off the NIC maps the lossless priority "
+        "back to the shared receive buffer 0 (nic_qos.lossless_tc)",
         peers=("leaf2",),
     ),
     Fault(

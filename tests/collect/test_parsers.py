@@ -59,18 +59,6 @@ def test_textfsm_rejects_an_unknown_line() -> None:
 # --- hosts ------------------------------------------------------------------------------------------
 
 
-def test_lspci_acs_and_lsmod() -> None:
-    text = raw("linux", "lspci_-vvv", "lab-mini-gpu1")
-    assert host._acs_enabled(text) == []
-    switched_on = text.replace("ACSCtl:\tSrcValid- ", "ACSCtl:\tSrcValid+ ", 1)
-    assert host._acs_enabled(switched_on) == ["10:01.0"]
-    with pytest.raises(TextParseError, match="ACSCtl"):
-        host._acs_enabled(text.replace("ACSCtl:\tSrcValid- TransBlk-", "ACSCtl:\tSrcValid? TransBlk-", 1))
-    assert "nvidia_peermem" in host._modules(raw("linux", "lsmod", "lab-mini-gpu1"))
-    with pytest.raises(ValueError, match="header"):
-        host._modules("nvidia_peermem 16384 0\n")
-
-
 def test_ecn_sysfs() -> None:
     pushed = kernel.parse_ecn(raw("linux", "ecn-sysfs", "connectx7-prio3"))
     assert pushed == {"ecn_np_priorities": [3], "ecn_rp_priorities": [3], "cnp_dscp": 48, "cnp_priority": 6}

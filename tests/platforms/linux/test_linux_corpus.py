@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.corpus import REAL, expected_for, read_sample, samples
+from xoff.collect.textfsm import TextParseError
 from xoff.platforms.linux import collect, kernel
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
@@ -71,3 +72,16 @@ def test_every_corpus_directory_is_a_collected_command() -> None:
 def test_parser_on_sample(command: str, sample: Path) -> None:
     want, got = expected_for(sample, _parsed(command, read_sample(sample)))
     assert got == want
+
+
+def test_lspci_and_lsmod_refuse_what_they_cannot_read() -> None:
+    """Strict where the output is not what pciutils or kmod print: a changed ACSCtl flag is read, an unknown one
+    is a parse error (not 'ACS off'), an lsmod without its header is refused."""
+    text = read_sample(REAL / "linux" / "lspci_-vvv" / "pciutils-3.5-acs-off.txt")
+    assert collect._acs_enabled(text) == []
+    switched_on = text.replace("ACSCtl:\tSrcValid- ", "ACSCtl:\tSrcValid+ ", 1)
+    assert collect._acs_enabled(switched_on) == ["5e:08.0"]
+    with pytest.raises(TextParseError, match="ACSCtl"):
+        collect._acs_enabled(text.replace("ACSCtl:\tSrcValid- TransBlk-", "ACSCtl:\tSrcValid? TransBlk-", 1))
+    with pytest.raises(ValueError, match="header"):
+        collect._modules("nvidia_peermem 16384 0\n")

@@ -14,7 +14,7 @@ from tests.support.corpus import covers, jsonable, samples, shape
 from tests.support.shim_host import ShimHost
 from xoff.lab.shims import show_gids
 from xoff.platforms.linux import collect
-from xoff.platforms.linux.gids import parse_show_gids
+from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
 from xoff.platforms.linux.topo import parse_topo
 
@@ -42,7 +42,7 @@ RUNS: list[tuple[str, list[tuple[str, ...]], tuple[str, ...], Callable[[str], An
         ("cma_roce_tos", "-d", "mlx5_0", "-p", "1"),
         lambda t: int(collect._last_line(t)),
     ),
-    ("show_gids", [], ("show_gids",), parse_show_gids),
+    (SHOW_GIDS.slug, [], ("show_gids",), parse_show_gids),
 ]
 
 
@@ -100,6 +100,7 @@ def test_show_gids_table_has_the_corpus_shape() -> None:
         [show_gids.HEADER, show_gids.RULE, *show_gids.table_lines("mlx5_0", "eth0", gids), "n_gids_found=6"]
     )
     parsed = parse_show_gids(text + "\n")
+    assert parsed is not None
     assert [(g.index, g.version, g.ipv4) for g in parsed] == [
         (0, "v1", None),
         (1, "v2", None),
@@ -110,4 +111,4 @@ def test_show_gids_table_has_the_corpus_shape() -> None:
     ]
     assert parsed[0].gid == "fe80:0000:0000:0000:ba3f:d2ff:fe11:2a40"
     assert parsed[4].gid == "fd00:0198:0018:0000:0000:0000:0000:0005"
-    assert not _problems("show_gids", parsed)
+    assert not _problems(SHOW_GIDS.slug, parsed)

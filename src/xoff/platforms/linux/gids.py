@@ -4,8 +4,8 @@ The script prints a tab-separated header (``DEV PORT INDEX GID IPv4 VER DEV``), 
 non-zero GID (``dev port index gid [ipv4] ver netdev``: the IPv4 column only for an IPv4-mapped GID, the VER
 ``v1``/``v2`` from ``gid_attrs/types``, the netdev from ``gid_attrs/ndevs``, either empty where the kernel has no
 such file, e.g. an InfiniBand port's GIDs have no netdev), then ``n_gids_found=N``. Captures are often pasted with
-the tabs turned into spaces; both read the same. A host without the script (rdma-core only) fails the command,
-which leaves the GIDs not observed.
+the tabs turned into spaces; both read the same. A host without the script (rdma-core only) says so instead, and
+its GIDs are not observed (None), not an empty table.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from typing import Literal
 from xoff.contracts.collect import Command
 from xoff.contracts.observed import RoceGid
 
-SHOW_GIDS = Command("show_gids")
+NO_SHOW_GIDS = "# xoff: no show_gids on this host"
+# a host without MLNX_OFED/DOCA (rdma-core only) has no show_gids: said in the output, read as not observed
+SHOW_GIDS = Command(f'if command -v show_gids >/dev/null; then show_gids; else echo "{NO_SHOW_GIDS}"; fi')
 _HEADER = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$")
 _RULE = re.compile(r"^---\s+----\s+-----\s+---\s+-+\s+---\s+---\s*$")
 _ROW = re.compile(
@@ -32,9 +34,12 @@ def _version(text: str | None) -> Literal["v1", "v2"] | None:
     return "v1" if text[1] == "1" else "v2"
 
 
-def parse_show_gids(text: str) -> list[RoceGid]:
-    """``show_gids`` -> one RoceGid per line, in the script's order. Strict: a line that is none of the
-    header, the rule, a GID row or the count is a ValueError, and so is a count that does not match."""
+def parse_show_gids(text: str) -> list[RoceGid] | None:
+    """``show_gids`` -> one RoceGid per line, in the script's order; None where the host has no show_gids.
+    Strict: a line that is none of the header, the rule, a GID row or the count is a ValueError, and so is a
+    count that does not match."""
+    if text.strip() == NO_SHOW_GIDS:
+        return None
     gids: list[RoceGid] = []
     count: int | None = None
     header = False

@@ -44,7 +44,7 @@ def _shown(gids: list[RoceGid], rdma: str | None) -> str:
 
 @register
 class GidIndex(Check):
-    """A compute NIC without a RoCE v2 GID for its IPv4 address (the address is missing, or the kernel built
+    """A RoCE NIC (compute or storage) without a RoCE v2 GID for its IPv4 address (the address is missing, or the kernel built
     only link-local or RoCE v1 entries): RoCEv2 traffic cannot be routed to it. Or an ``NCCL_IB_GID_INDEX``
     pinned to an index that is not that GID on every NIC: the RoCE v2 IPv4 GID sits at index 3 on one host,
     5 on another (an IPv6 address or a bond adds entries before it), and NCCL then sends RoCE v1 or link-local
@@ -58,7 +58,7 @@ class GidIndex(Check):
         nccl_auto_gid: bool = True  # the NCCL in use selects the GID itself (2.21 and later)
 
     id = "rdma.gid_index"
-    title = "Every compute NIC has a RoCE v2 IPv4 GID, and NCCL_IB_GID_INDEX selects it (or is left to NCCL)"
+    title = "Every RoCE NIC has a RoCE v2 IPv4 GID, and NCCL_IB_GID_INDEX selects it (or is left to NCCL)"
     needs = frozenset({"observed"})
     reads = ("host.nccl_env",)
     hint = "unset NCCL_IB_GID_INDEX (NCCL 2.21+ picks the RoCE v2 GID) or pin the index show_gids shows on every host"

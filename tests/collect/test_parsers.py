@@ -59,40 +59,6 @@ def test_textfsm_rejects_an_unknown_line() -> None:
 # --- hosts ------------------------------------------------------------------------------------------
 
 
-def test_mlnx_qos() -> None:
-    got = host._mlnx_qos(raw("linux", "mlnx_qos", "pfc-priority-3"))
-    assert got["trust"] == "dscp" and got["pfc"] == [0, 0, 0, 1, 0, 0, 0, 0]
-    assert len(got["dscp_to_priority"]) == 64 and got["dscp_to_priority"][26] == 3 and got["dscp_to_priority"][40] == 5
-    factory = host._mlnx_qos(raw("linux", "mlnx_qos", "factory"))
-    assert factory["trust"] == "pcp" and factory["dscp_to_priority"] == {}
-
-
-def test_nvidia_smi_topo() -> None:
-    paths = host._gpu_nic_paths(raw("linux", "nvidia-smi_topo_-m", "lab-mini-gpu1"))
-    assert {(p.gpu, p.nic): p.relation for p in paths} == {
-        (0, "mlx5_0"): "PIX",
-        (0, "mlx5_1"): "SYS",
-        (0, "mlx5_2"): "NODE",
-        (1, "mlx5_0"): "SYS",
-        (1, "mlx5_1"): "PIX",
-        (1, "mlx5_2"): "SYS",
-    }
-    big = host._gpu_nic_paths(raw("linux", "nvidia-smi_topo_-m", "roce-pod-gpu01"))
-    assert len({p.gpu for p in big}) == 8 and len({p.nic for p in big}) == 10
-
-
-def test_lspci_acs_and_lsmod() -> None:
-    text = raw("linux", "lspci_-vvv", "lab-mini-gpu1")
-    assert host._acs_enabled(text) == []
-    switched_on = text.replace("ACSCtl:\tSrcValid- ", "ACSCtl:\tSrcValid+ ", 1)
-    assert host._acs_enabled(switched_on) == ["10:01.0"]
-    with pytest.raises(TextParseError, match="ACSCtl"):
-        host._acs_enabled(text.replace("ACSCtl:\tSrcValid- TransBlk-", "ACSCtl:\tSrcValid? TransBlk-", 1))
-    assert "nvidia_peermem" in host._modules(raw("linux", "lsmod", "lab-mini-gpu1"))
-    with pytest.raises(ValueError, match="header"):
-        host._modules("nvidia_peermem 16384 0\n")
-
-
 def test_ecn_sysfs() -> None:
     pushed = kernel.parse_ecn(raw("linux", "ecn-sysfs", "connectx7-prio3"))
     assert pushed == {"ecn_np_priorities": [3], "ecn_rp_priorities": [3], "cnp_dscp": 48, "cnp_priority": 6}

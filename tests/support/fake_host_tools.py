@@ -43,15 +43,17 @@ def default_dscp_map() -> dict[str, int]:
 # ------------------------------------------------------------------------------------------ mlnx_qos
 def mlnx_qos(state: State, args: list[str]) -> int:  # noqa: C901, PLR0911, PLR0912 -- fake mlnx_qos: one branch per option the host apply script passes
     intf = None
-    trust = pfc = None
+    trust = pfc = cable = None
     dscp2prio: list[str] = []
     i = 0
     while i < len(args):
         opt = args[i]
-        if opt in ("-i", "--interface", "--trust", "--pfc", "-f", "--dscp2prio") and i + 1 < len(args):
+        if opt in ("-i", "--interface", "--trust", "--pfc", "-f", "--dscp2prio", "--cable_len") and i + 1 < len(args):
             val = args[i + 1]
             if opt in ("-i", "--interface"):
                 intf = val
+            elif opt == "--cable_len":
+                cable = val
             elif opt == "--trust":
                 trust = val
             elif opt in ("--pfc", "-f"):
@@ -74,6 +76,11 @@ def mlnx_qos(state: State, args: list[str]) -> int:  # noqa: C901, PLR0911, PLR0
             print("pfc list must have 8 items")
             return 1
         qos["pfc"] = [int(x) for x in items]
+    if cable is not None:
+        if not cable.isdigit() or int(cable) > 0xFFFF:
+            print(f"Bad value for cable_len: invalid literal for int() with base 10: '{cable}'")
+            return 1
+        qos["cable_len"] = int(cable)
     if dscp2prio and trust:
         print("trust and dscp2prio commands cannot be used at the same time.")
         return 1

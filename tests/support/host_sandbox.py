@@ -24,7 +24,7 @@ ALL_TOOLS = ("mlnx_qos", "cma_roce_mode", "cma_roce_tos", "ip", "lspci", "modpro
 PROBLEM = re.compile(r"^(gpudirect|rdma|ecn|roce): ")
 # calls that change state; a run in sync must make none of them
 MUTATING = re.compile(
-    r"^(mlnx_qos .*--(trust|pfc|dscp2prio)|cma_roce_mode .* -m |cma_roce_tos .* -t |ip (link set|addr (replace|del)|"
+    r"^(mlnx_qos .*--(trust|pfc|dscp2prio|cable_len)|cma_roce_mode .* -m |cma_roce_tos .* -t |ip (link set|addr (replace|del)|"
     r"route (replace|del)|rule (add|del))|modprobe)"
 )
 

@@ -207,6 +207,39 @@ CASES: list[tuple[str, Seed, str, str | None, int | None]] = [
         3,
     ),
     (
+        "rdma.gid_index",
+        lambda s: _host(s, "gpu1", gids=[g for g in s.hosts["gpu1"].gids or [] if g.rdma != "mlx5_0"]),
+        "gpu1: mlx5_0 (eth0) - no RoCE v2 GID for the NIC's IPv4 address - Expected: RoCE v2 ::ffff:198.18.0.5 "
+        "Actual: no GID",
+        "eth0",
+        None,
+    ),
+    (
+        "nic_qos.lossless_tc",
+        lambda s: _nic_qos(s, "gpu1", "eth0", tc_tsa={3: "ets", 0: "ets"}, tc_bandwidth={0: 100, 3: 0}),
+        "gpu1: eth0 priority 3 - lossless priority on TC3, which ETS starves - Expected: a TC with ETS bandwidth, "
+        "a receive buffer of its own Actual: TC3 ets 0%",
+        "eth0",
+        3,
+    ),
+    (
+        "nic_qos.cable_length",
+        lambda s: _nic_qos(s, "gpu1", "eth0", cable_length_m=1),
+        "gpu1: eth0 cable length - NIC headroom is sized for a shorter cable than the link - Expected: >= 5 m "
+        "Actual: 1 m",
+        "eth0",
+        None,
+    ),
+]
+
+
+def _nic_qos(snap: Snapshot, name: str, netdev: str, **changes: Any) -> Snapshot:
+    qos = snap.hosts[name].nic_qos
+    return _host(snap, name, nic_qos={**qos, netdev: qos[netdev].model_copy(update=changes)})
+
+
+CASES += [
+    (
         "buffers.headroom_watermark",  # PG3 of spine1 Ethernet0 used all of its profile's xoff
         lambda s: _counters(
             s, "spine1", "Ethernet0", PortCounters(watermarks=BufferWatermarks(pg_headroom={3: 283648}))

@@ -10,8 +10,10 @@ from xoff.contracts.observed import (
     GpuNicPath,
     HostObserved,
     LldpNeighbor,
+    NicQos,
     PortCounters,
     QueueCounters,
+    RoceGid,
     Snapshot,
     WatchdogCounters,
 )
@@ -77,6 +79,7 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         name: HostObserved(
             modules=["nvidia_peermem"] if dev.host.gpudirect.nvidia_peermem else [],
             gpu_nic_paths=[GpuNicPath(gpu=g, nic=n, relation="PIX") for g, n in dev.host.gpudirect.gpu_nic.items()],
+            **_roce_host(desired, dev),
         )
         for name, dev in desired.devices.items()
         if dev.host is not None and dev.host.gpudirect is not None
@@ -112,3 +115,29 @@ def _add_watermarks(dev: Device, counters: dict[str, PortCounters]) -> None:
             xoff = dev.buffers.profiles[profile].xoff if profile in dev.buffers.profiles else 0
             used.update(dict.fromkeys(range(int(first), int(last or first) + 1), xoff // 2))
         counters[port] = counters[port].model_copy(update={"watermarks": BufferWatermarks(pg_headroom=used)})
+
+
+def _roce_host(desired: FabricState, dev: Device) -> dict[str, object]:
+    """A RoCE host running its intent: each lossless NIC's RoCE v2 IPv4 GID at index 3 (NCCL picks it), its
+    lossless priorities on a receive buffer of their own, every TC in the firmware's vendor mode, and the NIC's
+    cable length set to the link's."""
+    assert dev.host is not None
+    gids: list[RoceGid] = []
+    qos: dict[str, NicQos] = {}
+    for nic in dev.host.nics.values():
+        plan = desired.networks.get(nic.network)
+        if plan is None or plan.kind != "roce" or nic.rdma is None or nic.address is None:
+            continue
+        ip = nic.address.split("/")[0]
+        mapped = "0000:0000:0000:0000:0000:ffff:" + "{:02x}{:02x}:{:02x}{:02x}".format(*map(int, ip.split(".")))
+        gids.append(RoceGid(rdma=nic.rdma, port=1, index=3, gid=mapped, ipv4=ip, version="v2", netdev=nic.netdev))
+        link = dev.interfaces.get(nic.netdev)
+        qos[nic.netdev] = NicQos(
+            priority_to_tc={p: p for p in range(8)},
+            tc_tsa=dict.fromkeys(range(8), "vendor"),
+            tc_bandwidth={},
+            priority_to_buffer={p: 1 if p in plan.lossless_priorities else 0 for p in range(8)},
+            buffer_sizes=[130944, 130944, 0, 0, 0, 0, 0, 0],
+            cable_length_m=link.cable_m if link is not None else None,
+        )
+    return {"gids": gids, "nic_qos": qos} if gids else {}

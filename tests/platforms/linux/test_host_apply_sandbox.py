@@ -46,11 +46,14 @@ GPU1_FIRST_RUN = [
     "eth0 trust pcp -> dscp",
     "eth0 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",
     *DSCP["eth0"],
+    "eth0 cable_len 7 -> 5",  # the NIC's headroom sized for the host link's length (firmware default 7 m)
     "eth1 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",  # eth1 already trusts dscp (below)
     *DSCP["eth1"],
+    "eth1 cable_len 7 -> 5",
     "eth2 trust pcp -> dscp",
     "eth2 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,0,1,0,0,0",
     *DSCP["eth2"],
+    "eth2 cable_len 7 -> 5",
     "mlx5_0 port 1 roce_mode IB/RoCE v1 -> RoCE v2",
     "mlx5_0 port 1 roce_tos 0 -> 106",
     "mlx5_0 tc/1 traffic_class unset -> 106",
@@ -296,7 +299,7 @@ def test_a_failing_change_stops_with_status_3(gpu1: Sandbox) -> None:
         "xoff-host-apply: could not change eth1 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0 "
         "(mlnx_qos -i eth1 --pfc 0,0,0,1,0,0,0,0)"
     )
-    assert run.changed[-1] == DSCP["eth0"][-1]  # what came before (eth0's PFC and DSCP map) stays done
+    assert run.changed[-2:] == [DSCP["eth0"][-1], "eth0 cable_len 7 -> 5"]  # what came before (eth0) stays done
 
 
 def test_bad_argument_is_refused(gpu1: Sandbox) -> None:

@@ -70,6 +70,7 @@ def test_state_file_is_the_desired_values() -> None:
         "pfc": [0, 0, 0, 1, 0, 0, 0, 0],
         # all 64 DSCPs, as on the switches: 26 -> 3, 48 -> 6, the rest to the default class's 0
         "dscp_to_priority": [{"dscp": d, "priority": {26: 3, 48: 6}.get(d, 0)} for d in range(64)],
+        "cable_m": 5,  # the host link's length: the NIC sizes its lossless headroom for it
     }
     assert doc["qos"][2]["pfc"] == host.nics["eth2"].pfc  # storage: lossless priority 4
     assert doc["roce"][0] == {

@@ -83,6 +83,26 @@ def _nccl_right(lab: Lab, t: Target) -> str:
     return host.nccl_env["NCCL_IB_TC"]
 
 
+def _cable_undo(lab: Lab, t: Target) -> None:
+    nic = nic_of(lab, t)
+    link = lab.connection.fabric.devices[t.device].interfaces.get(nic.netdev)
+    metres = link.cable_m if link is not None and link.cable_m is not None else 7  # 7: the firmware default
+    lab.run(t.device, f"mlnx_qos -i {nic.netdev} --cable_len {metres}")
+
+
+def _nccl_gid(value: Callable[[Lab, Target], str]) -> Step:
+    def step(lab: Lab, t: Target) -> None:
+        lab.run(t.device, f"sed -i 's/^NCCL_IB_GID_INDEX=.*/NCCL_IB_GID_INDEX={value(lab, t)}/' {NCCL_FILE}")
+
+    return step
+
+
+def _nccl_gid_right(lab: Lab, t: Target) -> str:
+    host = lab.connection.fabric.devices[t.device].host
+    assert host is not None
+    return host.nccl_env["NCCL_IB_GID_INDEX"]
+
+
 def _nic_sysfs(name: str, value: Callable[[Any, int], int]) -> Step:
     """``echo VALUE > /sys/class/net/<netdev>/ecn/<name>`` on the host, as an operator tunes DCQCN by hand
     (``{prio}`` in ``name`` is the target's priority, else the NIC's first lossless one; ``value(nic, prio)``
@@ -130,9 +150,10 @@ FAULTS: tuple[Fault, ...] = (
         target=Target("gpu2", "eth1", 3),
         platform="linux",
         steps=_nic_tool("mlnx_qos -i {port} --pfc 0,0,0,0,0,0,0,0"),
-        also=("lossless.pfc_symmetry", DRIFT),
+        also=("lossless.pfc_symmetry", DRIFT, "nic_qos.lossless_tc"),
         why_also="the NIC is one end of a host link (pfc_symmetry covers "
-        "host links); the running PFC differs from the intent",
+        "host links); the running PFC differs from the intent; with PFC off the NIC maps the lossless priority "
+        "back to the shared receive buffer 0 (nic_qos.lossless_tc)",
         peers=("leaf2",),
     ),
     Fault(
@@ -216,5 +237,47 @@ FAULTS: tuple[Fault, ...] = (
         also=(DRIFT,),
         why_also="the NIC's CNP DSCP differs from the intent",
         mentions=("CNPs sent with DSCP 26",),
+    ),
+    Fault(
+        name="nic-ets-starves-lossless",
+        title="NIC ETS gives the lossless traffic class 0%",
+        how="host `mlnx_qos -i eth0 --tsa ets,ets,ets,ets,ets,ets,ets,ets --tcbw 100,0,0,0,0,0,0,0` (all bandwidth "
+        "to TC0: the RoCE TC3 and the CNP TC6 are starved whenever TC0 has traffic)",
+        check="nic_qos.lossless_tc",
+        concern=Concern.CONGESTION,
+        target=Target("gpu2", "eth0", 3),
+        platform="linux",
+        steps=_nic_tool("mlnx_qos -i {port} --tsa ets,ets,ets,ets,ets,ets,ets,ets --tcbw 100,0,0,0,0,0,0,0"),
+        catalog="default",
+        mentions=("which ETS starves",),
+    ),
+    Fault(
+        name="nic-cable-short",
+        title="NIC headroom sized for a shorter cable than the host link",
+        how="host `mlnx_qos -i eth1 --cable_len 1` (the link is 5 m in the intent)",
+        check="nic_qos.cable_length",
+        concern=Concern.CONGESTION,
+        target=Target("gpu4", "eth1"),
+        platform="linux",
+        steps=Steps(seed=host_command("mlnx_qos -i {port} --cable_len 1"), undo=_cable_undo),
+        names=("device", "port"),
+        catalog="default",
+        warning=True,
+    ),
+    Fault(
+        name="nccl-gid-index-pinned",
+        title="NCCL_IB_GID_INDEX pinned to an index that is not the NIC's RoCE v2 IPv4 GID",
+        how="host: `sed -i` NCCL_IB_GID_INDEX=5 in /etc/xoff/nccl.env (copied from a host whose RoCE v2 IPv4 "
+        "GID sits at index 5; here it is at 3)",
+        check="rdma.gid_index",
+        concern=Concern.CLASSIFICATION,
+        target=Target("gpu3", "eth0"),
+        platform="linux",
+        steps=Steps(seed=_nccl_gid(lambda _l, _t: "5"), undo=_nccl_gid(_nccl_gid_right)),
+        names=("device", "port"),
+        catalog="default",
+        also=(DRIFT,),
+        why_also="the NCCL environment differs from the intent",
+        mentions=("not the RoCE v2 IPv4 GID",),
     ),
 )

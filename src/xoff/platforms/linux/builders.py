@@ -105,7 +105,8 @@ def routing(device: Device) -> dict[str, Any]:
 
 
 def qos(device: Device) -> list[dict[str, Any]]:
-    """mlnx_qos per RoCE NIC: trust, the 8-flag PFC vector and DSCP -> priority (§4.1).
+    """mlnx_qos per RoCE NIC: trust, the 8-flag PFC vector and DSCP -> priority (§4.1), and the cable length
+    the NIC sizes its lossless buffers' headroom for (the host link's length in the intent; None: not given).
 
     The DSCP map only applies with trust dscp (mlnx_qos shows and uses it only then), so it is empty
     for a pcp-trusting NIC.
@@ -121,6 +122,7 @@ def qos(device: Device) -> list[dict[str, Any]]:
                 "trust": nic.trust,
                 "pfc": list(nic.pfc),
                 "dscp_to_priority": [{"dscp": d, "priority": p} for d, p in dscp],
+                "cable_m": link.cable_m if (link := device.interfaces.get(nic.netdev)) is not None else None,
             }
         )
     return out

@@ -21,11 +21,12 @@ from pydantic import ValidationError
 from xoff.collect.observe import interface_paths, observed_device, observed_interfaces
 from xoff.collect.textfsm import parse_text
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
-from xoff.contracts.observed import GpuNicPath, HostObserved
+from xoff.contracts.observed import HostObserved, NicQos
 from xoff.desired.builders.host import roce_active_mtu
 from xoff.desired.models import Device, HostNic, HostSettings, Route, Rule
 from xoff.platforms.infiniband import host as ib_host
 from xoff.platforms.linux.builders import NCCL_ENV_PATH
+from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.kernel import (
     IOMMU,
     ROUTES,
@@ -38,6 +39,8 @@ from xoff.platforms.linux.kernel import (
     parse_routes,
     parse_rules,
 )
+from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.topo import parse_topo
 
 TEXTFSM = Path(__file__).parent / "textfsm"
 LINKS = Command("ip -j link show")
@@ -96,6 +99,8 @@ class Collector:
             out += [mlnx_qos(nic.netdev), ecn(nic.netdev)]
             if nic.rdma is not None:
                 out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
+        if any(nic.rdma is not None for nic in _roce_nics(desired)):
+            out.append(SHOW_GIDS)
         return out + ib_host.commands(desired)  # ibstat, sminfo on a host with an InfiniBand HCA
 
     def parse(self, outputs: Mapping[str, str], desired: Device) -> DeviceObservation:
@@ -110,7 +115,7 @@ class Collector:
             # TextParseError is a ValueError; ip -j JSON is read by key
             return read(outputs, command, parse, name, errors, catch=(ValueError, KeyError, TypeError))
 
-        links = attempt(LINKS, lambda t: {i["ifname"]: i for i in json.loads(t)})
+        links = attempt(LINKS, _links)
         addrs = attempt(ADDRS, _addresses)
         modules = attempt(LSMOD, _modules)
         bridges = attempt(LSPCI, _acs_enabled)
@@ -121,13 +126,15 @@ class Collector:
         routes = attempt(ROUTES, lambda t: parse_routes(t, tables)) if gateways is not None else None
         rules = attempt(RULES, lambda t: parse_rules(t, tables, priorities))
         iommu = attempt(IOMMU, parse_iommu)
-        paths = attempt(TOPO, _gpu_nic_paths) if TOPO.text in outputs else []
+        paths = attempt(TOPO, parse_topo) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
+        nic_qos: dict[str, NicQos] = {}
         for nic in _roce_nics(desired):
             values: dict[str, Any] = {}
-            qos = attempt(mlnx_qos(nic.netdev), _mlnx_qos)
+            qos = attempt(mlnx_qos(nic.netdev), parse_mlnx_qos)
             if qos is not None:
-                values.update(qos)
+                values.update(qos[0])
+                nic_qos[nic.netdev] = qos[1]
             dcqcn = attempt(ecn(nic.netdev), parse_ecn)
             if dcqcn is not None:
                 values.update(dcqcn)
@@ -139,7 +146,13 @@ class Collector:
                 if tos is not None:
                     values["roce_tos"] = int(tos)
             nics[nic.netdev] = values
-        obs.host = HostObserved(modules=modules or [], acs_enabled_bridges=bridges or [], gpu_nic_paths=paths or [])
+        obs.host = HostObserved(
+            modules=modules or [],
+            acs_enabled_bridges=bridges or [],
+            gpu_nic_paths=paths or [],
+            gids=attempt(SHOW_GIDS, parse_show_gids),
+            nic_qos=nic_qos,
+        )
         ib_host.observe(outputs, desired, obs)  # HostObserved.ib_ports / sm_lid
         if links is None or addrs is None:
             return obs
@@ -228,8 +241,8 @@ def _seen_interfaces(
         if interface.kind not in ("ethernet", "infiniband") or link is None:
             continue
         values: dict[str, Any] = {
-            "mtu": int(link["mtu"]),
-            "admin_up": "UP" in link.get("flags", []),
+            "mtu": link["mtu"],
+            "admin_up": link["admin_up"],
             "addresses": addrs.get(name, []),
         }
         if name in nics and "pfc" in nics[name]:
@@ -273,9 +286,21 @@ def _observe_gpudirect(
     return fields
 
 
+def _links(text: str) -> dict[str, dict[str, Any]]:
+    """``ip -j link show`` -> netdev -> its MTU and administrative state (the UP flag)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in json.loads(text):
+        out[item["ifname"]] = {"mtu": int(item["mtu"]), "admin_up": "UP" in item.get("flags", [])}
+    return out
+
+
 def _addresses(text: str) -> dict[str, list[str]]:
+    """``ip -j -4 addr show`` -> netdev -> its IPv4 addresses. iproute2 prints ``{}`` for every link the ``-4``
+    filter leaves out (``[{},{},{"ifindex":3,...}]``): those are not links without a name, they are skipped."""
     out: dict[str, list[str]] = {}
     for item in json.loads(text):
+        if not item:
+            continue
         for info in item.get("addr_info", []):
             if info.get("family") == "inet":
                 out.setdefault(item["ifname"], []).append(f"{info['local']}/{info['prefixlen']}")
@@ -296,6 +321,8 @@ def _modules(text: str) -> list[str]:
 
 
 def _acs_enabled(text: str) -> list[str]:
+    if "Capabilities: <access denied>" in text:  # lspci run without root hides every extended capability
+        raise ValueError("lspci -vvv: capabilities <access denied> (not run as root), ACS not shown")
     rows = parse_text(TEXTFSM, "linux", LSPCI.text, text)
     if text.strip() and not re.search(r"^[0-9a-f]{2,4}:[0-9a-f]{2}", text, re.M):
         raise ValueError("lspci -vvv: no PCI function in the output")
@@ -314,40 +341,8 @@ def _nccl_env(text: str) -> dict[str, str]:
     return dict(sorted(env.items()))
 
 
-def _mlnx_qos(text: str) -> dict[str, Any]:
-    rows = parse_text(TEXTFSM, "linux", "mlnx_qos -i x", text)
-    if len(rows) != 1 or not rows[0]["trust"] or not rows[0]["pfc_enabled"]:
-        raise ValueError("mlnx_qos: no trust state or PFC configuration in the output")
-    row = rows[0]
-    dscp_to_priority: dict[int, int] = {}
-    for entry in row["dscp2prio"]:
-        prio, _, dscps = str(entry).partition(" dscp:")
-        for dscp in filter(None, dscps.split(",")):
-            dscp_to_priority[int(dscp)] = int(prio.removeprefix("prio:"))
-    pfc = [int(v) for v in str(row["pfc_enabled"]).split()]
-    return {"trust": row["trust"], "pfc": pfc, "dscp_to_priority": dict(sorted(dscp_to_priority.items()))}
-
-
 def _last_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise ValueError("empty output")
     return lines[-1].strip()
-
-
-def _gpu_nic_paths(text: str) -> list[GpuNicPath]:
-    rows = parse_text(TEXTFSM, "linux", TOPO.text, text)
-    legend = {str(r["nic"]): str(r["rdma"]) for r in rows if r["nic"]}
-    paths = []
-    for row in rows:
-        if not str(row["row"]).startswith("GPU"):
-            continue
-        header = str(row["header"]).split("\t")
-        cells = str(row["cells"]).split("\t")
-        for column, cell in zip(header, cells, strict=False):
-            nic = legend.get(column, column if column.startswith("mlx5_") else None)
-            if nic is not None:
-                paths.append(GpuNicPath(gpu=int(str(row["row"])[3:]), nic=nic, relation=cell.strip()))
-    if not paths and rows:
-        raise ValueError("nvidia-smi topo -m: no GPU-to-NIC cell")
-    return paths

@@ -67,17 +67,22 @@ def _sections(text: str) -> list[tuple[str, list[str]]]:
 
 
 def _qos(lines: list[str]) -> dict[str, Any]:
-    trust, pfc = "", ""
+    trust, pfc, cable = "", "", ""
     dscp: dict[str, int] = {}
     for i, line in enumerate(lines):
         if line.startswith("Priority trust state:"):
             trust = line.split(":", 1)[1].strip()
+        elif line.startswith("Cable len:"):
+            cable = line.split(":", 1)[1].strip()
         elif line.strip().startswith("enabled") and i > 0 and "priority" in lines[i - 1]:
             pfc = ",".join(line.split()[1:9])
         elif m := _DSCP.match(line):
             for d in filter(None, m.group(2).split(",")):
                 dscp[str(int(d))] = int(m.group(1))
-    return {"trust": trust, "pfc": pfc, "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0])))}
+    out: dict[str, Any] = {"trust": trust, "pfc": pfc, "dscp": dict(sorted(dscp.items(), key=lambda kv: int(kv[0])))}
+    if cable:  # every mlnx_qos release prints "Cable len: N"; absent, it was not read
+        out["cable"] = cable
+    return out
 
 
 def _links(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
@@ -202,6 +207,8 @@ def _qos_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
         pfc = ",".join(str(p) for p in want["pfc"])
         if have.get("pfc") != pfc:
             yield f"~ {want['netdev']} pfc {have.get('pfc')} -> {pfc}"
+        if want.get("cable_m") and have.get("cable") != str(want["cable_m"]):
+            yield f"~ {want['netdev']} cable_len {have.get('cable') or 'unknown'} -> {want['cable_m']}"
         dscp = {str(e["dscp"]): e["priority"] for e in want["dscp_to_priority"]}
         changed = sorted((k for k in dscp if have.get("dscp", {}).get(k) != dscp[k]), key=int)
         if changed:

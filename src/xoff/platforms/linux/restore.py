@@ -73,6 +73,8 @@ def _qos(state: dict[str, Any]) -> list[str]:
             out.append(f"run mlnx_qos -i {d} --trust {quote(qos['trust'])}")
         if qos["pfc"]:
             out.append(f"run mlnx_qos -i {d} --pfc {quote(qos['pfc'])}")
+        if qos.get("cable"):
+            out.append(f"run mlnx_qos -i {d} --cable_len {quote(qos['cable'])}")
         if qos["trust"] == "dscp":
             out.append(f"run mlnx_qos -i {d} --dscp2prio flush")
             sets = " ".join(f"--dscp2prio set,{int(k)},{int(v)}" for k, v in qos["dscp"].items())

@@ -12,6 +12,8 @@ from xoff.validate.checks import (
     lossless,
     mapping,
     nic,
+    nic_qos,
+    rdma,
     running,
     watermarks,
 )
@@ -28,6 +30,8 @@ __all__ = [
     "lossless",
     "mapping",
     "nic",
+    "nic_qos",
+    "rdma",
     "running",
     "watermarks",
 ]

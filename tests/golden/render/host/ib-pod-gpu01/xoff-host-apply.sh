@@ -335,6 +335,16 @@ xoff_qos() {
 	done
 }
 
+# xoff_qos_cable DEV METRES: the cable length the NIC sizes its lossless buffers' headroom for
+# ("Cable len: N" in mlnx_qos -i; --cable_len sets it, the firmware default is 7).
+xoff_qos_cable() {
+	local dev=$1 want=$2 have
+	have=$(mlnx_qos -i "$dev" | sed -n 's/^Cable len: *//p')
+	if [[ $have != "$want" ]]; then
+		xoff_diff "$dev cable_len ${have:-unknown} -> $want" mlnx_qos -i "$dev" --cable_len "$want"
+	fi
+}
+
 # xoff_roce_mode RDMA PORT FLAG: default RoCE mode of RDMA-CM (cma_roce_mode prints it; -m 1|2 sets it).
 xoff_roce_mode() {
 	local dev=$1 port=$2 flag=$3 want have
@@ -496,9 +506,11 @@ xoff_rule 1008 198.19.0.1/32 108
 xoff_rule 1009 198.19.0.3/32 109
 xoff_rules_only "108 109" "1008 1009"
 
-# --- qos: mlnx_qos trust, PFC on the lossless priorities, DSCP -> priority (§4.1)
+# --- qos: mlnx_qos trust, PFC on the lossless priorities, DSCP -> priority, cable length (§4.1)
 xoff_qos stor0 dscp 0,0,0,0,1,0,0,0 0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0 10:0 11:0 12:0 13:0 14:0 15:0 16:0 17:0 18:0 19:0 20:0 21:0 22:0 23:0 24:0 25:0 26:0 27:0 28:0 29:0 30:0 31:0 32:0 33:0 34:4 35:0 36:0 37:0 38:0 39:0 40:0 41:0 42:0 43:0 44:0 45:0 46:0 47:0 48:6 49:0 50:0 51:0 52:0 53:0 54:0 55:0 56:0 57:0 58:0 59:0 60:0 61:0 62:0 63:0
+xoff_qos_cable stor0 30
 xoff_qos stor1 dscp 0,0,0,0,1,0,0,0 0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0 10:0 11:0 12:0 13:0 14:0 15:0 16:0 17:0 18:0 19:0 20:0 21:0 22:0 23:0 24:0 25:0 26:0 27:0 28:0 29:0 30:0 31:0 32:0 33:0 34:4 35:0 36:0 37:0 38:0 39:0 40:0 41:0 42:0 43:0 44:0 45:0 46:0 47:0 48:6 49:0 50:0 51:0 52:0 53:0 54:0 55:0 56:0 57:0 58:0 59:0 60:0 61:0 62:0 63:0
+xoff_qos_cable stor1 30
 
 # --- roce: RDMA-CM default RoCE mode and ToS, global traffic class (§4.1: ToS = DSCP << 2 | ECT(0))
 xoff_roce_mode mlx5_8 1 2

@@ -39,6 +39,9 @@ class StateDrift(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ignore = ctx.params_as(self.Params).ignore
         observed = ctx.snapshot.observed
+        unseen = [n for n in ctx.desired.devices if n not in observed.devices or n not in ctx.snapshot.observed_fields]
+        if unseen:  # not reached or no capture: not judged (collect.complete reports a device that failed)
+            self.note = f"not judged on {', '.join(sorted(unseen))}: device not observed"
         for name, paths in sorted(ctx.snapshot.observed_fields.items()):
             want = ctx.desired.devices.get(name)
             have = observed.devices.get(name)
@@ -46,7 +49,7 @@ class StateDrift(Check):
                 yield Finding(name, "device", "observed but not in the intent", "absent", "present")
                 continue
             if have is None:
-                continue  # collect.complete reports devices that could not be read
+                continue  # named in the note: not observed
             ports = ctx.snapshot.port_settings.get(name, {})
             if want == have and not ports:  # nothing differs anywhere: no need to dump and walk it
                 continue

@@ -69,7 +69,7 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
                     )
                     for q in queues
                 },
-                watchdog={q: WatchdogCounters() for q in queues},
+                watchdog={q: WatchdogCounters(storms_detected=0, storms_restored=0) for q in queues},
             )
             for i in dev.interfaces.values()
             if i.pfc_priorities

@@ -119,6 +119,20 @@ CASES: list[Case] = [
         Status.SKIPPED,
         "no RoCE NIC's mlnx_qos was observed",
     ),
+    (  # a bandwidth mlnx_qos did not print is not observed, never 0%: not judged
+        "nic_qos.lossless_tc",
+        lambda _d, s: _qos(s, "gpu1", "eth0", tc_bandwidth={0: 100}),
+        Status.SUCCESS,
+        None,
+    ),
+    (  # mlnx_qos read, but neither its ETS nor its buffer map: nothing to judge
+        "nic_qos.lossless_tc",
+        lambda _d, s: _host(
+            _host(s, "gpu1", nic_qos={"eth0": NicQos(cable_length_m=7)}), "gpu2", nic_qos={"eth1": NicQos()}
+        ),
+        Status.SKIPPED,
+        "no RoCE NIC's mlnx_qos was observed (ETS",
+    ),
     ("nic_qos.cable_length", lambda _d, s: s, Status.SUCCESS, None),
     (
         "nic_qos.cable_length",

@@ -17,11 +17,15 @@ from xoff.validate.registry import Check, register
 class StateDrift(Check):
     """Any value a device runs that differs from the intent: interface MTU/speed/addresses, QoS maps,
     PFC, ECN, schedulers, buffer profiles, watchdog, BGP neighbours, host NIC settings. Only the fields
-    the collector read are compared (the rest is not observable on that platform, never "equal");
+    the collector read are compared (the rest is not observable on that platform, never "equal"; a field
+    read beside some of its children, such as the ports of ``interfaces``, is compared as the set of keys it
+    holds: a port in the intent and not on the device, or the reverse, is drift, its values only as read);
     buffer sizes and ECN thresholds are equal within one cell of the device's ASIC (read-back rounding).
     A port whose own settings differ from its switch's (a watchdog action or timer, DSCP map, scheduler
     or ECN profile per queue) is compared with what the intent means for that port and named
-    (``ports.<port>.watchdog_action``, ``ports.<port>.schedulers.<queue>``)."""
+    (``ports.<port>.watchdog_action``, ``ports.<port>.schedulers.<queue>``). A device observed and not in the
+    intent is drift; a device of the intent that was not observed (not reached, no capture) is named, not
+    judged."""
 
     class Params(CheckParams):
         ignore: tuple[str, ...] = ()  # field path patterns (fnmatch) not to compare, e.g. "interfaces.*.admin_up"

@@ -194,3 +194,21 @@ def test_rate_not_judged_on_a_simulated_fabric(desired: FabricState) -> None:
     )
     (result,) = run_checks(desired, [CHECK], observed=snap)
     assert result.status is Status.SUCCESS
+
+
+def test_skipped_when_only_hosts_without_a_cabled_hca_were_read(desired: FabricState) -> None:
+    cabled = {host for host, _ in hca_port_guids(desired)}
+    read = healthy(desired)["gpu1"]
+    hosts = {name: HostObserved() for name in cabled} | {
+        "stray-host": read
+    }  # ibstat of a host the intent cables none on
+    (result,) = run_checks(desired, [CHECK], observed=_snapshot(desired, hosts))
+    assert (result.status, result.findings) == (Status.SKIPPED, [])
+    assert "no host with a cabled HCA port had its ibstat read" in (result.message or "")
+
+
+def test_an_sm_lid_ibstat_did_not_print_is_not_judged(desired: FabricState) -> None:
+    hosts = healthy(desired)
+    _set("gpu2", sm_lid=None)(hosts)
+    (result,) = run_checks(desired, [CHECK], observed=_snapshot(desired, hosts))
+    assert (result.status, result.findings) == (Status.SUCCESS, [])

@@ -119,6 +119,20 @@ CASES: list[Case] = [
         Status.SKIPPED,
         "no RoCE NIC's mlnx_qos was observed",
     ),
+    (  # a bandwidth mlnx_qos did not print is not observed, never 0%: not judged
+        "nic_qos.lossless_tc",
+        lambda _d, s: _qos(s, "gpu1", "eth0", tc_bandwidth={0: 100}),
+        Status.SUCCESS,
+        None,
+    ),
+    (  # mlnx_qos read, but neither its ETS nor its buffer map: nothing to judge
+        "nic_qos.lossless_tc",
+        lambda _d, s: _host(
+            _host(s, "gpu1", nic_qos={"eth0": NicQos(cable_length_m=7)}), "gpu2", nic_qos={"eth1": NicQos()}
+        ),
+        Status.SKIPPED,
+        "no RoCE NIC's mlnx_qos was observed (ETS",
+    ),
     ("nic_qos.cable_length", lambda _d, s: s, Status.SUCCESS, None),
     (
         "nic_qos.cable_length",
@@ -151,3 +165,18 @@ def test_check(
         ]
     elif status == Status.SKIPPED:
         assert text is not None and result.message is not None and result.message.startswith(text)
+
+
+def test_gid_index_judges_the_gids_where_the_nccl_env_was_not_read(desired: FabricState) -> None:
+    """gpu2's NCCL environment was not read: a wrong pinned index there is no finding (it was not seen), its GIDs
+    are still judged (a missing routable GID is), and the result names it."""
+    snap = _env(_healthy(desired), "gpu2", NCCL_IB_GID_INDEX="0")
+    fields = {**snap.observed_fields, "gpu2": [f for f in snap.observed_fields["gpu2"] if not f.startswith("host")]}
+    snap = snap.model_copy(update={"observed_fields": fields})
+    (result,) = run_checks(desired, ["rdma.gid_index"], observed=snap)
+    assert (result.status, result.findings) == (Status.SUCCESS, [])
+    assert result.message == "not judged on gpu2: NCCL_IB_GID_INDEX (host.nccl_env) not observed, the GIDs judged"
+    snap = _host(snap, "gpu2", gids=[g for g in _gids(desired, "gpu2") if g.rdma != "mlx5_0"])
+    (result,) = run_checks(desired, ["rdma.gid_index"], observed=snap)
+    assert [f.device for f in result.findings] == ["gpu2"]
+    assert result.findings[0].problem == "no RoCE v2 GID for the NIC's IPv4 address"

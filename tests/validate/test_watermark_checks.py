@@ -82,3 +82,12 @@ def test_watermark_checks(
 
 def test_pg_ranges() -> None:
     assert pg_numbers("3-4") == [3, 4] and pg_numbers("0") == [0]
+
+
+def test_switches_whose_headroom_watermarks_were_not_read_are_named(desired: FabricState) -> None:
+    (result,) = run_checks(desired, ["buffers.headroom_watermark"], observed=_pg({3: 120000})(mirror_snapshot(desired)))
+    assert result.status is Status.SUCCESS
+    assert result.message == (
+        "1 lossless PG headroom watermark(s) judged; "
+        "not judged on leaf1, leaf2: no headroom watermark of a planned lossless PG observed"
+    )

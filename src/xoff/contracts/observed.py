@@ -59,8 +59,10 @@ class BufferWatermarks(Observed):
 
 
 class WatchdogCounters(Observed):
-    storms_detected: int = 0
-    storms_restored: int = 0
+    """One queue's PFC watchdog events; None where the device did not print the count (not observed, never 0)."""
+
+    storms_detected: int | None = None
+    storms_restored: int | None = None
 
 
 class PortCounters(Observed):

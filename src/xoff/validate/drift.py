@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from xoff.validate.coverage import covers
+
 # Leaves the ASIC stores in cells: read back rounded to the device's cell size.
 CELL_ROUNDED = (
     "buffers.profiles.*.xon",
@@ -91,9 +93,23 @@ def _natural(key: str) -> tuple[int, str]:
     return (int(key), "") if key.isdigit() else (1 << 30, key)
 
 
-def _expand(pattern: list[str], prefix: str, desired: Any, observed: Any) -> Iterator[Difference]:
+def _keys(path: str, desired: Any, observed: Any) -> Iterator[Difference]:
+    """An ancestor read beside its children: only which keys it holds (a port, a pool) is compared, never the
+    values below them, which the collector may not have read (the children listed beside it say what it did)."""
+    d_kids, o_kids = _children(desired), _children(observed)
+    if d_kids is None or o_kids is None:  # not a map on one side (None: nothing there): compared whole
+        if (desired is None) != (observed is None):
+            yield Difference(path, desired, observed)
+        return
+    for key in sorted(set(d_kids) ^ set(o_kids), key=_natural):
+        yield Difference(f"{path}.{key}", d_kids.get(key, _MISSING), o_kids.get(key, _MISSING))
+
+
+def _expand(
+    pattern: list[str], prefix: str, desired: Any, observed: Any, keys_only: bool = False
+) -> Iterator[Difference]:
     if not pattern:
-        yield from _leaves(prefix, desired, observed)
+        yield from (_keys if keys_only else _leaves)(prefix, desired, observed)
         return
     if desired == observed:
         return
@@ -108,7 +124,7 @@ def _expand(pattern: list[str], prefix: str, desired: Any, observed: Any) -> Ite
         if d is _MISSING or o is _MISSING:
             yield Difference(here, d, o)
             continue
-        yield from _expand(rest, here, d, o)
+        yield from _expand(rest, here, d, o, keys_only)
 
 
 def _within(diff: Difference, cell: int | None) -> bool:
@@ -120,10 +136,14 @@ def _within(diff: Difference, cell: int | None) -> bool:
 def device_drift(
     desired: dict[str, Any], observed: dict[str, Any], paths: list[str], cell: int | None = None
 ) -> list[Difference]:
-    """Differences on ``paths`` between two dumped Devices (``model_dump(mode="json")``), cell-tolerant."""
+    """Differences on ``paths`` between two dumped Devices (``model_dump(mode="json")``), cell-tolerant.
+
+    A path listed beside some of its descendants (``interfaces`` beside ``interfaces.*.mtu``) is compared as the set
+    of keys it holds (a port desired and not observed, or the reverse), its descendants as listed."""
     found: dict[str, Difference] = {}
     for pattern in paths:
-        for diff in _expand(pattern.split("."), "", desired, observed):
+        keys_only = any(other != pattern and covers(pattern, other) for other in paths)
+        for diff in _expand(pattern.split("."), "", desired, observed, keys_only):
             if not _within(diff, cell):
                 found.setdefault(diff.path, diff)
     return list(found.values())

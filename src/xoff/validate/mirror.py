@@ -11,6 +11,7 @@ from xoff.contracts.observed import (
     HostObserved,
     LldpNeighbor,
     NicQos,
+    PfcCounters,
     PortCounters,
     QueueCounters,
     RoceGid,
@@ -60,6 +61,9 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
         counters[name] = {
             i.name: PortCounters(
                 # an idle fabric: nothing paused, nothing dropped, nothing ECN-marked (on the queues the intent marks)
+                pfc=PfcCounters(
+                    rx_pause=dict.fromkeys(i.pfc_priorities, 0), tx_pause=dict.fromkeys(i.pfc_priorities, 0)
+                ),
                 queues={
                     q: QueueCounters(
                         packets=1000,
@@ -69,7 +73,7 @@ def mirror_snapshot(desired: FabricState, collected_at: str = "1970-01-01T00:00:
                     )
                     for q in queues
                 },
-                watchdog={q: WatchdogCounters() for q in queues},
+                watchdog={q: WatchdogCounters(storms_detected=0, storms_restored=0) for q in queues},
             )
             for i in dev.interfaces.values()
             if i.pfc_priorities

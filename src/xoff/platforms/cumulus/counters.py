@@ -125,11 +125,9 @@ def parse_watchdog(text: str) -> WatchdogReading:
         if state not in WATCHDOG_STATES:
             raise CounterParseError(f"{where}.status: {state!r} (allowed: {', '.join(WATCHDOG_STATES)})")
         detected = _count(row, "deadlock-count", where)
-        if detected is None:
-            continue  # no count printed: not observed
-        out[tc] = WatchdogCounters(
-            storms_detected=detected, storms_restored=max(0, detected - int(state == "DEADLOCK"))
-        )
+        # no count printed: not observed (None, never 0); restored = detected less the one still in deadlock
+        restored = None if detected is None else max(0, detected - int(state == "DEADLOCK"))
+        out[tc] = WatchdogCounters(storms_detected=detected, storms_restored=restored)
     return out, dict(sorted(extra.items()))
 
 

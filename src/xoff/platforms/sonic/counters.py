@@ -102,11 +102,11 @@ def parse_queues(text: str, unmodelled: dict[str, int] | None = None) -> dict[st
 
 
 def parse_watchdog(text: str) -> dict[str, dict[int, WatchdogCounters]]:
-    """Port -> queue -> storms the PFC watchdog detected and restored."""
+    """Port -> queue -> storms the PFC watchdog detected and restored (None where a count is N/A)."""
     out: dict[str, dict[int, WatchdogCounters]] = {}
     for row in parse_text(TEXTFSM, "sonic", PFCWD_STATS.text, text):
         out.setdefault(str(row["port"]), {})[int(str(row["queue"]))] = WatchdogCounters(
-            storms_detected=int(str(row["detected"])), storms_restored=int(str(row["restored"]))
+            storms_detected=count(row["detected"]), storms_restored=count(row["restored"])
         )
     return out
 

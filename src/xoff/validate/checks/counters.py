@@ -26,7 +26,8 @@ def _lossless_switches(desired: FabricState) -> set[str]:
 
 
 def _has_watchdog(ports: dict[str, PortCounters]) -> bool:
-    return any(c.watchdog for c in ports.values())
+    """Some queue's storm count was read (N/A is None: not observed)."""
+    return any(wd.storms_detected is not None for c in ports.values() for wd in c.watchdog.values())
 
 
 def _has_drops(ports: dict[str, PortCounters], lossless: dict[int, int]) -> bool:
@@ -79,13 +80,16 @@ class PfcStorms(Check):
             prio_of = lossless_queues(dev.qos) if dev is not None and dev.qos is not None else {}
             for port, counters in sorted(ports.items()):
                 for queue, wd in sorted(counters.watchdog.items()):
-                    if wd.storms_detected > limit:
+                    if wd.storms_detected is not None and wd.storms_detected > limit:
+                        restored = (
+                            "restored not observed" if wd.storms_restored is None else f"{wd.storms_restored} restored"
+                        )
                         yield Finding(
                             name,
                             f"{port} queue {queue}",
                             "PFC storm detected by the watchdog",
                             f"<= {limit}",
-                            f"{wd.storms_detected} storm(s), {wd.storms_restored} restored",
+                            f"{wd.storms_detected} storm(s), {restored}",
                             port,
                             prio_of.get(queue),
                         )

@@ -17,11 +17,15 @@ from xoff.validate.registry import Check, register
 class StateDrift(Check):
     """Any value a device runs that differs from the intent: interface MTU/speed/addresses, QoS maps,
     PFC, ECN, schedulers, buffer profiles, watchdog, BGP neighbours, host NIC settings. Only the fields
-    the collector read are compared (the rest is not observable on that platform, never "equal");
+    the collector read are compared (the rest is not observable on that platform, never "equal"; a field
+    read beside some of its children, such as the ports of ``interfaces``, is compared as the set of keys it
+    holds: a port in the intent and not on the device, or the reverse, is drift, its values only as read);
     buffer sizes and ECN thresholds are equal within one cell of the device's ASIC (read-back rounding).
     A port whose own settings differ from its switch's (a watchdog action or timer, DSCP map, scheduler
     or ECN profile per queue) is compared with what the intent means for that port and named
-    (``ports.<port>.watchdog_action``, ``ports.<port>.schedulers.<queue>``)."""
+    (``ports.<port>.watchdog_action``, ``ports.<port>.schedulers.<queue>``). A device observed and not in the
+    intent is drift; a device of the intent that was not observed (not reached, no capture) is named, not
+    judged."""
 
     class Params(CheckParams):
         ignore: tuple[str, ...] = ()  # field path patterns (fnmatch) not to compare, e.g. "interfaces.*.admin_up"
@@ -39,6 +43,9 @@ class StateDrift(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ignore = ctx.params_as(self.Params).ignore
         observed = ctx.snapshot.observed
+        unseen = [n for n in ctx.desired.devices if n not in observed.devices or n not in ctx.snapshot.observed_fields]
+        if unseen:  # not reached or no capture: not judged (collect.complete reports a device that failed)
+            self.note = f"not judged on {', '.join(sorted(unseen))}: device not observed"
         for name, paths in sorted(ctx.snapshot.observed_fields.items()):
             want = ctx.desired.devices.get(name)
             have = observed.devices.get(name)
@@ -46,7 +53,7 @@ class StateDrift(Check):
                 yield Finding(name, "device", "observed but not in the intent", "absent", "present")
                 continue
             if have is None:
-                continue  # collect.complete reports devices that could not be read
+                continue  # named in the note: not observed
             ports = ctx.snapshot.port_settings.get(name, {})
             if want == have and not ports:  # nothing differs anywhere: no need to dump and walk it
                 continue

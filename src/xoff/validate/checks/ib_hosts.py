@@ -71,6 +71,8 @@ class HostPorts(Check):
             return "no host HCA port cabled to an InfiniBand network in this fabric"
         if not _observed(ctx):
             return "no host's ibstat in the snapshot (InfiniBand host ports not observed)"
+        if not any(want.host in _observed(ctx) for want in _cabled(ctx.desired)):
+            return "no host with a cabled HCA port had its ibstat read (InfiniBand host ports not observed)"
         return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -127,7 +129,7 @@ def _port_findings(want: _Port, seen: HostObserved, cap: str | None, master: int
     if rate is not None and port.rate is not None and port.rate < rate:
         out.append(finding(f"{name} below the intended rate", f"{rate} Gb/s", f"{port.rate} Gb/s"))
     follows = master if master is not None else seen.sm_lid
-    if follows is not None and port.sm_lid != follows:
+    if follows is not None and port.sm_lid is not None and port.sm_lid != follows:  # None: not printed
         out.append(
             finding(f"{name} SM LID is not the fabric's master SM", f"SM lid {follows}", f"SM lid {port.sm_lid}")
         )

@@ -32,8 +32,8 @@ def _tc_problem(qos: NicQos, priority: int, min_bw: int) -> tuple[str, str] | No
     if tc is None or qos.tc_tsa is None:
         return None
     tsa = qos.tc_tsa.get(tc)
-    bandwidth = (qos.tc_bandwidth or {}).get(tc, 0)
-    if tsa == "ets" and bandwidth < min_bw:
+    bandwidth = (qos.tc_bandwidth or {}).get(tc)  # None: not printed, not judged (never 0)
+    if tsa == "ets" and bandwidth is not None and bandwidth < min_bw:
         return f"on TC{tc}, which ETS starves", f"TC{tc} ets {bandwidth}%"
     return None
 
@@ -49,6 +49,12 @@ def _buffer_problem(qos: NicQos, priority: int, lossless: list[int]) -> tuple[st
     if qos.buffer_sizes is not None and buffer < len(qos.buffer_sizes) and qos.buffer_sizes[buffer] == 0:
         return f"on receive buffer {buffer}, which has no size", f"buffer {buffer}: 0 bytes"
     return None
+
+
+def _judgeable(qos: NicQos) -> bool:
+    """mlnx_qos showed what the check judges: ETS (priority -> TC, TSA, bandwidth) or the receive buffer map."""
+    ets = None not in (qos.priority_to_tc, qos.tc_tsa, qos.tc_bandwidth)
+    return ets or qos.priority_to_buffer is not None
 
 
 @register
@@ -70,7 +76,9 @@ class NicLosslessTc(Check):
     hint = "mlnx_qos -i <netdev> --tcbw (bandwidth for the lossless TC) --prio2buffer (lossless on its own buffer)"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return None if any(True for _ in qos_nics(ctx)) else "no RoCE NIC's mlnx_qos was observed"
+        if not any(_judgeable(qos) for _, _, qos in qos_nics(ctx)):
+            return "no RoCE NIC's mlnx_qos was observed (ETS: priority -> TC, TSA and bandwidth; or prio2buffer)"
+        return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         min_bw = ctx.params_as(self.Params).min_bandwidth

@@ -6,12 +6,14 @@ from collections.abc import Iterable, Iterator
 
 from xoff.contracts.observed import HostObserved, RoceGid
 from xoff.desired.models import Device, HostNic
-from xoff.validate.checks.common import roce_networks
+from xoff.validate.checks.common import not_judged, roce_networks
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
+from xoff.validate.coverage import lacking
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
 
+NCCL_ENV = "host.nccl_env"
 AUTO = ("", "-1")  # NCCL_IB_GID_INDEX unset or -1: NCCL chooses
 
 
@@ -60,7 +62,8 @@ class GidIndex(Check):
     id = "rdma.gid_index"
     title = "Every RoCE NIC has a RoCE v2 IPv4 GID, and NCCL_IB_GID_INDEX selects it (or is left to NCCL)"
     needs = frozenset({"observed"})
-    reads = ("host.nccl_env",)
+    # no ``reads``: the GID table (``Snapshot.hosts``) is judged on every host that showed it; the pinned index
+    # only where the host's NCCL environment (``host.nccl_env``) was read, the others are named
     hint = "unset NCCL_IB_GID_INDEX (NCCL 2.21+ picks the RoCE v2 GID) or pin the index show_gids shows on every host"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
@@ -71,15 +74,19 @@ class GidIndex(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         auto = ctx.params_as(self.Params).nccl_auto_gid
         roce = roce_networks(ctx.desired)
+        unread = []
         for dev, _seen, gids in gid_hosts(ctx):
             observed = ctx.snapshot.observed.devices.get(dev.name)
-            fields = ctx.snapshot.observed_fields.get(dev.name, [])
-            read = any(f in ("host", "host.nccl_env") for f in fields)
+            host = observed.host if observed is not None else None
             # the NCCL file as the host showed it; not read: the GIDs are still judged, the pinned index is not
-            env = observed.host.nccl_env if read and observed is not None and observed.host is not None else None
-            pinned = None if env is None else env.get("NCCL_IB_GID_INDEX", "")
+            if host is None or lacking(ctx.snapshot, observed or dev, [NCCL_ENV]):
+                unread.append(dev.name)
+                pinned = None
+            else:
+                pinned = host.nccl_env.get("NCCL_IB_GID_INDEX", "")
             for nic in compute_nics(dev, roce):
                 yield from _nic(dev, nic, gids, pinned, auto)
+        self.note = not_judged(unread, f"NCCL_IB_GID_INDEX ({NCCL_ENV}) not observed, the GIDs judged")
 
 
 def _nic(dev: Device, nic: HostNic, gids: list[RoceGid], pinned: str | None, auto: bool) -> Iterator[Finding]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from xoff.desired.models import Buffers, Device
+from xoff.validate.checks.common import not_judged
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding
@@ -85,9 +86,10 @@ class HeadroomWatermark(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         limit = ctx.params_as(self.Params).max_fraction
-        judged = 0
+        judged, seen = 0, set()
         for name, port, pg, profile, headroom, used in _pg_marks(ctx):
             judged += 1
+            seen.add(name)
             if used >= limit * headroom:
                 yield Finding(
                     name,
@@ -98,7 +100,9 @@ class HeadroomWatermark(Check):
                     port,
                     pg,
                 )
-        self.note = f"{judged} lossless PG headroom watermark(s) judged"
+        planned = {n for n, d in ctx.desired.devices.items() if d.buffers and any(planned_headroom(d.buffers))}
+        unread = not_judged(planned - seen, "no headroom watermark of a planned lossless PG observed")
+        self.note = f"{judged} lossless PG headroom watermark(s) judged" + (f"; {unread}" if unread else "")
 
 
 def _pool_limits(dev: Device) -> dict[str, tuple[int, str]]:

@@ -51,11 +51,10 @@ class QueueCounters(Observed):
 
 
 class BufferWatermarks(Observed):
-    """Peak buffer use a switch recorded (bytes), per priority group and per queue; empty: not read."""
+    """Peak buffer use a switch recorded (bytes), per priority group; empty: not read."""
 
     pg_headroom: dict[int, int] = Field(default_factory=dict, description="priority group -> headroom watermark")
     pg_shared: dict[int, int] = Field(default_factory=dict, description="priority group -> shared watermark")
-    queue_shared: dict[int, int] = Field(default_factory=dict, description="queue -> shared watermark")
 
 
 class WatchdogCounters(Observed):

@@ -107,10 +107,13 @@ def test_rendered_script_converges_on_the_shims(tmp_path: Path, make_netns: Call
         *IP_STEPS,
         "eth0 trust pcp -> dscp",
         "eth0 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",
+        "eth0 cable_len 7 -> 5",  # mlnx_qos's default 7 m; lab-mini's host_leaf cables are 5 m
         "eth1 trust pcp -> dscp",
         "eth1 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,1,0,0,0,0",
+        "eth1 cable_len 7 -> 5",  # mlnx_qos's default 7 m; lab-mini's host_leaf cables are 5 m
         "eth2 trust pcp -> dscp",
         "eth2 pfc 0,0,0,0,0,0,0,0 -> 0,0,0,0,1,0,0,0",
+        "eth2 cable_len 7 -> 5",  # mlnx_qos's default 7 m; lab-mini's host_leaf cables are 5 m
         "mlx5_0 port 1 roce_mode IB/RoCE v1 -> RoCE v2",
         "mlx5_0 port 1 roce_tos 0 -> 106",
         "mlx5_0 tc/1 traffic_class unset -> 106",

@@ -7,7 +7,9 @@ import json
 
 import jsonpatch
 
-from xoff.platforms.eos.config_tree import config_diff, config_lines
+from xoff.platforms.eos.apply import RUNNING_CONFIG
+from xoff.platforms.eos.apply import Strategy as Eos
+from xoff.platforms.eos.config_tree import config_diff, config_lines, unmanaged_lines
 from xoff.platforms.linux.observe import parse_snapshot, state_diff
 from xoff.platforms.linux.restore import restore_script
 from xoff.platforms.sonic.apply import Strategy as Sonic
@@ -98,6 +100,88 @@ def test_eos_diff_is_by_section_with_defaults_normalised() -> None:
     ]
     assert config_diff(EOS_DESIRED, EOS_DESIRED) == []
     assert config_lines(EOS_DESIRED)[:3] == ["hostname spine2", "interface Ethernet1/1", "   no shutdown"]
+
+
+# a switch as it ships (EOS clean-config, as cEOS 4.30+ prints it) with a site's own lines xoff does not
+# render (a user, the eAPI, NTP), and xoff's configuration already pushed onto it
+EOS_FACTORY_PUSHED = """! Command: show running-config
+! device: spine2 (cEOSLab, EOS-4.32.2F)
+!
+! boot system flash:/cEOS-lab.swi
+!
+no aaa root
+!
+username admin privilege 15 role network-admin nopassword
+username ops privilege 15 role network-admin nopassword
+!
+transceiver qsfp default-mode 4x10G
+!
+service routing protocols model multi-agent
+!
+hostname spine2
+!
+spanning-tree mode mstp
+!
+system l1
+   unsupported speed action error
+   unsupported error-correction action error
+!
+interface Ethernet1/1
+   mtu 9100
+   priority-flow-control priority 0 drop
+   !
+   tx-queue 3
+      bandwidth percent 50
+!
+interface Ethernet2/1
+!
+ip routing
+!
+ntp server 192.0.2.123
+!
+management api http-commands
+   no shutdown
+!
+end
+"""
+
+
+def test_eos_diff_judges_only_what_xoff_manages() -> None:
+    """The clean-config's lines and a site's own (users, eAPI, NTP) are neither a change nor drift."""
+    assert config_diff(EOS_FACTORY_PUSHED, EOS_DESIRED) == []
+    # what xoff manages still differs, even when it is only on the switch (a stale interface, no ip routing)
+    stale = EOS_FACTORY_PUSHED.replace("ip routing\n", "no ip routing\n").replace(
+        "interface Ethernet2/1\n", "interface Loopback9\n   ip address 198.18.255.9/32\n"
+    )
+    assert config_diff(stale, EOS_DESIRED) == [
+        "- interface Loopback9",
+        "- interface Loopback9 > ip address 198.18.255.9/32",
+        "- no ip routing",
+        "+ ip routing",
+    ]
+
+
+def test_eos_replace_keeps_the_lines_xoff_does_not_manage() -> None:
+    """``rollback clean-config`` + the payload: the running-config's unmanaged lines first, as they were,
+    then xoff's file, so a replace removes nothing xoff does not render."""
+    kept = unmanaged_lines(EOS_FACTORY_PUSHED, EOS_DESIRED)
+    assert kept == [
+        "no aaa root",
+        "username admin privilege 15 role network-admin nopassword",
+        "username ops privilege 15 role network-admin nopassword",
+        "transceiver qsfp default-mode 4x10G",
+        "service routing protocols model multi-agent",
+        "spanning-tree mode mstp",
+        "system l1",
+        "   unsupported speed action error",
+        "   unsupported error-correction action error",
+        "ntp server 192.0.2.123",
+        "management api http-commands",
+        "   no shutdown",
+    ]
+    change = Eos().diff(EOS_FACTORY_PUSHED, {RUNNING_CONFIG: EOS_DESIRED})
+    assert change.payload == [*kept, *config_lines(EOS_DESIRED)]
+    assert change.lines == []
 
 
 SNAPSHOT = """### links

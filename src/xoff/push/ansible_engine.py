@@ -196,9 +196,15 @@ def command_timeout(options: PushOptions) -> int:
     return math.ceil(options.timeout_s) if options.timeout_s else 0
 
 
+# the filter plugins import xoff: the directory this xoff is imported from goes first on the playbook's
+# PYTHONPATH, so they run this engine's own strategy code, not another copy the venv has installed
+XOFF_IMPORT_ROOT = str(Path(__file__).resolve().parents[2])
+
+
 def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) -> dict[str, str]:
     env = {
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "PYTHONPATH": os.pathsep.join(p for p in (XOFF_IMPORT_ROOT, os.environ.get("PYTHONPATH")) if p),
         "HOME": str(work / "home"),
         "ANSIBLE_LOCAL_TEMP": str(work / "tmp"),
         "ANSIBLE_PERSISTENT_CONTROL_PATH_DIR": str(work / "pc"),

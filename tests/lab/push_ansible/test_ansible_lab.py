@@ -34,6 +34,7 @@ from xoff.platforms.cumulus.patch import tree_from_commands
 from xoff.platforms.eos.config_tree import config_diff
 from xoff.platforms.linux.observe import SNAPSHOT_SCRIPT, parse_snapshot
 from xoff.push import nornir_engine
+from xoff.push.ansible_engine import XOFF_IMPORT_ROOT
 from xoff.push.model import Outcome, PushEvent, Step
 from xoff.render import render_fabric
 
@@ -138,6 +139,9 @@ def test_host_rollback_with_ansible_playbook_directly(lab: LabConnection, tmp_pa
         "HOME": str(tmp_path),
         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
         "ANSIBLE_NOCOLOR": "1",
+        # the filters import xoff: this checkout's, as an AWX execution environment has the xoff installed
+        # with its playbooks (not another copy the venv may have installed)
+        "PYTHONPATH": XOFF_IMPORT_ROOT,
         "XOFF_HOST_USERNAME": creds.host.username,
         "XOFF_HOST_KEY": str(creds.host.key_file),
     }

@@ -13,6 +13,7 @@ from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.models import Device, FabricState, PfcWatchdog, Scheduler
 from xoff.intent import load_intent
+from xoff.platforms.eos.config_tree import MANAGED, config_lines, family
 from xoff.platforms.eos.interfaces import eos_speed, lanes_by_port
 from xoff.platforms.eos.qos import bandwidth_percents, seconds
 from xoff.platforms.eos.render import render
@@ -220,3 +221,12 @@ def test_bench_runs_small(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "pyavd / xoff per device" in out.read_text()
+
+
+def test_every_rendered_top_level_command_is_one_xoff_manages() -> None:
+    """verify and diff judge the families in ``config_tree.MANAGED``: a command the render writes outside
+    them would be judged only while rendered, and a stale one left on the switch never seen."""
+    for path in sorted((ROOT / "tests" / "golden" / "render" / "eos").glob("*/*/running-config")):
+        top = [ln for ln in config_lines(path.read_text(encoding="utf-8")) if not ln.startswith(" ")]
+        assert top, path
+        assert {family(ln) for ln in top} <= MANAGED, path

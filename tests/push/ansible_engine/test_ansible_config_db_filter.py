@@ -133,3 +133,9 @@ def test_eos_filter_is_the_strategy_s_diff(tmp_path: Path) -> None:
     lines = _plugin("eos").FilterModule().filters()["xoff_eos_diff"](running, str(tmp_path))
     assert lines == EosStrategy().diff(running, {"running-config": rendered}).lines and len(lines) > 5
     assert _plugin("eos").diff(rendered, str(tmp_path)) == []
+    # the replace file is the strategy's payload: the unmanaged lines (here the user), then the rendered file
+    site = "no aaa root\nusername ops privilege 15 role network-admin nopassword\n" + rendered
+    replace = _plugin("eos").FilterModule().filters()["xoff_eos_replace"](site, str(tmp_path))
+    assert replace.splitlines() == EosStrategy().diff(site, {"running-config": rendered}).payload
+    assert replace.startswith("no aaa root\nusername ops ") and "router bgp 65100\n" in replace
+    assert _plugin("eos").diff(site, str(tmp_path)) == []

@@ -4,6 +4,7 @@ where it failed, steps as PushEvents in order, secrets masked out of every messa
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -210,3 +211,13 @@ def test_the_switch_password_goes_by_prompt_not_by_environment(tmp_path: Path) -
     hosts_only = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())
     assert hosts_only["playbook"] == "push.yml" and "binary" not in hosts_only
     assert "ANSIBLE_TIMEOUT" not in hosts_only["envvars"]
+
+
+def test_the_playbooks_filters_import_this_xoff(tmp_path: Path) -> None:
+    """The filter plugins import xoff: ansible-playbook finds first the xoff this engine runs (a checkout
+    with PYTHONPATH=src), not another copy the venv has installed, so both engines share one strategy."""
+    import xoff
+
+    envvars = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())["envvars"]
+    first = envvars["PYTHONPATH"].split(os.pathsep)[0]
+    assert Path(first) / "xoff" == Path(xoff.__file__).resolve().parent

@@ -2,8 +2,11 @@
 timer, verified, then confirmed.
 
 - backup: ``show running-config``;
-- diff: hierarchical (``config_tree``): section by section, EOS defaults normalised away;
-- apply: ``configure session xoff-<run>``, ``rollback clean-config`` + the rendered configuration,
+- diff: hierarchical (``config_tree``): section by section, EOS defaults normalised away, of what
+  xoff manages only (the commands it renders): the lines a switch keeps that xoff does not render
+  (EOS's clean-config, a site's users, management, NTP ...) are no change and no drift;
+- apply: ``configure session xoff-<run>``, ``rollback clean-config`` + the running-config's lines
+  xoff does not manage (so the replace keeps them, as they were) + the rendered configuration,
   written in one go (as a paste: EOS reads it line by line, echoing each line and printing its
   prompt, and a refused line's ``% ...`` message in place) and read back to the prompt that follows
   a closing comment line; one round trip instead of one per line, and every refusal still seen,
@@ -25,7 +28,7 @@ import re
 from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
 from xoff.contracts.session import Session
 from xoff.platforms.eos import COMMIT_TIMER
-from xoff.platforms.eos.config_tree import config_diff, config_lines
+from xoff.platforms.eos.config_tree import config_diff, config_lines, unmanaged_lines
 
 RUNNING_CONFIG = "running-config"
 READ_TIMEOUT_S = 60.0
@@ -64,7 +67,9 @@ class Strategy(ApplyStrategy):
             text = desired[RUNNING_CONFIG]
         except KeyError:
             raise ApplyError(f"no rendered {RUNNING_CONFIG}") from None
-        return ChangeSet(lines=config_diff(running, text), payload=config_lines(text))
+        # the payload restates what xoff does not manage, first: the base the rendered file is read onto
+        payload = [*unmanaged_lines(running, text), *config_lines(text)]
+        return ChangeSet(lines=config_diff(running, text), payload=payload)
 
     def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
         self.opened = True

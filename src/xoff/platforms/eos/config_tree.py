@@ -4,6 +4,12 @@ Pure (no session): ``parse`` reads the indented text EOS prints and xoff renders
 comments and ``end`` dropped), ``normalise`` removes the lines EOS never prints because they are
 its defaults, and ``diff`` compares section by section (siblings are unordered: EOS sorts
 interfaces and neighbours its own way), giving ``+``/``-`` lines with their section path.
+
+xoff judges only what it manages (``MANAGED``: the top-level commands its EOS render writes, and any
+other the rendered file has): the lines a real switch keeps that xoff does not render (EOS's
+clean-config: ``no aaa root``, ``username admin ...``, ``spanning-tree mode mstp``, ``system l1``,
+...; a site's users, management APIs, NTP, ...) are neither drift nor a change. ``unmanaged_lines``
+gives them, in the running-config's order, so a push that replaces the configuration carries them.
 """
 
 from __future__ import annotations
@@ -17,6 +23,22 @@ DEFAULT_LINES: dict[str, frozenset[str]] = {
 DEFAULT_PREFIXES: dict[str, tuple[str, ...]] = {
     "interface": tuple(f"priority-flow-control priority {p} drop" for p in range(8)),
 }
+
+
+# the families (``family``) of the top-level commands xoff's EOS render writes (render/eos templates;
+# tests/platforms/eos checks every rendered line is in one): xoff owns every line of these, so a
+# stale one (an interface, a BGP instance, a DSCP map xoff no longer renders) is a difference
+MANAGED = frozenset({"hostname", "interface", "ip routing", "qos map", "priority-flow-control pause", "router bgp"})
+ONE_WORD = frozenset({"hostname", "interface"})  # every ``interface X`` is one family, ``interface``
+
+
+def family(line: str) -> str:
+    """The kind of a top-level command: ``router bgp 65100`` -> ``router bgp``, ``no ip routing`` ->
+    ``ip routing`` (a ``no`` form belongs with what it negates), ``interface Ethernet1/1`` -> ``interface``."""
+    words = line.split()
+    if len(words) > 1 and words[0] == "no":
+        words = words[1:]
+    return words[0] if words[0] in ONE_WORD else " ".join(words[:2])
 
 
 @dataclass
@@ -89,8 +111,34 @@ def diff(running: Node, desired: Node, path: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
+def managed_families(desired: Node) -> frozenset[str]:
+    return MANAGED | {family(line) for line in desired.children}
+
+
+def managed(tree: Node, families: frozenset[str]) -> Node:
+    """The top-level sections of ``tree`` xoff manages (their family is in ``families``)."""
+    return Node({line: child for line, child in tree.children.items() if family(line) in families})
+
+
 def config_diff(running_text: str, desired_text: str) -> list[str]:
-    return diff(normalise(parse(running_text)), normalise(parse(desired_text)))
+    """What differs in what xoff manages; the running-config's other lines are not compared."""
+    desired = parse(desired_text)
+    running = managed(parse(running_text), managed_families(desired))
+    return diff(normalise(running), normalise(desired))
+
+
+def unmanaged_lines(running_text: str, desired_text: str) -> list[str]:
+    """The running-config's top-level sections xoff does not manage, every line of them (indentation
+    kept), in the running-config's order: what a replace must restate to keep them."""
+    families = managed_families(parse(desired_text))
+    out: list[str] = []
+    keep = False
+    for line in config_lines(running_text):
+        if _indent(line) == 0:
+            keep = family(line) not in families
+        if keep:
+            out.append(line)
+    return out
 
 
 def config_lines(text: str) -> list[str]:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import ROOT
+from xoff.desired import build_fabric_state
+from xoff.intent import load_intent
 
 INVENTORY = ROOT / "inventory"
+MINIMAL = ROOT / "tests" / "fixtures" / "intent" / "minimal.yaml"
 
 
 def xoff(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -133,3 +137,69 @@ def test_usage_errors_exit_2_and_version() -> None:
     assert xoff("frobnicate").returncode == 2
     r = xoff("--version")
     assert r.returncode == 0 and r.stdout.startswith("xoff ")
+
+
+def test_validate_without_a_mode_contacts_nothing_and_says_the_modes() -> None:
+    r = xoff("validate", str(INVENTORY / "lab-mini"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stdout == ""
+    assert r.stderr.splitlines() == [
+        "xoff validate: say where the state comes from: --offline, --snapshot FILE, --lab NAME or --live "
+        "(real devices only with --live)"
+    ]
+    r = xoff("validate", str(INVENTORY / "lab-mini"), "--offline", "--live")
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        "xoff validate: give one of --offline, --snapshot FILE, --lab NAME or --live (allowed: one)"
+    ]
+
+
+def test_validate_live_is_accepted_as_the_mode(tmp_path: Path) -> None:
+    """--live is the explicit way to the real devices: with no secrets it stops before connecting (exit 2)."""
+    missing = tmp_path / "no-secrets"
+    r = xoff("validate", str(INVENTORY / "lab-mini"), "--live", "--secrets", str(missing))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.splitlines() == [f"{missing}:1:1: secrets file does not exist"]
+
+
+def test_plan_problems_are_lines_on_stderr_unless_json_is_asked(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fabric: {name: x}\nnetworks: {}\nbogus: 1\n")
+    r = xoff("plan", "bad.yaml", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert len(r.stderr.splitlines()) == 3 and r.stderr.splitlines()[2].startswith("bad.yaml:3:1: bogus: unknown key")
+    r = xoff("plan", "bad.yaml", "--format", "text", cwd=tmp_path)
+    assert (r.returncode, r.stdout, len(r.stderr.splitlines())) == (2, "", 3)
+    r = xoff("plan", "bad.yaml", "--format", "json", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (2, "")
+    assert [p["line"] for p in json.loads(r.stdout)["problems"]] == [2, 2, 3]
+
+
+def test_render_diff_exits_1_when_something_differs_0_when_nothing_does(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    assert xoff("render", str(INVENTORY / "lab-mini"), "-o", str(out)).returncode == 0
+    r = xoff("render", str(INVENTORY / "lab-mini"), "--diff", str(out))
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr.strip() == f"render: no differences from {out}"
+    nvue = next(out.glob("*/startup.yaml"))
+    nvue.write_text(nvue.read_text() + "# edited by hand\n")
+    r = xoff("render", str(INVENTORY / "lab-mini"), "--diff", str(out))
+    assert r.returncode == 1
+    assert "-# edited by hand\n" in r.stdout
+
+
+def test_lab_up_address_refusal_is_bad_input(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The refusal itself is proven in tests/lab_offline/test_lab_cleanup.py; here: its exit status."""
+    from typer.testing import CliRunner
+
+    from xoff.lab import lab as lab_module
+    from xoff.lab.cli import lab_app
+
+    def refuse(intent: Path, name: str | None = None, **_: object) -> None:
+        mgmt = lab_module.Management(IPv4Network("10.9.0.0/24"), IPv4Address("10.9.0.1"))
+        lab_module._addresses(build_fabric_state(load_intent(MINIMAL)), mgmt, remap_addresses=False)
+
+    monkeypatch.setattr(lab_module, "up", refuse)
+    r = CliRunner().invoke(lab_app, ["up", str(MINIMAL), "--name", "t-refuse"])
+    assert r.exit_code == 2, r.output
+    assert "outside the lab-safe ranges" in r.output and "use --remap" in r.output

@@ -58,7 +58,7 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
     ),
     "validate": (
         _attr("xoff.cli.validate", "validate_command"),
-        "Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live.",
+        "Validate the fabric against the intent and the lossless rules: --offline, --snapshot, --lab or --live.",
     ),
     "push": (
         _attr("xoff.cli.push", "push_command"),
@@ -215,18 +215,24 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
 @app.command()
 def plan(
     path: IntentArg,
-    fmt: FormatOpt = Format.json,
+    asked: Annotated[
+        Format | None, typer.Option("--format", "-f", help="json (the default) for machines, text for people")
+    ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file")] = None,
     device: Annotated[str | None, typer.Option("--device", "-d", help="only this device")] = None,
 ) -> None:
-    """Build the vendor-neutral desired state (FabricState) of every device."""
+    """Build the vendor-neutral desired state (FabricState) of every device.
+
+    Bad input: one line per problem on stderr, exit 2 (as JSON on stdout only when --format json is asked).
+    """
     from xoff import api
     from xoff.report.plan_text import device_detail, plan_summary
 
+    fmt = asked or Format.json  # the plan itself is JSON by default; its problems are lines unless JSON is asked
     try:
         loaded = api.load(path)
     except InputError as exc:
-        _fail_input(exc, fmt)
+        _fail_input(exc, asked or Format.text)
     try:
         result = api.plan(loaded, api.PlanOptions(device=device))
     except InputError as exc:
@@ -255,7 +261,11 @@ def render(
     device: Annotated[list[str] | None, typer.Option("--device", "-d", help="only these devices")] = None,
     fmt: FormatOpt = Format.text,
 ) -> None:
-    """Render every device's configuration (SONiC, EOS, NVUE, hosts, OpenSM) from the desired state."""
+    """Render every device's configuration (SONiC, EOS, NVUE, hosts, OpenSM) from the desired state.
+
+    With --diff DIR: the unified diff against an earlier output, nothing written; exit 1 when something
+    differs, 0 when nothing does (as diff(1)), 2 bad input.
+    """
     from xoff import api
 
     try:
@@ -266,9 +276,11 @@ def render(
         result = api.render(loaded, api.RenderOptions(output=output, devices=tuple(device or ()), diff_against=diff))
     except InputError as exc:
         _usage(exc)
-    if result.diff is not None:
+    if result.diff is not None:  # like diff(1): 1 when something differs, 0 when nothing does (CI gates on it)
         print(result.diff, end="")
-        return
+        if not result.diff:
+            print(f"render: no differences from {diff}", file=sys.stderr)
+        raise typer.Exit(ExitCode.FINDINGS if result.diff else ExitCode.OK)
     files, manifest_path, devices = result.files, result.manifest, result.devices
     if fmt is Format.json:
         print(

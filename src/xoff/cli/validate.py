@@ -1,7 +1,9 @@
 """``xoff validate INTENT``: is the fabric what we meant, and is it safe to run lossless?
 
-Offline (the intent alone), on a saved snapshot, or live (collect first): ``xoff.api.validate``, then
-the report. Exit status (``xoff.exitcodes``): 0 clean (warnings allowed), 1 findings, 2 bad input (one
+Offline (the intent alone), on a saved snapshot, on a lab, or live against the intent's own management
+addresses (collect first): ``xoff.api.validate``, then the report. The mode is always explicit: with none
+of ``--offline``, ``--snapshot``, ``--lab``, ``--live`` nothing is contacted and the exit is 2 (real
+devices are never reached by default). Exit status (``xoff.exitcodes``): 0 clean (warnings allowed), 1 findings, 2 bad input (one
 located line per problem), 4 could not collect.
 """
 
@@ -38,6 +40,19 @@ def _fail(exc: InputError) -> typer.Exit:
     return typer.Exit(ExitCode.BAD_INPUT)
 
 
+MODES = "--offline, --snapshot FILE, --lab NAME or --live"
+
+
+def _mode_problem(offline: bool, snapshot: Path | None, lab: str | None, live: bool) -> str | None:
+    """One line when the mode is not exactly one of MODES, else None."""
+    given = sum((offline, snapshot is not None, lab is not None, live))
+    if given == 0:
+        return f"xoff validate: say where the state comes from: {MODES} (real devices only with --live)"
+    if given > 1:
+        return f"xoff validate: give one of {MODES} (allowed: one)"
+    return None
+
+
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
     """The report text, or None for ``text`` (printed with rich)."""
     from xoff.report import html, machine, people
@@ -58,6 +73,9 @@ def validate_command(
     offline: Annotated[bool, typer.Option("--offline", help="judge the intent alone (no device contacted)")] = False,
     snapshot: Annotated[Path | None, typer.Option("--snapshot", help="judge a snapshot file (xoff collect -o)")] = None,
     lab: Annotated[str | None, typer.Option("--lab", help="collect the running lab of this name, then judge")] = None,
+    live: Annotated[
+        bool, typer.Option("--live", help="collect the real devices at the intent's management addresses, then judge")
+    ] = False,
     catalog: Annotated[
         str, typer.Option("--catalog", help="default | pre-change | audit | a catalog file (validators/*.yaml)")
     ] = "default",
@@ -75,6 +93,10 @@ def validate_command(
     ] = False,
 ) -> None:
     """Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live."""
+    problem = _mode_problem(offline, snapshot, lab, live)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        raise typer.Exit(ExitCode.BAD_INPUT)
     from xoff import api
 
     options = api.ValidateOptions(

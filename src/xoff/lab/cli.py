@@ -1,6 +1,7 @@
 """``xoff lab``: up, status, exec, down (a typer sub-app; the root CLI adds it as ``lab``).
 
-Exit status: 0 success, 1 the lab is not healthy (status) or a command failed, 2 bad input or usage.
+Exit status: 0 success, 1 the lab is not healthy (status) or a command failed, 2 bad input or usage
+(also ``up`` refusing addresses outside the lab-safe ranges without ``--remap``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def up_cmd(
     remap: Annotated[bool, typer.Option("--remap", help="map every IPv4 address into 198.18.0.0/15")] = False,
 ) -> None:
     """Bring the lab up (or complete it: a second run starts only what is missing)."""
-    from xoff.lab.lab import LabError, up  # noqa: PLC0415 (xoff --help stays fast)
+    from xoff.lab.lab import LabError, UnsafeAddressError, up  # noqa: PLC0415 (xoff --help stays fast)
 
     try:
         report = up(intent, name, remap_addresses=remap)
@@ -47,6 +48,9 @@ def up_cmd(
         for p in exc.sorted():
             print(str(p), file=sys.stderr)
         raise typer.Exit(2) from None
+    except UnsafeAddressError as exc:  # bad input (the intent's addresses), as the README promises: exit 2
+        _fail(str(exc), 2)
+        return
     except (LabError, ValueError, OSError, RuntimeError) as exc:
         _fail(str(exc), 1)
         return

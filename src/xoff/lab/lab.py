@@ -39,6 +39,10 @@ class LabError(RuntimeError):
     """The lab cannot do what was asked; the message says why and what to do."""
 
 
+class UnsafeAddressError(LabError):
+    """Bad input: the intent's addresses are outside the lab-safe ranges and --remap was not given."""
+
+
 @dataclass
 class UpReport:
     lab: str
@@ -220,7 +224,7 @@ def _addresses(
     bad = unsafe(fabric, management)
     if bad:
         shown = ", ".join(bad[:8]) + (f" and {len(bad) - 8} more" if len(bad) > 8 else "")
-        raise LabError(
+        raise UnsafeAddressError(
             f"{fabric.fabric}: addresses outside the lab-safe ranges (198.18.0.0/15, 192.0.2.0/24, 2001:db8::/32): "
             f"{shown}; use --remap to map them into 198.18.0.0/15"
         )

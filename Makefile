@@ -3,7 +3,12 @@ SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+CREATED := $(VENV)/.created
+# Two install stamps in one venv: the demo needs only the runtime (`pip install -e .`); test, lint, typecheck,
+# docs and bench need the dev extras too. `make test` after `make demo` still installs them (its own stamp);
+# installing the dev extras installs the runtime as well, so `make demo` after `make test` installs nothing.
+RUNTIME := $(VENV)/.installed-runtime
+STAMP := $(VENV)/.installed-dev
 DEMO_OUT ?= out/demo
 # Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint; chromium for the
 # HTML report test; sshpass for Ansible password logins over OpenSSH).
@@ -11,13 +16,20 @@ APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellchec
 
 .PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab
 
-$(STAMP): pyproject.toml
+$(CREATED):
 	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
 	@$(PY) -c 'import venv, ensurepip' 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	@touch $(CREATED)
+
+$(RUNTIME): pyproject.toml | $(CREATED)
+	$(BIN)/pip install -q -e .
+	@touch $(RUNTIME)
+
+$(STAMP): pyproject.toml | $(CREATED)
 	$(BIN)/pip install -q -e '.[dev]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUNTIME)
 
 system-deps:
 	@if [ -n "$(APT_PACKAGES)" ]; then \
@@ -25,7 +37,7 @@ system-deps:
 	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; \
 	fi
 
-demo: $(STAMP) system-deps
+demo: $(RUNTIME) system-deps
 	$(BIN)/xoff check inventory/lab-mini
 	$(BIN)/xoff plan inventory/lab-mini -o $(DEMO_OUT)/plan.json
 	$(BIN)/xoff plan inventory/lab-mini --device leaf1 --format text

@@ -1,5 +1,8 @@
 """``import xoff.cli`` (what ``xoff --help`` pays) loads no command's machinery: no device library, no
-template engine, no platform code, no lab; ``import xoff.api`` neither. Checked in a fresh interpreter."""
+template engine, no platform code, no lab; ``import xoff.api`` neither. And each command, run whole the way
+the console script runs it, loads only what it uses: ``--version`` and ``--help`` no intent loader, no
+pydantic, no rich help panels (markdown, pygments); ``check`` no device library, no renderer, no lab.
+Checked in a fresh interpreter. The times these lists make: ``bench/startup.py``, ``bench/results/startup.md``."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+
+from tests.support.paths import ROOT
 
 HEAVY = ("nornir", "netmiko", "ansible_runner", "ansible", "jinja2", "paramiko", "asyncssh", "textfsm")
 XOFF_HEAVY = ("xoff.platforms", "xoff.render", "xoff.lab", "xoff.push", "xoff.collect", "xoff.validate", "xoff.desired")
@@ -38,3 +43,59 @@ def test_help_lists_the_lazy_commands_without_loading_them() -> None:
     for name in ("collect", "validate", "push", "inventory", "lab", "check", "deadlock"):
         assert f" {name} " in data["out"], name
     assert [m for m in data["mods"] if m.startswith(("xoff.lab", "xoff.push", "xoff.collect", "nornir"))] == []
+
+
+# what rich-formatted help and errors load (typer.rich_utils): the root app uses click's plain formatter
+RICH_HELP = ("typer.rich_utils", "rich.markdown", "markdown_it", "pygments", "rich.syntax", "rich.traceback")
+XOFF_MACHINERY = ("yaml", "xoff.intent", "xoff.desired", "xoff.api", "xoff.report", "xoff.buffers", "xoff.deadlock")
+
+
+def _modules_after_command(*argv: str) -> list[str]:
+    """sys.modules after ``xoff ARGV`` ran to its end, started as the console script starts it."""
+    code = (
+        "import contextlib, io, json, sys\n"
+        f"sys.argv = ['xoff', *{list(argv)!r}]\n"
+        "from xoff.cli import main\n"
+        "out, err = io.StringIO(), io.StringIO()\n"
+        "code = 0\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "        main()\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "print(json.dumps({'code': code, 'out': out.getvalue(), 'mods': sorted(sys.modules)}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    data = json.loads(done.stdout)
+    assert data["code"] in (0, None, 2), data["out"]
+    loaded: list[str] = data["mods"]
+    return loaded
+
+
+def _matching(loaded: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [m for m in loaded if m.split(".")[0] in prefixes or m.startswith(prefixes)]
+
+
+@pytest.mark.parametrize("argv", [("--version",), ("--help",)])
+def test_version_and_help_load_no_intent_machinery_no_pydantic_and_no_rich_help(argv: tuple[str, ...]) -> None:
+    loaded = _modules_after_command(*argv)
+    assert _matching(loaded, HEAVY + XOFF_HEAVY + XOFF_MACHINERY) == []
+    assert _matching(loaded, ("pydantic", *RICH_HELP)) == []
+
+
+@pytest.mark.parametrize(
+    "argv", [("validate", "--help"), ("frobnicate",), ("validate", str(ROOT / "inventory" / "lab-mini"))]
+)
+def test_a_commands_help_usage_errors_and_validate_without_a_mode_load_none_of_xoff(argv: tuple[str, ...]) -> None:
+    """typer (0.2x) builds a command's parameters with pydantic, so that comes; nothing of xoff's does:
+    ``validate`` without a mode says the modes before it loads the intent."""
+    loaded = _modules_after_command(*argv)
+    assert _matching(loaded, HEAVY + XOFF_HEAVY + XOFF_MACHINERY + RICH_HELP) == []
+
+
+def test_check_loads_the_intent_and_the_checks_but_no_device_library_renderer_or_lab() -> None:
+    loaded = _modules_after_command("check", str(ROOT / "inventory" / "lab-mini"))
+    assert "xoff.desired" in loaded and "xoff.validate.run" in loaded  # it did run
+    assert _matching(loaded, HEAVY) == []
+    assert _matching(loaded, ("xoff.render", "xoff.lab", "xoff.push", "xoff.collect", "xoff.connect")) == []
+    assert _matching(loaded, RICH_HELP) == []

@@ -81,7 +81,7 @@ def _lazy_command(name: str) -> Command:
     if isinstance(obj, typer.Typer):
         command: Command = typer.main.get_group(obj)
     else:
-        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
         single.command(name, help=help_text)(obj)
         command = typer.main.get_command(single)
     command.name, command.help = name, help_text
@@ -97,8 +97,13 @@ class LazyGroup(TyperGroup):
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if cmd_name in LAZY and cmd_name not in self.commands:
-            return TyperCommand(cmd_name, help=LAZY[cmd_name][1])  # for the help listing only
-        return super().get_command(ctx, cmd_name)
+            command: Command | None = TyperCommand(cmd_name, help=LAZY[cmd_name][1])  # for the help listing only
+        else:
+            command = super().get_command(ctx, cmd_name)
+        if command is not None and command.short_help is None and command.help:
+            # the listing shows the first paragraph whole (wrapped), not cut to one line with "..."
+            command.short_help = " ".join(command.help.strip().split("\n\n")[0].split())
+        return command
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] in LAZY and args[0] not in self.commands:
@@ -106,12 +111,15 @@ class LazyGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
+# Plain help and usage errors (click's own formatter, rich_markup_mode=None): rich's help panels load
+# rich.markdown, markdown_it and pygments, which doubled what `xoff --help` costs (bench/results/startup.md).
 app = typer.Typer(
     name="xoff",
     help="Intent-driven configuration and validation for GPU cluster networks (lossless RoCE, InfiniBand).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
     cls=LazyGroup,
 )
 

@@ -23,6 +23,7 @@ lab_app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # plain help, as the root's (xoff.cli)
 )
 
 NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the only lab that is up)")]

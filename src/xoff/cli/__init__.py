@@ -15,15 +15,17 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
 from xoff import __version__
 from xoff.errors import InputError, Problem
 from xoff.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 try:  # the click typer builds on: its own copy in recent typer, else the click package
     from typer._click.core import Command, Context
@@ -134,6 +136,8 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="text for peop
 
 
 def _out() -> Console:
+    from rich.console import Console  # the commands that print tables load rich, --version and --help do not
+
     # pipes and CI logs get wide tables rather than 80-column ones with clipped names
     return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
@@ -255,6 +259,8 @@ def plan(
         else:
             print(payload)
         return
+    from rich.console import Console
+
     console = Console(file=output.open("w", encoding="utf-8"), width=160) if output else _out()
     console.print(device_detail(state.devices[device]) if device else plan_summary(state))
 

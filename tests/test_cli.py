@@ -186,6 +186,11 @@ def test_render_diff_exits_1_when_something_differs_0_when_nothing_does(tmp_path
     r = xoff("render", str(INVENTORY / "lab-mini"), "--diff", str(out))
     assert r.returncode == 1
     assert "-# edited by hand\n" in r.stdout
+    # one device of a whole earlier render: the other devices' files are not "removed"
+    r = xoff("render", str(INVENTORY / "lab-mini"), "--diff", str(out), "--device", "leaf1")
+    assert (r.returncode, r.stdout) == (0, "")
+    r = xoff("render", str(INVENTORY / "lab-mini"), "--diff", str(out), "--device", nvue.parent.name)
+    assert r.returncode == 1 and r.stdout.startswith(f"--- a/{nvue.parent.name}/startup.yaml\n")
 
 
 def test_lab_up_address_refusal_is_bad_input(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

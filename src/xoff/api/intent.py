@@ -111,6 +111,6 @@ def render(source: IntentSource, options: RenderOptions = RenderOptions()) -> Re
     if options.diff_against is not None:
         if not options.diff_against.is_dir():
             raise usage_error(f"{options.diff_against}: --diff: not a directory of an earlier `xoff render` output")
-        return RenderResult(loaded, files, diff=diff_output(files, options.diff_against))
+        return RenderResult(loaded, files, diff=diff_output(files, options.diff_against, options.devices))
     manifest = write_output(loaded.state, files, options.output) if options.output is not None else None
     return RenderResult(loaded, files, manifest)

@@ -62,15 +62,24 @@ def write_output(state: FabricState, files: list[RenderedFile], out_dir: Path) -
     return path
 
 
-def diff_output(files: list[RenderedFile], old_dir: Path) -> str:
-    """Unified diff from an earlier ``xoff render`` output to this one (files added, changed, removed)."""
+def diff_output(files: list[RenderedFile], old_dir: Path, devices: tuple[str, ...] = ()) -> str:
+    """Unified diff from an earlier ``xoff render`` output to this one (files added, changed, removed).
+
+    ``devices``: this render covers only these (``--device``); the earlier output's other devices are
+    not "removed".
+    """
     chunks: list[str] = []
     new_paths = {f.path for f in files}
     old_manifest = old_dir / MANIFEST
     old_paths: set[str] = set()
     if old_manifest.exists():
         old = json.loads(old_manifest.read_text(encoding="utf-8"))
-        old_paths = {f"{d}/{n}" for d, e in old.get("devices", {}).items() for n in e.get("files", {})}
+        old_paths = {
+            f"{d}/{n}"
+            for d, e in old.get("devices", {}).items()
+            if not devices or d in devices
+            for n in e.get("files", {})
+        }
     for f in files:
         before_file = old_dir / f.path
         before = before_file.read_text(encoding="utf-8").splitlines(keepends=True) if before_file.exists() else []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from ipaddress import IPv4Address, IPv4Network
@@ -208,3 +209,60 @@ def test_lab_up_address_refusal_is_bad_input(monkeypatch: pytest.MonkeyPatch, tm
     r = CliRunner().invoke(lab_app, ["up", str(MINIMAL), "--name", "t-refuse"])
     assert r.exit_code == 2, r.output
     assert "outside the lab-safe ranges" in r.output and "use --remap" in r.output
+
+
+def _make_n(target: str, tmp_path: Path, stamps: tuple[str, ...]) -> list[str]:
+    """The commands ``make -n TARGET`` would run in a copy of the Makefile with these venv stamps present."""
+    work = tmp_path / target
+    (work / ".venv").mkdir(parents=True)
+    for name in ("Makefile", "pyproject.toml"):
+        (work / name).write_bytes((ROOT / name).read_bytes())
+    for stamp in stamps:
+        (work / ".venv" / stamp).touch()
+    done = subprocess.run(
+        ["make", "-n", target, "APT_PACKAGES="], cwd=work, capture_output=True, text=True, check=True, timeout=60
+    )
+    return [line for line in done.stdout.splitlines() if "pip install" in line]
+
+
+def test_make_demo_installs_the_runtime_only_and_make_test_still_adds_the_dev_tools(tmp_path: Path) -> None:
+    assert _make_n("demo", tmp_path / "fresh", ()) == [
+        ".venv/bin/pip install -q --upgrade pip",
+        ".venv/bin/pip install -q -e .",
+    ]
+    after_demo = (".created", ".installed-runtime")
+    assert _make_n("test", tmp_path / "demo-then-test", after_demo) == [".venv/bin/pip install -q -e '.[dev]'"]
+    after_test = (".created", ".installed-dev", ".installed-runtime")
+    assert _make_n("demo", tmp_path / "test-then-demo", after_test) == []
+
+
+def test_the_demo_lab_has_a_name_of_its_own_and_takes_down_only_that(tmp_path: Path) -> None:
+    """scripts/demo-lab.sh against a stand-in xoff that records its calls (the real run: make demo as root)."""
+    calls = tmp_path / "calls"
+    fake = tmp_path / "fake-xoff"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> {calls}\n'
+        # the seeded fault is caught: validate --catalog default exits 1, as the demo expects
+        'case "$*" in *"--catalog default"*) exit 1;; esac\n'
+        "exit 0\n"
+    )
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "LAB"}
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "demo-lab.sh")],
+        env={**env, "XOFF": f"env XOFF_FAKE=1 {fake}", "OUT": str(tmp_path / "out")},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = calls.read_text().splitlines()
+    up = next(line for line in lines if line.startswith("lab up "))
+    name = up.split("--name ")[1].split()[0]
+    assert name.startswith("demo-") and name != "lab-mini"
+    assert all(f"--name {name}" in line or f"--lab {name}" in line for line in lines)
+    assert lines[-1] == f"lab down --name {name}"
+    assert sum(line.startswith("lab down") for line in lines) == 1

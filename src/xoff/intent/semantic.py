@@ -9,7 +9,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 
 from xoff.intent.context import Context
-from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
@@ -75,6 +75,7 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
             )
         if cls.lossless and policy.cnp_class == cname:
             ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
+    _check_lossless_plan(ctx, base, policy)
     lossless = policy.lossless_priorities
     if len(lossless) > policy.max_lossless_classes:
         ctx.report(
@@ -82,6 +83,34 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
             f"{len(lossless)} lossless priorities {lossless} exceed the limit of {policy.max_lossless_classes}"
             " (allowed: raise max_lossless_classes if the ASICs support more)",
         )
+
+
+def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """Intents that make the lossless plan a lie: RoCE on a lossy class while PFC guards a priority it does
+    not use; a lossless class nothing is classified into; every unclassified packet made lossless."""
+    lossless = policy.lossless_classes
+    names = ", ".join(lossless)
+    roce = policy.roce_class
+    if roce in policy.classes and lossless and roce not in lossless:
+        ctx.report(
+            (*base, "roce_class"),
+            f"class {roce!r} is lossy, so RoCE traffic would be dropped under congestion while PFC guards"
+            f" priorities {policy.lossless_priorities} it does not use (allowed: a lossless class: {names})",
+        )
+    if policy.default_class in lossless:
+        ctx.report(
+            (*base, "default_class"),
+            f"class {policy.default_class!r} is lossless, so every packet no class lists would be paused"
+            " instead of dropped (allowed: a lossy class as the default)",
+        )
+    elif policy.trust == "dscp":
+        for cname, cls in lossless.items():
+            if not cls.dscp:
+                ctx.report(
+                    (*base, "classes", cname, "lossless"),
+                    f"lossless class {cname!r} lists no DSCP, so PFC would guard priority {cls.priority}"
+                    " that no traffic is classified into (allowed: give it dscp values, or lossless false)",
+                )
 
 
 def check_networks(
@@ -152,6 +181,7 @@ def _check_infiniband(
             ("networks", "compute", "subnet_manager", "host"),
             f"no host named {sm!r} (allowed: a host of this intent)",
         )
+    _check_ib_qos(ctx, compute.qos)
     for sw in switches.values():
         if sw.network == "compute":
             ctx.report(
@@ -170,6 +200,28 @@ def _check_infiniband(
                 f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)",
             )
         seen[part.pkey] = k
+
+
+def _check_ib_qos(ctx: Context, qos: IbQos) -> None:
+    """Every SL maps to a VL the fabric runs (VL 0..max_vls-1); VL arbitration names only such VLs."""
+    base: Path_ = ("networks", "compute", "qos")
+    allowed = f"allowed: VL 0..{qos.max_vls - 1}, or raise max_vls"
+    default = "" if "sl2vl" in qos.model_fields_set else " (the default sl2vl)"
+    for sl, vl in enumerate(qos.sl2vl):
+        if vl >= qos.max_vls:
+            ctx.report(
+                (*base, "sl2vl", sl),
+                f"SL {sl} maps to VL {vl}{default}, at or beyond max_vls {qos.max_vls} ({allowed})",
+            )
+    for table in ("vlarb_high", "vlarb_low"):
+        if table not in qos.model_fields_set:
+            continue
+        for k, entry in enumerate(getattr(qos, table)):
+            if entry.vl >= qos.max_vls:
+                ctx.report(
+                    (*base, table, k, "vl"),
+                    f"VL {entry.vl} is at or beyond max_vls {qos.max_vls} ({allowed})",
+                )
 
 
 def _check_partition_member(ctx: Context, mpath: Path_, item: str, hosts: dict[str, Host]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
 
+from xoff.buffers import get_asic
 from xoff.intent.context import Context
 from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
@@ -76,6 +77,7 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
         if cls.lossless and policy.cnp_class == cname:
             ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
     _check_lossless_plan(ctx, base, policy)
+    _check_headroom_rows(ctx, base, policy)
     lossless = policy.lossless_priorities
     if len(lossless) > policy.max_lossless_classes:
         ctx.report(
@@ -111,6 +113,16 @@ def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
                     f"lossless class {cname!r} lists no DSCP, so PFC would guard priority {cls.priority}"
                     " that no traffic is classified into (allowed: give it dscp values, or lossless false)",
                 )
+
+
+def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """Each ASIC a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
+    for k, row in enumerate(policy.buffers.headroom_rows):
+        for j, name in enumerate(row.asics or []):
+            try:
+                get_asic(name)
+            except KeyError as exc:
+                ctx.report((*base, "buffers", "headroom_rows", k, "asics", j), str(exc.args[0]))
 
 
 def check_networks(

@@ -77,6 +77,7 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
         if cls.lossless and policy.cnp_class == cname:
             ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
     _check_lossless_plan(ctx, base, policy)
+    _check_shared_queues(ctx, base, policy)
     _check_headroom_rows(ctx, base, policy)
     lossless = policy.lossless_priorities
     if len(lossless) > policy.max_lossless_classes:
@@ -113,6 +114,23 @@ def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
                     f"lossless class {cname!r} lists no DSCP, so PFC would guard priority {cls.priority}"
                     " that no traffic is classified into (allowed: give it dscp values, or lossless false)",
                 )
+
+
+def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """A lossy class on a lossless class's egress queue (other priority): the queue is paused with the
+    lossless traffic and the lossy packets (CNPs too) wait behind it, or drop in the lossless queue."""
+    owners = {c.egress_queue: n for n, c in policy.lossless_classes.items()}
+    lossless = set(policy.lossless_priorities)
+    for cname, cls in policy.classes.items():
+        other = owners.get(cls.egress_queue)
+        if cls.lossless or other is None or cls.priority in lossless:
+            continue  # a shared priority is reported by the priority rule
+        field = "queue" if cls.queue is not None else "traffic_class" if cls.traffic_class is not None else "priority"
+        ctx.report(
+            (*base, "classes", cname, field),
+            f"lossy class {cname!r} shares egress queue {cls.egress_queue} with lossless class {other!r}"
+            " (allowed: a queue no lossless class uses)",
+        )
 
 
 def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:

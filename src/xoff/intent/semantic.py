@@ -17,6 +17,8 @@ from xoff.intent.resolved import Host, IbSwitch, Link, Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.intent.yamlsource import Path_
 
+_VL15 = 15  # the management VL; an SL mapped to it is dropped (IBA, as smpquery sl2vl shows it)
+
 
 def check_policies(ctx: Context) -> None:
     doc = ctx.doc
@@ -238,10 +240,10 @@ def _check_ib_qos(ctx: Context, qos: IbQos) -> None:
     allowed = f"allowed: VL 0..{qos.max_vls - 1}, or raise max_vls"
     default = "" if "sl2vl" in qos.model_fields_set else " (the default sl2vl)"
     for sl, vl in enumerate(qos.sl2vl):
-        if vl >= qos.max_vls:
+        if qos.max_vls <= vl < _VL15:  # VL15 in an SL2VL table drops the SL: deliberate, not a data VL
             ctx.report(
                 (*base, "sl2vl", sl),
-                f"SL {sl} maps to VL {vl}{default}, at or beyond max_vls {qos.max_vls} ({allowed})",
+                f"SL {sl} maps to VL {vl}{default}, at or beyond max_vls {qos.max_vls} ({allowed}; 15 drops the SL)",
             )
     for table in ("vlarb_high", "vlarb_low"):
         if table not in qos.model_fields_set:

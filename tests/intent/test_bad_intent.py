@@ -10,6 +10,7 @@ names as the loader prints them (``intent/<name>``).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -107,9 +108,10 @@ def test_bad_intent(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.Mo
     assert info.value.render().splitlines() == expected_lines(case)
 
 
-def test_cli_check_reports_bad_input_with_exit_status_2(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case_id", ["dscp-64", "roce-class-points-at-a-lossy-class"])
+def test_cli_check_reports_bad_input_with_exit_status_2(case_id: str, tmp_path: Path) -> None:
     """``xoff check`` prints the same problem lines as the loader, exits 2, and shows no traceback."""
-    case = CASES_BY_ID["dscp-64"]
+    case = CASES_BY_ID[case_id]
     path = write_case(case, tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "xoff", "check", str(path)],
@@ -118,6 +120,7 @@ def test_cli_check_reports_bad_input_with_exit_status_2(tmp_path: Path) -> None:
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")},  # this checkout's xoff, from any cwd
     )
     output = result.stdout + result.stderr
     assert "Traceback" not in output

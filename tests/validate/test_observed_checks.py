@@ -202,8 +202,8 @@ CASES: list[tuple[str, Seed, str, str | None, int | None]] = [
     (
         "lossless.pfc_symmetry",  # a lossless check judges the observed state when there is one
         lambda s: _iface(s, "gpu1", "eth0", pfc_priorities=[]),
-        "leaf1: Ethernet0 - PFC priorities differ from gpu1:eth0 - Expected: [] Actual: [3]",
-        "Ethernet0",
+        "gpu1: eth0 - PFC priorities differ from the intent (peer leaf1:Ethernet0 has [3]) - Expected: [3] Actual: []",
+        "eth0",
         3,
     ),
     (

@@ -119,6 +119,18 @@ class BufferProfile(State):
     source: str = Field(description="the lookup row or formula the numbers came from")
 
 
+class HeadroomRule(State):
+    """A headroom row the intent gives for this switch's ASIC; it wins over the ASIC's own table."""
+
+    speed_mbps: int
+    cable_m: int
+    xon: int
+    xoff: int
+    size: int
+    xon_offset: int | None = None
+    source: str = Field(description="where the intent gives the row")
+
+
 class Buffers(State):
     model: Literal["static", "dynamic"]
     lossless_mtu: int
@@ -127,6 +139,9 @@ class Buffers(State):
     profiles: dict[str, BufferProfile]
     port_priority_groups: dict[str, dict[str, str]] = Field(description="port -> PG or PG range -> profile")
     port_headroom_bytes: dict[str, int] = Field(description="port -> total headroom its lossless PGs reserve")
+    headroom_rules: list[HeadroomRule] = Field(
+        default_factory=list, description="the intent's headroom rows for this ASIC, used before the ASIC's table"
+    )
 
 
 class PfcWatchdog(State):

@@ -99,8 +99,15 @@ class PfcWatchdog(IntentModel):
 
 
 class HeadroomRow(IntentModel):
-    """A site-specific headroom lookup row (pg_profile_lookup.ini format), extending the ASIC's table."""
+    """A site-specific headroom lookup row (pg_profile_lookup.ini format), extending the ASIC's table.
 
+    ``asics`` ties the row to the switches of those ASICs; without it the row applies to every switch."""
+
+    asics: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="ASICs the row applies to (as a switch's asic: spectrum4, tomahawk5, ...); absent: every ASIC",
+    )
     speed: SpeedMbps
     cable: CableMetres
     xon: Bytes

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
 
+from xoff.buffers import get_asic
 from xoff.intent.context import Context
-from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.intent.yamlsource import Path_
+
+_VL15 = 15  # the management VL; an SL mapped to it is dropped (IBA, as smpquery sl2vl shows it)
 
 
 def check_policies(ctx: Context) -> None:
@@ -75,6 +78,9 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
             )
         if cls.lossless and policy.cnp_class == cname:
             ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
+    _check_lossless_plan(ctx, base, policy)
+    _check_shared_queues(ctx, base, policy)
+    _check_headroom_rows(ctx, base, policy)
     lossless = policy.lossless_priorities
     if len(lossless) > policy.max_lossless_classes:
         ctx.report(
@@ -82,6 +88,61 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
             f"{len(lossless)} lossless priorities {lossless} exceed the limit of {policy.max_lossless_classes}"
             " (allowed: raise max_lossless_classes if the ASICs support more)",
         )
+
+
+def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """Intents that make the lossless plan a lie: RoCE on a lossy class while PFC guards a priority it does
+    not use; a lossless class nothing is classified into; every unclassified packet made lossless."""
+    lossless = policy.lossless_classes
+    names = ", ".join(lossless)
+    roce = policy.roce_class
+    if roce in policy.classes and lossless and roce not in lossless:
+        ctx.report(
+            (*base, "roce_class"),
+            f"class {roce!r} is lossy, so RoCE traffic would be dropped under congestion while PFC guards"
+            f" priorities {policy.lossless_priorities} it does not use (allowed: a lossless class: {names})",
+        )
+    if policy.default_class in lossless:
+        ctx.report(
+            (*base, "default_class"),
+            f"class {policy.default_class!r} is lossless, so every packet no class lists would be paused"
+            " instead of dropped (allowed: a lossy class as the default)",
+        )
+    elif policy.trust == "dscp":
+        for cname, cls in lossless.items():
+            if not cls.dscp:
+                ctx.report(
+                    (*base, "classes", cname, "lossless"),
+                    f"lossless class {cname!r} lists no DSCP, so PFC would guard priority {cls.priority}"
+                    " that no traffic is classified into (allowed: give it dscp values, or lossless false)",
+                )
+
+
+def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """A lossy class on a lossless class's egress queue (other priority): the queue is paused with the
+    lossless traffic and the lossy packets (CNPs too) wait behind it, or drop in the lossless queue."""
+    owners = {c.egress_queue: n for n, c in policy.lossless_classes.items()}
+    lossless = set(policy.lossless_priorities)
+    for cname, cls in policy.classes.items():
+        other = owners.get(cls.egress_queue)
+        if cls.lossless or other is None or cls.priority in lossless:
+            continue  # a shared priority is reported by the priority rule
+        field = "queue" if cls.queue is not None else "traffic_class" if cls.traffic_class is not None else "priority"
+        ctx.report(
+            (*base, "classes", cname, field),
+            f"lossy class {cname!r} shares egress queue {cls.egress_queue} with lossless class {other!r}"
+            " (allowed: a queue no lossless class uses)",
+        )
+
+
+def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """Each ASIC a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
+    for k, row in enumerate(policy.buffers.headroom_rows):
+        for j, name in enumerate(row.asics or []):
+            try:
+                get_asic(name)
+            except KeyError as exc:
+                ctx.report((*base, "buffers", "headroom_rows", k, "asics", j), str(exc.args[0]))
 
 
 def check_networks(
@@ -152,6 +213,7 @@ def _check_infiniband(
             ("networks", "compute", "subnet_manager", "host"),
             f"no host named {sm!r} (allowed: a host of this intent)",
         )
+    _check_ib_qos(ctx, compute.qos)
     for sw in switches.values():
         if sw.network == "compute":
             ctx.report(
@@ -170,6 +232,28 @@ def _check_infiniband(
                 f"PKey {part.pkey:#06x} is already used (allowed: unique PKeys, not 0x7fff)",
             )
         seen[part.pkey] = k
+
+
+def _check_ib_qos(ctx: Context, qos: IbQos) -> None:
+    """Every SL maps to a VL the fabric runs (VL 0..max_vls-1); VL arbitration names only such VLs."""
+    base: Path_ = ("networks", "compute", "qos")
+    allowed = f"allowed: VL 0..{qos.max_vls - 1}, or raise max_vls"
+    default = "" if "sl2vl" in qos.model_fields_set else " (the default sl2vl)"
+    for sl, vl in enumerate(qos.sl2vl):
+        if qos.max_vls <= vl < _VL15:  # VL15 in an SL2VL table drops the SL: deliberate, not a data VL
+            ctx.report(
+                (*base, "sl2vl", sl),
+                f"SL {sl} maps to VL {vl}{default}, at or beyond max_vls {qos.max_vls} ({allowed}; 15 drops the SL)",
+            )
+    for table in ("vlarb_high", "vlarb_low"):
+        if table not in qos.model_fields_set:
+            continue
+        for k, entry in enumerate(getattr(qos, table)):
+            if entry.vl >= qos.max_vls:
+                ctx.report(
+                    (*base, table, k, "vl"),
+                    f"VL {entry.vl} is at or beyond max_vls {qos.max_vls} ({allowed})",
+                )
 
 
 def _check_partition_member(ctx: Context, mpath: Path_, item: str, hosts: dict[str, Host]) -> None:

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Literal
 
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
-from xoff.desired.models import BufferPool, BufferProfile, Buffers
+from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Switch
@@ -59,18 +59,29 @@ def _headroom(
     )
 
 
-def _site_row(policy: QosPolicy, speed: int, cable: int, policy_name: str) -> Headroom | None:
-    for k, row in enumerate(policy.buffers.headroom_rows):
-        if row.speed == speed and row.cable == cable:
-            return Headroom(
-                xon=row.xon,
-                xoff=row.xoff,
-                size=row.size,
-                xon_offset=row.xon_offset,
-                source=f"intent: qos_policies.{policy_name}.buffers.headroom_rows[{k}]",
-                speed_mbps=speed,
-                cable_m=cable,
-            )
+def headroom_rules(policy: QosPolicy, policy_name: str, asic: str) -> list[HeadroomRule]:
+    """The intent's headroom rows that apply to a switch of ``asic`` (canonical name): rows naming it, and
+    rows naming no ASIC."""
+    return [
+        HeadroomRule(
+            speed_mbps=row.speed,
+            cable_m=row.cable,
+            xon=row.xon,
+            xoff=row.xoff,
+            size=row.size,
+            xon_offset=row.xon_offset,
+            source=f"intent: qos_policies.{policy_name}.buffers.headroom_rows[{k}]",
+        )
+        for k, row in enumerate(policy.buffers.headroom_rows)
+        if row.asics is None or asic in {get_asic(a).name for a in row.asics}
+    ]
+
+
+def rule_headroom(rules: list[HeadroomRule], speed: int, cable: int) -> Headroom | None:
+    """The first of the intent's rows for this speed and cable, as a :class:`Headroom`, or None."""
+    for rule in rules:
+        if rule.speed_mbps == speed and rule.cable_m == cable:
+            return Headroom(rule.xon, rule.xoff, rule.size, rule.xon_offset, rule.source, speed, cable)
     return None
 
 
@@ -86,9 +97,10 @@ def build_buffers(
     pgs = sorted({c.tc for c in policy.classes.values() if c.lossless})
     pg_key = _pg_ranges(pgs)
     problems: list[Problem] = []
+    rules = headroom_rules(policy, policy_name, asic.name)
     for port, speed, cable in lossless_ports:
         try:
-            room = _site_row(policy, speed, cable, policy_name) or _headroom(
+            room = rule_headroom(rules, speed, cable) or _headroom(
                 asic.name,
                 speed,
                 cable,
@@ -131,6 +143,7 @@ def build_buffers(
         profiles=dict(sorted(profiles.items())),
         port_priority_groups=port_pgs,
         port_headroom_bytes=totals,
+        headroom_rules=rules,
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for, shared_headroom_limit
-from xoff.desired.models import Buffers, Device
+from xoff.desired.builders.buffers import rule_headroom
+from xoff.desired.models import Buffers, Device, HeadroomRule
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -28,16 +29,19 @@ def _priority_of_pg(dev: Device, pg: int) -> int | None:
 
 
 class _Required:
-    """The headroom rule's answer per (speed, cable, MTU), computed once per fabric run."""
+    """The headroom rule's answer per (speed, cable, MTU), computed once per device: the intent's row for
+    the device's ASIC when there is one (the plan used it), else the ASIC's lookup row or formula."""
 
-    def __init__(self, asic: AsicSpec, buffers: Buffers) -> None:
-        self.asic, self.buffers = asic, buffers
+    def __init__(self, asic: AsicSpec, buffers: Buffers, rules: list[HeadroomRule]) -> None:
+        self.asic, self.buffers, self.rules = asic, buffers, rules
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
         self.shp = bool(pool is not None and pool.xoff)
         self._cache: dict[tuple[int, int, int], Headroom | str] = {}
 
     def __call__(self, speed: int, cable: int, mtu: int) -> Headroom | str:
         key = (speed, cable, mtu)
+        if key not in self._cache and (row := rule_headroom(self.rules, speed, cable)) is not None:
+            self._cache[key] = row
         if key not in self._cache:
             try:
                 self._cache[key] = headroom_for(
@@ -57,7 +61,8 @@ class _Required:
 
 @register
 class PgHeadroom(Check):
-    """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the vendor
+    """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the intent's
+    ``headroom_rows`` entry for the switch's ASIC when there is one, as the plan used; else the vendor
     lookup row, or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
@@ -86,11 +91,13 @@ class PgHeadroom(Check):
         limit = ctx.params_as(self.Params).max_port_headroom_bytes
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
-                yield from _device(dev, dev.buffers, get_asic(dev.asic), limit)
+                plan = ctx.desired.devices.get(dev.name)
+                rules = plan.buffers.headroom_rules if plan is not None and plan.buffers is not None else []
+                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, rules), limit)
 
 
-def _device(dev: Device, buffers: Buffers, asic: AsicSpec, limit: int | None) -> Iterator[Finding]:
-    required = _Required(asic, buffers)
+def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
+    asic = required.asic
     cell = asic.cell_size or 0
     pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
     cap = limit if limit is not None else (pool.size if pool is not None else None)

@@ -23,7 +23,9 @@ from xoff.validate.registry import Check, register
 @register
 class PfcSymmetry(Check):
     """A link whose two ends enable PFC on different priorities: one end sends pause frames the other
-    ignores, so the lossless class drops under congestion. Host links (NIC vs leaf port) included."""
+    ignores, so the lossless class drops under congestion. Host links (NIC vs leaf port) included. The
+    finding names the end that differs from the intent, with what the intent wants there (both ends when
+    both differ); only where the intent itself is asymmetric are both ends named against each other."""
 
     id = "lossless.pfc_symmetry"
     reads = ("interfaces.*.pfc_priorities",)
@@ -36,20 +38,45 @@ class PfcSymmetry(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
         for a, ia, b, ib in link_ends(subject):
-            if ia.kind == "infiniband" or ib.kind == "infiniband":
+            if ia.kind == "infiniband" or ib.kind == "infiniband" or ia.pfc_priorities == ib.pfc_priorities:
                 continue
-            if ia.pfc_priorities != ib.pfc_priorities:
-                # both ends: which one is wrong is the intent's (drift) to say; each port is named
-                for d, i, peer, ip in ((a, ia, b, ib), (b, ib, a, ia)):
-                    yield Finding(
-                        d.name,
-                        i.name,
-                        f"PFC priorities differ from {peer.name}:{ip.name}",
-                        expected=str(ip.pfc_priorities),
-                        actual=str(i.pfc_priorities),
-                        port=i.name,
-                        priority=first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities)),
-                    )
+            prio = first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities))
+            ends = ((a, ia, b, ib), (b, ib, a, ia))
+            wrong = [
+                (d, i, peer, ip, want)
+                for d, i, peer, ip in ends
+                if (want := _intended_pfc(ctx.desired, d.name, i.name)) is not None and want != i.pfc_priorities
+            ]
+            for d, i, peer, ip, want in wrong:
+                yield Finding(
+                    d.name,
+                    i.name,
+                    f"PFC priorities differ from the intent (peer {peer.name}:{ip.name} has {ip.pfc_priorities})",
+                    expected=str(want),
+                    actual=str(i.pfc_priorities),
+                    port=i.name,
+                    priority=prio,
+                )
+            if wrong:
+                continue
+            # the intent is asymmetric itself (or does not know the link): each end against the other
+            for d, i, peer, ip in ends:
+                yield Finding(
+                    d.name,
+                    i.name,
+                    f"PFC priorities differ from {peer.name}:{ip.name}",
+                    expected=str(ip.pfc_priorities),
+                    actual=str(i.pfc_priorities),
+                    port=i.name,
+                    priority=prio,
+                )
+
+
+def _intended_pfc(desired: FabricState, device: str, port: str) -> list[int] | None:
+    """The PFC priorities the plan gives this port, or None where the plan has no such port."""
+    dev = desired.devices.get(device)
+    iface = dev.interfaces.get(port) if dev is not None else None
+    return iface.pfc_priorities if iface is not None else None
 
 
 @register

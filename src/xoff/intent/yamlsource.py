@@ -241,6 +241,7 @@ def _why(path: Path, exc: OSError) -> str:
 def _count_nodes(name: str, text: str) -> None:
     """Refuse a file of more than MAX_NODES nodes from its event stream, before building any of them."""
     count = 0
+    event: Any
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.NodeEvent) and not isinstance(event, yaml.AliasEvent):
             count += 1

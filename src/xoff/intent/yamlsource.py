@@ -238,10 +238,13 @@ def _why(path: Path, exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _mark_loc(name: str, mark: Any) -> Location:
+    return _loc(name, mark) if mark is not None else Location(name, 1, 1)
+
+
 def _count_nodes(name: str, text: str) -> None:
     """Refuse a file of more than MAX_NODES nodes from its event stream, before building any of them."""
     count = 0
-    event: Any
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.NodeEvent) and not isinstance(event, yaml.AliasEvent):
             count += 1
@@ -249,7 +252,7 @@ def _count_nodes(name: str, text: str) -> None:
                 raise InputError(
                     [
                         Problem(
-                            _loc(name, event.start_mark),
+                            _mark_loc(name, event.start_mark),
                             "",
                             f"more than {MAX_NODES} YAML nodes in one file"
                             " (allowed: split the intent into several files, or use brace patterns and roles)",

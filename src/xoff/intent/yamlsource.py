@@ -170,20 +170,39 @@ def _syntax_problem(name: str, exc: yaml.MarkedYAMLError, text: str) -> Problem:
     for kind, (opener, allowed) in _UNCLOSED.items():
         if f"while parsing a {kind}" in context and cmark is not None and "expected ','" in problem:
             return Problem(_loc(name, cmark), "", f"malformed YAML: '{opener}' is not closed (allowed: {allowed})")
-    if "while scanning a quoted scalar" in context and cmark is not None:
-        quote = text[cmark.index] if cmark.index < len(text) else '"'
-        return Problem(
-            _loc(name, cmark),
-            "",
-            f"malformed YAML: {quote!r} is not closed (allowed: a quoted value closed by the same quote)",
-        )
+    mark = exc.problem_mark or cmark
+    quoted = _unclosed_quote(name, text, mark.line if mark else 0)
+    if quoted is not None:
+        return quoted
     if "while scanning a simple key" in context and cmark is not None:
         # PyYAML notices a missing ':' only on the next line; the mistake is on the key's own line
         return _key_problem(name, cmark, text)
-    mark = exc.problem_mark or cmark
     loc = _loc(name, mark) if mark else Location(name, 1, 1)
     hint = next((h for key, h in _HINTS if key in problem), "valid YAML")
     return Problem(loc, "", f"malformed YAML: {problem} (allowed: {hint})")
+
+
+_QUOTE_START = re.compile(r"""^\s*(?:-\s+)?(?:[^\s#'"][^#'"]*:\s+)?(["'])""")
+
+
+def _unclosed_quote(name: str, text: str, last: int) -> Problem | None:
+    """The first value opened by a quote that its line does not close, up to the error's line.
+
+    A quoted value may span lines in YAML, so an unclosed quote swallows what follows and the
+    parser fails later, at the next quote; the mistake is where the value began."""
+    for n, line in enumerate(text.splitlines()[: last + 1]):
+        m = _QUOTE_START.match(line)
+        if m is None:
+            continue
+        quote, rest = m.group(1), line[m.end() :]
+        closed = rest.replace("''", "") if quote == "'" else re.sub(r"\\.", "", rest)
+        if quote not in closed:
+            return Problem(
+                Location(name, n + 1, m.start(1) + 1),
+                "",
+                f"malformed YAML: {quote!r} is not closed (allowed: a quoted value closed by the same quote)",
+            )
+    return None
 
 
 def _key_problem(name: str, mark: yaml.Mark, text: str) -> Problem:

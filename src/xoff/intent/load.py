@@ -59,6 +59,7 @@ def load_intent(path: Path) -> Intent:
         hosts=hosts,
         links=wiring.links,
         provenance=resolver.provenance,
+        sources=smap,
     )
 
 

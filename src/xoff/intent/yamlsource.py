@@ -177,6 +177,14 @@ def _syntax_problem(name: str, exc: yaml.MarkedYAMLError, text: str) -> Problem:
     if "while scanning a simple key" in context and cmark is not None:
         # PyYAML notices a missing ':' only on the next line; the mistake is on the key's own line
         return _key_problem(name, cmark, text)
+    if mark is not None and "mapping values are not allowed" in problem:
+        glued = _glued_key_above(name, text, mark.line)
+        if glued is not None:
+            return glued
+    if mark is not None and text[mark.index : mark.index + 1] == "\t":
+        return Problem(
+            _loc(name, mark), "", "malformed YAML: a tab character (allowed: spaces for indentation, never tabs)"
+        )
     loc = _loc(name, mark) if mark else Location(name, 1, 1)
     hint = next((h for key, h in _HINTS if key in problem), "valid YAML")
     return Problem(loc, "", f"malformed YAML: {problem} (allowed: {hint})")
@@ -205,16 +213,26 @@ def _unclosed_quote(name: str, text: str, last: int) -> Problem | None:
     return None
 
 
+_GLUED_KEY = re.compile(r"""^(\s*(?:-\s+)?[^\s:#'"]+):(?=\S)""")
+_NO_SPACE = "malformed YAML: no space after ':' (allowed: 'key: value' with a space after the colon)"
+
+
+def _glued_key_above(name: str, text: str, line: int) -> Problem | None:
+    """``key:value`` on the line above: a plain scalar the parser carried on to the next line's ':'."""
+    above = [(n, t) for n, t in enumerate(text.splitlines()[:line]) if t.strip() and not t.lstrip().startswith("#")]
+    if not above:
+        return None
+    n, prev = above[-1]
+    m = _GLUED_KEY.match(prev)
+    return Problem(Location(name, n + 1, m.end(1) + 1), "", _NO_SPACE) if m else None
+
+
 def _key_problem(name: str, mark: yaml.Mark, text: str) -> Problem:
     line = text.splitlines()[mark.line] if mark.line < len(text.splitlines()) else ""
     colon = re.search(r":(?=\S)", line[mark.column :])
     if colon is not None:
         col = mark.column + colon.start() + 1
-        return Problem(
-            Location(name, mark.line + 1, col),
-            "",
-            "malformed YAML: no space after ':' (allowed: 'key: value' with a space after the colon)",
-        )
+        return Problem(Location(name, mark.line + 1, col), "", _NO_SPACE)
     return Problem(
         _loc(name, mark),
         "",

@@ -16,6 +16,7 @@ import pytest
 
 import xoff
 from xoff.errors import InputError
+from xoff.intent import context as intent_context
 from xoff.intent import files, load_intent
 from xoff.intent.patterns import MAX_NAMES, PatternError, expand
 from xoff.intent.yamlsource import MAX_ALIAS_NODES, MAX_FILE_BYTES, MAX_NODES
@@ -152,4 +153,17 @@ def test_cli_check_refuses_an_alias_bomb_with_exit_2_and_no_traceback(tmp_path: 
     assert output.strip().splitlines() == [
         f"bomb.yaml:5:1: e: YAML aliases bring in more than {MAX_ALIAS_NODES} nodes"
         f" (allowed: at most {MAX_ALIAS_NODES} nodes copied by aliases per file)"
+    ]
+
+
+def test_names_of_all_patterns_together_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-intent budget: said once, at the pattern that passes it; cabling of the devices left out is skipped."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(intent_context, "MAX_INTENT_NAMES", 6)
+    shutil.copy(MINIMAL, "intent.yaml")
+    text = MINIMAL.read_text(encoding="utf-8")
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "Ethernet{0..56..8}" in t)
+    assert _refusal(Path("intent.yaml")) == [
+        f"intent.yaml:{line}:16: roles.spine.ports[0].name: 'Ethernet{{0..56..8}}' takes the names of this"
+        " intent's patterns past 6 (allowed: at most 6 device and port names per intent)"
     ]

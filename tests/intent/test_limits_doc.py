@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xoff.intent import files, patterns, yamlsource
+from xoff.intent import context, files, patterns, yamlsource
 
 DOC = Path(__file__).parents[2] / "docs" / "intent-limits.md"
 
@@ -20,6 +20,9 @@ def test_the_limits_page_states_every_bound() -> None:
             f"| {yamlsource.MAX_ALIAS_NODES} |"
         ),
         "names one brace pattern stands for (`gpu{1..128}`)": f"| {patterns.MAX_NAMES} |",
+        "device and port names all brace patterns of one intent stand for together": (
+            f"| {context.MAX_INTENT_NAMES} |"
+        ),
     }
     for limit, value in stated.items():
         assert value in rows[limit], (limit, rows.get(limit))

@@ -12,6 +12,17 @@ MAX_INTENT_NAMES = 1_000_000  # device and port names all brace patterns of one 
 
 
 @dataclass
+class Reports:
+    """Problems located through a source map, for checks that read one section alone."""
+
+    smap: SourceMap
+    problems: list[Problem] = field(default_factory=list)
+
+    def report(self, path: Path_, message: str) -> None:
+        self.problems.append(Problem(self.smap.value(path), dotted(path), message))
+
+
+@dataclass
 class Context:
     doc: IntentDocument
     smap: SourceMap

@@ -11,20 +11,22 @@ from __future__ import annotations
 import dataclasses
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from xoff.errors import InputError
+from xoff.errors import InputError, Problem
 from xoff.intent import semantic
-from xoff.intent.context import Context
+from xoff.intent.context import Context, Reports
 from xoff.intent.document import IntentDocument
 from xoff.intent.files import intent_files, read_intent
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
+from xoff.intent.qos import QosPolicy
 from xoff.intent.resolve import AddressPool, DeviceResolver
 from xoff.intent.resolved import Host, IbSwitch, Intent, Link, Switch
 from xoff.intent.wiring import Wiring
-from xoff.intent.yamlsource import Path_
+from xoff.intent.yamlsource import Path_, SourceMap
 
 _UNSET = IPv4Address(0)  # the resolver's placeholder for an address to allocate
 IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
@@ -36,7 +38,7 @@ def load_intent(path: Path) -> Intent:
     try:
         doc = IntentDocument.model_validate(data)
     except ValidationError as exc:
-        raise InputError(translate(exc, data, smap, IntentDocument)) from None
+        raise InputError(translate(exc, data, smap, IntentDocument) + _policies_beside(exc, data, smap)) from None
     ctx = Context(doc, smap)
     semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
@@ -68,6 +70,25 @@ def load_intent(path: Path) -> Intent:
         provenance=resolver.provenance,
         sources=smap,
     )
+
+
+def _policies_beside(exc: ValidationError, data: dict[str, Any], smap: SourceMap) -> list[Problem]:
+    """The policy checks of each QoS policy the schema found nothing wrong in, run beside the schema's
+    problems elsewhere so one run says both; a policy with a schema problem is not judged further."""
+    policies = data.get("qos_policies")
+    if not isinstance(policies, dict):
+        return []
+    broken = {e["loc"][1] for e in exc.errors() if e["loc"][:1] == ("qos_policies",) and len(e["loc"]) > 1}
+    ctx = Reports(smap)  # the policy checks read no other section
+    for name, raw in policies.items():
+        if name in broken:
+            continue
+        try:
+            policy = QosPolicy.model_validate(raw)
+        except ValidationError:
+            continue
+        semantic.check_policy(ctx, name, policy)
+    return ctx.problems
 
 
 @dataclasses.dataclass

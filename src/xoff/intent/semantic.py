@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
 
-from xoff.intent.context import Context
+from xoff.intent.context import Context, Reports
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
@@ -38,10 +38,10 @@ def check_policies(ctx: Context) -> None:
             " but the management network is always lossy (allowed: a policy with no lossless class)",
         )
     for name, policy in doc.qos_policies.items():
-        _check_policy(ctx, name, policy)
+        check_policy(ctx, name, policy)
 
 
-def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
+def check_policy(ctx: Context | Reports, name: str, policy: QosPolicy) -> None:
     base: Path_ = ("qos_policies", name)
     classes = ", ".join(policy.classes)
     for field in ("default_class", "cnp_class", "roce_class"):

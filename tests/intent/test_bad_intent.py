@@ -10,6 +10,7 @@ names as the loader prints them (``intent/<name>``).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+import xoff
 from xoff.errors import InputError
 from xoff.intent import load_intent
 
@@ -114,6 +116,7 @@ def test_cli_check_reports_bad_input_with_exit_status_2(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "xoff", "check", str(path)],
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(xoff.__file__).parents[1])},  # this checkout's xoff
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,7 +16,10 @@ from xoff.intent.resolved import Intent, Switch
 
 def build_fabric_state(intent: Intent) -> FabricState:
     """Plan every device; raise :class:`InputError` if the intent cannot be realised (e.g. no headroom row)."""
-    facts = build_facts(intent)
+    try:
+        facts = build_facts(intent)
+    except InputError as exc:
+        raise InputError(intent.located(exc.problems)) from None
     doc = intent.document
     qos_by_network: dict[str, Qos] = {}
     for name, policy in facts.policies.items():
@@ -32,7 +35,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
-        raise InputError(problems)
+        raise InputError(intent.located(problems))
     sm_host = doc.networks.compute.subnet_manager.host if isinstance(doc.networks.compute, InfinibandNetwork) else None
     for ib in intent.ib_switches.values():
         devices[ib.name] = Device(

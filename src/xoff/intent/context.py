@@ -8,12 +8,26 @@ from xoff.errors import Location, Problem
 from xoff.intent.document import IntentDocument
 from xoff.intent.yamlsource import Path_, SourceMap, dotted
 
+MAX_INTENT_NAMES = 1_000_000  # device and port names all brace patterns of one intent stand for together
+
+
+@dataclass
+class Reports:
+    """Problems located through a source map, for checks that read one section alone."""
+
+    smap: SourceMap
+    problems: list[Problem] = field(default_factory=list)
+
+    def report(self, path: Path_, message: str) -> None:
+        self.problems.append(Problem(self.smap.value(path), dotted(path), message))
+
 
 @dataclass
 class Context:
     doc: IntentDocument
     smap: SourceMap
     problems: list[Problem] = field(default_factory=list)
+    names_left: int = field(default_factory=lambda: MAX_INTENT_NAMES)  # names patterns may still stand for
 
     def at(self, path: Path_) -> Location | None:
         return self.smap.value(path)

@@ -11,16 +11,48 @@ from pathlib import Path
 from typing import Any
 
 from xoff.errors import InputError, Location, Problem
-from xoff.intent.yamlsource import SourceMap, load_yaml
+from xoff.intent.yamlsource import MAX_FILE_BYTES, SourceMap, load_yaml
+
+MAX_DIRECTORY_BYTES = 4 * MAX_FILE_BYTES  # all the YAML files of one intent directory together
+
+
+def _is_intent_file(p: Path) -> bool:
+    """A YAML file, or a symlink named like one even if it points nowhere (reading it says why)."""
+    return (
+        p.suffix in (".yaml", ".yml")
+        and (p.is_symlink() or p.is_file())
+        and not any(s.startswith(".") for s in p.parts)
+    )
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0  # unreadable: load_yaml names it
+
+
+def _check_total(path: Path, files: list[Path]) -> None:
+    total = 0
+    for f in files:
+        total += _size(f)
+        if total > MAX_DIRECTORY_BYTES:
+            raise InputError(
+                [
+                    Problem(
+                        Location(str(f), 1, 1),
+                        "",
+                        f"the YAML files of {path} pass {MAX_DIRECTORY_BYTES} bytes together at this file"
+                        f" (allowed: at most {MAX_DIRECTORY_BYTES} bytes per intent directory)",
+                    )
+                ]
+            )
 
 
 def intent_files(path: Path) -> list[Path]:
     if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix in (".yaml", ".yml") and p.is_file() and not any(s.startswith(".") for s in p.parts)
-        )
+        files = sorted(p for p in path.rglob("*") if _is_intent_file(p))
+        _check_total(path, files)
         if not files:
             raise InputError([Problem(Location(str(path), 1, 1), "", "no .yaml or .yml files in this directory")])
         return files

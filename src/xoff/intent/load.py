@@ -1,7 +1,9 @@
 """``load_intent``: files -> validated document -> resolved, checked :class:`Intent`.
 
-Nothing downstream runs unless every stage is clean; all problems found at a stage are reported
-together, sorted by file and line.
+Every stage runs on the parts of the intent it does not share with a broken part, so one run
+reports every independent problem together, sorted by file and line; a stage that depends on a
+broken part (cabling on a device that did not resolve) is skipped rather than reporting knock-on
+errors about values the user never wrote. Nothing is returned unless every stage is clean.
 """
 
 from __future__ import annotations
@@ -9,21 +11,24 @@ from __future__ import annotations
 import dataclasses
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from xoff.errors import InputError
+from xoff.errors import InputError, Problem
 from xoff.intent import semantic
-from xoff.intent.context import Context
+from xoff.intent.context import Context, Reports
 from xoff.intent.document import IntentDocument
 from xoff.intent.files import intent_files, read_intent
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
+from xoff.intent.qos import QosPolicy
 from xoff.intent.resolve import AddressPool, DeviceResolver
-from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
+from xoff.intent.resolved import Host, IbSwitch, Intent, Link, Switch
 from xoff.intent.wiring import Wiring
-from xoff.intent.yamlsource import Path_
+from xoff.intent.yamlsource import Path_, SourceMap
 
+_UNSET = IPv4Address(0)  # the resolver's placeholder for an address to allocate
 IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
 
 
@@ -33,22 +38,26 @@ def load_intent(path: Path) -> Intent:
     try:
         doc = IntentDocument.model_validate(data)
     except ValidationError as exc:
-        raise InputError(translate(exc, data, smap, IntentDocument)) from None
+        raise InputError(translate(exc, data, smap, IntentDocument) + _policies_beside(exc, data, smap)) from None
     ctx = Context(doc, smap)
-    semantic.check_policies(ctx)
+    semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
     resolver = DeviceResolver(ctx)
+    before = len(ctx.problems)
     dev = _resolve_devices(resolver)
-    if ctx.problems:
-        raise InputError(ctx.problems)
+    devices_whole = len(ctx.problems) == before
     switches, ib_switches, hosts, paths = dev.switches, dev.ib_switches, dev.hosts, dev.paths
 
+    # addresses and ASNs are judged among the devices that resolved: a broken device is left out, not guessed
     _allocate(ctx, switches, ib_switches, hosts, dev.need_mgmt, dev.need_loopback)
-    semantic.check_addresses(ctx, _address_entries(ctx, switches, ib_switches, hosts, paths))
+    unwritten = {*dev.need_mgmt, *dev.need_loopback}  # an address left unallocated was reported by _allocate
+    entries = _address_entries(ctx, switches, ib_switches, hosts, paths)
+    semantic.check_addresses(ctx, [e for e in entries if not (e[2] == _UNSET and e[0] in unwritten)])
     semantic.check_asns(ctx, switches, paths)
-    semantic.check_networks(ctx, switches, ib_switches, hosts)
-
-    wiring = _wire(ctx, dev)
+    links: list[Link] = []
+    if devices_whole:  # networks and cabling name devices: with one missing they would report knock-on errors
+        semantic.check_networks(ctx, switches, ib_switches, hosts)
+        links = _wire(ctx, dev).links
     if ctx.problems:
         raise InputError(ctx.problems)
     return Intent(
@@ -57,9 +66,29 @@ def load_intent(path: Path) -> Intent:
         switches=switches,
         ib_switches=ib_switches,
         hosts=hosts,
-        links=wiring.links,
+        links=links,
         provenance=resolver.provenance,
+        sources=smap,
     )
+
+
+def _policies_beside(exc: ValidationError, data: dict[str, Any], smap: SourceMap) -> list[Problem]:
+    """The policy checks of each QoS policy the schema found nothing wrong in, run beside the schema's
+    problems elsewhere so one run says both; a policy with a schema problem is not judged further."""
+    policies = data.get("qos_policies")
+    if not isinstance(policies, dict):
+        return []
+    broken = {e["loc"][1] for e in exc.errors() if e["loc"][:1] == ("qos_policies",) and len(e["loc"]) > 1}
+    ctx = Reports(smap)  # the policy checks read no other section
+    for name, raw in policies.items():
+        if name in broken:
+            continue
+        try:
+            policy = QosPolicy.model_validate(raw)
+        except ValidationError:
+            continue
+        semantic.check_policy(ctx, name, policy)
+    return ctx.problems
 
 
 @dataclasses.dataclass
@@ -102,7 +131,7 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     wiring.generate()
     if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
         semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
-    if not ctx.problems:
+    if len(ctx.problems) == before:  # addresses go on the cables once every cable is right
         wiring.address()
         semantic.check_static_routes(ctx, switches, wiring.links)
     for name, pod in wiring.pod_of.items():

@@ -9,6 +9,7 @@ from typing import Any
 
 from xoff.buffers import get_asic
 from xoff.errors import Location
+from xoff.intent import context
 from xoff.intent.context import Context
 from xoff.intent.devices import IbSwitchEntry, PortSpec, SwitchEntry, SwitchSettings
 from xoff.intent.networks import RoceNetwork
@@ -23,10 +24,21 @@ _REQUIRED = ("platform", "asic", "ports")
 
 def _names(ctx: Context, pattern: str, path: Path_) -> list[str]:
     try:
-        return expand(pattern)
+        names = expand(pattern)
     except PatternError as exc:
         ctx.report(path, str(exc))
         return []
+    if len(names) > ctx.names_left:
+        if ctx.names_left >= 0:  # say it once, at the pattern that passes the limit
+            ctx.report(
+                path,
+                f"{pattern!r} takes the names of this intent's patterns past {context.MAX_INTENT_NAMES}"
+                f" (allowed: at most {context.MAX_INTENT_NAMES} device and port names per intent)",
+            )
+        ctx.names_left = -1
+        return []
+    ctx.names_left -= len(names)
+    return names
 
 
 def _ports(ctx: Context, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port]:

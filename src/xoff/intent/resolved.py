@@ -6,13 +6,14 @@ holds tens of thousands of these, so building them must be cheap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from ipaddress import IPv4Address, IPv4Interface
 
-from xoff.errors import Location
+from xoff.errors import Location, Problem
 from xoff.intent.devices import HostProfile, NetworkName, Platform, StaticRouteSpec, SwitchRole
 from xoff.intent.document import IntentDocument
 from xoff.intent.patterns import expand
+from xoff.intent.yamlsource import SourceMap, dotted
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,21 @@ class Intent:
     links: list[Link]
     # where each (device, field) value came from: the location and the intent path that set it
     provenance: dict[tuple[str, str], tuple[Location | None, str]] = field(default_factory=dict)
+    # where each written value of the intent is (empty for an intent not loaded from files)
+    sources: SourceMap = field(default_factory=SourceMap, repr=False)
+
+    def locate(self, path: str) -> Location | None:
+        """Where the field ``path`` (``qos_policies.rdma.buffers``), or its nearest written ancestor, is."""
+        by_name = {dotted(p): loc for p, loc in self.sources.values.items()}
+        while path:
+            if path in by_name:
+                return by_name[path]
+            path = path[: max(path.rfind("."), path.rfind("["), 0)]
+        return by_name.get("")
+
+    def located(self, problems: list[Problem]) -> list[Problem]:
+        """Problems found after loading, each given the place of the field it names where it has none."""
+        return [p if p.location is not None else replace(p, location=self.locate(p.path)) for p in problems]
 
     @property
     def name(self) -> str:

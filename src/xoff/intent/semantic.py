@@ -9,7 +9,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 
 from xoff.buffers import get_asic
-from xoff.intent.context import Context
+from xoff.intent.context import Context, Reports
 from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
@@ -41,10 +41,10 @@ def check_policies(ctx: Context) -> None:
             " but the management network is always lossy (allowed: a policy with no lossless class)",
         )
     for name, policy in doc.qos_policies.items():
-        _check_policy(ctx, name, policy)
+        check_policy(ctx, name, policy)
 
 
-def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
+def check_policy(ctx: Context | Reports, name: str, policy: QosPolicy) -> None:
     base: Path_ = ("qos_policies", name)
     classes = ", ".join(policy.classes)
     for field in ("default_class", "cnp_class", "roce_class"):
@@ -90,7 +90,7 @@ def _check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
         )
 
 
-def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+def _check_lossless_plan(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
     """Intents that make the lossless plan a lie: RoCE on a lossy class while PFC guards a priority it does
     not use; a lossless class nothing is classified into; every unclassified packet made lossless."""
     lossless = policy.lossless_classes
@@ -118,7 +118,7 @@ def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
                 )
 
 
-def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+def _check_shared_queues(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
     """A lossy class on a lossless class's egress queue (other priority): the queue is paused with the
     lossless traffic and the lossy packets (CNPs too) wait behind it, or drop in the lossless queue."""
     owners = {c.egress_queue: n for n, c in policy.lossless_classes.items()}
@@ -135,7 +135,7 @@ def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
         )
 
 
-def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+def _check_headroom_rows(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
     """Each ASIC a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
     for k, row in enumerate(policy.buffers.headroom_rows):
         for j, name in enumerate(row.asics or []):

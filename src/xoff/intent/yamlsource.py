@@ -7,6 +7,8 @@ that any later error, from pydantic or from a semantic check, can point at file:
 
 from __future__ import annotations
 
+import errno
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,19 @@ class SourceMap:
                     dst[new + p[n:]] = loc
 
 
+# Bounds on the work one intent file can cause (documented in docs/intent-limits.md).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_ALIAS_NODES = 100_000
+MAX_NODES = 500_000  # scalars, lists and mappings written in one file
+
+
+class _AliasBombError(Exception):
+    """Aliases brought in more nodes than MAX_ALIAS_NODES."""
+
+    def __init__(self, path: Path_) -> None:
+        self.path = path
+
+
 def _loc(file: str, mark: yaml.Mark) -> Location:
     return Location(file, mark.line + 1, mark.column + 1)
 
@@ -64,8 +79,16 @@ class _Builder:
         self.smap = SourceMap()
         self.problems: list[Problem] = []
         self._scalars = yaml.constructor.SafeConstructor()
+        self._seen: set[int] = set()
+        self._alias_nodes = 0  # nodes built again because an alias (or a merge) brought them in
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
+        if id(node) in self._seen:
+            self._alias_nodes += 1
+            if self._alias_nodes > MAX_ALIAS_NODES:
+                raise _AliasBombError(path)
+        else:
+            self._seen.add(id(node))
         self.smap.values[path] = _loc(self.file, node.start_mark)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
@@ -130,6 +153,7 @@ _HINTS = (
     ("expected '-' indicator", "every item of a list indented like its first '-'"),
     ("tab character", "spaces for indentation, never tabs"),
     ("could not find expected ':'", "'key: value' pairs; quote values that contain ':' or '#'"),
+    ("did not find expected key", "a key indented like the keys above it"),
     ("found undefined alias", "an alias *name that an earlier &name anchor defines"),
 )
 _UNCLOSED = {
@@ -138,36 +162,168 @@ _UNCLOSED = {
 }
 
 
-def _syntax_problem(name: str, exc: yaml.MarkedYAMLError) -> Problem:
-    """One line per syntax error, in words a network engineer can act on."""
+def _syntax_problem(name: str, exc: yaml.MarkedYAMLError, text: str) -> Problem:
+    """One line per syntax error, at the line of the mistake, in words a network engineer can act on."""
     problem = exc.problem or "malformed YAML"
     context = exc.context or ""
+    cmark = exc.context_mark
     for kind, (opener, allowed) in _UNCLOSED.items():
-        if f"while parsing a {kind}" in context and exc.context_mark is not None and "expected ','" in problem:
-            return Problem(
-                _loc(name, exc.context_mark), "", f"malformed YAML: '{opener}' is not closed (allowed: {allowed})"
-            )
-    mark = exc.problem_mark or exc.context_mark
+        if f"while parsing a {kind}" in context and cmark is not None and "expected ','" in problem:
+            return Problem(_loc(name, cmark), "", f"malformed YAML: '{opener}' is not closed (allowed: {allowed})")
+    mark = exc.problem_mark or cmark
+    quoted = _unclosed_quote(name, text, mark.line if mark else 0)
+    if quoted is not None:
+        return quoted
+    if "while scanning a simple key" in context and cmark is not None:
+        # PyYAML notices a missing ':' only on the next line; the mistake is on the key's own line
+        return _key_problem(name, cmark, text)
+    if mark is not None and "mapping values are not allowed" in problem:
+        glued = _glued_key_above(name, text, mark.line)
+        if glued is not None:
+            return glued
+    if mark is not None and text[mark.index : mark.index + 1] == "\t":
+        return Problem(
+            _loc(name, mark), "", "malformed YAML: a tab character (allowed: spaces for indentation, never tabs)"
+        )
     loc = _loc(name, mark) if mark else Location(name, 1, 1)
     hint = next((h for key, h in _HINTS if key in problem), "valid YAML")
     return Problem(loc, "", f"malformed YAML: {problem} (allowed: {hint})")
 
 
-def load_yaml(path: Path, display: str | None = None) -> tuple[Any, SourceMap]:
-    """Load one YAML file; raise :class:`InputError` on syntax errors or duplicate keys."""
-    name = display or str(path)
+_QUOTE_START = re.compile(r"""^\s*(?:-\s+)?(?:[^\s#'"][^#'"]*:\s+)?(["'])""")
+
+
+def _unclosed_quote(name: str, text: str, last: int) -> Problem | None:
+    """The first value opened by a quote that its line does not close, up to the error's line.
+
+    A quoted value may span lines in YAML, so an unclosed quote swallows what follows and the
+    parser fails later, at the next quote; the mistake is where the value began."""
+    for n, line in enumerate(text.splitlines()[: last + 1]):
+        m = _QUOTE_START.match(line)
+        if m is None:
+            continue
+        quote, rest = m.group(1), line[m.end() :]
+        closed = rest.replace("''", "") if quote == "'" else re.sub(r"\\.", "", rest)
+        if quote not in closed:
+            return Problem(
+                Location(name, n + 1, m.start(1) + 1),
+                "",
+                f"malformed YAML: {quote!r} is not closed (allowed: a quoted value closed by the same quote)",
+            )
+    return None
+
+
+_GLUED_KEY = re.compile(r"""^(\s*(?:-\s+)?[^\s:#'"]+):(?=\S)""")
+_NO_SPACE = "malformed YAML: no space after ':' (allowed: 'key: value' with a space after the colon)"
+
+
+def _glued_key_above(name: str, text: str, line: int) -> Problem | None:
+    """``key:value`` on the line above: a plain scalar the parser carried on to the next line's ':'."""
+    above = [(n, t) for n, t in enumerate(text.splitlines()[:line]) if t.strip() and not t.lstrip().startswith("#")]
+    if not above:
+        return None
+    n, prev = above[-1]
+    m = _GLUED_KEY.match(prev)
+    return Problem(Location(name, n + 1, m.end(1) + 1), "", _NO_SPACE) if m else None
+
+
+def _key_problem(name: str, mark: yaml.Mark, text: str) -> Problem:
+    line = text.splitlines()[mark.line] if mark.line < len(text.splitlines()) else ""
+    colon = re.search(r":(?=\S)", line[mark.column :])
+    if colon is not None:
+        col = mark.column + colon.start() + 1
+        return Problem(Location(name, mark.line + 1, col), "", _NO_SPACE)
+    return Problem(
+        _loc(name, mark),
+        "",
+        "malformed YAML: could not find expected ':' (allowed: 'key: value' pairs; quote values that contain ':' or '#')",
+    )
+
+
+def _too_big(name: str, size: int) -> Problem:
+    return Problem(
+        Location(name, 1, 1),
+        "",
+        f"file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes per intent file"
+        " (allowed: split the intent into several files of a directory)",
+    )
+
+
+def _read_text(path: Path, name: str) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError([_too_big(name, size)])
+        with path.open("rb") as fh:  # the size may grow between stat and read: never read past the limit
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read file: {exc.strerror}")]) from None
+        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read file: {_why(path, exc)}")]) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError([_too_big(name, len(raw))])
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError([Problem(Location(name, 1, 1), "", "not UTF-8 text")]) from None
+
+
+def _why(path: Path, exc: OSError) -> str:
+    if path.is_symlink():
+        if exc.errno == errno.ELOOP:
+            return "symlink loop (allowed: a symlink to a readable file)"
+        if exc.errno == errno.ENOENT:
+            return f"dangling symlink to {path.readlink()} (allowed: a symlink to a readable file)"
+    return exc.strerror or str(exc)
+
+
+def _mark_loc(name: str, mark: Any) -> Location:
+    return _loc(name, mark) if mark is not None else Location(name, 1, 1)
+
+
+def _count_nodes(name: str, text: str) -> None:
+    """Refuse a file of more than MAX_NODES nodes from its event stream, before building any of them."""
+    count = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.NodeEvent) and not isinstance(event, yaml.AliasEvent):
+            count += 1
+            if count > MAX_NODES:
+                raise InputError(
+                    [
+                        Problem(
+                            _mark_loc(name, event.start_mark),
+                            "",
+                            f"more than {MAX_NODES} YAML nodes in one file"
+                            " (allowed: split the intent into several files, or use brace patterns and roles)",
+                        )
+                    ]
+                )
+
+
+def load_yaml(path: Path, display: str | None = None) -> tuple[Any, SourceMap]:
+    """Load one YAML file; raise :class:`InputError` on syntax errors, duplicate keys or a bound exceeded."""
+    name = display or str(path)
+    text = _read_text(path, name)
     try:
+        _count_nodes(name, text)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        raise InputError([_syntax_problem(name, exc)]) from None
+        raise InputError([_syntax_problem(name, exc, text)]) from None
     builder = _Builder(name)
-    data = None if node is None else builder.build(node, ())
+    try:
+        data = None if node is None else builder.build(node, ())
+    except _AliasBombError as bomb:
+        where = bomb.path
+        while where and where not in builder.smap.keys:
+            where = where[:-1]
+        raise InputError(
+            [
+                Problem(
+                    builder.smap.key(where),
+                    _dotted(where),
+                    f"YAML aliases bring in more than {MAX_ALIAS_NODES} nodes"
+                    f" (allowed: at most {MAX_ALIAS_NODES} nodes copied by aliases per file)",
+                )
+            ]
+        ) from None
     if builder.problems:
         raise InputError(builder.problems)
     return data, builder.smap

@@ -211,4 +211,10 @@ def validate(source: IntentSource, options: ValidateOptions = ValidateOptions())
     if options.save_snapshot is not None and snap is not None and where == "live":
         options.save_snapshot.parent.mkdir(parents=True, exist_ok=True)
         options.save_snapshot.write_text(snap.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return ValidateResult(run_checks(desired, cat, snap, where))
+    from xoff.report.meta import intent_hash  # noqa: PLC0415
+
+    validation = run_checks(desired, cat, snap, where)
+    validation.intent_hash = intent_hash(loaded.intent)
+    validation.lab = lab if where == "live" else None
+    validation.origin = str(snapshot) if snapshot is not None else (f"lab {lab}" if validation.lab else None)
+    return ValidateResult(validation)

@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
+from xoff.report.meta import report_meta
 from xoff.report.rows import rows, unmodelled
 from xoff.validate.model import Severity, Status
 from xoff.validate.run import Validation
@@ -13,11 +14,17 @@ from xoff.validate.run import Validation
 
 def json_report(validation: Validation) -> str:
     snap = validation.snapshot
+    meta = report_meta(validation)
     doc = {
         "fabric": validation.fabric,
         "catalog": validation.catalog,
         "source": validation.source,
-        "collected_at": snap.collected_at if snap else None,
+        "mode": meta.mode,
+        "intent_hash": meta.intent_hash,
+        "xoff_version": meta.xoff_version,
+        "generated_at": meta.generated_at,
+        "snapshot": meta.snapshot,
+        "collected_at": meta.collected_at,
         "ok": not validation.blocking,
         "summary": validation.summary(),
         "results": [r.as_dict() for r in rows(validation)],
@@ -36,6 +43,7 @@ def junit_report(validation: Validation) -> str:
     status does not fail on warnings.
     """
     summary = validation.summary()
+    meta = report_meta(validation)
     failures = sum(1 for r in validation.results if r.status is Status.FAILURE and r.severity is Severity.ERROR)
     counts = {
         "tests": str(len(validation.results)),
@@ -55,6 +63,11 @@ def junit_report(validation: Validation) -> str:
             "hostname": "xoff",
         },
     )
+    props = ET.SubElement(suite, "properties")
+    for name in ("intent_hash", "xoff_version", "mode", "snapshot", "collected_at"):
+        value = getattr(meta, name)
+        if value is not None:
+            ET.SubElement(props, "property", {"name": name, "value": str(value)})
     for r in validation.results:
         case = ET.SubElement(suite, "testcase", {"classname": r.id.split(".")[0], "name": r.id, "time": "0"})
         detail = "\n".join(f"{f}" + (f"\n  hint: {r.hint_for(f)}" if r.hint_for(f) else "") for f in r.findings)

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from xoff.report.meta import report_meta
 from xoff.report.rows import header, unmodelled, unmodelled_lines
 from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import Validation
@@ -19,7 +20,7 @@ def status_label(r: CheckResult) -> str:
 
 
 def text_report(validation: Validation, verbose: bool = False) -> RenderableType:
-    parts: list[RenderableType] = [Text(header(validation), style="bold")]
+    parts: list[RenderableType] = [Text(header(validation), style="bold"), Text(report_meta(validation).line())]
     table = Table(title="checks", title_justify="left")
     for col in ("check", "status", "findings / reason"):
         table.add_column(col)
@@ -58,7 +59,13 @@ def _cell(value: object) -> str:
 def markdown_report(validation: Validation) -> str:
     out = [f"# xoff validate: {validation.fabric}", ""]
     snap = validation.snapshot
-    out.append(f"- catalog: `{validation.catalog}`; observed state: {validation.source}")
+    meta = report_meta(validation)
+    out.append(f"- catalog: `{validation.catalog}`; observed state: {validation.source}; mode: {meta.mode}")
+    out.append(
+        f"- intent: `{meta.intent_hash or 'hash not known'}`; xoff {meta.xoff_version}; report {meta.generated_at}"
+    )
+    if meta.snapshot is not None:
+        out.append(f"- snapshot: `{_cell(meta.snapshot)}`")
     if snap is not None:
         out.append(f"- collected at: {snap.collected_at}")
     out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))

@@ -33,6 +33,14 @@ class Validation:
     snapshot: Snapshot | None = None
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    intent_hash: str | None = None  # ``report.meta.intent_hash`` of the intent loaded (None: built without it)
+    origin: str | None = None  # the snapshot file judged, or ``lab NAME`` for a lab's state
+    lab: str | None = None  # the lab whose state was collected (the mode is then ``lab``)
+
+    @property
+    def mode(self) -> str:
+        """offline | snapshot | live | lab."""
+        return "lab" if self.lab is not None and self.source == "live" else self.source
 
     @property
     def fabric(self) -> str:

@@ -119,6 +119,10 @@ class CyclicBufferDependency(Check):
     # on collected state: which links are up and lossless (a host not read stays a destination, from the intent)
     reads = ("interfaces.*.admin_up", "interfaces.*.pfc_priorities")
     title = "No cyclic buffer dependency on lossless RoCE networks (PFC deadlock), at baseline and after link failures"
+    hint = (
+        "break the cycle at the bounce the finding names: remove the static or default route that sends traffic "
+        "down and up again, fix the ASN plan so valley paths are refused, or recable to the Clos (xoff deadlock --explain)"
+    )
     severity = Severity.ERROR
     routing: ClassVar[Routing] = "bgp"
     max_failures: ClassVar[int] = 1

@@ -119,6 +119,7 @@ class InfinibandCheck(Check):
 class RoutingDeadlockFree(InfinibandCheck):
     id = "infiniband.routing_deadlock_free"
     title = "The routing engine is deadlock-free for the topology, and the programmed LFT/SL2VL have no credit loop"
+    hint = "choose a routing engine that fits the topology (ftree on a fat tree; updn, dfsssp otherwise) in opensm.conf, then restart OpenSM"
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
         found = _sm(desired)
@@ -192,6 +193,7 @@ def _used_sls(sm: SubnetManager) -> list[int]:
 class SlVlWeight(InfinibandCheck):
     id = "infiniband.sl_vl_weight"
     title = "Every used SL maps to a VL with arbitration weight > 0 (intent, and on every transmitting port)"
+    hint = "map the SL to a VL below max_vls and give that VL a weight > 0 in vlarb_high or vlarb_low (opensm.conf / qos-policy)"
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
         found = _sm(desired)
@@ -247,6 +249,7 @@ class Partitions(InfinibandCheck):
 
     id = "infiniband.partitions"
     title = "PKeys unique; every job host a member of its partition as intended, no other host in it"
+    hint = "fix partitions.conf on the subnet manager host (one PKey per partition, the intended members), then resweep OpenSM"
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
         found = _sm(desired)
@@ -333,6 +336,9 @@ def _capped(expected: str, cap: str | None) -> str:
 class LinkWidthSpeed(InfinibandCheck):
     id = "infiniband.link_width_speed"
     title = "Every intended InfiniBand link is up (Active) at its intended width and speed"
+    hint = (
+        "reseat or replace the cable or transceiver at the named port; check both ends' width and speed (ibportstate)"
+    )
     needs_observation = True
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:
@@ -402,6 +408,7 @@ def _walk(observed: IbObservation, start: str, lid: int, target: PortRef) -> str
 class LftRoutes(InfinibandCheck):
     id = "infiniband.lft_routes"
     title = "Every switch's LFT routes to every host HCA, and the routes reach it"
+    hint = "make the subnet manager resweep (an HCA without a LID is not in the subnet: check its link); then re-read the LFTs"
     needs_observation = True
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:

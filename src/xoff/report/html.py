@@ -1,18 +1,29 @@
-"""The self-contained HTML audit report: one file, inline CSS and SVG, nothing fetched from anywhere."""
+"""The self-contained HTML audit report: one file, inline CSS and SVG, nothing fetched from anywhere.
+
+Failures first (with what to do about each), then the pictures a person would rather look at than read: the
+topology coloured by status, the device x check grid, the DSCP -> priority -> queue map along a path, required vs
+configured headroom per lossless port; passes and skips folded. The parts are built by ``topology``, ``grid``,
+``pathmap`` and ``headroom``; the page by ``templates/report/``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from xoff.report.grid import device_states, grid
+from xoff.report.headroom import headroom_rows
+from xoff.report.meta import report_meta
+from xoff.report.pathmap import path_map
 from xoff.report.people import status_label
-from xoff.report.rows import unmodelled
+from xoff.report.rows import remedy, unmodelled
 from xoff.report.topology import topology
-from xoff.validate.model import Severity, Status
+from xoff.validate.model import CheckResult, Finding, Severity, Status
 from xoff.validate.run import Validation
 
 DRIFT_CHECK = "drift.state"
+MAX_FINDINGS = 200  # rows per failing check on the page; the JSON report lists them all
 
 
 @cache
@@ -26,35 +37,78 @@ def _environment() -> Environment:
     )
 
 
-def html_report(validation: Validation) -> str:
-    failing_ports: dict[tuple[str, str], str] = {}
-    device_state: dict[str, str] = {}
+@dataclass(frozen=True)
+class Failed:
+    """A failing (or errored) check as the page shows it: its findings, each with its remedy."""
+
+    result: CheckResult
+    findings: list[tuple[Finding, str]]
+    more: int  # findings not shown
+
+
+def _order(r: CheckResult) -> int:
+    if r.status is Status.FAILURE and r.severity is Severity.ERROR:
+        return 0
+    return 1 if r.status is Status.ERROR else 2
+
+
+def failed(validation: Validation) -> list[Failed]:
+    """Failures of error severity first, then checks that could not run, then warnings."""
+    bad = [r for r in validation.results if r.status in (Status.FAILURE, Status.ERROR)]
+    return [
+        Failed(r, [(f, remedy(r, f)) for f in r.findings[:MAX_FINDINGS]], max(len(r.findings) - MAX_FINDINGS, 0))
+        for r in sorted(bad, key=_order)
+    ]
+
+
+def _failing_ports(validation: Validation) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], str] = {}
     for r in validation.results:
-        if r.status is not Status.FAILURE:
-            continue
-        level = "failing" if r.severity is Severity.ERROR else "warning"
-        for f in r.findings:
-            if device_state.get(f.device) != "failing":
-                device_state[f.device] = level
-            if f.port is not None and level == "failing":
-                failing_ports.setdefault((f.device, f.port), f"{r.id}: {f.problem}")
+        if r.status is Status.FAILURE and r.severity is Severity.ERROR:
+            for f in r.findings:
+                if f.port is not None:
+                    out.setdefault((f.device, f.port), f"{r.id}: {f.problem}")
+    return out
+
+
+def _device_colours(validation: Validation) -> dict[str, str]:
+    """Device -> worst status: its findings; ``skipped`` for a device a snapshot does not hold (not observed)."""
+    states = device_states(validation)
+    snap = validation.snapshot
+    if snap is not None:
+        for name in validation.desired.devices:
+            if name not in snap.observed.devices and name not in states:
+                states[name] = "skipped"
+    return states
+
+
+def html_report(validation: Validation) -> str:
     drift: dict[str, list[tuple[str, str | None, str | None]]] = {}
     for r in validation.results:
         if r.id == DRIFT_CHECK:
             for f in r.findings:
                 drift.setdefault(f.device, []).append((f.object, f.expected, f.actual))
-    snap = validation.snapshot
+    states = _device_colours(validation)
+    headroom, headroom_more = headroom_rows(validation)
+    bad = failed(validation)
     return (
         _environment()
         .get_template("report/validate.html.j2")
         .render(
             v=validation,
+            meta=report_meta(validation),
             summary=validation.summary(),
-            results=validation.results,
+            failed=bad,
+            failed_findings=sum(len(fc.result.findings) for fc in bad),
+            passed=[r for r in validation.results if r.status is Status.SUCCESS],
+            not_run=[r for r in validation.results if r.status in (Status.SKIPPED, Status.UNSET)],
             label=status_label,
-            picture=topology(validation.desired, failing_ports, device_state),
+            picture=topology(validation.desired, _failing_ports(validation), states),
+            grid=grid(validation),
+            path=path_map(validation, {d for d, s in states.items() if s in ("failing", "warning")}),
+            headroom=headroom,
+            headroom_more=headroom_more,
             drift=dict(sorted(drift.items())),
-            collected_at=snap.collected_at if snap else None,
             unmodelled=unmodelled(validation),
         )
     )

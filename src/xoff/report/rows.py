@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from xoff.validate.model import CheckResult
+from xoff.validate.model import CheckResult, Finding
 from xoff.validate.run import Validation
 
 
@@ -66,3 +66,18 @@ def unmodelled_lines(validation: Validation, few: int = FEW) -> list[str]:
         more = f", ... {len(names) - few} more" if len(names) > few else ""
         lines.append(f"{device}: {len(names)} unmodelled name(s): {shown}{more}")
     return lines
+
+
+def remedy(result: CheckResult, finding: Finding) -> str:
+    """What to do about one finding: the check's (or the finding's) hint, the value wanted and the value found, and
+    the end to fix (the device and port the finding is on)."""
+    parts = [result.hint_for(finding) or f"see {result.id} in docs/checks.md"]
+    if finding.expected is not None or finding.actual is not None:
+        parts.append(
+            f"want {finding.expected if finding.expected is not None else 'nothing'}, found "
+            f"{finding.actual if finding.actual is not None else 'nothing'}"
+        )
+    where = finding.device + (f" {finding.port}" if finding.port else "")
+    where += f" priority {finding.priority}" if finding.priority is not None else ""
+    parts.append(f"fix at {where}")
+    return "; ".join(parts)

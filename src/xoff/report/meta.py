@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xoff import __version__
 
@@ -33,13 +33,6 @@ class ReportMeta:
     generated_at: str  # ISO 8601, UTC
     snapshot: str | None  # the snapshot file judged (snapshot mode), else the lab's name (lab mode)
     collected_at: str | None  # when the judged state was read
-
-    @property
-    def short_hash(self) -> str:
-        return self.intent_hash.removeprefix("sha256:")[:12] if self.intent_hash else "not known"
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def line(self) -> str:
         """One line for text and Markdown headers."""

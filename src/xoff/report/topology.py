@@ -13,7 +13,7 @@ from xoff.desired.models import Device, FabricState
 
 WIDTH = 1200
 MARGIN = 30
-BOX_H = 34
+BOX_H = 38
 TIER_GAP = 90  # from one tier's boxes to the next
 GAP = 10  # between boxes of a tier
 MIN_BOX_W = 84
@@ -31,6 +31,7 @@ class Node:
     """One box: a device, or a group of devices of one tier (``count`` > 1)."""
 
     label: str
+    sub: str  # a second line: how many devices a group holds ("" for one device)
     x: float  # left
     y: float  # top
     w: float
@@ -111,10 +112,22 @@ def _tiers(members: list[Device], peers: dict[str, set[str]]) -> list[list[list[
     return [_host_groups(devs, peers) if rank == 3 else _switch_groups(devs) for rank, devs in sorted(by_rank.items())]
 
 
-def _label(names: list[str], kind: str, width: float) -> str:
-    text = names[0] if len(names) == 1 else f"{len(names)} {kind}s"
+def _fit(text: str, width: float) -> str:
     fits = int((width - 8) / CHAR_W)
     return text if len(text) <= fits else text[: max(fits - 1, 1)] + "\u2026"
+
+
+def _label(names: list[str], width: float) -> str:
+    """One name, or a run of names as its common start and the two ends (``spine01-03``)."""
+    first, last = names[0], names[-1]
+    if len(names) == 1:
+        return _fit(first, width)
+    common = 0
+    while common < min(len(first), len(last)) and first[common] == last[common]:
+        common += 1
+    while common and first[common - 1].isdigit():  # a number stays whole: gpu09-16, not gpu09-6
+        common -= 1
+    return _fit(f"{first}-{last[common:]}", width)
 
 
 def _place(tiers: list[list[list[str]]], state: FabricState, device_state: dict[str, str]) -> list[Node]:
@@ -128,7 +141,8 @@ def _place(tiers: list[list[list[str]]], state: FabricState, device_state: dict[
             st = worst(device_state.get(m, "ok") for m in names)
             title = f"{_span(names)}" + (f" ({len(names)} {kind}s)" if len(names) > 1 else f" ({kind})") + f": {st}"
             x, y = round(left + i * (w + GAP), 1), MARGIN + level * (BOX_H + TIER_GAP)
-            nodes.append(Node(_label(names, kind, w), x, y, round(w, 1), BOX_H, kind, st, len(names), title))
+            sub = f"{len(names)} {'hosts' if kind == 'host' else 'switches'}" if len(names) > 1 else ""
+            nodes.append(Node(_label(names, w), sub, x, y, round(w, 1), BOX_H, kind, st, len(names), title))
     return nodes
 
 

@@ -121,7 +121,7 @@ class CyclicBufferDependency(Check):
     title = "No cyclic buffer dependency on lossless RoCE networks (PFC deadlock), at baseline and after link failures"
     hint = (
         "break the cycle at the bounce the finding names: remove the static or default route that sends traffic "
-        "down and up again, fix the ASN plan so valley paths are refused, or recable to the Clos (xoff deadlock --explain)"
+        "down and up again, fix the ASN plan so valley paths are refused, or recable to the Clos (xoff deadlock INTENT shows the cycle)"
     )
     severity = Severity.ERROR
     routing: ClassVar[Routing] = "bgp"

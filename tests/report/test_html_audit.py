@@ -19,6 +19,7 @@ from xoff.contracts.observed import Snapshot
 from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.models import Device
 from xoff.intent import load_intent
+from xoff.report.grid import grid
 from xoff.report.html import html_report
 from xoff.report.machine import json_report, junit_report
 from xoff.report.meta import intent_hash
@@ -26,6 +27,7 @@ from xoff.report.people import markdown_report
 from xoff.report.topology import CHAR_W, topology
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
+from xoff.validate.model import CheckResult, Finding, Severity, Status
 from xoff.validate.registry import CHECKS
 from xoff.validate.run import Validation, validate
 
@@ -336,3 +338,11 @@ def test_mode_is_lab_for_a_lab_collect(faulty: Validation) -> None:
     lab = Validation(faulty.desired, "default", "live", [], lab="mini", origin="lab mini")
     assert lab.mode == "lab" and faulty.mode == "snapshot"
     assert parse(html_report(lab)).one("table", id="meta").all("td")[2].content == "lab"
+
+
+def test_grid_keeps_a_finding_on_something_that_is_not_a_device(desired: FabricState) -> None:
+    finding = Finding("compute", "network", "a problem of the whole network", "x", "y")
+    result = CheckResult("deadlock.cbd", "t", Severity.ERROR, Status.FAILURE, [finding], hint="h")
+    rows = {g.label: g for g in grid(Validation(desired, "default", "offline", [result])).rows}
+    assert rows["compute (not a device)"].cells[0].state == "failing"
+    assert all(g.cells[0].state == "ok" for label, g in rows.items() if label != "compute (not a device)")

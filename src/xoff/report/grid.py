@@ -93,6 +93,24 @@ def _rows(validation: Validation) -> list[tuple[Device, tuple[Cell, ...]]]:
     ]
 
 
+def _others(validation: Validation) -> list[GridRow]:
+    """Rows for what findings name that is not a device of the intent (a network, a subnet manager's fabric)."""
+    found = findings_by_device(validation.results)
+    names = sorted({d for _, d in found} - set(validation.desired.devices))
+    rows = []
+    for name in names:
+        cells = []
+        for r in validation.results:
+            hit = found.get((r.id, name))
+            cells.append(
+                Cell("failing" if r.severity is Severity.ERROR else "warning", f"{r.id}: {hit[0]}")
+                if hit
+                else Cell("na", f"{r.id}: nothing about {name}")
+            )
+        rows.append(GridRow(f"{name} (not a device)", (name,), tuple(cells)))
+    return rows
+
+
 def _grouped(rows: list[tuple[Device, tuple[Cell, ...]]]) -> list[GridRow]:
     groups: dict[tuple[str, tuple[str, ...]], list[tuple[Device, tuple[Cell, ...]]]] = {}
     for dev, cells in rows:
@@ -113,4 +131,4 @@ def grid(validation: Validation) -> Grid:
     named = {d.name for d, _ in bad}
     clean = [(d, c) for d, c in rows if d.name not in named]
     single = [GridRow(d.name, (d.name,), c) for d, c in bad[:MAX_ROWS]]
-    return Grid(validation.results, single + _grouped(bad[MAX_ROWS:]) + _grouped(clean))
+    return Grid(validation.results, _others(validation) + single + _grouped(bad[MAX_ROWS:]) + _grouped(clean))

@@ -335,9 +335,10 @@ def test_intent_hash_is_stable_and_changes_with_a_value(tmp_path: Path) -> None:
 
 
 def test_mode_is_lab_for_a_lab_collect(faulty: Validation) -> None:
-    lab = Validation(faulty.desired, "default", "live", [], lab="mini", origin="lab mini")
+    lab = Validation(faulty.desired, "default", "live", [], lab="mini")
     assert lab.mode == "lab" and faulty.mode == "snapshot"
-    assert parse(html_report(lab)).one("table", id="meta").all("td")[2].content == "lab"
+    cells = parse(html_report(lab)).one("table", id="meta").all("td")
+    assert cells[2].content == "lab" and cells[3].content == "read from lab mini by this run, not saved"
 
 
 def test_grid_keeps_a_finding_on_something_that_is_not_a_device(desired: FabricState) -> None:
@@ -346,3 +347,12 @@ def test_grid_keeps_a_finding_on_something_that_is_not_a_device(desired: FabricS
     rows = {g.label: g for g in grid(Validation(desired, "default", "offline", [result])).rows}
     assert rows["compute (not a device)"].cells[0].state == "failing"
     assert all(g.cells[0].state == "ok" for label, g in rows.items() if label != "compute (not a device)")
+
+
+def test_validate_on_a_snapshot_file_names_it_and_the_intent(desired: FabricState, tmp_path: Path) -> None:
+    path = tmp_path / "snap.json"
+    path.write_text(mirror_snapshot(desired).model_dump_json(), encoding="utf-8")
+    v = api.validate(INTENT, api.ValidateOptions(snapshot=path)).validation
+    assert (v.mode, v.origin, v.intent_hash) == ("snapshot", str(path), intent_hash(load_intent(INTENT)))
+    doc = json.loads(json_report(v))
+    assert (doc["mode"], doc["snapshot"], doc["intent_hash"]) == ("snapshot", str(path), v.intent_hash)

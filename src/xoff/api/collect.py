@@ -216,5 +216,6 @@ def validate(source: IntentSource, options: ValidateOptions = ValidateOptions())
     validation = run_checks(desired, cat, snap, where)
     validation.intent_hash = intent_hash(loaded.intent)
     validation.lab = lab if where == "live" else None
-    validation.origin = str(snapshot) if snapshot is not None else (f"lab {lab}" if validation.lab else None)
+    saved = options.save_snapshot if where == "live" else None
+    validation.origin = next((str(p) for p in (snapshot, saved) if p is not None), None)
     return ValidateResult(validation)

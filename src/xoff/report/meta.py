@@ -31,7 +31,7 @@ class ReportMeta:
     xoff_version: str
     mode: str  # offline | snapshot | live | lab
     generated_at: str  # ISO 8601, UTC
-    snapshot: str | None  # the snapshot file judged (snapshot mode), else the lab's name (lab mode)
+    snapshot: str | None  # the snapshot file judged, or written by this run (--save-snapshot); None: not on disk
     collected_at: str | None  # when the judged state was read
 
     def line(self) -> str:

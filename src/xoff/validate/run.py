@@ -34,7 +34,7 @@ class Validation:
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     intent_hash: str | None = None  # ``report.meta.intent_hash`` of the intent loaded (None: built without it)
-    origin: str | None = None  # the snapshot file judged, or ``lab NAME`` for a lab's state
+    origin: str | None = None  # the snapshot file judged (or written, --save-snapshot); None: none on disk
     lab: str | None = None  # the lab whose state was collected (the mode is then ``lab``)
 
     @property

@@ -356,3 +356,18 @@ def test_validate_on_a_snapshot_file_names_it_and_the_intent(desired: FabricStat
     assert (v.mode, v.origin, v.intent_hash) == ("snapshot", str(path), intent_hash(load_intent(INTENT)))
     doc = json.loads(json_report(v))
     assert (doc["mode"], doc["snapshot"], doc["intent_hash"]) == ("snapshot", str(path), v.intent_hash)
+
+
+def test_topology_at_128_hosts_and_1216_devices_stays_one_screen(tmp_path: Path) -> None:
+    """Every tier grouped (32 leaves, 32 spines, 1024 super-spines): the same bounds as at 32 hosts."""
+    state = build_fabric_state(load_intent(_bench_fabric(tmp_path, 128)))
+    picture = topology(state, {}, {next(iter(sorted(state.devices))): "failing"})
+    assert picture.width <= 1200 and picture.height <= 600 and len(picture.nodes) <= 60
+    boxes = [{"x": n.x, "y": n.y, "width": n.w, "height": n.h} for n in picture.nodes]
+    for i, a in enumerate(boxes):
+        assert a["x"] >= 0 and a["x"] + a["width"] <= picture.width
+        assert not any(_overlap(a, b) for b in boxes[i + 1 :]), a
+    assert all(len(n.label) * CHAR_W <= n.w - 8 for n in picture.nodes)
+    assert sum(n.count for n in picture.nodes) == len(state.devices)
+    assert [n.state for n in picture.nodes].count("failing") == 1  # the group holding the failing device
+    assert len(picture.edges) <= 400

@@ -21,6 +21,7 @@ MAX_BOX_W = 150
 PER_ROW = (WIDTH - 2 * MARGIN + GAP) // (MIN_BOX_W + GAP)  # boxes a tier holds before it is grouped
 HOSTS_EACH = 4  # hosts drawn one box each up to this many per rack; more share boxes
 HOSTS_PER_BOX = 8  # hosts of a big rack per box (a failing host stays in a small box)
+TITLE_NAMES = 24  # names a group's tooltip lists
 CHAR_W = 6.2  # width of a character at the label's font size, for cutting long labels
 WORST = ("ok", "skipped", "warning", "failing")  # later is worse
 _RANK = {"super_spine": 0, "super-spine": 0, "superspine": 0, "core": 0, "spine": 1, "leaf": 2}
@@ -39,7 +40,8 @@ class Node:
     kind: str
     state: str  # ok | skipped | warning | failing
     count: int
-    title: str  # every member's name (or the first and last of a long run), and the state
+    span: str  # the device, or the first and last of the group
+    title: str  # the members (the first and last of a long run), the state, and which members are failing
 
     @property
     def cx(self) -> float:
@@ -130,6 +132,15 @@ def _label(names: list[str], width: float) -> str:
     return _fit(f"{first}-{last[common:]}", width)
 
 
+def _title(names: list[str], kind: str, state: str, device_state: dict[str, str]) -> str:
+    if len(names) == 1:
+        return f"{names[0]} ({kind}): {state}"
+    members = ", ".join(names) if len(names) <= TITLE_NAMES else _span(names)
+    bad = [n for n in names if device_state.get(n) in ("warning", "failing")]
+    listed = ", ".join(bad[:TITLE_NAMES]) + (f" and {len(bad) - TITLE_NAMES} more" if len(bad) > TITLE_NAMES else "")
+    return f"{members} ({len(names)} {kind}s): {state}" + (f"; with findings: {listed}" if bad else "")
+
+
 def _place(tiers: list[list[list[str]]], state: FabricState, device_state: dict[str, str]) -> list[Node]:
     nodes = []
     for level, groups in enumerate(tiers):
@@ -139,10 +150,12 @@ def _place(tiers: list[list[list[str]]], state: FabricState, device_state: dict[
         for i, names in enumerate(groups):
             kind = state.devices[names[0]].kind
             st = worst(device_state.get(m, "ok") for m in names)
-            title = f"{_span(names)}" + (f" ({len(names)} {kind}s)" if len(names) > 1 else f" ({kind})") + f": {st}"
             x, y = round(left + i * (w + GAP), 1), MARGIN + level * (BOX_H + TIER_GAP)
             sub = f"{len(names)} {'hosts' if kind == 'host' else 'switches'}" if len(names) > 1 else ""
-            nodes.append(Node(_label(names, w), sub, x, y, round(w, 1), BOX_H, kind, st, len(names), title))
+            title = _title(names, kind, st, device_state)
+            nodes.append(
+                Node(_label(names, w), sub, x, y, round(w, 1), BOX_H, kind, st, len(names), _span(names), title)
+            )
     return nodes
 
 
@@ -164,7 +177,7 @@ def _edges(state: FabricState, box_of: dict[str, Node], failing_ports: dict[tupl
     for key, whys in pairs.items():
         a, b = ends[key]
         bad = [w for w in whys if w]
-        title = f"{a.title.split(':')[0]} - {b.title.split(':')[0]}: {len(whys)} link(s)"
+        title = f"{a.span} - {b.span}: {len(whys)} link(s)"
         if bad:
             title += f", {len(bad)} failing: " + "; ".join(bad[:3]) + (" ..." if len(bad) > 3 else "")
         edges.append(Edge(a.cx, a.y + a.h, b.cx, b.y, bool(bad), len(whys), title))

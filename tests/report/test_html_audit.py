@@ -20,7 +20,7 @@ from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.models import Device
 from xoff.intent import load_intent
 from xoff.report.grid import grid
-from xoff.report.html import html_report
+from xoff.report.html import MAX_FINDINGS, html_report
 from xoff.report.machine import json_report, junit_report
 from xoff.report.meta import intent_hash
 from xoff.report.people import markdown_report
@@ -371,3 +371,11 @@ def test_topology_at_128_hosts_and_1216_devices_stays_one_screen(tmp_path: Path)
     assert sum(n.count for n in picture.nodes) == len(state.devices)
     assert [n.state for n in picture.nodes].count("failing") == 1  # the group holding the failing device
     assert len(picture.edges) <= 400
+
+
+def test_a_long_failing_check_is_cut_and_says_how_many_more(desired: FabricState) -> None:
+    many = [Finding("gpu1", f"obj{i}", "wrong", "1", "2", port="eth0") for i in range(MAX_FINDINGS + 50)]
+    result = CheckResult("drift.state", "t", Severity.ERROR, Status.FAILURE, many, hint="push it")
+    failures = _section(parse(html_report(Validation(desired, "default", "offline", [result]))), "failures")
+    assert len(_rows(failures.one("table"))) == 1 + MAX_FINDINGS
+    assert "and 50 more findings" in failures.content

@@ -24,6 +24,7 @@ from xoff.validate.run import Validation
 
 DRIFT_CHECK = "drift.state"
 MAX_FINDINGS = 200  # rows per failing check on the page; the JSON report lists them all
+MAX_DRIFT_DEVICES = 100  # devices in the drift section; the rest counted
 
 
 @cache
@@ -108,7 +109,8 @@ def html_report(validation: Validation) -> str:
             path=path_map(validation, {d for d, s in states.items() if s in ("failing", "warning")}),
             headroom=headroom,
             headroom_more=headroom_more,
-            drift=dict(sorted(drift.items())),
+            drift=dict(sorted(drift.items())[:MAX_DRIFT_DEVICES]),
+            drift_more=max(len(drift) - MAX_DRIFT_DEVICES, 0),
             unmodelled=unmodelled(validation),
         )
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,7 +25,8 @@ from xoff.report.html import MAX_FINDINGS, html_report
 from xoff.report.machine import json_report, junit_report
 from xoff.report.meta import intent_hash
 from xoff.report.people import markdown_report
-from xoff.report.topology import CHAR_W, topology
+from xoff.report.svg import svg
+from xoff.report.topology import CHAR_W, Node, Picture, topology
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import CheckResult, Finding, Severity, Status
@@ -379,3 +381,10 @@ def test_a_long_failing_check_is_cut_and_says_how_many_more(desired: FabricState
     failures = _section(parse(html_report(Validation(desired, "default", "offline", [result]))), "failures")
     assert len(_rows(failures.one("table"))) == 1 + MAX_FINDINGS
     assert "and 50 more findings" in failures.content
+
+
+def test_svg_escapes_names() -> None:
+    node = Node("<b>x</b>", "", 10, 10, 90, 38, "switch", "failing", 1, "<b>x</b>", "<script>alert(1)</script>")
+    text = svg(Picture(200, 100, [node], []))
+    assert "<script>" not in text and "&lt;script&gt;" in text and "&lt;b&gt;x&lt;/b&gt;" in text
+    assert ET.fromstring(text).tag == "svg"  # well formed

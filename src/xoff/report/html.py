@@ -18,6 +18,7 @@ from xoff.report.meta import report_meta
 from xoff.report.pathmap import path_map
 from xoff.report.people import status_label
 from xoff.report.rows import remedy, unmodelled
+from xoff.report.svg import svg
 from xoff.report.topology import topology
 from xoff.validate.model import CheckResult, Finding, Severity, Status
 from xoff.validate.run import Validation
@@ -92,6 +93,7 @@ def html_report(validation: Validation) -> str:
     states = _device_colours(validation)
     headroom, headroom_more = headroom_rows(validation)
     bad = failed(validation)
+    picture = topology(validation.desired, _failing_ports(validation), states)
     return (
         _environment()
         .get_template("report/validate.html.j2")
@@ -104,7 +106,8 @@ def html_report(validation: Validation) -> str:
             passed=[r for r in validation.results if r.status is Status.SUCCESS],
             not_run=[r for r in validation.results if r.status in (Status.SKIPPED, Status.UNSET)],
             label=status_label,
-            picture=topology(validation.desired, _failing_ports(validation), states),
+            picture=picture,
+            picture_svg=svg(picture),  # printed |safe: ElementTree escaped every text and attribute
             grid=grid(validation),
             path=path_map(validation, {d for d, s in states.items() if s in ("failing", "warning")}),
             headroom=headroom,

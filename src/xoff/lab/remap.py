@@ -1,8 +1,10 @@
 """Lab-safe addresses: the check, and ``--remap`` into 198.18.0.0/15.
 
 The lab puts the intent's addresses on real interfaces and the management gateway on the
-controller itself, so only the ranges reserved for benchmarks and documentation are accepted:
-198.18.0.0/15 (RFC 2544), 192.0.2.0/24 (RFC 5737) and 2001:db8::/32 (RFC 3849).
+controller itself, so only ranges no real network should use are accepted: 198.18.0.0/15
+(RFC 2544, benchmarking) and 2001:db8::/32 (RFC 3849). Not 192.0.2.0/24 (RFC 5737): documentation
+addresses do show up on real machines (this project's VMs have their uplink in it), and a lab
+management prefix there would take the machine's own route; the examples live in 198.18.0.0/15.
 
 ``remap`` moves every IPv4 address and prefix of a FabricState (and the management prefix and
 gateway, which the intent has and FabricState does not) into 198.18.0.0/15, consistently: the
@@ -30,9 +32,10 @@ from typing import Any
 
 from xoff.desired.models import FabricState
 
-LAB_SAFE_V4 = (IPv4Network("198.18.0.0/15"), IPv4Network("192.0.2.0/24"))
+LAB_SAFE_V4 = (IPv4Network("198.18.0.0/15"),)
 LAB_SAFE_V6 = (IPv6Network("2001:db8::/32"),)
 REMAP_INTO = IPv4Network("198.18.0.0/15")
+LAB_SAFE_TEXT = ", ".join(str(n) for n in (*LAB_SAFE_V4, *LAB_SAFE_V6))
 _V4 = re.compile(r"^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?$")
 _V6 = re.compile(r"^[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(/\d{1,3})?$")
 

@@ -46,6 +46,7 @@ FAKE_PROVIDER = textwrap.dedent(
         secrets_file: Path | None
         known_hosts: Path | None
         lock_dir: Path | None
+        address_map = ()
 
         def subnet_manager(self):
             raise SourceError(f"site {self.name} has no InfiniBand fabric")

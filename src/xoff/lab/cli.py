@@ -1,8 +1,9 @@
 """``xoff lab``: up, status, list, exec, down (a typer sub-app; the root CLI adds it as ``lab``).
 
-Every command takes the lab's name as ``--name`` (documented) or ``--lab`` (the spelling of push, collect and
-validate, accepted here too). Exit status: 0 success, 1 the lab is not healthy (status) or a command failed, 2 bad input or usage
-(also ``up`` refusing addresses outside the lab-safe ranges without ``--remap``).
+Every command takes the lab's name as ``--name`` (documented) or ``--lab`` (the spelling of push, collect
+and validate, accepted here too). Exit status: 0 success, 1 the lab is not healthy (status) or a command
+failed, 2 bad input or usage (also ``up`` refusing addresses outside the lab-safe ranges, or colliding
+with this machine's own networks, without ``--remap``).
 """
 
 from __future__ import annotations

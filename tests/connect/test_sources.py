@@ -46,7 +46,6 @@ FAKE_PROVIDER = textwrap.dedent(
         secrets_file: Path | None
         known_hosts: Path | None
         lock_dir: Path | None
-        address_map = ()
 
         def subnet_manager(self):
             raise SourceError(f"site {self.name} has no InfiniBand fabric")

@@ -100,8 +100,11 @@ def _collect(
         EngineOptions(workers=workers, timeout_s=timeout, raw_dir=raw_dir),
         infiniband=infiniband_reader(desired, target_source),
     )
-    if target_source is not None and target_source.address_map:  # the lab's --remap: validate --snapshot needs it
-        snapshot = snapshot.model_copy(update={"address_map": list(target_source.address_map)})
+    # the lab's --remap, recorded so validate --snapshot compares in the same addresses (a provider written
+    # before TargetSource had address_map has none)
+    address_map = getattr(target_source, "address_map", None) if target_source is not None else None
+    if address_map:
+        snapshot = snapshot.model_copy(update={"address_map": [(str(a), str(b)) for a, b in address_map]})
     return desired, snapshot, len(targets)
 
 

@@ -47,7 +47,7 @@ def test_ansible_reads_it_with_groups_and_platform_settings(tmp_path: Path, lab_
     assert data["network_storage"]["hosts"] == ["sleaf1"]  # type: ignore[index]
     assert sorted(data["kind_host"]["hosts"]) == ["gpu1", "gpu2", "gpu3", "gpu4"]  # type: ignore[index]
     eos, sonic, host = hostvars["spine2"], hostvars["leaf1"], hostvars["gpu1"]
-    assert eos["ansible_host"] == "192.0.2.12" and eos["xoff_platform"] == "eos"
+    assert eos["ansible_host"] == "198.19.252.12" and eos["xoff_platform"] == "eos"
     assert eos["ansible_connection"] == "ansible.netcommon.network_cli"
     assert eos["ansible_network_os"] == "arista.eos.eos" and eos["ansible_become_method"] == "enable"
     assert sonic["ansible_connection"] == host["ansible_connection"] == "ansible.builtin.ssh"

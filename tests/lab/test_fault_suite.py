@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import tempfile
 import time
@@ -162,16 +163,21 @@ def test_lab_fault_cli_lists_and_seeds(lab: Lab) -> None:
     assert listed.exit_code == 0 and all(f"{name} " in listed.stdout for name in FAULTS)
     wrong = CliRunner().invoke(app, ["host-mtu-low", "leaf1", "Ethernet0", "--name", LAB])
     assert wrong.exit_code == 2 and "seeded on linux devices; leaf1 is sonic" in wrong.stderr
-    seeded = CliRunner().invoke(app, ["host-mtu-low", "gpu2", "eth0", "--name", LAB])
+    seeded = CliRunner().invoke(app, ["host-mtu-low", "gpu2", "eth0", "--lab", LAB])  # --lab: --name's alias
+    undo = ["host-mtu-low", "gpu2", "eth0", "--name", LAB, "--undo"]
     try:
         assert seeded.exit_code == 0, seeded.stdout + seeded.stderr
         assert "caught by lossless.host_mtu" in seeded.stdout
+        pasted = shlex.split(seeded.stdout.rsplit("undo: ", 1)[1])  # the undo line, as a user pastes it
+        assert pasted[:3] == ["xoff", "lab", "fault"]
+        undo = pasted[3:]
         _, doc = validate()
         assert {(r["check"], r["device"], r["port"]) for r in failing(doc) if r["check"] != "drift.state"} == {
             ("lossless.host_mtu", "gpu2", "eth0")
         }
     finally:
-        undone = CliRunner().invoke(app, ["host-mtu-low", "gpu2", "eth0", "--name", LAB, "--undo"])
+        undone = CliRunner().invoke(app, undo)
+    assert undo == ["host-mtu-low", "gpu2", "eth0", "--undo", "--name", LAB]
     assert undone.exit_code == 0, undone.stdout + undone.stderr
 
 

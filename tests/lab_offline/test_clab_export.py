@@ -78,7 +78,7 @@ def test_lab_mini_golden(golden: Any) -> None:
 
 def test_kinds_management_and_configuration() -> None:
     doc = export(fabric("lab-mini"), "lab-mini", config_dir="cfg", images={"arista_ceos": "ceos:4.33.1F"})
-    assert doc["mgmt"] == {"network": "lab-mini-mgmt", "ipv4-subnet": "192.0.2.0/24"}
+    assert doc["mgmt"] == {"network": "lab-mini-mgmt", "ipv4-subnet": "198.19.252.0/24"}
     topo = doc["topology"]
     assert topo["kinds"] == {
         "sonic-vs": {"image": "docker-sonic-vs:latest"},
@@ -101,7 +101,7 @@ def test_kinds_management_and_configuration() -> None:
         assert nodes[name]["mgmt-ipv4"] == fabric("lab-mini").devices[name].mgmt_address
     gpu1 = nodes["gpu1"]
     assert gpu1["network-mode"] == "none" and "mgmt-ipv4" not in gpu1
-    assert gpu1["exec"] == ["ip link set eno1 up", "ip addr add 192.0.2.101/24 dev eno1"]
+    assert gpu1["exec"] == ["ip link set eno1 up", "ip addr add 198.19.252.101/24 dev eno1"]
     assert gpu1["binds"] == ["cfg/gpu1:/etc/xoff/rendered:ro"]
     mgmt_links = [link["endpoints"] for link in topo["links"] if link["endpoints"][1].startswith("mgmt-net:")]
     assert [e[0] for e in mgmt_links] == ["gpu1:eno1", "gpu2:eno1", "gpu3:eno1", "gpu4:eno1"]
@@ -165,7 +165,7 @@ def test_names_and_images_are_checked() -> None:
     assert lab_name_for(state.model_copy(update={"fabric": "pod 7/a"})) == "pod-7-a"
     dev = state.devices["leaf1"]
     moved = dev.model_copy(update={"mgmt_address": "198.51.100.5"})
-    with pytest.raises(ExportError, match=r"leaf1: management address 198\.51\.100\.5 is outside 192\.0\.2\.0/24"):
+    with pytest.raises(ExportError, match=r"leaf1: management address 198\.51\.100\.5 is outside 198\.19\.252\.0/24"):
         export(state.model_copy(update={"devices": {**state.devices, "leaf1": moved}}), "lab-mini")
 
 

@@ -21,7 +21,7 @@ from xoff.lab.topology import device_commands, plan
 from xoff.platforms.linux.collect import ADDRS, LAB_ONLY_IPOIB, LINKS, Collector
 from xoff.validate.drift import device_drift
 
-MGMT = Management(IPv4Network("192.0.2.0/24"), IPv4Address("192.0.2.1"))
+MGMT = Management(IPv4Network("198.19.250.0/24"), IPv4Address("198.19.250.1"))
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,9 @@ _ENO1 = {"ifindex": 2, "ifname": "eno1", "link": None, "flags": ["BROADCAST", "M
 _ENO1 |= {"mtu": 1500, "qdisc": "noqueue", "operstate": "UP", "link_type": "ether"}
 _IB0 = {"ifindex": 3, "ifname": "ib0", "flags": ["BROADCAST", "NOARP", "UP", "LOWER_UP"], "mtu": 4092}
 _IB0 |= {"qdisc": "pfifo_fast", "operstate": "UNKNOWN", "txqlen": 32, "link_type": "ether"}
-_ADDR = [{"ifindex": 2, "ifname": "eno1", "addr_info": [{"family": "inet", "local": "192.0.2.101", "prefixlen": 24}]}]
+_ADDR = [
+    {"ifindex": 2, "ifname": "eno1", "addr_info": [{"family": "inet", "local": "198.19.250.101", "prefixlen": 24}]}
+]
 
 
 def _observe(desired: FabricState, device: str, links: list[dict[str, object]]) -> tuple[list[str], list[str]]:

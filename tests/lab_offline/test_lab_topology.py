@@ -17,7 +17,7 @@ from xoff.lab.state import LabState, LinkRecord, load, save, write_atomic
 from xoff.lab.topology import controller_address, device_commands, plan, root_commands
 
 INVENTORY = ROOT / "inventory"
-MGMT = Management(IPv4Network("192.0.2.0/24"), IPv4Address("192.0.2.1"))
+MGMT = Management(IPv4Network("198.19.252.0/24"), IPv4Address("198.19.252.1"))
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +33,9 @@ def ib_pod() -> FabricState:
 def test_every_device_gets_a_namespace_and_a_management_port(mini: FabricState) -> None:
     p = plan("t", mini, MGMT)
     assert set(p.devices) == set(mini.devices)
-    assert p.controller_address == "192.0.2.1/24"
+    assert p.controller_address == "198.19.252.1/24"
     assert p.devices["spine2"].mgmt_port == "Management1" and p.devices["gpu1"].mgmt_port == "eno1"
-    assert p.devices["leaf1"].netns == "xl-t-leaf1" and p.devices["leaf1"].mgmt_address == "192.0.2.21/24"
+    assert p.devices["leaf1"].netns == "xl-t-leaf1" and p.devices["leaf1"].mgmt_address == "198.19.252.21/24"
     assert len({d.root_veth for d in p.devices.values()}) == len(p.devices)
 
 
@@ -58,7 +58,7 @@ def test_switches_are_provisioned_and_hosts_are_factory_fresh(mini: FabricState)
     assert not gpu1.forwarding and gpu1.loopbacks == ()
     assert all(port.mtu is None and port.addresses == () and port.up for port in gpu1.ports.values())
     lines = device_commands(gpu1, fresh=True, mgmt=True, ports=list(gpu1.ports.values()))
-    assert "addr add 192.0.2.101/24 dev eno1" in lines
+    assert "addr add 198.19.252.101/24 dev eno1" in lines
     assert not [line for line in lines if "dev eth" in line and "addr" in line]
 
 
@@ -66,7 +66,7 @@ def test_ip_commands(mini: FabricState) -> None:
     p = plan("t", mini, MGMT)
     root = root_commands(p, ["leaf1"], False, ["leaf1"], p.links[:1])
     assert root[0] == "netns add xl-t-leaf1"
-    assert f"link add {p.bridge} type bridge" in root and f"addr add 192.0.2.1/24 dev {p.bridge}" in root
+    assert f"link add {p.bridge} type bridge" in root and f"addr add 198.19.252.1/24 dev {p.bridge}" in root
     assert f"link add {p.devices['leaf1'].root_veth} type veth peer name eth0 netns xl-t-leaf1" in root
     first = p.links[0]
     assert root[-1] == (
@@ -83,7 +83,7 @@ def test_ip_commands(mini: FabricState) -> None:
 
 
 def test_infiniband_cables_are_not_veths(ib_pod: FabricState) -> None:
-    p = plan("t", ib_pod, MGMT)
+    p = plan("t", ib_pod, Management(IPv4Network("198.19.254.0/24"), IPv4Address("198.19.254.1")))
     assert all(lk.network == "storage" for lk in p.links)
     assert len(p.links) == sum(lk.network == "storage" for lk in ib_pod.links)
     assert p.devices["ibleaf1"].ports == {} and p.devices["ibleaf1"].kind == "ib_switch"
@@ -91,10 +91,10 @@ def test_infiniband_cables_are_not_veths(ib_pod: FabricState) -> None:
 
 
 def test_controller_address_without_gateway() -> None:
-    taken = {IPv4Address("192.0.2.254")}
-    assert str(controller_address(Management(IPv4Network("192.0.2.0/24")), taken)) == "192.0.2.253/24"
+    taken = {IPv4Address("198.19.252.254")}
+    assert str(controller_address(Management(IPv4Network("198.19.252.0/24")), taken)) == "198.19.252.253/24"
     with pytest.raises(ValueError, match="also a device's address"):
-        controller_address(MGMT, {IPv4Address("192.0.2.1")})
+        controller_address(MGMT, {IPv4Address("198.19.252.1")})
 
 
 def test_management_address_outside_the_prefix_is_refused(mini: FabricState) -> None:
@@ -123,8 +123,8 @@ def test_state_round_trip_and_atomic_write(tmp_path: Path) -> None:
         intent_digest="d",
         lab_dir=str(tmp_path),
         bridge=names.bridge("t"),
-        controller_address="192.0.2.1/24",
-        mgmt_prefix="192.0.2.0/24",
+        controller_address="198.19.252.1/24",
+        mgmt_prefix="198.19.252.0/24",
         links=[
             LinkRecord(
                 a_device="a", a_port="E1/1", a_ifname="E1_1", b_device="b", b_port="e0", b_ifname="e0", network="n"

@@ -100,6 +100,11 @@ def _collect(
         EngineOptions(workers=workers, timeout_s=timeout, raw_dir=raw_dir),
         infiniband=infiniband_reader(desired, target_source),
     )
+    # the lab's --remap, recorded so validate --snapshot compares in the same addresses (a provider written
+    # before TargetSource had address_map has none)
+    address_map = getattr(target_source, "address_map", None) if target_source is not None else None
+    if address_map:
+        snapshot = snapshot.model_copy(update={"address_map": [(str(a), str(b)) for a, b in address_map]})
     return desired, snapshot, len(targets)
 
 
@@ -180,6 +185,7 @@ class ValidateResult:
 
 def validate(source: IntentSource, options: ValidateOptions = ValidateOptions()) -> ValidateResult:
     """Offline with ``offline=True``, on ``snapshot``, else live (collect first; ``lab``: the lab's copy)."""
+    from xoff.desired.addressmap import map_fabric  # noqa: PLC0415
     from xoff.validate.catalog import load_catalog  # noqa: PLC0415
     from xoff.validate.run import load_snapshot  # noqa: PLC0415
     from xoff.validate.run import validate as run_checks  # noqa: PLC0415
@@ -196,6 +202,7 @@ def validate(source: IntentSource, options: ValidateOptions = ValidateOptions())
     where: Source = "offline"
     if snapshot is not None:
         snap, where = load_snapshot(snapshot, desired.fabric), "snapshot"
+        desired = map_fabric(desired, snap.address_map)  # collected under a lab's --remap: compare in its addresses
     elif not offline:
         desired, snap, _ = _collect(
             loaded,

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def collect_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
     output: Annotated[Path, typer.Option("--output", "-o", help="snapshot file to write (JSON)")],
-    lab: Annotated[str | None, typer.Option("--lab", help="collect the running lab of this name")] = None,
+    lab: Annotated[str | None, typer.Option("--lab", "--name", help="collect the running lab of this name")] = None,
     secrets: Annotated[Path | None, typer.Option("--secrets", help="0600 secrets file (else XOFF_* env)")] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="the only host keys trusted")] = None,
     limit: Annotated[list[str] | None, typer.Option("--limit", help="device, role or group; repeatable")] = None,

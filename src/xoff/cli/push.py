@@ -44,7 +44,7 @@ def _fail(exc: InputError) -> NoReturn:
 def push_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
     lab: Annotated[
-        str | None, typer.Option("--lab", help="push to this running lab (its addresses, secrets, keys)")
+        str | None, typer.Option("--lab", "--name", help="push to this running lab (its addresses, secrets, keys)")
     ] = None,
     secrets: Annotated[Path | None, typer.Option("--secrets", help="0600 secrets file (else environment)")] = None,
     known_hosts: Annotated[
@@ -115,7 +115,9 @@ def export_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
     fmt: Annotated[InventoryFormat, typer.Option("--format", "-f", help="nornir or ansible")] = InventoryFormat.nornir,
     output: Annotated[Path, typer.Option("--output", "-o", help="directory to write into")] = Path("out/inventory"),
-    lab: Annotated[str | None, typer.Option("--lab", help="the running lab's addresses and known_hosts")] = None,
+    lab: Annotated[
+        str | None, typer.Option("--lab", "--name", help="the running lab's addresses and known_hosts")
+    ] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="known_hosts file to reference")] = None,
 ) -> None:
     """Write the inventory files (no credential in any of them)."""

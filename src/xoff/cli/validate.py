@@ -72,7 +72,9 @@ def validate_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
     offline: Annotated[bool, typer.Option("--offline", help="judge the intent alone (no device contacted)")] = False,
     snapshot: Annotated[Path | None, typer.Option("--snapshot", help="judge a snapshot file (xoff collect -o)")] = None,
-    lab: Annotated[str | None, typer.Option("--lab", help="collect the running lab of this name, then judge")] = None,
+    lab: Annotated[
+        str | None, typer.Option("--lab", "--name", help="collect the running lab of this name, then judge")
+    ] = None,
     live: Annotated[
         bool, typer.Option("--live", help="collect the real devices at the intent's management addresses, then judge")
     ] = False,

@@ -80,6 +80,12 @@ class TargetSource(Protocol):
         """Where a push takes the fabric's lock (None: the default place)."""
         ...
 
+    @property
+    def address_map(self) -> list[tuple[str, str]]:
+        """Source block -> the block the fabric runs it in (a lab's --remap; empty: the intent's own addresses).
+        ``collect`` records it in the snapshot, so a later ``validate --snapshot`` maps the intent the same way."""
+        ...
+
     def subnet_manager(self) -> SubnetManagerHost:
         """The subnet manager host; SourceError if the fabric has none this source can reach."""
         ...

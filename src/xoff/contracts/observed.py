@@ -210,3 +210,8 @@ class Snapshot(Observed):
         default_factory=dict,
         description="collect --from-captures: device -> the commands that had no capture (not observed, not an error)",
     )
+    address_map: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="the address map the state was collected under (a lab's --remap: source block -> lab block); "
+        "validate --snapshot maps the intent's addresses the same way before comparing (xoff.desired.addressmap)",
+    )

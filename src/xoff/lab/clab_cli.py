@@ -35,7 +35,9 @@ def _images(pairs: list[str]) -> dict[str, str]:
 def export_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
     output: Annotated[Path, typer.Option("--output", "-o", help="the topology file to write, e.g. lab.clab.yml")],
-    name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the fabric's name)")] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", "--lab", help="lab name (default: the fabric's name; --lab: the same)")
+    ] = None,
     configs: Annotated[
         Path | None,
         typer.Option("--configs", help="where to render the devices' files (default: <output dir>/<name>-configs)"),

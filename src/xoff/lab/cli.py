@@ -1,7 +1,9 @@
-"""``xoff lab``: up, status, exec, down (a typer sub-app; the root CLI adds it as ``lab``).
+"""``xoff lab``: up, status, list, exec, down (a typer sub-app; the root CLI adds it as ``lab``).
 
-Exit status: 0 success, 1 the lab is not healthy (status) or a command failed, 2 bad input or usage
-(also ``up`` refusing addresses outside the lab-safe ranges without ``--remap``).
+Every command takes the lab's name as ``--name`` (documented) or ``--lab`` (the spelling of push, collect
+and validate, accepted here too). Exit status: 0 success, 1 the lab is not healthy (status) or a command
+failed, 2 bad input or usage (also ``up`` refusing addresses outside the lab-safe ranges, or colliding
+with this machine's own networks, without ``--remap``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ lab_app = typer.Typer(
     rich_markup_mode=None,  # plain help, as the root's (xoff.cli)
 )
 
-NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the only lab that is up)")]
+NameOpt = Annotated[
+    str | None,
+    typer.Option("--name", "-n", "--lab", help="lab name (default: the only lab that is up; --lab: the same)"),
+]
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -37,7 +42,9 @@ def _fail(message: str, code: int = 2) -> None:
 @lab_app.command("up")
 def up_cmd(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
-    name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the fabric's name)")] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", "-n", "--lab", help="lab name (default: the fabric's name; --lab: the same)")
+    ] = None,
     remap: Annotated[bool, typer.Option("--remap", help="map every IPv4 address into 198.18.0.0/15")] = False,
 ) -> None:
     """Bring the lab up (or complete it: a second run starts only what is missing)."""
@@ -146,6 +153,18 @@ def status_cmd(
         print(f"lab {s['lab']}: {'healthy' if ok else 'NOT healthy'}")
     if not ok:
         raise typer.Exit(1)
+
+
+@lab_app.command("list")
+def list_cmd(fmt: Annotated[str, typer.Option("--format", "-f", help="text or json")] = "text") -> None:
+    """Every lab on this machine: name, state (alive, partial, stale), devices, started, intent."""
+    from xoff.lab import names  # noqa: PLC0415 (xoff --help stays fast)
+    from xoff.lab.listing import as_json, rows, text  # noqa: PLC0415
+
+    if fmt not in {"text", "json"}:
+        _fail(f"--format {fmt!r}: allowed: text, json")
+    found = rows()
+    print(as_json(found) if fmt == "json" else text(found, names.labs_root()))
 
 
 @lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

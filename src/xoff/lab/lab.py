@@ -25,7 +25,7 @@ from xoff.desired.models import FabricState
 from xoff.intent import load_intent
 from xoff.lab import credentials, daemons, names, netns, processes
 from xoff.lab.processes import ProcessSpec
-from xoff.lab.remap import Management, remap, unsafe
+from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
 from xoff.lab.state import FABRIC_FILE, DeviceRecord, IbRecord, LabState, LinkRecord, load, save, write_atomic
 from xoff.lab.topology import LabPlan, device_commands, plan, root_commands
 
@@ -225,7 +225,7 @@ def _addresses(
     if bad:
         shown = ", ".join(bad[:8]) + (f" and {len(bad) - 8} more" if len(bad) > 8 else "")
         raise UnsafeAddressError(
-            f"{fabric.fabric}: addresses outside the lab-safe ranges (198.18.0.0/15, 192.0.2.0/24, 2001:db8::/32): "
+            f"{fabric.fabric}: addresses outside the lab-safe ranges ({LAB_SAFE_TEXT}): "
             f"{shown}; use --remap to map them into 198.18.0.0/15"
         )
     return fabric, management, []
@@ -235,9 +235,9 @@ def _check_free(p: LabPlan) -> None:
     """The management prefix goes on the root namespace's bridge: nothing there may overlap it."""
     for ifname, net in _root_networks():
         if ifname != p.bridge and net.overlaps(p.mgmt_prefix):
-            raise LabError(
-                f"management prefix {p.mgmt_prefix} overlaps {net} on {ifname} in the root namespace "
-                "(another lab?): bring that down, or use --remap (which picks free addresses)"
+            raise UnsafeAddressError(
+                f"management prefix {p.mgmt_prefix} overlaps {net} on {ifname}, this machine's own "
+                "(or another lab's): use --remap to map the intent into free blocks of 198.18.0.0/15"
             )
 
 

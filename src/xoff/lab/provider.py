@@ -32,6 +32,7 @@ class LabConnection:
     secrets_file: Path
     known_hosts: Path
     lab_dir: Path
+    address_map: list[tuple[str, str]]  # the lab's --remap blocks (lab.json), source -> lab
 
     @property
     def name(self) -> str:
@@ -52,11 +53,13 @@ def from_lab(lab: str, root: Path | None = None) -> LabConnection:
     if not fabric_file.exists():
         raise InputError([Problem(Location("--lab", 1, 1), lab, f"no lab of that name is up (looked in {lab_dir})")])
     fabric = FabricState.model_validate_json(fabric_file.read_text(encoding="utf-8"))
+    state = load(lab_dir)
     return LabConnection(
         fabric=fabric,
         secrets_file=lab_dir / credentials.SECRETS_FILE,
         known_hosts=credentials.known_hosts(lab_dir),
         lab_dir=lab_dir,
+        address_map=[(a, b) for a, b in state.remap] if state is not None else [],
     )
 
 

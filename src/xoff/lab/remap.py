@@ -1,8 +1,10 @@
 """Lab-safe addresses: the check, and ``--remap`` into 198.18.0.0/15.
 
 The lab puts the intent's addresses on real interfaces and the management gateway on the
-controller itself, so only the ranges reserved for benchmarks and documentation are accepted:
-198.18.0.0/15 (RFC 2544), 192.0.2.0/24 (RFC 5737) and 2001:db8::/32 (RFC 3849).
+controller itself, so only ranges no real network should use are accepted: 198.18.0.0/15
+(RFC 2544, benchmarking) and 2001:db8::/32 (RFC 3849). Not 192.0.2.0/24 (RFC 5737): documentation
+addresses do show up on real machines (this project's VMs have their uplink in it), and a lab
+management prefix there would take the machine's own route; the examples live in 198.18.0.0/15.
 
 ``remap`` moves every IPv4 address and prefix of a FabricState (and the management prefix and
 gateway, which the intent has and FabricState does not) into 198.18.0.0/15, consistently: the
@@ -28,12 +30,14 @@ from ipaddress import (
 )
 from typing import Any
 
+from xoff.desired.addressmap import V4 as _V4
+from xoff.desired.addressmap import convert, mover
 from xoff.desired.models import FabricState
 
-LAB_SAFE_V4 = (IPv4Network("198.18.0.0/15"), IPv4Network("192.0.2.0/24"))
+LAB_SAFE_V4 = (IPv4Network("198.18.0.0/15"),)
 LAB_SAFE_V6 = (IPv6Network("2001:db8::/32"),)
 REMAP_INTO = IPv4Network("198.18.0.0/15")
-_V4 = re.compile(r"^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?$")
+LAB_SAFE_TEXT = ", ".join(str(n) for n in (*LAB_SAFE_V4, *LAB_SAFE_V6))
 _V6 = re.compile(r"^[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(/\d{1,3})?$")
 
 
@@ -131,27 +135,10 @@ def remap(fabric: FabricState, management: Management, avoid: Iterable[IPv4Netwo
     """``fabric`` and ``management`` with every IPv4 address moved into 198.18.0.0/15 (see module doc);
     ``avoid``: networks the lab blocks must not overlap (those in use on this machine)."""
     blocks = _allocate(_blocks(fabric, management), list(avoid))
-
-    def move(address: IPv4Address) -> IPv4Address:
-        for src, dst in blocks:
-            if address in src:
-                return IPv4Address(int(dst.network_address) + int(address) - int(src.network_address))
-        raise AssertionError(f"{address} is in no block")  # _blocks covers every address
-
-    def convert(value: Any) -> Any:
-        if isinstance(value, str) and _V4.match(value):
-            iface = IPv4Interface(value)
-            moved = move(iface.ip)
-            return f"{moved}/{iface.network.prefixlen}" if "/" in value else str(moved)
-        if isinstance(value, dict):
-            return {k: convert(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [convert(v) for v in value]
-        return value
-
-    data = convert(fabric.model_dump(mode="json"))
+    move = mover(blocks, strict=True)  # _blocks covers every address
+    data = convert(fabric.model_dump(mode="json"), move)
     mgmt = Management(
-        prefix=IPv4Network(convert(str(management.prefix))),
-        gateway=None if management.gateway is None else IPv4Address(convert(str(management.gateway))),
+        prefix=IPv4Network(convert(str(management.prefix), move)),
+        gateway=None if management.gateway is None else move(management.gateway),
     )
     return Remapped(FabricState.model_validate(data), mgmt, sorted(blocks))

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from xoff.report.meta import report_meta
-from xoff.report.rows import header, unmodelled, unmodelled_lines
+from xoff.report.rows import header, remap_line, unmodelled, unmodelled_lines
 from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import Validation
 
@@ -21,6 +21,8 @@ def status_label(r: CheckResult) -> str:
 
 def text_report(validation: Validation, verbose: bool = False) -> RenderableType:
     parts: list[RenderableType] = [Text(header(validation), style="bold"), Text(report_meta(validation).line())]
+    if validation.address_map:
+        parts.append(Text(remap_line(validation)))
     table = Table(title="checks", title_justify="left")
     for col in ("check", "status", "findings / reason"):
         table.add_column(col)
@@ -68,6 +70,8 @@ def markdown_report(validation: Validation) -> str:
         out.append(f"- snapshot: `{_cell(meta.snapshot)}`")
     if snap is not None:
         out.append(f"- collected at: {snap.collected_at}")
+    if validation.address_map:
+        out.append(f"- {remap_line(validation)}")
     out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))
     out += ["", "| status | checks |", "|---|---:|"]
     out += [f"| {s} | {n} |" for s, n in validation.summary().items()]

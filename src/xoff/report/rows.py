@@ -49,6 +49,13 @@ def header(validation: Validation) -> str:
     return f"{validation.fabric}: catalog {validation.catalog}, {validation.source}: {parts}"
 
 
+def remap_line(validation: Validation) -> str:
+    """The address map the comparison was made under (a lab's --remap), for the report's head."""
+    return "addresses compared under the lab's --remap (the intent's mapped the same way): " + ", ".join(
+        validation.address_map
+    )
+
+
 FEW = 10  # names shown per device where a report lists the first few
 
 

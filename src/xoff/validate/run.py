@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from xoff.contracts.observed import Snapshot
+from xoff.desired.addressmap import moved
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 from xoff.intent.pydantic_errors import translate
@@ -45,6 +46,12 @@ class Validation:
     @property
     def fabric(self) -> str:
         return self.desired.fabric
+
+    @property
+    def address_map(self) -> list[str]:
+        """``"source -> lab"`` per block the snapshot was collected under and the intent was mapped by (a lab's
+        --remap); empty when the intent's own addresses were compared."""
+        return moved(self.snapshot.address_map) if self.snapshot is not None else []
 
     @property
     def blocking(self) -> bool:

@@ -1,5 +1,7 @@
 """``xoff lab fault NAME DEVICE [PORT] [--priority N] [--name LAB]`` and ``xoff lab fault --list``.
 
+``--lab`` is accepted for ``--name``, as on every lab command (push, collect and validate spell it ``--lab``).
+
 Seeds one named fault class (``xoff.lab.faults.FAULTS``) into a running lab, the way the mistake
 happens (the device's CLI over SSH, the host's NIC tools, the cabling...), and says which check
 catches it; ``--undo`` reverses it by the same means. Exit status: 0 seeded (or undone, or listed),
@@ -35,7 +37,9 @@ def fault_command(
     device: Annotated[str | None, typer.Argument(help="device to seed it into (default: the fault's target)")] = None,
     port: Annotated[str | None, typer.Argument(help="port, for faults on a port (intent name)")] = None,
     priority: Annotated[int | None, typer.Option("--priority", min=0, max=7, help="priority, where it applies")] = None,
-    lab: Annotated[str | None, typer.Option("--name", help="the lab (default: the only one up)")] = None,
+    lab: Annotated[
+        str | None, typer.Option("--name", "-n", "--lab", help="the lab (default: the only one up; --lab: the same)")
+    ] = None,
     undo: Annotated[bool, typer.Option("--undo", help="reverse the fault instead")] = False,
     list_: Annotated[
         bool, typer.Option("--list", help="list the fault classes and the checks that catch them")
@@ -57,7 +61,8 @@ def fault_command(
             target = Target(
                 f.target.device, port or f.target.port, priority if priority is not None else f.target.priority
             )
-        running = Lab(lab or _only_lab())
+        lab = lab or _only_lab()
+        running = Lab(lab)
         if undo:
             undo_fault(running, name, target)
             print(f"{name}: undone on {_where(target)}")
@@ -74,7 +79,12 @@ def fault_command(
         raise typer.Exit(2 if "is seeded on" in str(exc) or "no device" in str(exc) else 1) from None
     also = f" (also: {', '.join(f.also)})" if f.also else ""
     print(f"{name}: seeded on {_where(target)}: {f.how}")
-    print(f"caught by {f.check}{also}; undo: xoff lab fault {name} {_args(target)}--undo")
+    print(f"caught by {f.check}{also}; undo: {undo_line(name, target, lab)}")
+
+
+def undo_line(name: str, target: Target, lab: str) -> str:
+    """The command that undoes a seeded fault, ready to paste (it names the lab: others may be up by then)."""
+    return f"xoff lab fault {name} {_args(target)}--undo --name {lab}"
 
 
 def _only_lab() -> str:

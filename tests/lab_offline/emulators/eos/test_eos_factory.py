@@ -36,7 +36,7 @@ interface Ethernet3/1
 interface Ethernet4/1
 !
 interface Management1
-   ip address 192.0.2.12/24
+   ip address 198.19.252.12/24
 !
 no ip routing
 !

@@ -1,0 +1,51 @@
+"""The README's lab tour runs as written: every command that reaches a lab (or reads what one wrote), verbatim
+and in order, with the exit status the README promises (the rule and the exemptions: tests/support/readme.py; the
+commands that need no lab: tests/test_readme.py).
+
+The labs live under a labs root of this test's own (XOFF_LAB_DIR), so the README's `xoff lab status` and
+`xoff lab down` without `--name` mean this test's lab, never another test's. Whatever the README brought up is
+taken down at the end even when a command failed."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.readme import environment, failure, lab_part, readme_commands, run, workdir
+from xoff.lab import names, netns
+from xoff.lab.lab import LabError, labs
+from xoff.lab.teardown import down
+
+pytestmark = pytest.mark.lab
+COMMAND_TIMEOUT_S = 1800.0  # a guard against a hung command, not a pace (deadlock --ib-lab takes minutes)
+
+
+@pytest.fixture
+def labs_root(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "labs"
+    root.mkdir()
+    try:
+        yield root
+    finally:
+        for name in labs(root):
+            with contextlib.suppress(LabError):
+                down(name, root)
+
+
+def test_readme_lab_tour_runs_verbatim(tmp_path: Path, labs_root: Path) -> None:
+    commands = lab_part(readme_commands())
+    assert commands
+    named = {c.words[c.words.index(flag) + 1] for c in commands for flag in ("--lab", "--ib-lab") if flag in c.words}
+    taken = [n for n in sorted(named) if netns.names(names.namespace_prefix(n))]
+    assert not taken, f"labs of these names are up elsewhere on this machine (namespaces exist): {taken}"
+    work = workdir(tmp_path / "work")
+    env = environment(work, {names.ROOT_ENV: str(labs_root)})
+    for command in commands:
+        proc = run(command, work, env, COMMAND_TIMEOUT_S)
+        assert proc.returncode == command.expected_status, failure(command, proc)
+        for written in command.outputs:
+            assert (work / written).exists(), f"README.md:{command.line}: {written} not written"
+    assert labs(labs_root) == [], "the README's tour leaves a lab up"

@@ -68,4 +68,3 @@ def test_readme_tour_without_the_lab_runs_verbatim(tmp_path: Path) -> None:
         for written in command.outputs:  # what the command says it writes is there (in the working copy)
             assert (work / written).exists(), f"README.md:{command.line}: {written} not written"
     assert ran
-

@@ -9,6 +9,8 @@ taken down at the end even when a command failed."""
 from __future__ import annotations
 
 import contextlib
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,15 +26,17 @@ COMMAND_TIMEOUT_S = 1800.0  # a guard against a hung command, not a pace (deadlo
 
 
 @pytest.fixture
-def labs_root(tmp_path: Path) -> Iterator[Path]:
-    root = tmp_path / "labs"
-    root.mkdir()
+def labs_root() -> Iterator[Path]:
+    """A labs root of this test's own, with a short path: the daemons' unix sockets live under it (108 bytes)."""
+    root = Path(tempfile.mkdtemp(prefix="xr", dir="/tmp"))
+    root.chmod(0o755)  # the daemons (FRR runs as its own user) reach their files under it
     try:
         yield root
     finally:
         for name in labs(root):
             with contextlib.suppress(LabError):
                 down(name, root)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_readme_lab_tour_runs_verbatim(tmp_path: Path, labs_root: Path) -> None:

@@ -128,7 +128,7 @@ def workdir(tmp: Path) -> Path:
 
 def environment(work: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    env["PATH"] = f"{work / '.bin'}{os.pathsep}{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{work / '.bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.update(extra or {})
     return env

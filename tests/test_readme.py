@@ -11,11 +11,10 @@ from tests.support.readme import (
     EXEMPT,
     Command,
     environment,
-    failure,
     lab_part,
     plain_part,
     readme_commands,
-    run,
+    run_all,
     unclassified,
     workdir,
 )
@@ -58,13 +57,8 @@ def test_the_rule_reads_shell_blocks_only_and_drops_comments() -> None:
 
 
 def test_readme_tour_without_the_lab_runs_verbatim(tmp_path: Path) -> None:
+    commands = plain_part(readme_commands())
+    assert commands
     work = workdir(tmp_path)
-    env = environment(work)
-    ran = []
-    for command in plain_part(readme_commands()):
-        proc = run(command, work, env, COMMAND_TIMEOUT_S)
-        assert proc.returncode == command.expected_status, failure(command, proc)
-        ran.append(command.text)
-        for written in command.outputs:  # what the command says it writes is there (in the working copy)
-            assert (work / written).exists(), f"README.md:{command.line}: {written} not written"
-    assert ran
+    problems = run_all(commands, work, environment(work), COMMAND_TIMEOUT_S)
+    assert not problems, "\n\n".join(problems)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.readme import environment, failure, lab_part, readme_commands, run, workdir
+from tests.support.readme import environment, lab_part, readme_commands, run_all, workdir
 from xoff.lab import names, netns
 from xoff.lab.lab import LabError, labs
 from xoff.lab.teardown import down
@@ -47,9 +47,6 @@ def test_readme_lab_tour_runs_verbatim(tmp_path: Path, labs_root: Path) -> None:
     assert not taken, f"labs of these names are up elsewhere on this machine (namespaces exist): {taken}"
     work = workdir(tmp_path / "work")
     env = environment(work, {names.ROOT_ENV: str(labs_root)})
-    for command in commands:
-        proc = run(command, work, env, COMMAND_TIMEOUT_S)
-        assert proc.returncode == command.expected_status, failure(command, proc)
-        for written in command.outputs:
-            assert (work / written).exists(), f"README.md:{command.line}: {written} not written"
+    problems = run_all(commands, work, env, COMMAND_TIMEOUT_S)
+    assert not problems, "\n\n".join(problems)
     assert labs(labs_root) == [], "the README's tour leaves a lab up"

@@ -147,6 +147,26 @@ def run(command: Command, work: Path, env: dict[str, str], timeout: float) -> su
     )
 
 
-def failure(command: Command, proc: subprocess.CompletedProcess[str]) -> str:
+def run_all(commands: list[Command], work: Path, env: dict[str, str], timeout: float) -> list[str]:
+    """Run every command in order; what went wrong with each (a wrong exit status, an output not written), all
+    of them, so one run shows every README command that does not work as written."""
+    problems: list[str] = []
+    for command in commands:
+        proc = run(command, work, env, timeout)
+        if proc.returncode != command.expected_status:
+            problems.append(failure(command, proc, work))
+        problems += [
+            f"README.md:{command.line}: `{command.text}` did not write {written}"
+            for written in command.outputs
+            if not (work / written).exists()
+        ]
+    return problems
+
+
+def failure(command: Command, proc: subprocess.CompletedProcess[str], work: Path) -> str:
     tail = (proc.stdout[-1500:] + "\n" + proc.stderr[-1500:]).strip()
+    for written in command.outputs:  # a report the command wrote says why it failed
+        path = work / written
+        if path.is_file() and path.stat().st_size < 1_000_000:
+            tail += f"\n--- {written} (end):\n" + path.read_text(encoding="utf-8", errors="replace")[-2500:]
     return f"README.md:{command.line}: `{command.text}` exited {proc.returncode} (expected {command.expected_status})\n{tail}"

@@ -185,6 +185,12 @@ def _type(node: dict[str, Any]) -> str:
     return _SCALARS.get(str(kind), "any")
 
 
+def _bounds(lo: object, hi: object, unit: str) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo}{unit}" if lo == hi else f"{lo}..{hi}{unit}"
+    return f">= {lo}{unit}" if lo is not None else f"<= {hi}{unit}"
+
+
 def _allowed(node: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for key in ("anyOf", "oneOf"):
@@ -195,12 +201,11 @@ def _allowed(node: dict[str, Any]) -> list[str]:
     if "const" in node:
         out.append(f"`{node['const']}`")
     if "minimum" in node or "maximum" in node:
-        out.append(f"{node.get('minimum', '')}..{node.get('maximum', '')}")
+        out.append(_bounds(node.get("minimum"), node.get("maximum"), ""))
     if "pattern" in node:
         out.append(f"pattern `{node['pattern']}`")
     if "minItems" in node or "maxItems" in node:
-        lo, hi = node.get("minItems"), node.get("maxItems")
-        out.append(f"{lo} items" if lo == hi else f"{lo or 0}..{hi if hi is not None else ''} items")
+        out.append(_bounds(node.get("minItems"), node.get("maxItems"), " items"))
     if "minProperties" in node:
         out.append(f"at least {node['minProperties']} entry")
     if "propertyNames" in node:

@@ -68,10 +68,11 @@ test: $(STAMP) system-deps lint typecheck unit
 schema: $(STAMP)
 	$(BIN)/xoff schema -o docs/intent.schema.json
 
-# Every generated page, from its registry (tests fail when one is stale): the intent schema, the check reference,
+# Every generated page, from its registry (tests fail when one is stale): the intent schema and reference, the check reference,
 # the platform capability matrix, the lab fault table inside docs/faults.md, the capture names of every collected
 # command (docs/captures.md), and the examples' containerlab topologies.
 docs: schema lab-clab
+	$(BIN)/python -m xoff.intent.docs > docs/intent.md
 	$(BIN)/python -m xoff.validate.docs > docs/checks.md
 	$(BIN)/python -m xoff.platforms.docs > docs/platforms.md
 	$(BIN)/python -m xoff.lab.faults.docs docs/faults.md

@@ -42,57 +42,86 @@ class PortSpec(IntentModel):
     """One port or a brace pattern of ports, all of one speed."""
 
     name: str = Field(description="port name or brace pattern, e.g. Ethernet{0..248..8}, swp{1..32}")
-    speed: SpeedMbps
+    speed: SpeedMbps = Field(description="port speed: 400G, 100G, ... or Mb/s")
     use: Literal["downlink", "uplink", "any"] = Field(
         default="any",
         description="which cabling generators may take this port: toward hosts or toward spines",
     )
-    mtu: SwitchMtu | None = None
-    shutdown: bool = False
+    mtu: SwitchMtu | None = Field(default=None, description="port MTU; defaults to the switch's mtu", examples=[9100])
+    shutdown: bool = Field(default=False, description="administratively down", examples=[True])
 
 
 class StaticRouteSpec(IntentModel):
     """A static route: traffic for ``prefix`` leaves towards ``via`` (it wins over BGP for an equal prefix)."""
 
-    prefix: IPv4Network = Field(description="destination prefix, e.g. 10.0.0.0/8, or 0.0.0.0/0 for a default route")
+    prefix: IPv4Network = Field(
+        description="destination prefix, e.g. 10.0.0.0/8, or 0.0.0.0/0 for a default route", examples=["0.0.0.0/0"]
+    )
     via: str = Field(
-        description="next hop: a cabled peer device's name (every link to it), its address on the link, or a local port"
+        description="next hop: a cabled peer device's name (every link to it), its address on the link, or a local port",
+        examples=["spine1"],
     )
 
 
 class SwitchSettings(IntentModel):
     """Settings a switch can inherit from defaults.switch and roles.<role>."""
 
-    platform: Platform | None = None
+    platform: Platform | None = Field(default=None, description="the switch's NOS (a registered switch platform)")
     asic: str | None = Field(default=None, description="ASIC family: spectrum1-6, tomahawk, tomahawk5")
-    hwsku: str | None = None
-    network: NetworkName | None = None
-    mtu: SwitchMtu | None = Field(default=None, description="port MTU; defaults to the network's switch_mtu")
-    asn: Asn | None = Field(default=None, description="fixed ASN; otherwise the network's ASN plan decides")
-    ports: list[PortSpec] | None = None
+    hwsku: str | None = Field(default=None, description="SONiC HwSKU (SONiC only)")
+    network: NetworkName | None = Field(
+        default=None, description="the network the switch belongs to (default compute)", examples=["storage"]
+    )
+    mtu: SwitchMtu | None = Field(
+        default=None, description="port MTU; defaults to the network's switch_mtu", examples=[9100]
+    )
+    asn: Asn | None = Field(
+        default=None, description="fixed ASN; otherwise the network's ASN plan decides", examples=[65101]
+    )
+    ports: list[PortSpec] | None = Field(default=None, description="the switch's front-panel ports")
     static_routes: list[StaticRouteSpec] | None = Field(
-        default=None, description="static routes; a device's list replaces its role's and the defaults' list"
+        default=None,
+        description="static routes; a device's list replaces its role's and the defaults' list",
+        examples=[[{"prefix": "0.0.0.0/0", "via": "spine1"}]],
     )
 
 
 class SwitchEntry(SwitchSettings):
     name: str = Field(description="switch name or brace pattern")
-    role: SwitchRole
+    role: SwitchRole = Field(description="tier of the switch; picks roles.<role> and the ASN plan")
     mgmt: IPv4Address | None = Field(default=None, description="defaults to the next free management address")
-    loopback: IPv4Address | None = Field(default=None, description="defaults to the next free loopback")
-    pod: Annotated[int, in_range(1, 1000, "pod"), schema_range(1, 1000)] | None = None
+    loopback: IPv4Address | None = Field(
+        default=None, description="defaults to the next free loopback", examples=["198.18.0.1"]
+    )
+    pod: Annotated[int, in_range(1, 1000, "pod"), schema_range(1, 1000)] | None = Field(
+        default=None, description="pod number (3-tier fabrics); spines of pod n get ASN spine + n - 1", examples=[1]
+    )
 
 
 class IbSwitchSettings(IntentModel):
-    model: Literal["quantum", "quantum2", "quantum3"] | None = None
-    ports: list[PortSpec] | None = None
+    """Settings an InfiniBand switch can inherit from defaults.ib_switch."""
+
+    model: Literal["quantum", "quantum2", "quantum3"] | None = Field(
+        default=None, description="NVIDIA Quantum generation (port count and speed)"
+    )
+    ports: list[PortSpec] | None = Field(
+        default=None,
+        description="the switch's ports (numbers or patterns)",
+        examples=[[{"name": "{1..32}", "speed": "400G"}]],
+    )
 
 
 class IbSwitchEntry(IbSwitchSettings):
-    name: str
-    role: SwitchRole
-    mgmt: IPv4Address | None = None
-    guid: Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{16}$")] | None = None
+    """An InfiniBand switch (or a brace pattern of them)."""
+
+    name: str = Field(description="switch name or brace pattern")
+    role: SwitchRole = Field(description="tier of the switch in the fat tree")
+    mgmt: IPv4Address | None = Field(default=None, description="defaults to the next free management address")
+    guid: Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{16}$")] | None = Field(
+        default=None,
+        description="node GUID; defaults to the next of a sequence per fabric",
+        examples=["0x0002c90300000001"],
+    )
 
 
 class NicSpec(IntentModel):
@@ -100,31 +129,43 @@ class NicSpec(IntentModel):
 
     netdev: str = Field(description="Linux netdev name or pattern, e.g. eth{0..7}")
     rdma: str | None = Field(default=None, description="RDMA device or pattern, e.g. mlx5_{0..7}")
-    network: NetworkName
+    network: NetworkName = Field(description="the network this NIC is cabled to")
     rail: Index | None = Field(default=None, description="rail of the first NIC; the next NICs count up")
     gpu: Index | None = Field(default=None, description="GPU nearest the first NIC; the next NICs count up")
-    speed: SpeedMbps
-    mtu: HostMtu | None = None
+    speed: SpeedMbps = Field(description="NIC port speed")
+    mtu: HostMtu | None = Field(
+        default=None, description="NIC MTU; defaults to the network's host_mtu", examples=[4200]
+    )
 
 
 class HostProfile(IntentModel):
     """What a kind of server has: GPUs, NICs, the NIC model."""
 
-    gpus: GpuCount = 0
-    gpu_model: str | None = None
-    nic_model: Literal["connectx6", "connectx7", "connectx8", "bluefield3"] = "connectx7"
-    nics: list[NicSpec] = Field(default_factory=list)
-    mgmt_interface: str = "eno1"
+    gpus: GpuCount = Field(default=0, description="GPUs per host")
+    gpu_model: str | None = Field(default=None, description="free text, e.g. H100; shown in reports")
+    nic_model: Literal["connectx6", "connectx7", "connectx8", "bluefield3"] = Field(
+        default="connectx7", description="NIC family of the RDMA NICs (tool and driver settings follow it)"
+    )
+    nics: list[NicSpec] = Field(default_factory=list, description="the RDMA NICs and which network each is on")
+    mgmt_interface: str = Field(default="eno1", description="Linux name of the management interface")
 
 
 class HostEntry(IntentModel):
+    """A GPU server (or a brace pattern of them)."""
+
     name: str = Field(description="host name or brace pattern")
-    profile: str
-    mgmt: IPv4Address | None = None
+    profile: str = Field(description="name of a host_profiles entry")
+    mgmt: IPv4Address | None = Field(default=None, description="defaults to the next free management address")
     bmc: IPv4Address | None = Field(default=None, description="BMC/IPMI address on the management network")
-    unit: Annotated[int, in_range(1, 10000, "scalable unit"), schema_range(1, 10000)] | None = None
+    unit: Annotated[int, in_range(1, 10000, "scalable unit"), schema_range(1, 10000)] | None = Field(
+        default=None, description="scalable unit the host belongs to (free grouping, shown in reports)"
+    )
 
 
 class Defaults(IntentModel):
-    switch: SwitchSettings = Field(default_factory=SwitchSettings)
-    ib_switch: IbSwitchSettings = Field(default_factory=IbSwitchSettings)
+    """Settings every device inherits unless its role or the device itself says otherwise."""
+
+    switch: SwitchSettings = Field(default_factory=SwitchSettings, description="defaults of every Ethernet switch")
+    ib_switch: IbSwitchSettings = Field(
+        default_factory=IbSwitchSettings, description="defaults of every InfiniBand switch"
+    )

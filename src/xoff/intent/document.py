@@ -22,14 +22,23 @@ from xoff.intent.qos import QosPolicy
 class IntentDocument(IntentModel):
     """Top level of an intent: one file, or the merge of every YAML file of a directory."""
 
-    fabric: FabricInfo
-    networks: Networks
-    qos_policies: dict[str, QosPolicy] = Field(default_factory=dict)
-    defaults: Defaults = Field(default_factory=Defaults)
-    roles: dict[RoleKey, SwitchSettings] = Field(default_factory=dict)
-    host_profiles: dict[str, HostProfile] = Field(default_factory=dict)
-    switches: list[SwitchEntry] = Field(default_factory=list)
-    ib_switches: list[IbSwitchEntry] = Field(default_factory=list)
-    hosts: list[HostEntry] = Field(default_factory=list)
-    links: list[LinkSpec] = Field(default_factory=list)
-    cabling: list[Generator] = Field(default_factory=list)
+    fabric: FabricInfo = Field(description="the fabric's name and free-text details")
+    networks: Networks = Field(description="the management, compute and storage networks")
+    qos_policies: dict[str, QosPolicy] = Field(
+        default_factory=dict, description="QoS policies by name; a network names the one it uses"
+    )
+    defaults: Defaults = Field(default_factory=Defaults, description="settings every switch inherits")
+    roles: dict[RoleKey, SwitchSettings] = Field(
+        default_factory=dict,
+        description="settings per role (leaf, spine, ...) or per network and role (storage-leaf); they override defaults",
+    )
+    host_profiles: dict[str, HostProfile] = Field(
+        default_factory=dict, description="kinds of server by name: GPUs and NICs"
+    )
+    switches: list[SwitchEntry] = Field(default_factory=list, description="the Ethernet switches")
+    ib_switches: list[IbSwitchEntry] = Field(default_factory=list, description="the InfiniBand switches")
+    hosts: list[HostEntry] = Field(default_factory=list, description="the GPU servers")
+    links: list[LinkSpec] = Field(default_factory=list, description="explicit cables")
+    cabling: list[Generator] = Field(
+        default_factory=list, description="cabling generators that expand into cables on the next free ports"
+    )

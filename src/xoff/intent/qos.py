@@ -28,9 +28,9 @@ from xoff.intent.types import (
 class Ecn(IntentModel):
     """ECN marking on a queue (WRED in ECN mode). Thresholds are bytes of egress queue depth."""
 
-    min_threshold: Bytes
-    max_threshold: Bytes
-    probability: Percent = 100
+    min_threshold: Bytes = Field(description="queue depth where marking starts (WRED min threshold)")
+    max_threshold: Bytes = Field(description="queue depth where marking reaches the probability (WRED max)")
+    probability: Percent = Field(default=100, description="marking probability at max_threshold, in percent")
 
     @model_validator(mode="after")
     def _ordered(self) -> Self:
@@ -45,8 +45,10 @@ class Ecn(IntentModel):
 class Scheduler(IntentModel):
     """How the class's egress queue is served: strict priority or DWRR with a weight."""
 
-    type: Literal["strict", "dwrr"] = "dwrr"
-    weight: Weight | None = None
+    type: Literal["strict", "dwrr"] = Field(
+        default="dwrr", description="strict priority, or deficit weighted round robin"
+    )
+    weight: Weight | None = Field(default=None, description="DWRR weight (dwrr only, required there)")
 
     @model_validator(mode="after")
     def _weight_matches_type(self) -> Self:
@@ -62,11 +64,13 @@ class TrafficClassSpec(IntentModel):
 
     dscp: list[Dscp] = Field(default_factory=list, description="DSCP values classified into this class")
     priority: Priority = Field(description="switch priority / 802.1p priority (PFC priority when lossless)")
-    traffic_class: TrafficClass | None = Field(default=None, description="defaults to the priority")
-    queue: QueueId | None = Field(default=None, description="egress queue; defaults to the traffic class")
-    lossless: bool = False
-    ecn: Ecn | None = None
-    scheduler: Scheduler = Field(default_factory=lambda: Scheduler(type="dwrr", weight=1))
+    traffic_class: TrafficClass | None = Field(default=None, description="defaults to the priority", examples=[3])
+    queue: QueueId | None = Field(default=None, description="egress queue; defaults to the traffic class", examples=[3])
+    lossless: bool = Field(default=False, description="PFC on this class's priority: no drops, pause instead")
+    ecn: Ecn | None = Field(default=None, description="ECN marking on the class's queue (needed for DCQCN)")
+    scheduler: Scheduler = Field(
+        default_factory=lambda: Scheduler(type="dwrr", weight=1), description="how the class's egress queue is served"
+    )
 
     @property
     def tc(self) -> int:
@@ -80,11 +84,13 @@ class TrafficClassSpec(IntentModel):
 class PfcWatchdog(IntentModel):
     """PFC watchdog; SONiC's defaults and ranges (reference/lossless.md §1.1, §1.5)."""
 
-    enabled: bool = True
-    poll_interval_ms: PollIntervalMs = 200
-    detection_ms: DetectionMs = 200
-    restoration_ms: RestorationMs = 200
-    action: Literal["drop", "forward", "alert"] = "drop"
+    enabled: bool = Field(default=True, description="run the PFC watchdog on every lossless queue", examples=[True])
+    poll_interval_ms: PollIntervalMs = Field(default=200, description="how often queues are polled (ms)")
+    detection_ms: DetectionMs = Field(default=200, description="a queue paused this long is storming (ms)")
+    restoration_ms: RestorationMs = Field(default=200, description="storm-free time before the queue is restored (ms)")
+    action: Literal["drop", "forward", "alert"] = Field(
+        default="drop", description="what a storming queue does: drop its packets, forward them, or only alert"
+    )
 
     @model_validator(mode="after")
     def _timers_ordered(self) -> Self:
@@ -107,49 +113,77 @@ class HeadroomRow(IntentModel):
         default=None,
         min_length=1,
         description="ASICs the row applies to (as a switch's asic: spectrum4, tomahawk5, ...); absent: every ASIC",
+        examples=[["tomahawk5"]],
     )
-    speed: SpeedMbps
-    cable: CableMetres
-    xon: Bytes
-    xoff: Bytes
-    size: Bytes
-    xon_offset: Bytes | None = None
+    speed: SpeedMbps = Field(description="port speed the row is for", examples=["400G"])
+    cable: CableMetres = Field(description="cable length the row is for", examples=["40m"])
+    xon: Bytes = Field(description="XON threshold: below it the port resumes the sender", examples=[18432])
+    xoff: Bytes = Field(description="XOFF headroom: what arrives after PAUSE is sent", examples=[171008])
+    size: Bytes = Field(description="the priority group's reserved size; at least xon + xoff", examples=[189440])
+    xon_offset: Bytes | None = Field(default=None, description="XON offset (Broadcom); absent: none", examples=[13312])
 
 
 class Buffers(IntentModel):
     """The buffer model: SONiC 'traditional' (static lookup) or 'dynamic' (formula), §1.3-1.4."""
 
-    model: Literal["static", "dynamic"] = "static"
-    lossless_mtu: Bytes = 1024
-    small_packet_percent: Percent = 50
-    shared_headroom_pool: bool = False
-    dynamic_th: DynamicTh = 0
-    headroom_rows: list[HeadroomRow] = Field(default_factory=list)
+    model: Literal["static", "dynamic"] = Field(
+        default="static", description="static: headroom from lookup rows; dynamic: computed per port (formula)"
+    )
+    lossless_mtu: Bytes = Field(
+        default=1024,
+        description="MTU of the lossless traffic in the headroom formula (LOSSLESS_TRAFFIC_PATTERN mtu)",
+        examples=[4096],
+    )
+    small_packet_percent: Percent = Field(
+        default=50,
+        description="share of small packets the headroom formula assumes (small_packet_percentage)",
+        examples=[100],
+    )
+    shared_headroom_pool: bool = Field(
+        default=False, description="share headroom between ports (over-subscribed)", examples=[True]
+    )
+    dynamic_th: DynamicTh = Field(
+        default=0,
+        description="lossless profiles' dynamic threshold: alpha = 2^dynamic_th of the free pool",
+        examples=[-2],
+    )
+    headroom_rows: list[HeadroomRow] = Field(
+        default_factory=list,
+        description="site rows that extend the ASIC's headroom lookup table",
+        examples=[
+            [{"asics": ["tomahawk5"], "speed": "400G", "cable": "40m", "xon": 18432, "xoff": 171008, "size": 189440}]
+        ],
+    )
 
 
 class CableLengths(IntentModel):
     """Default cable length per link role, used where a link gives none (SONiC ports2cable, §1.3)."""
 
-    host_leaf: CableMetres = 5
-    leaf_spine: CableMetres = 40
-    spine_super_spine: CableMetres = 300
+    host_leaf: CableMetres = Field(default=5, description="host-to-leaf cables")
+    leaf_spine: CableMetres = Field(default=40, description="leaf-to-spine cables")
+    spine_super_spine: CableMetres = Field(default=300, description="spine-to-super-spine cables")
 
 
 class QosPolicy(IntentModel):
     """A network's QoS policy: classes, CNP, PFC watchdog, buffers, cable defaults."""
 
-    trust: Literal["dscp", "pcp"] = "dscp"
-    classes: dict[str, TrafficClassSpec] = Field(min_length=1)
+    trust: Literal["dscp", "pcp"] = Field(default="dscp", description="classify on DSCP (L3) or PCP (802.1p)")
+    classes: dict[str, TrafficClassSpec] = Field(min_length=1, description="the traffic classes, by name")
     default_class: str = Field(description="class that takes every DSCP no class lists")
     cnp_class: str | None = Field(default=None, description="class carrying DCQCN congestion notifications")
     roce_class: str | None = Field(
         default=None,
         description="class RoCE data uses (host TOS, NCCL_IB_TC); defaults to the first lossless class",
+        examples=["rdma"],
     )
-    max_lossless_classes: LosslessLimit = 2
-    pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog)
-    buffers: Buffers = Field(default_factory=Buffers)
-    cable_lengths: CableLengths = Field(default_factory=CableLengths)
+    max_lossless_classes: LosslessLimit = Field(
+        default=2, description="most lossless classes the policy may have", examples=[2]
+    )
+    pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog, description="PFC storm detection and action")
+    buffers: Buffers = Field(default_factory=Buffers, description="buffer model and headroom")
+    cable_lengths: CableLengths = Field(
+        default_factory=CableLengths, description="cable length per link role where a link gives none"
+    )
 
     @property
     def lossless_classes(self) -> dict[str, TrafficClassSpec]:

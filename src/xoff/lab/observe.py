@@ -116,11 +116,13 @@ def exec_argv(state: LabState, device: str, command: list[str]) -> list[str]:
 
 
 def run_in(
-    state: LabState, device: str, command: list[str], timeout: float = TIMEOUT_S
+    state: LabState, device: str, command: list[str], timeout: float = TIMEOUT_S, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run a command in a device's namespace and capture its output (for status and tests)."""
+    """Run a command in a device's namespace and capture its output (for status and tests); ``stdin`` is its input
+    (a script on stdin has no size limit, unlike one argument: 128 KiB, the kernel's MAX_ARG_STRLEN)."""
     return subprocess.run(
         exec_argv(state, device, command),
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -74,7 +74,8 @@ def _running_argv(pid: int) -> list[str] | None:
 
 def _script_runner(state: LabState, host: str) -> ScriptRunner:
     def run_script(script: str, timeout: float) -> Ran:
-        done: subprocess.CompletedProcess[str] = run_in(state, host, ["sh", "-c", script], timeout=timeout)
+        # on stdin: a batch of every port's query of a large fabric is over the 128 KiB one argument may have
+        done: subprocess.CompletedProcess[str] = run_in(state, host, ["sh", "-s"], timeout=timeout, stdin=script)
         return Ran(done.returncode, done.stdout, done.stderr)
 
     return run_script

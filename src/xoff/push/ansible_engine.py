@@ -9,7 +9,8 @@ is written to disk, ansible-runner's artifacts included. Runner events
 become the same ``PushEvent`` stream the Nornir engine emits, and each device's ``Done | report``
 task (or, without one, where it failed) becomes its ``DeviceResult``: its changes and diff are the
 playbook's own, computed by the platforms' code the Nornir strategies use (``playbooks/filter_plugins/``),
-so the report shows what this engine sent.
+so the report shows what this engine sent. A device's ``elapsed_s`` is its own time: the sum of its
+tasks' durations from the runner's per-host events (not the whole run's, which the slowest device sets).
 
 Task names carry the step: ``Connect | ...``, ``Backup | ...``, ``Diff | ...``, ``Apply | ...``,
 ``Verify | ...``, ``Rollback | ...``, ``Done | ...``. Each device first logs in and answers one
@@ -53,6 +54,8 @@ COMMAND_TIMEOUT_S = 120
 STEPS = {s.value: s for s in Step}
 # the step a failure without a report happened in -> the outcome it leaves
 UNTOUCHED = (Step.CONNECT, Step.BACKUP, Step.DIFF)
+# the runner events that end one task on one host (each carries that task's start, end and duration)
+TASK_ENDS = ("runner_on_ok", "runner_on_failed", "runner_on_skipped", "runner_on_unreachable")
 
 
 def playbooks_dir() -> Path:
@@ -80,6 +83,8 @@ class _Device:
     failed_steps: set[Step] = field(default_factory=set)
     unreachable: bool = False
     connected: bool = False  # "connect ok" was emitted
+    busy_s: float = 0.0  # the sum of its own tasks' durations (the runner's per-host start/end)
+    timed: bool = False  # some task result carried a duration
 
 
 class EventTranslator:
@@ -121,6 +126,8 @@ class EventTranslator:
         if not host or host == "localhost":
             return False
         step = step_of(str(data.get("task", "")))
+        if kind in TASK_ENDS:
+            self._timed(host, data.get("duration"))
         if kind == "runner_on_start" and step is not None and step is not Step.DONE:  # DONE: at result()
             self._enter(host, step)
         elif kind == "runner_on_ok" and step is Step.DONE and isinstance((data.get("res") or {}).get("msg"), dict):
@@ -134,6 +141,15 @@ class EventTranslator:
             dev.unreachable = True
             self._failed(host, Step.CONNECT, self._one_line(data.get("res") or {}))
         return False
+
+    def _timed(self, host: str, duration: Any) -> None:
+        """Add one task's own time on ``host``: ansible-runner's ``duration`` (end - start of the task on
+        that host). Under the linear strategy a host waits for the others after each task: that wait is
+        not its time."""
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+            dev = self.devices.setdefault(host, _Device())
+            dev.busy_s += float(duration)
+            dev.timed = True
 
     def _failed(self, host: str, step: Step, message: str) -> None:
         dev = self.devices.setdefault(host, _Device())
@@ -168,7 +184,7 @@ class EventTranslator:
             backup=str(report["backup"]) if report.get("backup") else None,
             failed_step=failed_step,
             error=dev.error if outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN) else None,
-            elapsed_s=round(time.monotonic() - dev.started, 3),
+            elapsed_s=round(dev.busy_s if dev.timed else time.monotonic() - dev.started, 3),
             batch=batch,
         )
 

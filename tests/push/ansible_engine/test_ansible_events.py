@@ -221,3 +221,23 @@ def test_the_playbooks_filters_import_this_xoff(tmp_path: Path) -> None:
     envvars = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())["envvars"]
     first = envvars["PYTHONPATH"].split(os.pathsep)[0]
     assert Path(first) / "xoff" == Path(xoff.__file__).resolve().parent
+
+
+def test_each_device_reports_its_own_time_not_the_runs() -> None:
+    """Two devices in one run: each one's elapsed time is the sum of its own tasks' durations (the
+    runner's per-host start/end), whatever the other one took; a device with no timed result keeps the
+    time since its first event."""
+    tr = EventTranslator(lambda _e: None, [])
+    durations = {"fast": [0.25, 0.5, 0.25], "slow": [4.0, 6.0, 2.5]}
+    tasks = ["Backup | show running-config", "Diff | session diff", "Done | report"]
+    for host, times in durations.items():
+        for task, took in zip(tasks, times, strict=True):
+            tr(_ev("runner_on_start", host, task))
+            res = {"msg": {"outcome": "unchanged", "backup": "/b"}} if task.startswith("Done") else {}
+            tr(_ev("runner_on_ok", host, task, res, duration=took))
+    tr(_ev("runner_on_start", "untimed", "Backup | show running-config"))
+    tr(_ev("runner_on_failed", "untimed", "Backup | show running-config", {"msg": "boom"}, duration=None))
+    got = {h: tr.result(_t(h), 1).elapsed_s for h in ("fast", "slow")}
+    assert got == {"fast": 1.0, "slow": 12.5}
+    untimed = tr.result(_t("untimed"), 1)
+    assert untimed.outcome is Outcome.FAILED and 0 <= untimed.elapsed_s < 12.5

@@ -9,9 +9,11 @@ in one place.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +30,7 @@ from netmiko import (
 from xoff.connect.channel import ExecSession, exec_on
 from xoff.connect.credentials import Credentials
 from xoff.connect.options import connect_handler_args
+from xoff.connect.pace import NETMIKO_CONFIG_READ_S, Pace, Timeouts
 from xoff.connect.targets import Target
 
 
@@ -91,25 +94,52 @@ def open_session(spec: ConnectSpec) -> CommandSession:
     return PromptSession(conn)
 
 
+NETMIKO_TIMING_READ_S = 120.0  # netmiko's send_command_timing read_timeout default
+CONNECT_ATTEMPTS = 2
+RETRY_PAUSE_S = 1.0
+
+
 class NetmikoSession:
     """A netmiko connection as a strategy ``Session``: netmiko's own methods, plus ``exec_command``
     and ``put_file`` (an exec channel and SFTP over the same SSH transport: no second login, the same
-    host-key check)."""
+    host-key check).
 
-    def __init__(self, conn: BaseConnection) -> None:
+    Every read waits as long as the session's ``Pace`` says (``connect.pace``): the read timeout the
+    caller asked for (or netmiko's default) scaled by the device's measured pace and the user's
+    factor, set as netmiko's ``read_timeout_override`` for the call, so netmiko's own fixed waits (the
+    command echo's 10 s) follow it too."""
+
+    def __init__(self, conn: BaseConnection, pace: Pace | None = None) -> None:
         self.conn = conn
+        self.pace = pace or Pace(Timeouts())
+
+    @contextlib.contextmanager
+    def _waiting(self, seconds: float) -> Iterator[None]:
+        before = self.conn.read_timeout_override
+        self.conn.read_timeout_override = seconds
+        try:
+            yield
+        finally:
+            self.conn.read_timeout_override = before
 
     def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
-        return self.conn.send_command(command_string, *args, **kwargs)
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout"))
+        with self._waiting(seconds):
+            return self.conn.send_command(command_string, *args, **kwargs)
 
     def send_command_timing(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
-        return self.conn.send_command_timing(command_string, *args, **kwargs)
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout", NETMIKO_TIMING_READ_S))
+        with self._waiting(seconds):
+            return self.conn.send_command_timing(command_string, *args, **kwargs)
 
     def send_config_set(self, config_commands: Any = None, *args: Any, **kwargs: Any) -> str:
-        return str(self.conn.send_config_set(config_commands, *args, **kwargs))
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout", NETMIKO_CONFIG_READ_S))
+        with self._waiting(seconds):
+            return str(self.conn.send_config_set(config_commands, *args, **kwargs))
 
     def enable(self, *args: Any, **kwargs: Any) -> str:
-        return str(self.conn.enable(*args, **kwargs))
+        with self._waiting(self.pace.read_timeout()):
+            return str(self.conn.enable(*args, **kwargs))
 
     def _client(self) -> Any:
         client = self.conn.remote_conn_pre
@@ -118,7 +148,7 @@ class NetmikoSession:
         return client
 
     def exec_command(self, command: str, stdin: str = "", timeout: float | None = None) -> tuple[int, str, str]:
-        ran = exec_on(self._client(), command, timeout, stdin)
+        ran = exec_on(self._client(), command, None if timeout is None else self.pace.read_timeout(timeout), stdin)
         return ran.status, ran.stdout, ran.stderr
 
     def put_file(self, path: str, text: str) -> None:
@@ -128,6 +158,30 @@ class NetmikoSession:
                 handle.write(text.encode())
         finally:
             sftp.close()
+
+
+def connect_paced(open_conn: Callable[[], BaseConnection], timeouts: Timeouts) -> NetmikoSession:
+    """Open a session with ``open_conn`` and measure the device's pace by its login time.
+
+    The connection setup is retried once when it timed out or was cut (nothing was sent to the device
+    yet, so a retry is safe); a refused login or host key is not retried."""
+    attempt = 1
+    while True:
+        started = time.monotonic()
+        try:
+            conn = open_conn()
+        except Exception as exc:
+            if attempt >= CONNECT_ATTEMPTS or classify(exc) not in ("timeout", "unreachable"):
+                raise
+            time.sleep(RETRY_PAUSE_S * attempt)
+            attempt += 1
+            continue
+        return NetmikoSession(conn, timeouts.pace(time.monotonic() - started))
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """The device did not answer in time (a read, the TCP connect, the SSH banner or the login)."""
+    return classify(exc) == "timeout" or "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower()
 
 
 def classify(exc: BaseException) -> str:

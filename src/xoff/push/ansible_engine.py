@@ -21,6 +21,8 @@ Nornir.
 ``PushOptions.timeout_s`` bounds each SSH operation, as netmiko's read timeout does under Nornir:
 ``ANSIBLE_TIMEOUT`` (connecting), ``ANSIBLE_PERSISTENT_COMMAND_TIMEOUT`` (each ``network_cli``
 request) and ``xoff_command_timeout`` (the task timeout of each ``raw`` command on a switch).
+Without it, ``PushOptions.timeout_factor`` scales the first two (Ansible measures no pace); a
+timeout error names the knob, as under Nornir.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import ansible_runner  # type: ignore[import-untyped]
 
 from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsupported
 from xoff.connect.credentials import CredentialSet, mask
+from xoff.connect.pace import CONNECT_S, Timeouts
 from xoff.connect.targets import Target
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
@@ -90,9 +93,10 @@ class _Device:
 class EventTranslator:
     """Runner events -> PushEvents (through ``on_event``) and, at the end, DeviceResults."""
 
-    def __init__(self, on_event: EventHook, secrets: list[str]) -> None:
+    def __init__(self, on_event: EventHook, secrets: list[str], timeouts: Timeouts | None = None) -> None:
         self.on_event = on_event
         self.secrets = secrets
+        self.timeouts = timeouts or Timeouts()
         self.devices: dict[str, _Device] = {}
 
     def _emit(self, host: str, step: Step, status: str, message: str = "") -> None:
@@ -101,8 +105,10 @@ class EventTranslator:
 
     def _one_line(self, res: dict[str, Any]) -> str:
         text = str(res.get("msg") or res.get("stderr") or res.get("stdout") or "failed")
-        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed")
-        return mask(line, self.secrets)[:MAX_ERROR_CHARS]
+        line = mask(next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed"), self.secrets)
+        line = line[:MAX_ERROR_CHARS]
+        timed_out = "timed out" in line.lower() or "timeout" in line.lower()
+        return f"{line} ({self.timeouts.hint()})" if timed_out else line
 
     def _enter(self, host: str, step: Step) -> None:
         dev = self.devices.setdefault(host, _Device())
@@ -212,6 +218,16 @@ def command_timeout(options: PushOptions) -> int:
     return math.ceil(options.timeout_s) if options.timeout_s else 0
 
 
+def persistent_command_timeout(options: PushOptions) -> int:
+    """Each ``network_cli`` request: ``--timeout``, else ``COMMAND_TIMEOUT_S`` times ``--timeout-factor``."""
+    return command_timeout(options) or math.ceil(COMMAND_TIMEOUT_S * options.timeout_factor)
+
+
+def connect_timeout(options: PushOptions) -> int:
+    """Connecting (``ANSIBLE_TIMEOUT``): ``--timeout``, else netmiko's setup time times ``--timeout-factor``."""
+    return command_timeout(options) or math.ceil(CONNECT_S * options.timeout_factor)
+
+
 # the filter plugins import xoff: the directory this xoff is imported from goes first on the playbook's
 # PYTHONPATH, so they run this engine's own strategy code, not another copy the venv has installed
 XOFF_IMPORT_ROOT = str(Path(__file__).resolve().parents[2])
@@ -232,9 +248,8 @@ def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) 
         "ANSIBLE_NOCOLOR": "1",
     }
     # a whole configuration goes through one network_cli command: give it more than Ansible's 30 s
-    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(command_timeout(options) or COMMAND_TIMEOUT_S)
-    if options.timeout_s:
-        env["ANSIBLE_TIMEOUT"] = str(command_timeout(options))
+    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(persistent_command_timeout(options))
+    env["ANSIBLE_TIMEOUT"] = str(connect_timeout(options))
     pairs = [
         ("XOFF_SWITCH_USERNAME", creds.switch.username if creds.switch else None),
         ("XOFF_SWITCH_PASSWORD", creds.switch.password if creds.switch else None),
@@ -319,7 +334,7 @@ def _run_batch(
     def run(batch: list[Target], number: int) -> list[DeviceResult]:
         cannot = {t.name for t in unsupported(batch)}
         runnable = [t for t in batch if t.name not in cannot]
-        translator = EventTranslator(on_event, job.secrets)
+        translator = EventTranslator(on_event, job.secrets, options.timeouts)
         if runnable:
             work = Path(tempfile.mkdtemp(prefix="xoff-ansible-"))
             try:

@@ -210,7 +210,28 @@ def test_the_switch_password_goes_by_prompt_not_by_environment(tmp_path: Path) -
     assert args["cmdline"].endswith("push.yml")
     hosts_only = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())
     assert hosts_only["playbook"] == "push.yml" and "binary" not in hosts_only
-    assert "ANSIBLE_TIMEOUT" not in hosts_only["envvars"]
+    assert (hosts_only["envvars"]["ANSIBLE_TIMEOUT"], hosts_only["envvars"]["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"]) == (
+        "20",
+        "120",
+    )
+    slower = runner_arguments(tmp_path / "f", CredentialSet(switch=None, host=None), PushOptions(timeout_factor=2.5))
+    assert (slower["envvars"]["ANSIBLE_TIMEOUT"], slower["envvars"]["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"]) == (
+        "50",
+        "300",
+    )
+
+
+def test_a_timeout_error_names_the_knob() -> None:
+    """Under Ansible too, a device that answered too late fails with the knob to turn in its error."""
+    for options, knob in (
+        (PushOptions(), "--timeout-factor (now 1)"),
+        (PushOptions(timeout_s=4), "--timeout (now 4 s)"),
+    ):
+        tr = EventTranslator(lambda _e: None, [], options.timeouts)
+        tr(_ev("runner_on_start", "leaf2", "Connect | log in"))
+        tr(_ev("runner_on_unreachable", "leaf2", "Connect | log in", {"msg": "Timed out after 4 seconds"}))
+        error = tr.result(_t("leaf2"), 1).error or ""
+        assert error.startswith("Timed out after 4 seconds (raise ") and knob in error, error
 
 
 def test_the_playbooks_filters_import_this_xoff(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from xoff.desired.models import FabricState
     from xoff.push.job import PushJob
     from xoff.push.job import PushOptions as EngineOptions
-    from xoff.push.model import PushEvent, PushSummary
+    from xoff.push.model import PushEvent, PushSummary, StageEvent
 
 ENGINES = ("nornir", "ansible")
 
@@ -64,11 +64,11 @@ class PushOptions:
 
 class PushHooks(Protocol):
     """What a push tells its caller: the plan (inside the lock, before any device), every step's event
-    (from worker threads), and that the engine is done."""
+    (from worker threads) and each rollout stage (canary, batches), and that the engine is done."""
 
     def plan(self, targets: list[Target], dry_run: bool) -> None: ...
 
-    def __call__(self, event: PushEvent) -> None: ...
+    def __call__(self, event: PushEvent | StageEvent) -> None: ...
 
     def close(self) -> None: ...
 
@@ -79,7 +79,7 @@ class SilentHooks:
     def plan(self, targets: list[Target], dry_run: bool) -> None:
         pass
 
-    def __call__(self, event: PushEvent) -> None:
+    def __call__(self, event: PushEvent | StageEvent) -> None:
         pass
 
     def close(self) -> None:

@@ -380,7 +380,11 @@ def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
     """The engine contract (``xoff.push.job.ENGINES``): canary, batches and max failures as with Nornir."""
     started = time.monotonic()
     plan = batches(job.targets, options.canary, options.batch_size)
-    results = roll_out(
-        plan, _run_batch(job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    results, stages = roll_out(
+        plan,
+        _run_batch(job, options, on_event),
+        canary=options.canary > 0,
+        max_failures=options.max_failures,
+        on_stage=on_event,
     )
-    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible")
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible", stages=stages)

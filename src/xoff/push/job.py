@@ -16,9 +16,9 @@ from typing import Protocol
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
-from xoff.push.model import PushEvent, PushSummary
+from xoff.push.model import PushEvent, PushSummary, StageEvent
 
-EventHook = Callable[[PushEvent], None]
+EventHook = Callable[[PushEvent | StageEvent], None]  # device steps, and rollout stages (canary, batches)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,11 @@ def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
         timeout_factor=options.timeout_factor,
     )
     plan = batches(job.targets, options.canary, options.batch_size)
-    results = roll_out(
-        plan, _run_batch(nr, job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    results, stages = roll_out(
+        plan,
+        _run_batch(nr, job, options, on_event),
+        canary=options.canary > 0,
+        max_failures=options.max_failures,
+        on_stage=on_event,
     )
-    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="nornir")
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="nornir", stages=stages)

@@ -43,9 +43,10 @@ def _stage(number: int, batch: list[Target], canary: bool) -> tuple[StageKind, t
 def _started(plan: list[list[Target]], number: int, canary: bool) -> str:
     """What starting stage ``number`` means for the rest."""
     rest = sum(len(b) for b in plan[number:])
+    devices = f"{rest} device{'' if rest == 1 else 's'}"
     if canary and number == 1:
-        return f"the other {rest} devices wait on it" if rest else "no other device"
-    return f"{rest} devices in later batches" if rest else "the last batch"
+        return f"the other {devices} wait on it" if rest else "no other device"
+    return f"{devices} in later batches" if rest else "the last batch"
 
 
 def _ended(got: list[DeviceResult], kind: StageKind) -> str:

@@ -24,6 +24,7 @@ import yaml
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
 from xoff.cli.push import push_command
 from xoff.connect.credentials import load_credentials
 from xoff.connect.options import connection_options
@@ -281,7 +282,7 @@ def test_cumulus_rolls_back_by_itself_when_the_controller_is_gone(lab: LabState,
     on_trial = _nvue(lab, "sleaf1")
     assert on_trial["confirm"] is not None and on_trial["applied"] == on_trial["confirm"]["rev_id"] != before
     conn.remote_conn_pre.get_transport().close()  # dropped: no exit, no confirm, and nobody comes back
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + SETTLE_S
     while _nvue(lab, "sleaf1")["confirm"] is not None and time.monotonic() < deadline:
         time.sleep(0.2)
     after = _nvue(lab, "sleaf1")

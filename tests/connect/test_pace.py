@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from netmiko import ReadTimeout
 
 from xoff.connect.pace import CEILING_S, FLOOR_S, MAX_PACE, REFERENCE_LOGIN_S, Pace, Timeouts
-from xoff.connect.session import NetmikoSession, connect_paced
+from xoff.connect.session import NetmikoSession, PromptSession, connect_paced
 
 
 @pytest.mark.parametrize(
@@ -97,3 +98,28 @@ def test_connection_setup_retried_once_when_it_timed_out_never_when_refused(monk
     with pytest.raises(TimeoutError):
         connect_paced(dead, Timeouts())
     assert tries.count("d") == 2
+
+
+class _CliConn(_Conn):
+    base_prompt = "leaf1"
+
+    def __init__(self, late: bool = False) -> None:
+        super().__init__()
+        self.late = late
+
+    def send_command(self, command: str, **kwargs: Any) -> str:
+        super().send_command(command, **kwargs)
+        if self.late:
+            raise ReadTimeout("Pattern not detected: 'leaf1[#>$%][ \\t]*$' in output.")
+        return "ok"
+
+
+def test_a_collectors_reads_follow_the_pace_and_a_timeout_names_the_knob() -> None:
+    """Collect: the collector's --timeout is each read's base, scaled by the pace measured at login."""
+    conn = _CliConn()
+    PromptSession(conn, login_s=REFERENCE_LOGIN_S * 3).send_command("show version", read_timeout=20.0)
+    assert conn.calls == [("show version", 60.0, 60.0)] and conn.read_timeout_override is None
+    with pytest.raises(ReadTimeout, match=r"raise --timeout \(now 20 s, x3 for this device's pace\)"):
+        PromptSession(_CliConn(late=True), login_s=REFERENCE_LOGIN_S * 3).send_command(
+            "show version", read_timeout=20.0
+        )

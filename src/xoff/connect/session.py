@@ -61,19 +61,32 @@ class PromptSession:
     command, most of a collect's time on a CLI device. A collector's session is read-only, so the
     prompt does not change after login (and ``enable``); each command reads until that prompt ends
     the output, which is also stricter than netmiko's default (the prompt anywhere in the output).
+    Each read waits the time the caller asked (the collector's ``--timeout``) scaled by the device's
+    pace measured at login (``connect.pace``, no factor); a read that still times out names the knob.
     """
 
     TERMINATORS = "#>$%"  # what netmiko's set_base_prompt strips from the prompt
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, login_s: float | None = None) -> None:
         self.conn = conn
+        self.pace = Pace(Timeouts(), login_s)  # the collector's --timeout is each read's base, paced
         base = str(conn.base_prompt)
         self.expect = re.escape(base) + "[" + re.escape(self.TERMINATORS) + r"][ \t]*$"
 
     def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("expect_string", self.expect)
         kwargs.setdefault("auto_find_prompt", False)
-        return self.conn.send_command(command_string, *args, **kwargs)
+        asked = kwargs.get("read_timeout")
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(asked)
+        before = self.conn.read_timeout_override
+        self.conn.read_timeout_override = seconds  # netmiko's echo wait too
+        try:
+            return self.conn.send_command(command_string, *args, **kwargs)
+        except ReadTimeout as exc:
+            now = f"now {asked:g} s, x{self.pace.scale:.2g} for this device's pace" if asked else "not set"
+            raise ReadTimeout(f"{str(exc).strip()} (raise --timeout ({now}))") from exc
+        finally:
+            self.conn.read_timeout_override = before
 
     def disconnect(self) -> None:
         self.conn.disconnect()
@@ -88,10 +101,12 @@ def open_session(spec: ConnectSpec) -> CommandSession:
         raise PermissionError(f"no credentials for {spec.target.kind}s (secrets file or XOFF_* environment)")
     if spec.exec_channel:
         return ExecSession(spec.target, creds, spec.known_hosts, spec.timeout_s)
+    started = time.monotonic()
     conn = ConnectHandler(**connect_handler_args(spec.target, creds, spec.known_hosts, spec.timeout_s))
+    login_s = time.monotonic() - started
     if spec.enable:
         conn.enable()
-    return PromptSession(conn)
+    return PromptSession(conn, login_s)
 
 
 NETMIKO_TIMING_READ_S = 120.0  # netmiko's send_command_timing read_timeout default

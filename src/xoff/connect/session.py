@@ -196,7 +196,8 @@ def connect_paced(open_conn: Callable[[], BaseConnection], timeouts: Timeouts) -
 
 def is_timeout(exc: BaseException) -> bool:
     """The device did not answer in time (a read, the TCP connect, the SSH banner or the login)."""
-    return classify(exc) == "timeout" or "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower()
+    text = f"{type(exc).__name__} {exc}".lower()
+    return classify(exc) == "timeout" or "timed out" in text or "timeout" in text
 
 
 def classify(exc: BaseException) -> str:

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from tests.support.collect_drift import differing_fields
 from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
 from xoff.connect.credentials import load_credentials
 from xoff.connect.session import ConnectSpec, open_session
 from xoff.connect.targets import build_targets
@@ -38,7 +39,6 @@ pytestmark = pytest.mark.lab
 INVENTORY = ROOT / "inventory"
 LAB = f"c{os.getpid() % 100000}-coll"
 LIMIT = ["platform_sonic", "platform_eos", "kind_host"]
-SETTLE_S = 40.0
 
 
 def _session(lab: str, name: str) -> Any:

@@ -29,6 +29,7 @@ import typer
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
 from xoff import api
 from xoff.lab import netns
 from xoff.lab.faults import FAULTS, Fault, Lab
@@ -183,7 +184,7 @@ def test_lab_fault_cli_lists_and_seeds(lab: Lab) -> None:
 
 def test_every_undo_restored_the_lab(lab: Lab) -> None:
     """Last: after every fault and its undo, the lab validates clean again."""
-    deadline = time.monotonic() + 10  # LLDP and BGP settle within a few seconds of an undo
+    deadline = time.monotonic() + SETTLE_S  # LLDP and BGP settle within a few seconds of an undo
     while True:
         status, doc = validate()
         if status == 0 or time.monotonic() > deadline:

@@ -24,6 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
 from xoff.contracts.fib import FibEntry
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.forwarding import snapshot_from_fabric
@@ -44,8 +45,8 @@ pytestmark = pytest.mark.lab
 INVENTORY = ROOT / "inventory"
 LAB = f"t{os.getpid()}-mini"
 LAB2 = f"t{os.getpid()}-mini2"
-BGP_TIMEOUT_S = 30.0
-LLDP_TIMEOUT_S = 15.0
+BGP_TIMEOUT_S = SETTLE_S
+LLDP_TIMEOUT_S = SETTLE_S
 PROCESSES = 5 * 4 + 4 * 2 + 1  # zebra, bgpd, staticd, lldpd per switch; lldpd, sshd per host; the switch SSH server
 T = TypeVar("T")
 
@@ -97,7 +98,7 @@ def test_up_reports_what_it_made(lab: tuple[UpReport, LabState]) -> None:
     report, state = lab
     assert report.created == {"namespaces": 9, "bridge": 1, "mgmt veths": 9, "link veths": 16}
     assert len(report.started) == PROCESSES
-    assert report.kept == [] and report.seconds < 20
+    assert report.kept == []  # how long it took is the benchmarks' business (bench/), not a test's
     # every block stays unless another lab on this machine holds it (lab-mini is lab-safe as written)
     assert {r.split(" -> ")[0] for r in report.remap} >= {"198.19.252.0/24", "198.18.0.0/24"}
     assert all(IPv4Interface(r.split(" -> ")[1]).network.subnet_of(REMAP_INTO) for r in report.remap)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
 from xoff import api
 from xoff.desired.models import FabricState
 from xoff.lab import daemons, names, netns
@@ -32,7 +33,7 @@ pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "lab-mini-static"
 LAB = f"sr{os.getpid()}"
 WITH_ROUTES = ("leaf1", "leaf2", "spine2", "sleaf1")  # SONiC, SONiC, EOS, Cumulus
-FIB_TIMEOUT_S = 15.0
+FIB_TIMEOUT_S = SETTLE_S
 
 
 @pytest.fixture(scope="module")

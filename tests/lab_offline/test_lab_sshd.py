@@ -15,6 +15,7 @@ import asyncssh
 import pytest
 from lab_fake_emulator import FILES, FakeEmulator
 
+from tests.support.waiting import SETTLE_S
 from xoff.lab import netns
 from xoff.lab.daemons import switch_ssh_processes
 from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, SessionFaults
@@ -32,7 +33,7 @@ from xoff.lab.sshd import (
 
 USER, PASSWORD = "admin", "s3cret-lab"
 ADDRESS = "198.18.0.1"  # on lo of a namespace that only this test uses
-TIMEOUT_S = 10.0
+TIMEOUT_S = SETTLE_S  # an upper bound for each SSH step (a busy machine is slow)
 
 
 # --- line discipline (no root) ---------------------------------------------------------------------

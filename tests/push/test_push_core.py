@@ -95,10 +95,10 @@ def test_rollout_canary_then_batches_and_stop_on_failure() -> None:
         outcome = Outcome.ROLLED_BACK if batch[0].name == "d0" else Outcome.CHANGED
         return [DeviceResult(t.name, t.platform, outcome, batch=number) for t in batch]
 
-    results = roll_out(batches(targets, 2, 3), run, canary=True, max_failures=None)
+    results, _ = roll_out(batches(targets, 2, 3), run, canary=True, max_failures=None)
     assert seen == [1] and [r.outcome for r in results].count(Outcome.SKIPPED) == 5
     seen.clear()
-    results = roll_out(batches(targets, 0, 2), run, canary=False, max_failures=1)
+    results, _ = roll_out(batches(targets, 0, 2), run, canary=False, max_failures=1)
     assert seen == [1] and results[-1].outcome is Outcome.SKIPPED and "max-failures" in (results[-1].error or "")
 
 

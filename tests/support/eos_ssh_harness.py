@@ -2,7 +2,8 @@
 
 It does what the lab's switch SSH server (``xoff.lab.sshd``) does inside namespaces, reduced to
 what these tests need: password auth, one ``Emulator`` per session, a shell with echo when a PTY is
-requested (CR, LF and CRLF end a line), exec requests, and ``step()`` run off the event loop.
+requested (CR, LF and CRLF end a line), exec requests, and ``step()`` run off the event loop; and, for
+tests of slow devices, a lag on every answer.
 """
 
 from __future__ import annotations
@@ -45,7 +46,16 @@ class _Auth(asyncssh.SSHServer):
         return username == USERNAME and password == PASSWORD
 
 
-async def _session(ctx: EmulatorContext, process: asyncssh.SSHServerProcess[str]) -> None:
+async def _write(process: asyncssh.SSHServerProcess[str], text: str, lag_s: float) -> None:
+    """Write ``text`` ``lag_s`` late: a loaded device's answers (its echo too) arrive late."""
+    if not text:
+        return
+    if lag_s:
+        await asyncio.sleep(lag_s)
+    process.stdout.write(text)
+
+
+async def _session(ctx: EmulatorContext, process: asyncssh.SSHServerProcess[str], lag_s: float = 0.0) -> None:
     loop = asyncio.get_running_loop()
     emu = await loop.run_in_executor(None, Emulator, ctx)
     if process.command is not None:
@@ -54,7 +64,7 @@ async def _session(ctx: EmulatorContext, process: asyncssh.SSHServerProcess[str]
         process.exit(reply.status)
         return
     echo = process.get_terminal_type() is not None
-    process.stdout.write(emu.banner() + emu.prompt())
+    await _write(process, emu.banner() + emu.prompt(), lag_s)
     line: list[str] = []
     last_cr = False
     while True:
@@ -62,6 +72,7 @@ async def _session(ctx: EmulatorContext, process: asyncssh.SSHServerProcess[str]
         if not data:
             process.exit(0)
             return
+        echoed: list[str] = []
         for ch in data:
             if ch == "\n" and last_cr:
                 last_cr = False
@@ -70,17 +81,20 @@ async def _session(ctx: EmulatorContext, process: asyncssh.SSHServerProcess[str]
             if ch not in "\r\n":
                 line.append(ch)
                 if echo:
-                    process.stdout.write(ch)
+                    echoed.append(ch)
                 continue
             if echo:
-                process.stdout.write("\r\n")
+                echoed.append("\r\n")
+            await _write(process, "".join(echoed), lag_s)
+            echoed = []
             text, line = "".join(line), []
             reply = await loop.run_in_executor(None, emu.step, text)
-            process.stdout.write(reply.output)
             if reply.close:
+                await _write(process, reply.output, lag_s)
                 process.exit(reply.status)
                 return
-            process.stdout.write(emu.prompt())
+            await _write(process, reply.output + emu.prompt(), lag_s)
+        await _write(process, "".join(echoed), lag_s)
 
 
 @dataclass
@@ -91,8 +105,9 @@ class Server:
 
 
 @contextmanager
-def eos_ssh_server(ctx: EmulatorContext, key_dir: Path) -> Iterator[Server]:
-    """Serve ``ctx``'s device on 127.0.0.1 from a background thread; stopped on exit."""
+def eos_ssh_server(ctx: EmulatorContext, key_dir: Path, lag_s: float = 0.0) -> Iterator[Server]:
+    """Serve ``ctx``'s device on 127.0.0.1 from a background thread; stopped on exit. ``lag_s``: every
+    answer of a shell session (the login banner, each echo, each reply) is written that late."""
     key = asyncssh.generate_private_key("ssh-ed25519")
     key_path = key_dir / "ssh_host_ed25519_key"
     key.write_private_key(str(key_path))
@@ -107,7 +122,7 @@ def eos_ssh_server(ctx: EmulatorContext, key_dir: Path) -> Iterator[Server]:
             0,
             server_factory=lambda: _Auth(connections),
             server_host_keys=[str(key_path)],
-            process_factory=lambda p: _session(ctx, p),
+            process_factory=lambda p: _session(ctx, p, lag_s),
             line_editor=False,
             encoding="utf-8",
         )

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from xoff.desired.models import FabricState
     from xoff.push.job import PushJob
     from xoff.push.job import PushOptions as EngineOptions
-    from xoff.push.model import PushEvent, PushSummary
+    from xoff.push.model import PushEvent, PushSummary, StageEvent
 
 ENGINES = ("nornir", "ansible")
 
@@ -55,7 +55,8 @@ class PushOptions:
     batch_size: int = 0
     max_failures: int | None = None
     workers: int = 20
-    timeout_s: float | None = None
+    timeout_s: float | None = None  # fixed seconds per SSH operation; None: follow each device's pace
+    timeout_factor: float = 1.0  # times every adaptive timeout (connect.pace)
     engine: str = "nornir"  # nornir | ansible
     backup_dir: Path = Path("backups")
     run_id: str | None = None  # default: the UTC time, 20260101T120000Z
@@ -63,11 +64,11 @@ class PushOptions:
 
 class PushHooks(Protocol):
     """What a push tells its caller: the plan (inside the lock, before any device), every step's event
-    (from worker threads), and that the engine is done."""
+    (from worker threads) and each rollout stage (canary, batches), and that the engine is done."""
 
     def plan(self, targets: list[Target], dry_run: bool) -> None: ...
 
-    def __call__(self, event: PushEvent) -> None: ...
+    def __call__(self, event: PushEvent | StageEvent) -> None: ...
 
     def close(self) -> None: ...
 
@@ -78,7 +79,7 @@ class SilentHooks:
     def plan(self, targets: list[Target], dry_run: bool) -> None:
         pass
 
-    def __call__(self, event: PushEvent) -> None:
+    def __call__(self, event: PushEvent | StageEvent) -> None:
         pass
 
     def close(self) -> None:
@@ -116,6 +117,9 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
 
     if options.engine not in ENGINES:
         raise _bad("--engine", options.engine, f"no push engine {options.engine!r} (allowed: {', '.join(ENGINES)})")
+    for flag, value in (("--timeout", options.timeout_s), ("--timeout-factor", options.timeout_factor)):
+        if value is not None and not value > 0:
+            raise _bad(flag, str(value), "must be above 0")
     lab, secrets, known_hosts, engine = options.lab, options.secrets, options.known_hosts, options.engine
     fabric, conn = _fabric(source, lab)
     targets = select(build_targets(fabric), list(options.limit))
@@ -148,13 +152,14 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
     run_id = options.run_id or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     job = PushJob(fabric.fabric, run_id, targets, desired, creds, hosts_file)
     engine_options = EngineOptions(
-        options.dry_run,
-        options.canary,
-        options.batch_size,
-        options.max_failures,
-        options.workers,
-        options.timeout_s,
-        options.backup_dir,
+        dry_run=options.dry_run,
+        canary=options.canary,
+        batch_size=options.batch_size,
+        max_failures=options.max_failures,
+        workers=options.workers,
+        timeout_s=options.timeout_s,
+        timeout_factor=options.timeout_factor,
+        backup_dir=options.backup_dir,
     )
     return PushPlan(job, engine_options, engine, lock_path(fabric.fabric, conn.lock_dir if conn else None))
 

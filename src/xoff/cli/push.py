@@ -58,7 +58,14 @@ def push_command(
         int | None, typer.Option("--max-failures", help="start no new batch once this many failed")
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="devices in parallel")] = 20,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="seconds per SSH operation")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="fixed seconds per SSH operation (default: follow each device's pace)"),
+    ] = None,
+    timeout_factor: Annotated[
+        float,
+        typer.Option("--timeout-factor", help="times every timeout that follows a device's pace (default 1)"),
+    ] = 1.0,
     engine: Annotated[EngineName, typer.Option("--engine", help="nornir (default) or ansible")] = EngineName.nornir,
     backup_dir: Annotated[Path, typer.Option("--backup-dir", help="backups go to DIR/<run>/<device>")] = Path(
         "backups"
@@ -84,6 +91,7 @@ def push_command(
         max_failures=max_failures,
         workers=workers,
         timeout_s=timeout,
+        timeout_factor=timeout_factor,
         engine=engine.value,
         backup_dir=backup_dir,
     )

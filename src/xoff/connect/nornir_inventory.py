@@ -37,9 +37,11 @@ def _login(target: Target, creds: CredentialSet) -> tuple[str | None, str | None
     return username, password, options
 
 
-def _connection_options(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
+def _connection_options(
+    target: Target, known_hosts: Path | None, timeout_s: float | None, factor: float
+) -> dict[str, Any]:
     try:
-        return connection_options(target, known_hosts, timeout_s)
+        return connection_options(target, known_hosts, timeout_s, factor=factor)
     except (KeyError, ImportError):  # no transport for the platform: its task says so (collect: no collector)
         return {}
 
@@ -56,13 +58,15 @@ def build_nornir(
     *,
     workers: int = 20,
     timeout_s: float | None = None,
+    timeout_factor: float = 1.0,
 ) -> Nornir:
-    """A Nornir object for ``targets`` (threaded runner, ``workers`` threads)."""
+    """A Nornir object for ``targets`` (threaded runner, ``workers`` threads); the timeouts as
+    ``options.connection_options`` gives them."""
     groups = _group_objects(targets)
     hosts = Hosts()
     for t in targets:
         username, password, login = _login(t, creds)
-        extras = {**_connection_options(t, known_hosts, timeout_s), **login}
+        extras = {**_connection_options(t, known_hosts, timeout_s, timeout_factor), **login}
         hosts[t.name] = Host(
             name=t.name,
             hostname=t.address,

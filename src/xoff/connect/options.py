@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from xoff.connect.credentials import Credentials
+from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
 from xoff.platforms.record import Transport
 from xoff.platforms.registry import get_platform
-
-DEFAULT_TIMEOUT_S = 20.0
 
 
 def _transport(platform: str) -> Transport:
@@ -31,8 +30,15 @@ def _transport(platform: str) -> Transport:
     return transport
 
 
-def connection_options(target: Target, known_hosts: Path | None, timeout_s: float | None) -> dict[str, Any]:
-    """ConnectHandler arguments for one target, without credentials (and without host and port)."""
+def connection_options(
+    target: Target, known_hosts: Path | None, timeout_s: float | None, *, factor: float = 1.0
+) -> dict[str, Any]:
+    """ConnectHandler arguments for one target, without credentials (and without host and port).
+
+    ``timeout_s`` fixes every SSH operation (netmiko's ``read_timeout_override``); without it the
+    connection setup waits ``pace.CONNECT_S * factor`` and each read is scaled by the session's pace
+    (``session.NetmikoSession``, see ``connect.pace``)."""
+    timeouts = Timeouts(timeout_s, factor)
     transport = _transport(target.platform)
     options: dict[str, Any] = {
         "device_type": transport.netmiko_device_type,
@@ -40,9 +46,9 @@ def connection_options(target: Target, known_hosts: Path | None, timeout_s: floa
         "system_host_keys": False,
         "allow_agent": False,
         "ssh_config_file": None,  # not the user's ~/.ssh/config (Nornir passes its path unless told so)
-        "conn_timeout": timeout_s or DEFAULT_TIMEOUT_S,
-        "auth_timeout": timeout_s or DEFAULT_TIMEOUT_S,
-        "banner_timeout": timeout_s or DEFAULT_TIMEOUT_S,
+        "conn_timeout": timeouts.connect_s,
+        "auth_timeout": timeouts.connect_s,
+        "banner_timeout": timeouts.connect_s,
         "fast_cli": False,
     }
     if known_hosts is not None:

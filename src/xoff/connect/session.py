@@ -9,9 +9,11 @@ in one place.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +30,7 @@ from netmiko import (
 from xoff.connect.channel import ExecSession, exec_on
 from xoff.connect.credentials import Credentials
 from xoff.connect.options import connect_handler_args
+from xoff.connect.pace import NETMIKO_CONFIG_READ_S, Pace, Timeouts
 from xoff.connect.targets import Target
 
 
@@ -58,19 +61,32 @@ class PromptSession:
     command, most of a collect's time on a CLI device. A collector's session is read-only, so the
     prompt does not change after login (and ``enable``); each command reads until that prompt ends
     the output, which is also stricter than netmiko's default (the prompt anywhere in the output).
+    Each read waits the time the caller asked (the collector's ``--timeout``) scaled by the device's
+    pace measured at login (``connect.pace``, no factor); a read that still times out names the knob.
     """
 
     TERMINATORS = "#>$%"  # what netmiko's set_base_prompt strips from the prompt
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, login_s: float | None = None) -> None:
         self.conn = conn
+        self.pace = Pace(Timeouts(), login_s)  # the collector's --timeout is each read's base, paced
         base = str(conn.base_prompt)
         self.expect = re.escape(base) + "[" + re.escape(self.TERMINATORS) + r"][ \t]*$"
 
     def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("expect_string", self.expect)
         kwargs.setdefault("auto_find_prompt", False)
-        return self.conn.send_command(command_string, *args, **kwargs)
+        asked = kwargs.get("read_timeout")
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(asked)
+        before = self.conn.read_timeout_override
+        self.conn.read_timeout_override = seconds  # netmiko's echo wait too
+        try:
+            return self.conn.send_command(command_string, *args, **kwargs)
+        except ReadTimeout as exc:
+            now = f"now {asked:g} s, x{self.pace.scale:.2g} for this device's pace" if asked else "not set"
+            raise ReadTimeout(f"{str(exc).strip()} (raise --timeout ({now}))") from exc
+        finally:
+            self.conn.read_timeout_override = before
 
     def disconnect(self) -> None:
         self.conn.disconnect()
@@ -85,31 +101,60 @@ def open_session(spec: ConnectSpec) -> CommandSession:
         raise PermissionError(f"no credentials for {spec.target.kind}s (secrets file or XOFF_* environment)")
     if spec.exec_channel:
         return ExecSession(spec.target, creds, spec.known_hosts, spec.timeout_s)
+    started = time.monotonic()
     conn = ConnectHandler(**connect_handler_args(spec.target, creds, spec.known_hosts, spec.timeout_s))
+    login_s = time.monotonic() - started
     if spec.enable:
         conn.enable()
-    return PromptSession(conn)
+    return PromptSession(conn, login_s)
+
+
+NETMIKO_TIMING_READ_S = 120.0  # netmiko's send_command_timing read_timeout default
+CONNECT_ATTEMPTS = 2
+RETRY_PAUSE_S = 1.0
 
 
 class NetmikoSession:
     """A netmiko connection as a strategy ``Session``: netmiko's own methods, plus ``exec_command``
     and ``put_file`` (an exec channel and SFTP over the same SSH transport: no second login, the same
-    host-key check)."""
+    host-key check).
 
-    def __init__(self, conn: BaseConnection) -> None:
+    Every read waits as long as the session's ``Pace`` says (``connect.pace``): the read timeout the
+    caller asked for (or netmiko's default) scaled by the device's measured pace and the user's
+    factor, set as netmiko's ``read_timeout_override`` for the call, so netmiko's own fixed waits (the
+    command echo's 10 s) follow it too."""
+
+    def __init__(self, conn: BaseConnection, pace: Pace | None = None) -> None:
         self.conn = conn
+        self.pace = pace or Pace(Timeouts())
+
+    @contextlib.contextmanager
+    def _waiting(self, seconds: float) -> Iterator[None]:
+        before = self.conn.read_timeout_override
+        self.conn.read_timeout_override = seconds
+        try:
+            yield
+        finally:
+            self.conn.read_timeout_override = before
 
     def send_command(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
-        return self.conn.send_command(command_string, *args, **kwargs)
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout"))
+        with self._waiting(seconds):
+            return self.conn.send_command(command_string, *args, **kwargs)
 
     def send_command_timing(self, command_string: str, *args: Any, **kwargs: Any) -> Any:
-        return self.conn.send_command_timing(command_string, *args, **kwargs)
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout", NETMIKO_TIMING_READ_S))
+        with self._waiting(seconds):
+            return self.conn.send_command_timing(command_string, *args, **kwargs)
 
     def send_config_set(self, config_commands: Any = None, *args: Any, **kwargs: Any) -> str:
-        return str(self.conn.send_config_set(config_commands, *args, **kwargs))
+        kwargs["read_timeout"] = seconds = self.pace.read_timeout(kwargs.get("read_timeout", NETMIKO_CONFIG_READ_S))
+        with self._waiting(seconds):
+            return str(self.conn.send_config_set(config_commands, *args, **kwargs))
 
     def enable(self, *args: Any, **kwargs: Any) -> str:
-        return str(self.conn.enable(*args, **kwargs))
+        with self._waiting(self.pace.read_timeout()):
+            return str(self.conn.enable(*args, **kwargs))
 
     def _client(self) -> Any:
         client = self.conn.remote_conn_pre
@@ -118,7 +163,7 @@ class NetmikoSession:
         return client
 
     def exec_command(self, command: str, stdin: str = "", timeout: float | None = None) -> tuple[int, str, str]:
-        ran = exec_on(self._client(), command, timeout, stdin)
+        ran = exec_on(self._client(), command, None if timeout is None else self.pace.read_timeout(timeout), stdin)
         return ran.status, ran.stdout, ran.stderr
 
     def put_file(self, path: str, text: str) -> None:
@@ -128,6 +173,31 @@ class NetmikoSession:
                 handle.write(text.encode())
         finally:
             sftp.close()
+
+
+def connect_paced(open_conn: Callable[[], BaseConnection], timeouts: Timeouts) -> NetmikoSession:
+    """Open a session with ``open_conn`` and measure the device's pace by its login time.
+
+    The connection setup is retried once when it timed out or was cut (nothing was sent to the device
+    yet, so a retry is safe); a refused login or host key is not retried."""
+    attempt = 1
+    while True:
+        started = time.monotonic()
+        try:
+            conn = open_conn()
+        except Exception as exc:
+            if attempt >= CONNECT_ATTEMPTS or classify(exc) not in ("timeout", "unreachable"):
+                raise
+            time.sleep(RETRY_PAUSE_S * attempt)
+            attempt += 1
+            continue
+        return NetmikoSession(conn, timeouts.pace(time.monotonic() - started))
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """The device did not answer in time (a read, the TCP connect, the SSH banner or the login)."""
+    text = f"{type(exc).__name__} {exc}".lower()
+    return classify(exc) == "timeout" or "timed out" in text or "timeout" in text
 
 
 def classify(exc: BaseException) -> str:

@@ -9,7 +9,8 @@ is written to disk, ansible-runner's artifacts included. Runner events
 become the same ``PushEvent`` stream the Nornir engine emits, and each device's ``Done | report``
 task (or, without one, where it failed) becomes its ``DeviceResult``: its changes and diff are the
 playbook's own, computed by the platforms' code the Nornir strategies use (``playbooks/filter_plugins/``),
-so the report shows what this engine sent.
+so the report shows what this engine sent. A device's ``elapsed_s`` is its own time: the sum of its
+tasks' durations from the runner's per-host events (not the whole run's, which the slowest device sets).
 
 Task names carry the step: ``Connect | ...``, ``Backup | ...``, ``Diff | ...``, ``Apply | ...``,
 ``Verify | ...``, ``Rollback | ...``, ``Done | ...``. Each device first logs in and answers one
@@ -20,6 +21,8 @@ Nornir.
 ``PushOptions.timeout_s`` bounds each SSH operation, as netmiko's read timeout does under Nornir:
 ``ANSIBLE_TIMEOUT`` (connecting), ``ANSIBLE_PERSISTENT_COMMAND_TIMEOUT`` (each ``network_cli``
 request) and ``xoff_command_timeout`` (the task timeout of each ``raw`` command on a switch).
+Without it, ``PushOptions.timeout_factor`` scales the first two (Ansible measures no pace); a
+timeout error names the knob, as under Nornir.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import ansible_runner  # type: ignore[import-untyped]
 
 from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsupported
 from xoff.connect.credentials import CredentialSet, mask
+from xoff.connect.pace import CONNECT_S, Timeouts
 from xoff.connect.targets import Target
 from xoff.push.job import EventHook, PushJob, PushOptions
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
@@ -53,6 +57,8 @@ COMMAND_TIMEOUT_S = 120
 STEPS = {s.value: s for s in Step}
 # the step a failure without a report happened in -> the outcome it leaves
 UNTOUCHED = (Step.CONNECT, Step.BACKUP, Step.DIFF)
+# the runner events that end one task on one host (each carries that task's start, end and duration)
+TASK_ENDS = ("runner_on_ok", "runner_on_failed", "runner_on_skipped", "runner_on_unreachable")
 
 
 def playbooks_dir() -> Path:
@@ -80,14 +86,17 @@ class _Device:
     failed_steps: set[Step] = field(default_factory=set)
     unreachable: bool = False
     connected: bool = False  # "connect ok" was emitted
+    busy_s: float = 0.0  # the sum of its own tasks' durations (the runner's per-host start/end)
+    timed: bool = False  # some task result carried a duration
 
 
 class EventTranslator:
     """Runner events -> PushEvents (through ``on_event``) and, at the end, DeviceResults."""
 
-    def __init__(self, on_event: EventHook, secrets: list[str]) -> None:
+    def __init__(self, on_event: EventHook, secrets: list[str], timeouts: Timeouts | None = None) -> None:
         self.on_event = on_event
         self.secrets = secrets
+        self.timeouts = timeouts or Timeouts()
         self.devices: dict[str, _Device] = {}
 
     def _emit(self, host: str, step: Step, status: str, message: str = "") -> None:
@@ -96,8 +105,10 @@ class EventTranslator:
 
     def _one_line(self, res: dict[str, Any]) -> str:
         text = str(res.get("msg") or res.get("stderr") or res.get("stdout") or "failed")
-        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed")
-        return mask(line, self.secrets)[:MAX_ERROR_CHARS]
+        line = mask(next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed"), self.secrets)
+        line = line[:MAX_ERROR_CHARS]
+        timed_out = "timed out" in line.lower() or "timeout" in line.lower()
+        return f"{line} ({self.timeouts.hint()})" if timed_out else line
 
     def _enter(self, host: str, step: Step) -> None:
         dev = self.devices.setdefault(host, _Device())
@@ -121,6 +132,8 @@ class EventTranslator:
         if not host or host == "localhost":
             return False
         step = step_of(str(data.get("task", "")))
+        if kind in TASK_ENDS:
+            self._timed(host, data.get("duration"))
         if kind == "runner_on_start" and step is not None and step is not Step.DONE:  # DONE: at result()
             self._enter(host, step)
         elif kind == "runner_on_ok" and step is Step.DONE and isinstance((data.get("res") or {}).get("msg"), dict):
@@ -134,6 +147,15 @@ class EventTranslator:
             dev.unreachable = True
             self._failed(host, Step.CONNECT, self._one_line(data.get("res") or {}))
         return False
+
+    def _timed(self, host: str, duration: Any) -> None:
+        """Add one task's own time on ``host``: ansible-runner's ``duration`` (end - start of the task on
+        that host). Under the linear strategy a host waits for the others after each task: that wait is
+        not its time."""
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+            dev = self.devices.setdefault(host, _Device())
+            dev.busy_s += float(duration)
+            dev.timed = True
 
     def _failed(self, host: str, step: Step, message: str) -> None:
         dev = self.devices.setdefault(host, _Device())
@@ -168,7 +190,7 @@ class EventTranslator:
             backup=str(report["backup"]) if report.get("backup") else None,
             failed_step=failed_step,
             error=dev.error if outcome not in (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN) else None,
-            elapsed_s=round(time.monotonic() - dev.started, 3),
+            elapsed_s=round(dev.busy_s if dev.timed else time.monotonic() - dev.started, 3),
             batch=batch,
         )
 
@@ -196,6 +218,16 @@ def command_timeout(options: PushOptions) -> int:
     return math.ceil(options.timeout_s) if options.timeout_s else 0
 
 
+def persistent_command_timeout(options: PushOptions) -> int:
+    """Each ``network_cli`` request: ``--timeout``, else ``COMMAND_TIMEOUT_S`` times ``--timeout-factor``."""
+    return command_timeout(options) or math.ceil(COMMAND_TIMEOUT_S * options.timeout_factor)
+
+
+def connect_timeout(options: PushOptions) -> int:
+    """Connecting (``ANSIBLE_TIMEOUT``): ``--timeout``, else netmiko's setup time times ``--timeout-factor``."""
+    return command_timeout(options) or math.ceil(CONNECT_S * options.timeout_factor)
+
+
 # the filter plugins import xoff: the directory this xoff is imported from goes first on the playbook's
 # PYTHONPATH, so they run this engine's own strategy code, not another copy the venv has installed
 XOFF_IMPORT_ROOT = str(Path(__file__).resolve().parents[2])
@@ -216,9 +248,8 @@ def ansible_environment(work: Path, creds: CredentialSet, options: PushOptions) 
         "ANSIBLE_NOCOLOR": "1",
     }
     # a whole configuration goes through one network_cli command: give it more than Ansible's 30 s
-    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(command_timeout(options) or COMMAND_TIMEOUT_S)
-    if options.timeout_s:
-        env["ANSIBLE_TIMEOUT"] = str(command_timeout(options))
+    env["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"] = str(persistent_command_timeout(options))
+    env["ANSIBLE_TIMEOUT"] = str(connect_timeout(options))
     pairs = [
         ("XOFF_SWITCH_USERNAME", creds.switch.username if creds.switch else None),
         ("XOFF_SWITCH_PASSWORD", creds.switch.password if creds.switch else None),
@@ -303,7 +334,7 @@ def _run_batch(
     def run(batch: list[Target], number: int) -> list[DeviceResult]:
         cannot = {t.name for t in unsupported(batch)}
         runnable = [t for t in batch if t.name not in cannot]
-        translator = EventTranslator(on_event, job.secrets)
+        translator = EventTranslator(on_event, job.secrets, options.timeouts)
         if runnable:
             work = Path(tempfile.mkdtemp(prefix="xoff-ansible-"))
             try:
@@ -349,7 +380,11 @@ def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
     """The engine contract (``xoff.push.job.ENGINES``): canary, batches and max failures as with Nornir."""
     started = time.monotonic()
     plan = batches(job.targets, options.canary, options.batch_size)
-    results = roll_out(
-        plan, _run_batch(job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    results, stages = roll_out(
+        plan,
+        _run_batch(job, options, on_event),
+        canary=options.canary > 0,
+        max_failures=options.max_failures,
+        on_stage=on_event,
     )
-    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible")
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="ansible", stages=stages)

@@ -12,6 +12,13 @@ can (``rollback``; otherwise ROLLBACK_FAILED at once: a person must look).
 - applied and verified: CHANGED; running already at desired: UNCHANGED (nothing sent at all);
 - apply or verify failed: rolled back (on the same session, or a new one if it broke) and the
   rollback verified equal to the backup: ROLLED_BACK; otherwise ROLLBACK_FAILED (a person must look).
+
+Retries only where they are safe: the connection setup (``connect.session.connect_paced``) and the
+read-only steps (backup, verify, the rollback's verify) once more on a new session when the device
+answered too late or the session broke. An apply is never sent twice: when its outcome is unknown
+(a timeout, a broken session) the device's own state, read on a new session, decides (verified:
+CHANGED; not: rolled back, the apply's error first). Every timeout error names the knob to turn
+(``connect.pace``).
 """
 
 from __future__ import annotations
@@ -21,15 +28,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from xoff.connect.credentials import mask
-from xoff.contracts.apply import ApplyStrategy, Capabilities
+from xoff.connect.pace import Pace, Timeouts
+from xoff.connect.session import classify, is_timeout
+from xoff.contracts.apply import ApplyStrategy, Capabilities, ChangeSet
 from xoff.contracts.session import Session
 from xoff.push.backups import write_backup
 from xoff.push.job import EventHook
 from xoff.push.model import DeviceResult, Outcome, PushEvent, Step
 
 MAX_ERROR_CHARS = 300
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,7 @@ class DeviceContext:
     secrets: list[str]
     batch: int = 0
     capabilities: Capabilities = field(kw_only=True)  # the platform's: what this flow may plan with
+    timeouts: Timeouts = field(default_factory=Timeouts, kw_only=True)  # the knob a timeout error names
 
 
 def one_line(exc: BaseException, secrets: list[str]) -> str:
@@ -75,6 +87,11 @@ class _Flow:
         elapsed = time.monotonic() - self.started
         self.emit(PushEvent(self.ctx.device, step, status, mask(message, self.ctx.secrets), round(elapsed, 3)))
 
+    def why(self, exc: BaseException) -> str:
+        """The failure as one masked line; a timeout also names the knob to turn."""
+        line = one_line(exc, self.ctx.secrets)
+        return f"{line} ({self.ctx.timeouts.hint()})" if is_timeout(exc) else line
+
     def finish(self, outcome: Outcome, step: Step | None = None, error: str | None = None) -> DeviceResult:
         self.result.outcome = outcome
         self.result.failed_step = step
@@ -88,50 +105,100 @@ class _Flow:
         self.strategy.prepare(session)
         return session
 
-    def run(self) -> DeviceResult:
+    def reopen(self) -> Session:
+        with contextlib.suppress(Exception):
+            self.disconnect()
+        return self.open()
+
+    def read(self, session: Session, step: Step, read: Callable[[Session], T]) -> tuple[T, Session]:
+        """A read-only step (backup, verify): when the device answered too late or the session broke,
+        read once more on a new session (reading twice changes nothing)."""
+        try:
+            return read(session), session
+        except Exception as exc:
+            if not transient(exc):
+                raise
+            self.event(step, "retry", self.why(exc))
+            session = self.reopen()
+            return read(session), session
+
+    def prepare(self) -> tuple[Session, str, ChangeSet] | DeviceResult:
+        """Connect, back up, diff: nothing is sent to the device; a failure leaves it untouched."""
         ctx, strategy = self.ctx, self.strategy
         step = Step.CONNECT
         try:
             self.event(step, "start")
             session = self.open()
-            self.event(step, "ok")
+            pace = getattr(session, "pace", None)
+            self.event(step, "ok", pace.describe() if isinstance(pace, Pace) else "")
             step = Step.BACKUP
             self.event(step, "start")
-            backup = strategy.backup(session)
+            backup, session = self.read(session, step, strategy.backup)
             self.result.backup = str(write_backup(ctx.backup_root, ctx.run_id, ctx.device, backup, ctx.secrets))
             self.event(step, "ok", self.result.backup)
             step = Step.DIFF
             self.event(step, "start")
             change = strategy.diff(backup, ctx.desired)
         except Exception as exc:
-            error = one_line(exc, ctx.secrets)
+            error = self.why(exc)
             self.event(step, "failed", error)
             return self.finish(Outcome.FAILED, step, error)
+        return session, backup, change
+
+    def run(self) -> DeviceResult:
+        prepared = self.prepare()
+        if isinstance(prepared, DeviceResult):
+            return prepared
+        session, backup, change = prepared
         self.result.changes = change.count
-        self.result.diff = mask("\n".join(change.lines), ctx.secrets)
-        self.event(step, "ok", f"{change.count} changes")
+        self.result.diff = mask("\n".join(change.lines), self.ctx.secrets)
+        self.event(Step.DIFF, "ok", f"{change.count} changes")
         if change.empty:
             return self.finish(Outcome.UNCHANGED)
-        if ctx.dry_run:
+        if self.ctx.dry_run:
             return self.finish(Outcome.DRY_RUN)
+        return self.change(session, backup, change)
+
+    def change(self, session: Session, backup: str, change: ChangeSet) -> DeviceResult:
+        """Apply, never twice: when its outcome is unknown (the device answered too late or the session
+        broke), the device's state on a new session decides (``settle``)."""
         step = Step.APPLY
         try:
             self.event(step, "start")
-            strategy.apply(session, change, ctx.desired)
+            try:
+                self.strategy.apply(session, change, self.ctx.desired)
+            except Exception as exc:
+                if not transient(exc):
+                    raise
+                unknown = self.why(exc)
+                self.event(step, "unknown", f"{unknown}: reading the device's state on a new session")
+                session = self.reopen()
+                return self.settle(session, backup, unknown)
             self.event(step, "ok")
-            step = Step.VERIFY
-            self.event(step, "start")
-            problems = strategy.verify(session, ctx.desired)
-            if problems:
-                error = mask(f"verify: {problems[0]} ({len(problems)} differences)", ctx.secrets)
-                self.event(step, "failed", error)
-                return self.rollback(session, backup, step, error)
-            if ctx.capabilities.commit_confirm:
-                strategy.confirm(session)
         except Exception as exc:
-            error = one_line(exc, ctx.secrets)
+            error = self.why(exc)
             self.event(step, "failed", error)
             return self.rollback(session, backup, step, error)
+        return self.settle(session, backup, None)
+
+    def settle(self, session: Session, backup: str, unknown: str | None) -> DeviceResult:
+        """Verify (and confirm where the platform commits with a timer); otherwise roll back. After an
+        apply of unknown outcome, a failure counts against the apply, with its error first."""
+        failed = Step.APPLY if unknown else Step.VERIFY
+        step = Step.VERIFY
+        try:
+            self.event(step, "start")
+            problems, session = self.read(session, step, lambda s: self.strategy.verify(s, self.ctx.desired))
+            if problems:
+                error = mask(f"verify: {problems[0]} ({len(problems)} differences)", self.ctx.secrets)
+                self.event(step, "failed", error)
+                return self.rollback(session, backup, failed, f"{unknown}; {error}" if unknown else error)
+            if self.ctx.capabilities.commit_confirm:
+                self.strategy.confirm(session)
+        except Exception as exc:
+            error = self.why(exc)
+            self.event(step, "failed", error)
+            return self.rollback(session, backup, failed, f"{unknown}; {error}" if unknown else error)
         self.event(step, "ok")
         return self.finish(Outcome.CHANGED)
 
@@ -146,14 +213,12 @@ class _Flow:
             try:
                 self.strategy.rollback(session, backup)
             except Exception as first:
-                self.event(Step.ROLLBACK, "retry", one_line(first, secrets))
-                with contextlib.suppress(Exception):
-                    self.disconnect()
-                session = self.open()
+                self.event(Step.ROLLBACK, "retry", self.why(first))
+                session = self.reopen()
                 self.strategy.rollback(session, backup)
-            problems = self.strategy.verify_rollback(session, backup)
+            problems, session = self.read(session, Step.ROLLBACK, lambda s: self.strategy.verify_rollback(s, backup))
         except Exception as exc:
-            why = one_line(exc, secrets)
+            why = self.why(exc)
             self.event(Step.ROLLBACK, "failed", why)
             return self.finish(Outcome.ROLLBACK_FAILED, failed, f"{error}; rollback failed: {why}")
         if problems:
@@ -162,6 +227,11 @@ class _Flow:
             return self.finish(Outcome.ROLLBACK_FAILED, failed, f"{error}; rollback not verified: {why}")
         self.event(Step.ROLLBACK, "ok", "running equals the backup")
         return self.finish(Outcome.ROLLED_BACK, failed, error)
+
+
+def transient(exc: BaseException) -> bool:
+    """The device answered too late or the session broke: no answer, so nothing is known of the command."""
+    return classify(exc) in ("timeout", "unreachable")
 
 
 def push_device(

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from xoff.connect.targets import Target
 from xoff.platforms.registry import get_platform
-from xoff.push.model import Outcome, PushEvent, PushSummary, Step
+from xoff.push.model import Outcome, PushEvent, PushSummary, StageEvent, Step
 
 OUTCOME_STYLE = {
     Outcome.CHANGED: "green",
@@ -28,6 +28,24 @@ OUTCOME_STYLE = {
     Outcome.ROLLBACK_FAILED: "bold red",
     Outcome.SKIPPED: "magenta",
 }
+
+
+STAGE_STYLE = {"start": "bold", "verified": "green", "done": "green", "failed": "red", "skipped": "magenta"}
+MAX_NAMES = 8  # devices named in one stage line; more are counted
+
+
+def stage_line(event: StageEvent) -> str:
+    """One line for a person: ``canary (spine1, leaf1): start, the other 14 devices wait on it``."""
+    names = ", ".join(event.devices[:MAX_NAMES])
+    if len(event.devices) > MAX_NAMES:
+        names += f", ... ({len(event.devices)} devices)"
+    tail = f", {event.message}" if event.message else ""
+    return f"{event.name} ({names}): {event.status}{tail}"
+
+
+def stage_lines(summary: PushSummary) -> list[str]:
+    """How each stage of the rollout ended (none for a push in one batch)."""
+    return [stage_line(st) for st in summary.stages]
 
 
 def plan_rows(targets: list[Target]) -> list[dict[str, Any]]:
@@ -57,7 +75,7 @@ class JsonLines:
         for row in plan_rows(targets):
             self._line({"event": "plan", "dry_run": dry_run, **row})
 
-    def __call__(self, event: PushEvent) -> None:
+    def __call__(self, event: PushEvent | StageEvent) -> None:
         self._line(event.to_json())
 
     def close(self) -> None:
@@ -68,7 +86,9 @@ class JsonLines:
 
 
 class RichDisplay:
-    """For people: the plan table, a progress bar (done, failed, rolled back, elapsed), the final table."""
+    """For people: the plan table, a progress bar (done, failed, rolled back, elapsed; the stage running),
+    a line as each rollout stage starts and ends (the canaries named), the final table (with each
+    device's stage when there was more than one)."""
 
     def __init__(self, console: Console, total: int, show_diff: bool = True) -> None:
         self.console = console
@@ -76,7 +96,7 @@ class RichDisplay:
         self.lock = threading.Lock()
         self.counts = {"failed": 0, "rolled back": 0}
         self.progress = Progress(
-            TextColumn("[bold]push"),
+            TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[status]}"),
@@ -96,8 +116,15 @@ class RichDisplay:
         self.console.print(table)
         self.progress.start()
 
-    def __call__(self, event: PushEvent) -> None:
+    def __call__(self, event: PushEvent | StageEvent) -> None:
         with self.lock:
+            if isinstance(event, StageEvent):
+                self.stage(event)
+                return
+            if event.status in ("retry", "unknown"):
+                self.progress.console.print(
+                    f"[yellow]{event.device}[/yellow] {event.step.value} {event.status}: {event.message}"
+                )
             if event.status == "failed" and event.step is not Step.DONE:
                 self.progress.console.print(f"[red]{event.device}[/red] {event.step.value}: {event.message}")
             if event.step is Step.DONE:
@@ -108,6 +135,15 @@ class RichDisplay:
                 status = ", ".join(f"{v} {k}" for k, v in self.counts.items() if v)
                 self.progress.update(self.task, advance=1, status=status)
 
+    def stage(self, event: StageEvent) -> None:
+        """A stage starts or ends: said in a line, and the bar names the stage running."""
+        style = STAGE_STYLE.get(event.status, "")
+        self.progress.console.print(
+            f"[{style}]{stage_line(event)}[/{style}]" if style else stage_line(event), highlight=False
+        )
+        if event.status == "start":
+            self.progress.update(self.task, description=f"push: {event.name}")
+
     def close(self) -> None:
         self.progress.stop()
 
@@ -116,13 +152,19 @@ class RichDisplay:
             if self.show_diff and r.diff and r.outcome in {Outcome.DRY_RUN, Outcome.CHANGED}:
                 self.console.print(f"[bold]{r.device}[/bold] ({r.changes} changes)")
                 self.console.print(r.diff, markup=False, highlight=False)
+        for line in stage_lines(summary):
+            self.console.print(line, markup=False, highlight=False)
+        stage_of = {st.number: st.name for st in summary.stages}
         table = Table(title=f"push ({summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
-        for column in ("device", "platform", "outcome", "changes", "seconds", "backup", "error"):
+        for column in ("stage",) * bool(stage_of) + ("device", "platform", "outcome", "changes", "seconds"):
+            table.add_column(column)
+        for column in ("backup", "error"):
             table.add_column(column)
         for r in summary.results:
             style = OUTCOME_STYLE[r.outcome]
             step = f" at {r.failed_step.value}" if r.failed_step else ""
             table.add_row(
+                *((stage_of.get(r.batch, ""),) if stage_of else ()),
                 r.device,
                 r.platform,
                 f"[{style}]{r.outcome.value}{step}[/{style}]",

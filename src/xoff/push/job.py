@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Protocol
 
 from xoff.connect.credentials import CredentialSet
+from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
-from xoff.push.model import PushEvent, PushSummary
+from xoff.push.model import PushEvent, PushSummary, StageEvent
 
-EventHook = Callable[[PushEvent], None]
+EventHook = Callable[[PushEvent | StageEvent], None]  # device steps, and rollout stages (canary, batches)
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,13 @@ class PushOptions:
     batch_size: int = 0  # 0: the rest in one batch
     max_failures: int | None = None  # stop starting new batches once this many devices failed
     workers: int = 20
-    timeout_s: float | None = None  # per SSH operation; None: the platform's own
+    timeout_s: float | None = None  # fixed, per SSH operation; None: adaptive (``connect.pace``)
+    timeout_factor: float = 1.0  # times every adaptive timeout (``--timeout-factor``)
     backup_dir: Path = Path("backups")
+
+    @property
+    def timeouts(self) -> Timeouts:
+        return Timeouts(self.timeout_s, self.timeout_factor)
 
 
 @dataclass

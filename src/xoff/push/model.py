@@ -68,11 +68,35 @@ class PushEvent:
         return {"event": "step", **asdict(self), "step": self.step.value}
 
 
+class StageKind(StrEnum):
+    CANARY = "canary"  # pushed first; the rest waits on it and starts only if all of it verified
+    BATCH = "batch"
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """A rollout stage starts or ends (only when a push has more than one: a canary, or batches)."""
+
+    number: int  # 1-based, as DeviceResult.batch
+    kind: StageKind
+    devices: tuple[str, ...]
+    status: str  # "start" | "verified" | "done" | "failed" | "skipped"
+    message: str = ""  # what it means for the rest: "the other 14 wait on it", "not attempted: ..."
+
+    @property
+    def name(self) -> str:
+        return "canary" if self.kind is StageKind.CANARY else f"batch {self.number}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "stage", **asdict(self), "kind": self.kind.value, "devices": list(self.devices)}
+
+
 @dataclass
 class PushSummary:
     results: list[DeviceResult] = field(default_factory=list)
     elapsed_s: float = 0.0
     engine: str = "nornir"
+    stages: list[StageEvent] = field(default_factory=list)  # how each stage ended (none for a single batch)
 
     def count(self, *outcomes: Outcome) -> int:
         return sum(1 for r in self.results if r.outcome in outcomes)
@@ -99,5 +123,6 @@ class PushSummary:
             "rolled_back": self.count(Outcome.ROLLED_BACK),
             "skipped": self.count(Outcome.SKIPPED),
             "elapsed_s": round(self.elapsed_s, 3),
+            "stages": [{k: v for k, v in st.to_json().items() if k != "event"} for st in self.stages],
             "results": [r.to_json() for r in self.results],
         }

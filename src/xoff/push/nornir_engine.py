@@ -12,7 +12,7 @@ from nornir.core.task import Result, Task
 
 from xoff.connect.nornir_inventory import CONNECTION
 from xoff.connect.runner import build_nornir, run_task
-from xoff.connect.session import NetmikoSession
+from xoff.connect.session import connect_paced
 from xoff.connect.targets import Target
 from xoff.contracts.apply import Capabilities
 from xoff.contracts.session import Session
@@ -35,7 +35,7 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
     platform = str(host.data["xoff_platform"])
 
     def connect() -> Session:
-        return NetmikoSession(host.get_connection(CONNECTION, task.nornir.config))
+        return connect_paced(lambda: host.get_connection(CONNECTION, task.nornir.config), options.timeouts)
 
     def disconnect() -> None:
         with contextlib.suppress(Exception):
@@ -51,6 +51,7 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
         secrets=job.secrets,
         batch=batch,
         capabilities=_capabilities(platform),
+        timeouts=options.timeouts,
     )
     result = push_device(ctx, strategy_for(platform, job.run_id), connect, disconnect, on_event)
     return Result(host=host, result=result, changed=result.outcome is Outcome.CHANGED)
@@ -73,10 +74,19 @@ def _run_batch(nr: Nornir, job: PushJob, options: PushOptions, on_event: EventHo
 def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
     started = time.monotonic()
     nr = build_nornir(
-        job.targets, job.credentials, job.known_hosts, workers=options.workers, timeout_s=options.timeout_s
+        job.targets,
+        job.credentials,
+        job.known_hosts,
+        workers=options.workers,
+        timeout_s=options.timeout_s,
+        timeout_factor=options.timeout_factor,
     )
     plan = batches(job.targets, options.canary, options.batch_size)
-    results = roll_out(
-        plan, _run_batch(nr, job, options, on_event), canary=options.canary > 0, max_failures=options.max_failures
+    results, stages = roll_out(
+        plan,
+        _run_batch(nr, job, options, on_event),
+        canary=options.canary > 0,
+        max_failures=options.max_failures,
+        on_stage=on_event,
     )
-    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="nornir")
+    return PushSummary(results=results, elapsed_s=time.monotonic() - started, engine="nornir", stages=stages)

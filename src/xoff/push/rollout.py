@@ -1,12 +1,15 @@
 """Rollout order: a canary batch, then batches; stop starting batches after a failed canary or once
-``max_failures`` devices failed. Pure: ``run_batch`` does the pushing, whatever the engine."""
+``max_failures`` devices failed. Pure: ``run_batch`` does the pushing, whatever the engine. Each stage
+(the canary, named, then each batch) is told as it starts and ends (``StageEvent``), and how each
+ended goes into the summary, so a person sees which devices were the canaries and that the rest
+waited on them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from xoff.connect.targets import Target
-from xoff.push.model import DeviceResult, Outcome
+from xoff.push.model import DeviceResult, Outcome, StageEvent, StageKind
 
 FAILED_OUTCOMES = (Outcome.FAILED, Outcome.ROLLED_BACK, Outcome.ROLLBACK_FAILED)
 GOOD_OUTCOMES = (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN)
@@ -32,19 +35,53 @@ def skipped(target: Target, batch: int, why: str) -> DeviceResult:
     return DeviceResult(device=target.name, platform=target.platform, outcome=Outcome.SKIPPED, error=why, batch=batch)
 
 
+def _stage(number: int, batch: list[Target], canary: bool) -> tuple[StageKind, tuple[str, ...]]:
+    kind = StageKind.CANARY if canary and number == 1 else StageKind.BATCH
+    return kind, tuple(t.name for t in batch)
+
+
+def _started(plan: list[list[Target]], number: int, canary: bool) -> str:
+    """What starting stage ``number`` means for the rest."""
+    rest = sum(len(b) for b in plan[number:])
+    devices = f"{rest} device{'' if rest == 1 else 's'}"
+    if canary and number == 1:
+        return f"the other {devices} wait on it" if rest else "no other device"
+    return f"{devices} in later batches" if rest else "the last batch"
+
+
+def _ended(got: list[DeviceResult], kind: StageKind) -> str:
+    if any(r.outcome not in GOOD_OUTCOMES for r in got):
+        return "failed"
+    return "verified" if kind is StageKind.CANARY else "done"
+
+
 def roll_out(
     plan: list[list[Target]],
     run_batch: Callable[[list[Target], int], list[DeviceResult]],
     *,
     canary: bool,
     max_failures: int | None,
-) -> list[DeviceResult]:
+    on_stage: Callable[[StageEvent], None] | None = None,
+) -> tuple[list[DeviceResult], list[StageEvent]]:
+    """Run the stages in order: every device's result, and how each stage ended. With more than one
+    stage, ``on_stage`` hears each stage start and end (a canary named, then the batches)."""
     results: list[DeviceResult] = []
+    ends: list[StageEvent] = []
+    staged = len(plan) > 1 or canary
+
+    def tell(event: StageEvent) -> None:
+        if staged and on_stage is not None:
+            on_stage(event)
+
     stop: str | None = None
     for number, batch in enumerate(plan, start=1):
+        kind, names = _stage(number, batch, canary)
         if stop is not None:
             results.extend(skipped(t, number, stop) for t in batch)
+            ends.append(StageEvent(number, kind, names, "skipped", stop))
+            tell(ends[-1])
             continue
+        tell(StageEvent(number, kind, names, "start", _started(plan, number, canary)))
         got = run_batch(batch, number)
         results.extend(got)
         failures = sum(1 for r in results if r.outcome in FAILED_OUTCOMES)
@@ -52,4 +89,6 @@ def roll_out(
             stop = "not attempted: the canary batch did not verify"
         elif max_failures is not None and failures >= max_failures:
             stop = f"not attempted: {failures} devices failed (--max-failures {max_failures})"
-    return results
+        ends.append(StageEvent(number, kind, names, _ended(got, kind), "the rest stops" if stop else ""))
+        tell(ends[-1])
+    return results, ends if staged else []

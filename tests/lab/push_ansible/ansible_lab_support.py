@@ -69,6 +69,7 @@ def push(
     credentials: CredentialSet | None = None,
     known_hosts: Path | None = None,
     timeout_s: float | None = None,
+    timeout_factor: float = 1.0,
     on_event: Callable[[PushEvent], None] | None = None,
     dry_run: bool = False,
 ) -> tuple[PushSummary, list[PushEvent]]:
@@ -95,7 +96,13 @@ def push(
     secrets = sorted({*job.secrets, *lab_secrets(lab)})
     seen: list[Path] = []
     with runner_files_checked(secrets, seen):
-        summary = engine(job, PushOptions(dry_run=dry_run, workers=4, backup_dir=backups, timeout_s=timeout_s), hook)
+        summary = engine(
+            job,
+            PushOptions(
+                dry_run=dry_run, workers=4, backup_dir=backups, timeout_s=timeout_s, timeout_factor=timeout_factor
+            ),
+            hook,
+        )
     if engine is ansible_engine.run:
         assert any(f.name == "stdout" for f in seen), "ansible-runner's artifacts were read"
     text = json.dumps([e.to_json() for e in events]) + json.dumps(summary.to_json())

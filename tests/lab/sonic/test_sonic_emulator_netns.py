@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.support.sonic_emu import put, run
+from tests.support.waiting import SETTLE_S
 from xoff.lab.emulators.sonic import Emulator
 
 pytestmark = pytest.mark.lab
@@ -115,7 +116,7 @@ def frr(netns: str) -> Iterator[Path]:
                 capture_output=True,
                 timeout=30,
             )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + SETTLE_S
         while not (vty / "bgpd.vty").exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         yield vty

@@ -210,7 +210,28 @@ def test_the_switch_password_goes_by_prompt_not_by_environment(tmp_path: Path) -
     assert args["cmdline"].endswith("push.yml")
     hosts_only = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())
     assert hosts_only["playbook"] == "push.yml" and "binary" not in hosts_only
-    assert "ANSIBLE_TIMEOUT" not in hosts_only["envvars"]
+    assert (hosts_only["envvars"]["ANSIBLE_TIMEOUT"], hosts_only["envvars"]["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"]) == (
+        "20",
+        "120",
+    )
+    slower = runner_arguments(tmp_path / "f", CredentialSet(switch=None, host=None), PushOptions(timeout_factor=2.5))
+    assert (slower["envvars"]["ANSIBLE_TIMEOUT"], slower["envvars"]["ANSIBLE_PERSISTENT_COMMAND_TIMEOUT"]) == (
+        "50",
+        "300",
+    )
+
+
+def test_a_timeout_error_names_the_knob() -> None:
+    """Under Ansible too, a device that answered too late fails with the knob to turn in its error."""
+    for options, knob in (
+        (PushOptions(), "--timeout-factor (now 1)"),
+        (PushOptions(timeout_s=4), "--timeout (now 4 s)"),
+    ):
+        tr = EventTranslator(lambda _e: None, [], options.timeouts)
+        tr(_ev("runner_on_start", "leaf2", "Connect | log in"))
+        tr(_ev("runner_on_unreachable", "leaf2", "Connect | log in", {"msg": "Timed out after 4 seconds"}))
+        error = tr.result(_t("leaf2"), 1).error or ""
+        assert error.startswith("Timed out after 4 seconds (raise ") and knob in error, error
 
 
 def test_the_playbooks_filters_import_this_xoff(tmp_path: Path) -> None:
@@ -221,3 +242,23 @@ def test_the_playbooks_filters_import_this_xoff(tmp_path: Path) -> None:
     envvars = runner_arguments(tmp_path, CredentialSet(switch=None, host=None), PushOptions())["envvars"]
     first = envvars["PYTHONPATH"].split(os.pathsep)[0]
     assert Path(first) / "xoff" == Path(xoff.__file__).resolve().parent
+
+
+def test_each_device_reports_its_own_time_not_the_runs() -> None:
+    """Two devices in one run: each one's elapsed time is the sum of its own tasks' durations (the
+    runner's per-host start/end), whatever the other one took; a device with no timed result keeps the
+    time since its first event."""
+    tr = EventTranslator(lambda _e: None, [])
+    durations = {"fast": [0.25, 0.5, 0.25], "slow": [4.0, 6.0, 2.5]}
+    tasks = ["Backup | show running-config", "Diff | session diff", "Done | report"]
+    for host, times in durations.items():
+        for task, took in zip(tasks, times, strict=True):
+            tr(_ev("runner_on_start", host, task))
+            res = {"msg": {"outcome": "unchanged", "backup": "/b"}} if task.startswith("Done") else {}
+            tr(_ev("runner_on_ok", host, task, res, duration=took))
+    tr(_ev("runner_on_start", "untimed", "Backup | show running-config"))
+    tr(_ev("runner_on_failed", "untimed", "Backup | show running-config", {"msg": "boom"}, duration=None))
+    got = {h: tr.result(_t(h), 1).elapsed_s for h in ("fast", "slow")}
+    assert got == {"fast": 1.0, "slow": 12.5}
+    untimed = tr.result(_t("untimed"), 1)
+    assert untimed.outcome is Outcome.FAILED and untimed.elapsed_s >= 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cumulus_emu import FakeClock, session
 
+from tests.support.waiting import SETTLE_S
 from xoff.lab.emulators.cumulus import Emulator
 
 MTU = "nv config show -o commands"
@@ -128,7 +129,7 @@ def test_rolled_back_with_nobody_connected(tmp_path: Path) -> None:
     e.close()
     del e
     state = tmp_path / "nvue.json"
-    deadline = time.monotonic() + 6
+    deadline = time.monotonic() + SETTLE_S
     while json.loads(state.read_text(encoding="utf-8"))["confirm"] is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     data = json.loads(state.read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.eos_cli_helpers import Cli, FakeClock, RecordingContext
+from tests.support.waiting import SETTLE_S
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import Emulator
 from xoff.lab.emulators.eos.apply import bgp_commands
@@ -256,7 +257,7 @@ def test_real_namespace_and_frr_follow_the_cli(tmp_path: Path) -> None:
         ctx = EmulatorContext(device="spine2", state_dir=state, netns=spine, frr_vty_dir=frr_spine)
         cli = Cli(Emulator(ctx))  # boots: addresses and the link come up in the namespace
         cli.quiet("enable")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + SETTLE_S
         while "Estab" not in cli.run("show ip bgp summary") and time.monotonic() < deadline:
             time.sleep(0.25)
         assert "Estab" in cli.run("show ip bgp summary"), cli.run("show ip bgp summary")
@@ -274,7 +275,7 @@ def test_real_namespace_and_frr_follow_the_cli(tmp_path: Path) -> None:
         assert "198.18.255.22/32" in _sh("ip", "-n", spine, "-o", "address", "show", "dev", "lo")
         frr = _sh("vtysh", "--vty_socket", str(frr_spine), "-c", "show running-config")
         assert "  network 198.18.255.22/32" in frr
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + SETTLE_S
         routes = ""
         while "198.18.255.22/32" not in routes and time.monotonic() < deadline:
             time.sleep(0.25)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.eos_cli_helpers import Cli, FakeClock, make_cli
+from tests.support.waiting import SETTLE_S
 from xoff.lab.emulators.base import SessionFaults
 
 MTU = "show running-config | include mtu"
@@ -116,7 +117,7 @@ def test_commit_timer_rolls_back_with_nobody_connected(tmp_path: Path) -> None:
     c.quiet("configure session s1", "hostname after", "commit timer 00:00:02")
     running = tmp_path / "state" / "running-config"
     assert "hostname after" in running.read_text(encoding="utf-8")
-    deadline = time.monotonic() + 6
+    deadline = time.monotonic() + SETTLE_S
     while "hostname after" in running.read_text(encoding="utf-8") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "hostname before" in running.read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ def json_report(validation: Validation) -> str:
         "summary": validation.summary(),
         "results": [r.as_dict() for r in rows(validation)],
         "notes": validation.notes,
+        "not_selected": validation.not_selected,  # --limit / --checks / --tags: not contacted, not judged, not run
         "unmodelled": unmodelled(validation),  # device -> name -> count: shown, kept, not judged
         "captures_absent": snap.captures_absent if snap else {},
     }

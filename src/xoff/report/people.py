@@ -35,6 +35,8 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     parts.append(table)
     for note in validation.notes:
         parts.append(Text(f"not shown by the lab: {note}", style="yellow"))
+    for line in not_selected_lines(validation):
+        parts.append(Text(line, style="yellow"))
     for line in unmodelled_lines(validation):
         parts.append(Text(f"kept, not modelled: {line}", style="dim"))
     for device, commands in _absent(validation).items():
@@ -42,6 +44,17 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     verdict = "checks found problems" if validation.blocking else "no blocking findings"
     parts.append(Text(verdict, style="red" if validation.blocking else "green"))
     return Group(*parts)
+
+
+def not_selected_lines(validation: Validation) -> list[str]:
+    """``--limit`` / ``--checks`` / ``--tags``: what was left out, said as such (never as passed)."""
+    out = []
+    devices, checks = validation.not_selected.get("devices", []), validation.not_selected.get("checks", [])
+    if devices:
+        out.append(f"not selected (not contacted, not judged): {len(devices)} device(s): {', '.join(devices)}")
+    if checks:
+        out.append(f"not selected (not run): {len(checks)} check(s): {', '.join(checks)}")
+    return out
 
 
 def _absent(validation: Validation) -> dict[str, list[str]]:
@@ -82,6 +95,9 @@ def markdown_report(validation: Validation) -> str:
             )
     if validation.notes:
         out += ["", "## Not shown by the lab", ""] + [f"- {n}" for n in validation.notes]
+    selected = not_selected_lines(validation)
+    if selected:
+        out += ["", "## Not selected", ""] + [f"- {_cell(line)}" for line in selected]
     absent = _absent(validation)
     if absent:
         out += ["", "## Not observed (no capture)", ""]

@@ -62,6 +62,7 @@ class PfcStorms(Check):
         max_storms: int = 0
 
     id = "counters.pfc_storms"
+    tags = ("lossless",)
     title = "No PFC storms detected by the watchdog"
     needs = frozenset({"observed"})
     hint = "find the device sending continuous pause on that port/priority (show pfcwd stats, NIC counters)"
@@ -104,6 +105,7 @@ class LosslessDrops(Check):
         max_dropped_packets: int = 0
 
     id = "counters.lossless_drops"
+    tags = ("lossless",)
     title = "No drops on lossless queues"
     needs = frozenset({"observed"})
     hint = "check PFC at both ends and the headroom for the cable length; look for watchdog actions"

@@ -59,6 +59,7 @@ class HostPorts(Check):
     real link rate."""
 
     id = "infiniband.host_ports"
+    tags = ("hosts",)
     title = "Every cabled InfiniBand host port is Active / LinkUp at the intended rate, under the one master SM"
     needs = frozenset({"desired", "observed"})
     hint = (

@@ -118,6 +118,7 @@ class InfinibandCheck(Check):
 @register
 class RoutingDeadlockFree(InfinibandCheck):
     id = "infiniband.routing_deadlock_free"
+    tags = ("deadlock",)
     title = "The routing engine is deadlock-free for the topology, and the programmed LFT/SL2VL have no credit loop"
 
     def judge(self, desired: FabricState, observed: IbObservation | None) -> Iterable[Finding]:

@@ -115,6 +115,7 @@ class HostRoceMtu(Check):
         min_netdev_mtu: int = ROCE_MIN_NETDEV_MTU
 
     id = "lossless.host_mtu"
+    tags = ("hosts",)
     reads = ("host.nics.*.mtu",)
     title = f"RoCE host NICs have netdev MTU >= {ROCE_MIN_NETDEV_MTU} (RoCE MTU 4096)"
     hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"

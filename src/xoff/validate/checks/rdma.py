@@ -60,6 +60,7 @@ class GidIndex(Check):
         nccl_auto_gid: bool = True  # the NCCL in use selects the GID itself (2.21 and later)
 
     id = "rdma.gid_index"
+    tags = ("hosts",)
     title = "Every RoCE NIC has a RoCE v2 IPv4 GID, and NCCL_IB_GID_INDEX selects it (or is left to NCCL)"
     needs = frozenset({"observed"})
     # no ``reads``: the GID table (``Snapshot.hosts``) is judged on every host that showed it; the pinned index

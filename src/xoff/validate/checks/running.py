@@ -32,6 +32,7 @@ class LldpCabling(Check):
     the intended peer of every cabled port, on the devices whose LLDP was collected."""
 
     id = "cabling.lldp"
+    tags = ("drift",)
     title = "LLDP neighbours match the intended cabling"
     needs = frozenset({"observed"})
     hint = "re-cable the port to the intended peer (or fix the intent's cabling)"
@@ -98,6 +99,7 @@ class BgpSessions(Check):
     the underlay loses paths (ECMP width) or leaks routes."""
 
     id = "bgp.sessions"
+    tags = ("routing",)
     title = "BGP sessions Established with the intended peers and ASNs"
     needs = frozenset({"observed"})
     hint = "check the peer's address/ASN and the link (show bgp summary); push the intended BGP config"

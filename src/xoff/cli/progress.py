@@ -42,8 +42,12 @@ class RichProgress:
             console=console,
         )
         self._tasks: dict[str, TaskID] = {}
+        self.started = False
 
     def __call__(self, event: ProgressEvent) -> None:
+        if not self.started:  # drawn from the first event on: a run without stages prints nothing
+            self.bars.start()
+            self.started = True
         if event.phase == "start":
             self._tasks[event.stage] = self.bars.add_task(event.stage, total=event.total)
             return
@@ -66,5 +70,8 @@ def progress_display(quiet: bool, console: Console | None = None) -> Iterator[Pr
         yield no_progress
         return
     display = RichProgress(console or Console(stderr=True))
-    with display.bars:
+    try:
         yield display
+    finally:
+        if display.started:
+            display.bars.stop()

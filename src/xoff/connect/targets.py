@@ -68,15 +68,16 @@ def terms_of(limit: Iterable[str]) -> list[str]:
 
 
 def _matches(term: str, target: Target) -> bool:
-    names = (target.name, target.role, target.platform, target.kind, *target.groups)
+    """A glob matches the device's name or a group's (``leaf*`` is leaf1, leaf2, not sleaf1 of role leaf;
+    ``role_*leaf`` is by role); a plain term is a name, role, platform, kind or group."""
     if GLOB & set(term):
-        return any(fnmatchcase(n, term) for n in names)
-    return term in names
+        return any(fnmatchcase(n, term) for n in (target.name, *target.groups))
+    return term in {target.name, target.role, target.platform, target.kind, *target.groups}
 
 
 def select(targets: Iterable[Target], limit: Iterable[str]) -> list[Target]:
-    """``--limit`` (push, collect, validate): device names, globs of them (``leaf*``, ``gpu[1-4]``), roles,
-    platforms, kinds, groups (``role_leaf``, ``platform_eos``, ``network_roce``); repeatable or comma-separated; a
+    """``--limit`` (push, collect, validate): device names, globs of names or groups (``leaf*``, ``gpu[1-4]``,
+    ``role_*leaf``), roles, platforms, kinds, groups (``role_leaf``, ``platform_eos``, ``network_roce``); repeatable or comma-separated; a
     device matching any term is chosen. Every term must match something, else it is bad input (a typo must not push
     nothing, silently)."""
     pool = list(targets)

@@ -42,6 +42,9 @@ class Check:
     # What ``validate --tags`` chooses it by, besides its family (the id before the dot, always a tag): ``hosts``,
     # ``buffers``, ``deadlock``, ``cabling``, ... (``validate.select.TAGS`` lists the allowed ones).
     tags: ClassVar[tuple[str, ...]] = ()
+    # Judges the fabric as one (a cycle through every switch): on observed state under ``validate --limit``, skipped
+    # unless every device holding ``reads[0]`` is selected.
+    whole_fabric: ClassVar[bool] = False
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
@@ -132,9 +135,13 @@ def _unselected_reason(cls: type[Check], ctx: CheckContext) -> str | None:
     """``validate --limit``: why the check has nothing to judge among the selected devices (None: it has)."""
     if ctx.selected is None or not cls.reads:
         return None
-    if any(holds(d, cls.reads[0]) for n, d in ctx.desired.devices.items() if n in ctx.selected):
-        return None
-    return f"no selected device holds {cls.reads[0]} (--limit)"
+    subjects = [n for n, d in ctx.desired.devices.items() if holds(d, cls.reads[0])]
+    if not any(n in ctx.selected for n in subjects):
+        return f"no selected device holds {cls.reads[0]} (--limit)"
+    left = [n for n in subjects if n not in ctx.selected]
+    if cls.whole_fabric and ctx.observed is not None and left:
+        return f"judges the whole fabric's running state; not selected (--limit): {', '.join(left)}"
+    return None
 
 
 def _selected_note(ctx: CheckContext) -> str | None:

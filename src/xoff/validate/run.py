@@ -19,7 +19,7 @@ from xoff.progress import ProgressHook, no_progress, stage
 from xoff.validate.catalog import Catalog
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
-from xoff.validate.select import Selection, restrict
+from xoff.validate.select import Selection
 
 Source = Literal["offline", "snapshot", "live"]
 
@@ -67,8 +67,6 @@ def validate(
     start = time.perf_counter()
     chosen = selection or Selection()
     ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
-    if snapshot is not None and chosen.devices is not None:
-        snapshot = restrict(snapshot, chosen.devices)
     results: list[CheckResult] = []
     with stage(progress, "checks", len(ids)) as checks:
         for check_id in ids:

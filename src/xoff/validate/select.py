@@ -1,9 +1,12 @@
 """``validate --limit / --checks / --tags``: which devices are judged and which checks run.
 
 Devices: the ``--limit`` syntax push and collect use (``connect.targets.select``: names, globs, roles, platforms,
-kinds, groups), over every device of the fabric. A device that is not selected is not contacted and not judged: it is
-cut out of the observed snapshot, no finding names it, a check none of whose subjects is selected is skipped saying
-so, and the report lists it as not selected (``Validation.not_selected``), never as passed.
+kinds, groups), over every device of the fabric. A device that is not selected is not contacted (live, lab) and not
+judged: no finding names it, no result names it as not observed, a check none of whose subjects is selected is
+skipped saying so, a check that judges the fabric as a whole (``Check.whole_fabric``) is skipped on observed state
+when a device it needs was not selected, and the report lists the devices as not selected
+(``Validation.not_selected``), never as passed. A snapshot's state of an unselected device stays, as the peer of a
+selected one (a link's other end).
 
 Checks: ``--checks`` id globs (``lossless.*``, ``drift.state``) and ``--tags`` (a check's family, the id before the
 dot, and its ``Check.tags``); a check chosen by either runs. Every term must choose something, else it is bad input.
@@ -14,14 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import TypeVar
 
-from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 from xoff.validate.registry import Registry
-
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -74,29 +73,3 @@ def select_checks(ids: Sequence[str], registry: Registry, checks: Iterable[str],
     if problems:
         raise InputError(problems)
     return [i for i in ids if i in chosen]
-
-
-def restrict(snapshot: Snapshot, devices: frozenset[str]) -> Snapshot:
-    """The snapshot with only ``devices`` (their observed state, extras and errors); the InfiniBand fabric, read from
-    the subnet manager as a whole, stays."""
-
-    def only(by_device: dict[str, V]) -> dict[str, V]:
-        return {k: v for k, v in by_device.items() if k in devices}
-
-    observed = snapshot.observed.model_copy(update={"devices": only(snapshot.observed.devices)})
-    return snapshot.model_copy(
-        update={
-            "observed": observed,
-            "observed_fields": only(snapshot.observed_fields),
-            "lldp": only(snapshot.lldp),
-            "bgp_sessions": only(snapshot.bgp_sessions),
-            "counters": only(snapshot.counters),
-            "hosts": only(snapshot.hosts),
-            "fib": only(snapshot.fib),
-            "port_settings": only(snapshot.port_settings),
-            "buffer_pool_watermarks": only(snapshot.buffer_pool_watermarks),
-            "unmodelled": only(snapshot.unmodelled),
-            "captures_absent": only(snapshot.captures_absent),
-            "errors": [e for e in snapshot.errors if e.device in devices or e.device == "infiniband"],
-        }
-    )

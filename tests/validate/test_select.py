@@ -175,3 +175,44 @@ def test_cli_validate_limit_and_tags(tmp_path: Path, desired: FabricState) -> No
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.splitlines()[0].startswith("--checks:1:1: nope.*: matches no check")
     assert bad.stderr.splitlines()[1].startswith("--limit:1:1: leaf9: matches no device")
+
+
+def test_live_validate_contacts_only_the_selected_devices(
+    monkeypatch: pytest.MonkeyPatch, desired: FabricState
+) -> None:
+    """``--live --limit leaf*,gpu1``: the collect engine is handed gpu1, leaf1 and leaf2 only (here it answers with the intent's
+    state), each reported as a step of ``collect`` before the checks run."""
+    from xoff.collect import engine
+    from xoff.progress import ProgressEvent, stage
+
+    asked: list[str] = []
+
+    def fake_collect(
+        fabric: FabricState, targets: list, _creds: object, _hosts: object, options: engine.CollectOptions, **_: object
+    ) -> Snapshot:  # type: ignore[type-arg]
+        with stage(options.progress, "collect", len(targets)) as steps:
+            for t in targets:
+                asked.append(t.name)
+                steps.step(t.name)
+        snap = mirror_snapshot(fabric)
+        kept = {n: d for n, d in snap.observed.devices.items() if n in asked}
+        per_device = {  # what a collect of these devices alone holds: their state, facts and counters only
+            name: {k: v for k, v in value.items() if k in asked}
+            for name, value in snap
+            if isinstance(value, dict) and name not in {"observed"}
+        }
+        observed = snap.observed.model_copy(update={"devices": kept})
+        return snap.model_copy(update={"observed": observed, **per_device})
+
+    monkeypatch.setattr(engine, "collect", fake_collect)
+    monkeypatch.setattr("xoff.connect.credentials.load_credentials", lambda _secrets: None)
+    events: list[ProgressEvent] = []
+    result = api.validate(LAB_MINI, api.ValidateOptions(live=True, limit=("leaf*", "gpu1")), events.append)
+    assert asked == ["gpu1", "leaf1", "leaf2"]
+    assert [e.stage for e in events if e.phase == "start"] == ["collect", "checks"]
+    assert result.source == "live" and not result.blocking
+    unselected = result.validation.not_selected["devices"]
+    assert unselected == ["gpu2", "gpu3", "gpu4", "sleaf1", "spine1", "spine2"]
+    for r in result.validation.results:  # a device not read is named as not selected, never as not observed
+        said = (r.message or "").split("not selected")[0]
+        assert not [n for n in unselected if n in said], (r.id, r.message)

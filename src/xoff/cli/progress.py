@@ -58,8 +58,9 @@ class RichProgress:
             what = f"{event.item}" + (f" ({event.detail})" if event.detail and event.detail != "success" else "")
             self.bars.update(task, completed=event.done, description=f"{event.stage}: {what}")
         else:
-            total = event.total if event.total is not None else event.done
-            self.bars.update(task, total=total, completed=event.done, description=f"{event.stage}: done")
+            total = event.total if event.total is not None else max(event.done, 1)  # a stage of no items: one
+            done = total if event.total is None else event.done
+            self.bars.update(task, total=total, completed=done, description=f"{event.stage}: done")
             self.bars.stop_task(task)
 
 

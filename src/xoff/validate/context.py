@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -57,6 +58,10 @@ class CheckContext:
         """A finding about ``device`` is reported: it is selected, or it names no device of the fabric (a
         fabric-wide finding)."""
         return self.selected is None or device in self.selected or device not in self.desired.devices
+
+    def chosen(self, devices: Iterable[str]) -> set[str]:
+        """The selected ones of ``devices`` (a check's "not judged on ..." names no device ``--limit`` left out)."""
+        return {d for d in devices if self.selects(d)}
 
     def has(self, need: Need) -> bool:
         return need == "desired" or self.observed is not None

@@ -14,7 +14,11 @@ from xoff.validate.registry import Check, register
 
 
 def _gpu_hosts(ctx: CheckContext) -> set[str]:
-    return {n for n, d in ctx.desired.devices.items() if d.host is not None and d.host.gpudirect is not None}
+    return {
+        n
+        for n, d in ctx.desired.devices.items()
+        if d.host is not None and d.host.gpudirect is not None and ctx.selects(n)
+    }
 
 
 def _hosts(ctx: CheckContext, paths: bool = False) -> Iterator[tuple[Device, GpuDirect, HostObserved]]:

@@ -86,7 +86,8 @@ class HostPorts(Check):
         for want in _cabled(ctx.desired):
             seen = hosts.get(want.host)
             if seen is None:
-                unread.add(want.host)
+                if ctx.selects(want.host):
+                    unread.add(want.host)
                 continue
             judged += 1
             findings += _port_findings(want, seen, cap, master)

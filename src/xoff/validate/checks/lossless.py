@@ -213,7 +213,7 @@ class EcnOnLosslessQueues(Check):
                         str(ecn.max_threshold),
                         priority=cls.priority,
                     )
-        self.note = not_judged(unread, "ECN max against the PFC trigger point (buffers not observed)")
+        self.note = not_judged(ctx.chosen(unread), "ECN max against the PFC trigger point (buffers not observed)")
 
 
 _QUEUE_READS = ("qos.pfc_priority_to_queue", "qos.lossless_priorities")
@@ -281,7 +281,7 @@ class PfcWatchdogCoverage(Check):
                     f">= {wd.poll_interval_ms} ms",
                     f"{wd.detection_ms}/{wd.restoration_ms} ms",
                 )
-        self.note = not_judged(unread, "lossless queues watched (qos.pfc_priority_to_queue not observed)")
+        self.note = not_judged(ctx.chosen(unread), "lossless queues watched (qos.pfc_priority_to_queue not observed)")
 
 
 @register

@@ -87,7 +87,7 @@ class GidIndex(Check):
                 pinned = host.nccl_env.get("NCCL_IB_GID_INDEX", "")
             for nic in compute_nics(dev, roce):
                 yield from _nic(dev, nic, gids, pinned, auto)
-        self.note = not_judged(unread, f"NCCL_IB_GID_INDEX ({NCCL_ENV}) not observed, the GIDs judged")
+        self.note = not_judged(ctx.chosen(unread), f"NCCL_IB_GID_INDEX ({NCCL_ENV}) not observed, the GIDs judged")
 
 
 def _nic(dev: Device, nic: HostNic, gids: list[RoceGid], pinned: str | None, auto: bool) -> Iterator[Finding]:

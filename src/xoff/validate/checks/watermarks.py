@@ -102,7 +102,7 @@ class HeadroomWatermark(Check):
                     pg,
                 )
         planned = {n for n, d in ctx.desired.devices.items() if d.buffers and any(planned_headroom(d.buffers))}
-        unread = not_judged(planned - seen, "no headroom watermark of a planned lossless PG observed")
+        unread = not_judged(ctx.chosen(planned - seen), "no headroom watermark of a planned lossless PG observed")
         self.note = f"{judged} lossless PG headroom watermark(s) judged" + (f"; {unread}" if unread else "")
 
 

@@ -216,3 +216,24 @@ def test_live_validate_contacts_only_the_selected_devices(
     for r in result.validation.results:  # a device not read is named as not selected, never as not observed
         said = (r.message or "").split("not selected")[0]
         assert not [n for n in unselected if n in said], (r.id, r.message)
+
+
+@pytest.mark.parametrize(("limit", "reads_infiniband"), [((), True), (("gpu01",), False), (("gpu01", "sm01"), True)])
+def test_the_subnet_manager_host_is_contacted_only_when_chosen(
+    monkeypatch: pytest.MonkeyPatch, limit: tuple[str, ...], reads_infiniband: bool
+) -> None:
+    """The InfiniBand fabric is read on the SM host (sm01 of ib-pod): under a limit that leaves it out, not at all."""
+    from xoff.collect import engine
+
+    seen: dict[str, object] = {}
+
+    def fake_collect(
+        fabric: FabricState, targets: list, *_: object, infiniband: object = None, **__: object
+    ) -> Snapshot:  # type: ignore[type-arg]
+        seen["infiniband"] = infiniband
+        return mirror_snapshot(fabric)
+
+    monkeypatch.setattr(engine, "collect", fake_collect)
+    monkeypatch.setattr("xoff.connect.credentials.load_credentials", lambda _secrets: None)
+    api.collect(INVENTORY / "ib-pod", api.CollectOptions(limit=limit))
+    assert (seen["infiniband"] is not None) is reads_infiniband

@@ -15,6 +15,7 @@ from xoff.progress import ProgressHook, no_progress
 
 if TYPE_CHECKING:
     from xoff.connect.sources import TargetSource
+    from xoff.connect.targets import Target
     from xoff.contracts.infiniband import IbObservation
     from xoff.contracts.observed import Snapshot
     from xoff.desired.models import FabricState
@@ -105,15 +106,25 @@ def read_devices(
         targets = [t for t in build_targets(desired) if t.name in limit]
     else:
         targets = select(build_targets(desired), limit)
+    limited = bool(limit) and len(targets) < len(build_targets(desired))
     snapshot = run_collect(
         desired,
         targets,
         creds,
         known_hosts,
         EngineOptions(workers=reach.workers, timeout_s=reach.timeout_s, raw_dir=raw_dir, progress=progress),
-        infiniband=infiniband_reader(desired, target_source),
+        infiniband=infiniband_reader(desired, target_source) if _sm_chosen(desired, targets, limited) else None,
     )
     return desired, snapshot, len(targets)
+
+
+def _sm_chosen(desired: FabricState, targets: list[Target], limited: bool) -> bool:
+    """The InfiniBand fabric is read on the subnet manager host: under a ``--limit`` only when that host is chosen
+    (a device not chosen is not contacted)."""
+    if not limited:
+        return True
+    sm = next((d.name for d in desired.devices.values() if d.subnet_manager is not None), None)
+    return sm is not None and any(t.name == sm for t in targets)
 
 
 def _from_captures(source: IntentSource, captures: Path, limit: list[str]) -> tuple[FabricState, Snapshot, int]:

@@ -203,7 +203,7 @@ def test_the_rich_display_follows_the_stages(tmp_path: Path) -> None:
     """The renderer itself: a bar per stage with its count, on the console it is given."""
     from rich.console import Console
 
-    from xoff.cli.progress import RichProgress
+    from xoff.progress.display import RichProgress
 
     with (tmp_path / "err.txt").open("w", encoding="utf-8") as fh:
         display = RichProgress(Console(file=fh, width=100, force_terminal=False))

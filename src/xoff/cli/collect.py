@@ -47,7 +47,7 @@ def collect_command(
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
     from xoff import api
-    from xoff.cli.progress import progress_display
+    from xoff.progress.display import progress_display
 
     options = api.CollectOptions(
         lab=lab,

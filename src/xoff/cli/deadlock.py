@@ -44,7 +44,7 @@ def run_deadlock(
     """Every ``deadlock`` command: call the API (its stages drawn on stderr unless ``quiet``), print its report, exit
     as ``xoff.exitcodes`` says."""
     from xoff import api
-    from xoff.cli.progress import progress_display
+    from xoff.progress.display import progress_display
 
     options = api.DeadlockOptions(
         intent=intent,

@@ -99,7 +99,7 @@ def validate_command(
         print(problem, file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT)
     from xoff import api
-    from xoff.cli.progress import progress_display
+    from xoff.progress.display import progress_display
 
     options = api.ValidateOptions(
         offline=offline,

@@ -43,8 +43,8 @@ def up_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Bring the lab up (or complete it: a second run starts only what is missing)."""
-    from xoff.cli.progress import progress_display  # noqa: PLC0415
     from xoff.lab.lab import LabError, UnsafeAddressError, up  # noqa: PLC0415 (xoff --help stays fast)
+    from xoff.progress.display import progress_display  # noqa: PLC0415
 
     try:
         with progress_display(quiet) as progress:
@@ -180,9 +180,9 @@ def down_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Remove the lab: its processes (by PID), namespaces, veths, bridge and files."""
-    from xoff.cli.progress import progress_display  # noqa: PLC0415
     from xoff.lab.lab import LabError  # noqa: PLC0415 (xoff --help stays fast)
     from xoff.lab.teardown import down, down_all  # noqa: PLC0415
+    from xoff.progress.display import progress_display  # noqa: PLC0415
 
     try:
         with progress_display(quiet) as progress:

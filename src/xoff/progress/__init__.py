@@ -1,5 +1,6 @@
 """Progress of a long run, behind a hook: the core says which stage it is in and which item it finished; it
-never prints. The edge (the CLI's ``cli/progress.py``: rich on stderr) renders the events, a test records them.
+never prints. The edge renders the events (``xoff.progress.display``: rich on stderr, for the command line; imported
+only by command modules), a test records them.
 
 A hook is any callable taking a :class:`ProgressEvent`. :func:`stage` brackets one stage::
 
@@ -10,7 +11,7 @@ A hook is any callable taking a :class:`ProgressEvent`. :func:`stage` brackets o
 
 which sends ``start``, one ``step`` per item and ``end`` (also when the stage raised). The default hook,
 :func:`no_progress`, does nothing, so a library call without one stays silent. Standard library only: every
-layer may import this module.
+layer may import this package's ``__init__``.
 """
 
 from __future__ import annotations

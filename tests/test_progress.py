@@ -213,3 +213,23 @@ def test_the_rich_display_follows_the_stages(tmp_path: Path) -> None:
         display.bars.stop()
     text = (tmp_path / "err.txt").read_text(encoding="utf-8")
     assert "collect: done" in text and "2/2" in text
+
+
+def test_the_per_port_queries_go_in_bounded_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is one script on the SM host: bounded (``BATCH_MAX``), so a large fabric's script stays within the
+    kernel's argument limit and the dump shows progress batch by batch; the observation is the same."""
+    from xoff.platforms.infiniband import collect as ib_collect
+
+    whole = collect_sm(_ReplaySm()).observation
+    sizes: list[int] = []
+
+    class Counting(_ReplaySm):
+        def run_batch(self, argvs: list[list[str]]) -> list[_Ran]:
+            sizes.append(len(argvs))
+            return super().run_batch(argvs)
+
+    monkeypatch.setattr(ib_collect, "BATCH_MAX", 4)
+    hook = Recorder()
+    assert collect_sm(Counting(), progress=hook).observation == whole
+    assert max(sizes) == 4 and len(sizes) > 2
+    assert len(hook.items("LFT dump")) == len(sizes) + 1  # dump_fts, then one step per batch

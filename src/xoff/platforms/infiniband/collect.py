@@ -34,6 +34,9 @@ from xoff.progress import ProgressHook, no_progress, stage
 Runner = Callable[[list[str]], str]
 BatchRunner = Callable[[list[list[str]]], list[str]]  # many commands in one session, outputs in order
 WORKERS = 2  # ibsim answers one MAD at a time (~20 ms a query): more clients in flight gain nothing
+# Per-port queries per batch, at most: a batch is one session, so a long dump shows progress batch by batch (a
+# session's start is a few ms, a batch of this size some seconds)
+BATCH_MAX = 64
 # Which per-port tables to read, by node kind: everything the checks judge, or only what the
 # credit-loop analysis needs (switch SL2VL: host links never lie on a credit loop). "pkeys" is read
 # from the SA (saquery), the others through the SMP (smpquery).
@@ -163,8 +166,8 @@ def _query_ports(
 ) -> list[str]:
     """The per-port queries' outputs in order, in ``workers`` sessions (one batch each when ``batch`` is given); a
     step of the stage ``LFT dump`` per batch or query done."""
-    if batch is not None and argvs:  # one session per worker: process start-up dominates a query
-        size = -(-len(argvs) // max(1, workers))
+    if batch is not None and argvs:  # batches of queries in sessions: process start-up dominates a query
+        size = min(-(-len(argvs) // max(1, workers)), BATCH_MAX)
         chunks = [argvs[i : i + size] for i in range(0, len(argvs), size)]
         with stage(progress, "LFT dump", len(chunks) + 1) as steps:
             steps.step("dump_fts")
@@ -174,7 +177,7 @@ def _query_ports(
                 steps.step(f"{len(chunk)} port queries")
                 return out
 
-            with ThreadPoolExecutor(len(chunks)) as pool:
+            with ThreadPoolExecutor(min(len(chunks), max(1, workers))) as pool:
                 return [out for part in pool.map(one_batch, chunks) for out in part]
     with stage(progress, "LFT dump", len(argvs) + 1) as steps:
         steps.step("dump_fts")

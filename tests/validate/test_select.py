@@ -96,9 +96,13 @@ def test_a_check_with_no_selected_subject_is_skipped_saying_why(desired: FabricS
 
 def test_a_whole_fabric_check_on_running_state_needs_every_device_selected(desired: FabricState) -> None:
     cbd = next(r for r in _run(desired, ["leaf1"], mirror_snapshot(desired)).results if r.id == "deadlock.cbd")
-    assert cbd.status is Status.SKIPPED and "not selected (--limit): spine1" in (cbd.message or "")
-    whole = next(r for r in _run(desired, [], mirror_snapshot(desired)).results if r.id == "deadlock.cbd")
-    assert whole.status is Status.SUCCESS
+    assert cbd.status is Status.SKIPPED
+    assert cbd.message == (
+        "judges every switch's running state together; not selected (--limit): spine1, spine2, leaf2, sleaf1"
+    )
+    for limit in ([], ["kind_switch"]):  # every switch selected: the hosts are destinations, from the intent
+        whole = next(r for r in _run(desired, limit, mirror_snapshot(desired)).results if r.id == "deadlock.cbd")
+        assert whole.status is Status.SUCCESS, whole.message
 
 
 CATALOG_IDS = load_catalog("default").ids

@@ -40,11 +40,11 @@ class Check:
     reads: ClassVar[tuple[str, ...]] = ()
     hint: ClassVar[str | None] = None
     # What ``validate --tags`` chooses it by, besides its family (the id before the dot, always a tag): ``hosts``,
-    # ``buffers``, ``deadlock``, ``cabling``, ... (``validate.select.TAGS`` lists the allowed ones).
+    # ``buffers``, ``deadlock``, ... (the tags of the registered checks are the ones ``--tags`` allows).
     tags: ClassVar[tuple[str, ...]] = ()
-    # Judges the fabric as one (a cycle through every switch): on observed state under ``validate --limit``, skipped
-    # unless every device holding ``reads[0]`` is selected.
-    whole_fabric: ClassVar[bool] = False
+    # The device kinds it judges as one whole (a cycle through every switch's FIB): on observed state under
+    # ``validate --limit``, skipped unless every device of these kinds holding ``reads[0]`` is selected.
+    whole_fabric: ClassVar[frozenset[str]] = frozenset()
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
@@ -135,12 +135,13 @@ def _unselected_reason(cls: type[Check], ctx: CheckContext) -> str | None:
     """``validate --limit``: why the check has nothing to judge among the selected devices (None: it has)."""
     if ctx.selected is None or not cls.reads:
         return None
-    subjects = [n for n, d in ctx.desired.devices.items() if holds(d, cls.reads[0])]
+    subjects = {n: d for n, d in ctx.desired.devices.items() if holds(d, cls.reads[0])}
     if not any(n in ctx.selected for n in subjects):
         return f"no selected device holds {cls.reads[0]} (--limit)"
-    left = [n for n in subjects if n not in ctx.selected]
-    if cls.whole_fabric and ctx.observed is not None and left:
-        return f"judges the whole fabric's running state; not selected (--limit): {', '.join(left)}"
+    left = [n for n, d in subjects.items() if n not in ctx.selected and d.kind in cls.whole_fabric]
+    if ctx.observed is not None and left:
+        kinds = ", ".join(sorted(cls.whole_fabric))
+        return f"judges every {kinds}'s running state together; not selected (--limit): {', '.join(left)}"
     return None
 
 

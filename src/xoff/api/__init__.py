@@ -18,15 +18,7 @@ task example. Importing this package is cheap: each job imports its machinery wh
 
 from __future__ import annotations
 
-from xoff.api.collect import (
-    CollectOptions,
-    CollectResult,
-    NotCollectedError,
-    ValidateOptions,
-    ValidateResult,
-    collect,
-    validate,
-)
+from xoff.api.collect import CollectOptions, CollectResult, NotCollectedError, collect
 from xoff.api.deadlock import DeadlockOptions, DeadlockResult, deadlock
 from xoff.api.intent import (
     CheckReport,
@@ -53,6 +45,7 @@ from xoff.api.push import (
     push,
     run_push,
 )
+from xoff.api.validate import ValidateOptions, ValidateResult, validate
 from xoff.errors import InputError
 
 __all__ = [

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from xoff.api.collect import NotCollectedError
 from xoff.api.intent import IntentSource, load
 from xoff.errors import InputError, usage_error
+from xoff.progress import ProgressHook, no_progress, stage
 
 if TYPE_CHECKING:
     from xoff.deadlock.routing import Routing
@@ -64,12 +65,15 @@ class DeadlockResult:
         return ib_text(self.report)
 
 
-def deadlock(options: DeadlockOptions) -> DeadlockResult:
+def deadlock(options: DeadlockOptions, progress: ProgressHook = no_progress) -> DeadlockResult:
+    """``progress`` hears the stages of an InfiniBand run: ``lab`` (its subnet manager host), ``SM sweep``
+    (ibnetdiscover, iblinkinfo), ``LFT dump`` (dump_fts, then the per-port SL2VL and partition queries) and
+    ``analysis`` (``read dump`` instead of the first three with ``ib_dump``)."""
     sources = [x for x in (options.intent, options.snapshot, options.ib_lab, options.ib_dump) if x is not None]
     if len(sources) != 1:
         raise usage_error("deadlock: give one input (allowed: INTENT, --snapshot FILE, --ib-lab NAME or --ib-dump DIR)")
     if options.ib_lab is not None or options.ib_dump is not None:
-        return _infiniband(options)
+        return _infiniband(options, progress)
     if options.snapshot is not None:
         return _snapshot(options.snapshot)
     assert options.intent is not None
@@ -128,7 +132,7 @@ def _intent(source: IntentSource, options: DeadlockOptions) -> DeadlockResult:
     return DeadlockResult("intent", report, exported)
 
 
-def _infiniband(options: DeadlockOptions) -> DeadlockResult:
+def _infiniband(options: DeadlockOptions, progress: ProgressHook) -> DeadlockResult:
     from xoff.connect.sources import SourceError, open_source  # noqa: PLC0415
     from xoff.contracts.infiniband import IbObservation  # noqa: PLC0415
     from xoff.deadlock.ib.credit import IbAnalysisError, analyse_ib  # noqa: PLC0415
@@ -142,14 +146,18 @@ def _infiniband(options: DeadlockOptions) -> DeadlockResult:
     obs: IbObservation
     try:
         if ib_dump is not None:
-            obs = observation_from_dump(ib_dump)
+            with stage(progress, "read dump"):
+                obs = observation_from_dump(ib_dump)
         else:
             assert ib_lab is not None
-            collected = collect_sm(open_source("lab", ib_lab, "--ib-lab").subnet_manager())
+            with stage(progress, "lab"):
+                sm_host = open_source("lab", ib_lab, "--ib-lab").subnet_manager()
+            collected = collect_sm(sm_host, progress=progress)
             if options.save is not None:
                 save(collected, options.save)
             obs = collected.observation
-        result = analyse_ib(obs, list(options.sl) if options.sl else None)
+        with stage(progress, "analysis"):
+            result = analyse_ib(obs, list(options.sl) if options.sl else None)
     except (IbParseError, IbAnalysisError) as exc:
         raise usage_error(f"{ib_dump or ib_lab}: {exc}") from None
     except InputError as exc:  # no such lab is up

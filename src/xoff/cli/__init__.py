@@ -414,6 +414,7 @@ def deadlock(
     save: Annotated[Path | None, typer.Option("--save", help="with --ib-lab: keep the diag captures here")] = None,
     fmt: FormatOpt = Format.text,
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
     """PFC deadlock risk (cyclic buffer dependency): of an intent's fabric from its routing model, or of a
     forwarding snapshot (reference/forwarding-snapshot.md); InfiniBand credit loops from the LFTs and
@@ -433,6 +434,7 @@ def deadlock(
         save=save,
         json_format=fmt is Format.json,
         fail_on_risk=fail_on_risk,
+        quiet=quiet,
     )
 
 

@@ -30,7 +30,10 @@ def collect_command(
     lab: Annotated[str | None, typer.Option("--lab", "--name", help="collect the running lab of this name")] = None,
     secrets: Annotated[Path | None, typer.Option("--secrets", help="0600 secrets file (else XOFF_* env)")] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="the only host keys trusted")] = None,
-    limit: Annotated[list[str] | None, typer.Option("--limit", help="device, role or group; repeatable")] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option("--limit", help="only these: device names or globs, roles, groups (as push); repeatable"),
+    ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="devices read at once")] = 20,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
     from_captures: Annotated[
@@ -40,9 +43,11 @@ def collect_command(
             help="read DIR/<device>/<slug>.txt (saved command output, docs/captures.md) instead of connecting",
         ),
     ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
     from xoff import api
+    from xoff.progress.display import progress_display
 
     options = api.CollectOptions(
         lab=lab,
@@ -55,7 +60,8 @@ def collect_command(
         from_captures=from_captures,
     )
     try:
-        result = api.collect(intent, options)
+        with progress_display(quiet) as progress:
+            result = api.collect(intent, options, progress)
     except InputError as exc:
         for problem in exc.sorted():
             print(str(problem), file=sys.stderr)

@@ -39,9 +39,12 @@ def run_deadlock(
     save: Path | None = None,
     json_format: bool = False,
     fail_on_risk: bool = False,
+    quiet: bool = False,
 ) -> None:
-    """Every ``deadlock`` command: call the API, print its report, exit as ``xoff.exitcodes`` says."""
+    """Every ``deadlock`` command: call the API (its stages drawn on stderr unless ``quiet``), print its report, exit
+    as ``xoff.exitcodes`` says."""
     from xoff import api
+    from xoff.progress.display import progress_display
 
     options = api.DeadlockOptions(
         intent=intent,
@@ -56,7 +59,8 @@ def run_deadlock(
         save=save,
     )
     try:
-        result = api.deadlock(options)
+        with progress_display(quiet) as progress:
+            result = api.deadlock(options, progress)
     except InputError as exc:
         problems = exc.sorted()
         # a snapshot file: the first problem in file order, on one line

@@ -34,6 +34,7 @@ def ib_command(
     save_dir: Annotated[Path | None, typer.Option("--save", help="with --ib-lab: keep the captures here")] = None,
     fmt: Annotated[IbFormat, typer.Option("--format", "-f", help="text for people, json for machines")] = IbFormat.text,
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is a credit loop")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
     """InfiniBand credit loops ((link, VL) channel dependency cycles) of the programmed LFTs and SL2VL tables."""
     if (ib_lab is None) == (ib_dump is None):
@@ -46,6 +47,7 @@ def ib_command(
         save=save_dir,
         json_format=IbFormat(fmt) is IbFormat.json,
         fail_on_risk=fail_on_risk,
+        quiet=quiet,
     )
 
 

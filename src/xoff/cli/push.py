@@ -51,7 +51,7 @@ def push_command(
         Path | None, typer.Option("--known-hosts", help="known_hosts file; host keys are always checked")
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="back up and show the diff; change nothing")] = False,
-    limit: Annotated[list[str] | None, typer.Option("--limit", help="device names, roles, groups (repeatable)")] = None,
+    limit: Annotated[list[str] | None, typer.Option("--limit", help="names, globs, roles, groups (repeatable)")] = None,
     canary: Annotated[int, typer.Option("--canary", help="push N devices first; the rest only if they verify")] = 0,
     batch_size: Annotated[int, typer.Option("--batch-size", help="devices per batch after the canary (0: all)")] = 0,
     max_failures: Annotated[

@@ -40,19 +40,6 @@ def _fail(exc: InputError) -> typer.Exit:
     return typer.Exit(ExitCode.BAD_INPUT)
 
 
-MODES = "--offline, --snapshot FILE, --lab NAME or --live"
-
-
-def _mode_problem(offline: bool, snapshot: Path | None, lab: str | None, live: bool) -> str | None:
-    """One line when the mode is not exactly one of MODES, else None."""
-    given = sum((offline, snapshot is not None, lab is not None, live))
-    if given == 0:
-        return f"xoff validate: say where the state comes from: {MODES} (real devices only with --live)"
-    if given > 1:
-        return f"xoff validate: give one of {MODES} (allowed: one)"
-    return None
-
-
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
     """The report text, or None for ``text`` (printed with rich)."""
     from xoff.report import html, machine, people
@@ -81,6 +68,17 @@ def validate_command(
     catalog: Annotated[
         str, typer.Option("--catalog", help="default | pre-change | audit | a catalog file (validators/*.yaml)")
     ] = "default",
+    limit: Annotated[
+        list[str] | None,
+        typer.Option("--limit", help="judge (and contact) only these: device names or globs, roles, groups (as push)"),
+    ] = None,
+    checks: Annotated[
+        list[str] | None, typer.Option("--checks", help="run only these checks: ids or globs (lossless.*)")
+    ] = None,
+    tags: Annotated[
+        list[str] | None,
+        typer.Option("--tags", help="run only checks with these tags (lossless, buffers, drift, deadlock, hosts, ...)"),
+    ] = None,
     fmt: Annotated[
         ReportFormat, typer.Option("--format", "-f", help="text | json | junit | markdown | html")
     ] = ReportFormat.text,
@@ -93,19 +91,27 @@ def validate_command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="text: every finding, not the first 20 per check")
     ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
     """Validate the fabric against the intent and the lossless rules: offline, on a snapshot, or live."""
-    problem = _mode_problem(offline, snapshot, lab, live)
-    if problem is not None:
+    from xoff.modes import mode_problem
+
+    problem = mode_problem(offline, snapshot, lab, live)
+    if problem is not None:  # said before anything is loaded (``xoff.api`` says the same to a library caller)
         print(problem, file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT)
     from xoff import api
+    from xoff.progress.display import progress_display
 
     options = api.ValidateOptions(
         offline=offline,
         snapshot=snapshot,
         lab=lab,
+        live=live,
         catalog=catalog,
+        limit=tuple(limit or ()),
+        checks=tuple(checks or ()),
+        tags=tuple(tags or ()),
         save_snapshot=save_snapshot,
         secrets=secrets,
         known_hosts=known_hosts,
@@ -113,7 +119,8 @@ def validate_command(
         timeout_s=timeout,
     )
     try:
-        outcome = api.validate(intent, options)
+        with progress_display(quiet) as progress:
+            outcome = api.validate(intent, options, progress)
     except InputError as exc:
         raise _fail(exc) from None
     result = outcome.validation

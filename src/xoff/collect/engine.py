@@ -30,6 +30,7 @@ from xoff.contracts.infiniband import IbObservation
 from xoff.contracts.observed import CollectError, PortSettings, Snapshot
 from xoff.desired.models import FabricState
 from xoff.platforms.registry import collector_for, get_platform
+from xoff.progress import ProgressHook, Stage, no_progress, stage
 
 InfinibandReader = Callable[[], IbObservation]  # raises on failure
 
@@ -39,6 +40,7 @@ class CollectOptions:
     workers: int = 20
     timeout_s: float = 20.0
     raw_dir: Path | None = None  # <snapshot>.raw: raw captures per device and command
+    progress: ProgressHook = no_progress  # the stage "collect", a step per device read (xoff.progress)
 
 
 @dataclass
@@ -210,8 +212,11 @@ def assemble(
     )
 
 
-def _collect_task(task: Task, by_name: dict[str, Target], **kwargs: Any) -> DeviceRun:
-    return collect_device(by_name[task.host.name], **kwargs)
+def _collect_task(task: Task, by_name: dict[str, Target], steps: Stage, **kwargs: Any) -> DeviceRun:
+    run = collect_device(by_name[task.host.name], **kwargs)
+    kinds = sorted({e.kind for e in run.errors})
+    steps.step(task.host.name, f"failed: {', '.join(kinds)}" if kinds else "")
+    return run
 
 
 def _read_infiniband(infiniband: InfinibandReader) -> tuple[IbObservation | None, list[CollectError]]:
@@ -235,13 +240,14 @@ def collect(
     workers = max(1, min(options.workers, len(targets) or 1))
     nr = build_nornir(targets, creds, known_hosts, workers=workers, timeout_s=options.timeout_s)
     by_name = {t.name: t for t in targets}
-    with ThreadPoolExecutor(1) as pool:  # the SM host is read while the devices are
+    with ThreadPoolExecutor(1) as pool, stage(options.progress, "collect", len(targets)) as steps:
         ib = pool.submit(_read_infiniband, infiniband) if infiniband is not None else None
         values = run_task(
             nr,
             targets,
             _collect_task,
             by_name=by_name,
+            steps=steps,
             desired=desired,
             creds=creds,
             known_hosts=known_hosts,

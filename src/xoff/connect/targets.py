@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 
 from xoff.desired.models import Device, FabricState
 from xoff.errors import InputError, Location, Problem
@@ -38,8 +39,10 @@ def _groups(device: Device) -> tuple[str, ...]:
     return tuple(groups)
 
 
-def build_targets(fabric: FabricState) -> list[Target]:
-    """Every SSH-managed device, sorted by name."""
+def build_targets(fabric: FabricState, kinds: Iterable[str] | None = SSH_KINDS) -> list[Target]:
+    """Every SSH-managed device (``kinds=None``: every device, as ``validate --limit`` chooses among them), sorted
+    by name."""
+    wanted = None if kinds is None else set(kinds)
     return [
         Target(
             name=d.name,
@@ -51,22 +54,43 @@ def build_targets(fabric: FabricState) -> list[Target]:
             groups=_groups(d),
         )
         for d in sorted(fabric.devices.values(), key=lambda d: d.name)
-        if d.kind in SSH_KINDS
+        if wanted is None or d.kind in wanted
     ]
 
 
+GLOB = frozenset("*?[")
+LIMIT_SYNTAX = "a device name or glob (leaf*), role, platform, kind or group such as role_leaf, network_roce"
+
+
+def terms_of(limit: Iterable[str]) -> list[str]:
+    """``--limit`` values, each repeatable and comma-separated (``--limit leaf1,leaf2 --limit role_spine``)."""
+    return [t.strip() for value in limit for t in value.split(",") if t.strip()]
+
+
+def _matches(term: str, target: Target) -> bool:
+    """A glob matches the device's name or a group's (``leaf*`` is leaf1, leaf2, not sleaf1 of role leaf;
+    ``role_*leaf`` is by role); a plain term is a name, role, platform, kind or group."""
+    if GLOB & set(term):
+        return any(fnmatchcase(n, term) for n in (target.name, *target.groups))
+    return term in {target.name, target.role, target.platform, target.kind, *target.groups}
+
+
 def select(targets: Iterable[Target], limit: Iterable[str]) -> list[Target]:
-    """``--limit``: device names, roles, groups (``role_leaf``, ``platform_eos``) or plain role/platform
-    names. Every term must match something, else it is bad input (a typo must not push nothing, silently)."""
+    """``--limit`` (push, collect, validate): device names, globs of names or groups (``leaf*``, ``gpu[1-4]``,
+    ``role_*leaf``), roles, platforms, kinds, groups (``role_leaf``, ``platform_eos``, ``network_roce``); repeatable or comma-separated; a
+    device matching any term is chosen. Every term must match something, else it is bad input (a typo must not push
+    nothing, silently)."""
     pool = list(targets)
-    terms = [t for t in limit if t]
+    terms = terms_of(limit)
     if not terms:
         return pool
     chosen: dict[str, Target] = {}
+    problems: list[Problem] = []
     for term in terms:
-        hits = [t for t in pool if term in {t.name, t.role, t.platform, t.kind, *t.groups}]
+        hits = [t for t in pool if _matches(term, t)]
         if not hits:
-            allowed = "a device name, role, platform or group such as role_leaf"
-            raise InputError([Problem(Location("--limit", 1, 1), term, f"matches no device (allowed: {allowed})")])
+            problems.append(Problem(Location("--limit", 1, 1), term, f"matches no device (allowed: {LIMIT_SYNTAX})"))
         chosen.update((t.name, t) for t in hits)
+    if problems:
+        raise InputError(problems)
     return [t for t in pool if t.name in chosen]

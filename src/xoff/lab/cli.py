@@ -32,6 +32,7 @@ NameOpt = Annotated[
     str | None,
     typer.Option("--name", "-n", "--lab", help="lab name (default: the only lab that is up; --lab: the same)"),
 ]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")]
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -46,12 +47,15 @@ def up_cmd(
         str | None, typer.Option("--name", "-n", "--lab", help="lab name (default: the fabric's name; --lab: the same)")
     ] = None,
     remap: Annotated[bool, typer.Option("--remap", help="map every IPv4 address into 198.18.0.0/15")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Bring the lab up (or complete it: a second run starts only what is missing)."""
     from xoff.lab.lab import LabError, UnsafeAddressError, up  # noqa: PLC0415 (xoff --help stays fast)
+    from xoff.progress.display import progress_display  # noqa: PLC0415
 
     try:
-        report = up(intent, name, remap_addresses=remap)
+        with progress_display(quiet) as progress:
+            report = up(intent, name, remap_addresses=remap, progress=progress)
     except InputError as exc:
         for p in exc.sorted():
             print(str(p), file=sys.stderr)
@@ -192,17 +196,22 @@ def down_cmd(
     all_labs: Annotated[
         bool, typer.Option("--all", help="every lab, and anything else with the project's prefixes (xl-, xlb, xv)")
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Remove the lab: its processes (by PID), namespaces, veths, bridge and files."""
     from xoff.lab.lab import LabError  # noqa: PLC0415 (xoff --help stays fast)
     from xoff.lab.teardown import down, down_all  # noqa: PLC0415
+    from xoff.progress.display import progress_display  # noqa: PLC0415
 
     try:
+        with progress_display(quiet) as progress:
+            if all_labs:
+                done = down_all(progress=progress)
+            else:
+                report = down(name, progress=progress)
         if all_labs:
-            done = down_all()
             print("\n".join(done) if done else "nothing to remove")
             return
-        report = down(name)
     except LabError as exc:
         _fail(str(exc), 1)
         return

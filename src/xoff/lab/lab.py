@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ from xoff.lab.processes import ProcessSpec
 from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
 from xoff.lab.state import FABRIC_FILE, DeviceRecord, IbRecord, LabState, LinkRecord, load, save, write_atomic
 from xoff.lab.topology import LabPlan, device_commands, plan, root_commands
+from xoff.progress import ProgressHook, Stage, no_progress, stage
 
 LOCK_TIMEOUT_S = 120.0
 READY_TIMEOUT_S = 20.0
@@ -150,8 +151,17 @@ def _new_state(lab: str, intent: Path, d: Path, fabric: FabricState, p: LabPlan,
     )
 
 
-def up(intent: Path, name: str | None = None, *, remap_addresses: bool = False, root: Path | None = None) -> UpReport:
-    """Bring the lab of ``intent`` up (or complete it); see the module doc."""
+def up(
+    intent: Path,
+    name: str | None = None,
+    *,
+    remap_addresses: bool = False,
+    root: Path | None = None,
+    progress: ProgressHook = no_progress,
+) -> UpReport:
+    """Bring the lab of ``intent`` up (or complete it); see the module doc. ``progress`` hears the stages ``plan``,
+    ``topology`` (a step per device whose namespace and veths were set up), ``shims`` (per host) and ``daemons`` (per
+    process ready)."""
     t0 = time.perf_counter()
     fabric, management = _load_intent(intent)
     digest = _digest(fabric)
@@ -160,49 +170,67 @@ def up(intent: Path, name: str | None = None, *, remap_addresses: bool = False, 
     _preflight(fabric, d)
     report = UpReport(lab, d)
     with locked(lab, root):
-        state = load(d)
-        if state is not None:
-            if state.intent_digest != digest:
-                raise LabError(
-                    f"lab {lab} runs {state.fabric} from {state.intent} as it was then; the intent differs now: "
-                    f"xoff lab down --name {lab} first"
-                )
-            fabric = FabricState.model_validate_json((d / FABRIC_FILE).read_text(encoding="utf-8"))
-            management = Management(IPv4Network(state.mgmt_prefix), IPv4Interface(state.controller_address).ip)
-            blocks = list(state.remap)
-        else:
-            fabric, management, blocks = _addresses(fabric, management, remap_addresses)
-        report.remap = [f"{a} -> {b}" for a, b in blocks]
-        p = plan(lab, fabric, management)
-        if state is None:
-            _check_free(p)
-            d.mkdir(parents=True, exist_ok=True, mode=0o755)
-            write_atomic(d / FABRIC_FILE, fabric.model_dump_json(indent=1) + "\n")
-            state = _new_state(lab, intent, d, fabric, p, digest)
-            state.remap = blocks
-        _record_topology(state, p)
-        save(state)
-        ssh = {n: dp.mgmt_address.split("/")[0] for n, dp in p.devices.items() if dp.kind in {"switch", "host"}}
-        switches = {n for n, dp in p.devices.items() if dp.kind == "switch"}
-        credentials.ensure(d, lab, ssh, switches)
+        with stage(progress, "plan"):
+            state, fabric, p = _planned(lab, intent, d, fabric, management, digest, remap_addresses, report)
         t1 = time.perf_counter()
         report.phases["plan"] = t1 - t0
-        fresh = _make_topology(p, report)
+        fresh = _make_topology(p, report, progress)
         t2 = time.perf_counter()
         report.phases["topology"] = t2 - t1
         hosts = [fabric.devices[n] for n in fresh if p.devices[n].kind == "host"]
-        with ThreadPoolExecutor(WORKERS) as pool:  # file writing: threads overlap its system calls
-            for warning in pool.map(lambda host: daemons.install_shims(d, host), hosts):
+        with stage(progress, "shims", len(hosts)) as steps, ThreadPoolExecutor(WORKERS) as pool:
+            # file writing: threads overlap its system calls
+            for host, warning in zip(hosts, pool.map(lambda host: daemons.install_shims(d, host), hosts), strict=True):
+                steps.step(host.name)
                 if warning and warning not in state.warnings:
                     state.warnings.append(warning)
         t3 = time.perf_counter()
         report.phases["shims"] = t3 - t2
-        _start_processes(state, fabric, p, report)
+        _start_processes(state, fabric, p, report, progress)
         report.phases["processes"] = time.perf_counter() - t3
         report.warnings = list(state.warnings)
         save(state)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _planned(
+    lab: str,
+    intent: Path,
+    d: Path,
+    fabric: FabricState,
+    management: Management,
+    digest: str,
+    remap_addresses: bool,
+    report: UpReport,
+) -> tuple[LabState, FabricState, LabPlan]:
+    """The lab's state (new, or the running one's when the intent is the same), its fabric and plan, recorded."""
+    state = load(d)
+    if state is not None:
+        if state.intent_digest != digest:
+            raise LabError(
+                f"lab {lab} runs {state.fabric} from {state.intent} as it was then; the intent differs now: "
+                f"xoff lab down --name {lab} first"
+            )
+        fabric = FabricState.model_validate_json((d / FABRIC_FILE).read_text(encoding="utf-8"))
+        management = Management(IPv4Network(state.mgmt_prefix), IPv4Interface(state.controller_address).ip)
+        blocks = list(state.remap)
+    else:
+        fabric, management, blocks = _addresses(fabric, management, remap_addresses)
+    report.remap = [f"{a} -> {b}" for a, b in blocks]
+    p = plan(lab, fabric, management)
+    if state is None:
+        _check_free(p)
+        d.mkdir(parents=True, exist_ok=True, mode=0o755)
+        write_atomic(d / FABRIC_FILE, fabric.model_dump_json(indent=1) + "\n")
+        state = _new_state(lab, intent, d, fabric, p, digest)
+        state.remap = blocks
+    _record_topology(state, p)
+    save(state)
+    ssh = {n: dp.mgmt_address.split("/")[0] for n, dp in p.devices.items() if dp.kind in {"switch", "host"}}
+    switches = {n for n, dp in p.devices.items() if dp.kind == "switch"}
+    credentials.ensure(d, lab, ssh, switches)
+    return state, fabric, p
 
 
 def _preflight(fabric: FabricState, d: Path) -> None:
@@ -269,7 +297,7 @@ def _record_topology(state: LabState, p: LabPlan) -> None:
     ]
 
 
-def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
+def _make_topology(p: LabPlan, report: UpReport, progress: ProgressHook = no_progress) -> list[str]:
     """Create what is missing; returns the devices whose namespace is new."""
     root_links = netns.links(None)
     fresh = [n for n, dp in p.devices.items() if not netns.exists(dp.netns)]
@@ -305,8 +333,8 @@ def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
                 Path("/proc/sys/net/ipv4/ip_forward").write_text("1", encoding="ascii")
 
     todo = sorted(set(fresh) | set(mgmt) | set(new_ports) | set(ipoib))
-    with ThreadPoolExecutor(WORKERS) as pool:
-        list(pool.map(configure, todo))
+    with stage(progress, "topology", len(todo)) as steps, ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(lambda device: _stepped(steps, device, configure), todo))
     report.created = {
         "namespaces": len(fresh),
         "bridge": 0 if bridge_exists else 1,
@@ -316,6 +344,11 @@ def _make_topology(p: LabPlan, report: UpReport) -> list[str]:
     if any(dp.ipoib for dp in p.devices.values()):  # a fabric with InfiniBand hosts
         report.created["IPoIB stand-ins"] = sum(map(len, ipoib.values()))
     return fresh
+
+
+def _stepped(steps: Stage, device: str, work: Callable[[str], None]) -> None:
+    work(device)
+    steps.step(device)
 
 
 def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[ProcessSpec]]:
@@ -342,27 +375,42 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
     return phases
 
 
-def _start_processes(state: LabState, fabric: FabricState, p: LabPlan, report: UpReport) -> None:
-    for phase in _specs(state, fabric, p):
-        waiting: list[tuple[ProcessSpec, int]] = []
-        try:
-            for spec in phase:
-                old = state.processes.get(spec.key)
-                if old is not None and processes.alive(old):
-                    report.kept.append(spec.key)
-                    continue
-                offset = processes.size(spec.ready_text[0]) if spec.ready_text else 0
-                state.processes[spec.key] = processes.start(spec)
-                report.started.append(spec.key)
-                waiting.append((spec, offset))
-        finally:
-            save(state)  # what started is recorded before anything waits (or after a failed start)
-        timeout = OPENSM_TIMEOUT_S if any(s.role == "opensm" for s, _ in waiting) else READY_TIMEOUT_S
-        records = [state.processes[s.key] for s, _ in waiting]
-        pending = list(waiting)
+def _start_processes(
+    state: LabState, fabric: FabricState, p: LabPlan, report: UpReport, progress: ProgressHook = no_progress
+) -> None:
+    phases = _specs(state, fabric, p)
+    with stage(progress, "daemons", sum(map(len, phases))) as steps:
+        for phase in phases:
+            _start_phase(state, phase, report, steps)
 
-        def ready(pending: list[tuple[ProcessSpec, int]] = pending) -> bool:
-            pending[:] = [(s, o) for s, o in pending if not processes.is_ready(s, o)]
-            return not pending
 
-        processes.wait_for(f"lab {state.name}", ready, timeout, records)
+def _start_phase(state: LabState, phase: list[ProcessSpec], report: UpReport, steps: Stage) -> None:
+    """Start one phase's processes together, then wait until each is ready (a step as each one is)."""
+    waiting: list[tuple[ProcessSpec, int]] = []
+    try:
+        for spec in phase:
+            old = state.processes.get(spec.key)
+            if old is not None and processes.alive(old):
+                report.kept.append(spec.key)
+                steps.step(spec.key, "already running")
+                continue
+            offset = processes.size(spec.ready_text[0]) if spec.ready_text else 0
+            state.processes[spec.key] = processes.start(spec)
+            report.started.append(spec.key)
+            waiting.append((spec, offset))
+    finally:
+        save(state)  # what started is recorded before anything waits (or after a failed start)
+    timeout = OPENSM_TIMEOUT_S if any(s.role == "opensm" for s, _ in waiting) else READY_TIMEOUT_S
+    records = [state.processes[s.key] for s, _ in waiting]
+    pending = list(waiting)
+
+    def ready() -> bool:
+        still = [(s, o) for s, o in pending if not processes.is_ready(s, o)]
+        left = {s.key for s, _ in still}
+        for spec, _offset in pending:
+            if spec.key not in left:
+                steps.step(spec.key)
+        pending[:] = still
+        return not pending
+
+    processes.wait_for(f"lab {state.name}", ready, timeout, records)

@@ -17,6 +17,7 @@ from pathlib import Path
 from xoff.lab import names, netns, processes
 from xoff.lab.lab import LabError, labs, locked, resolve
 from xoff.lab.state import LabState, load
+from xoff.progress import ProgressHook, no_progress, stage
 
 BRIDGE_DRAIN_S = 3.0  # a deleted namespace's veths leave its lab's bridge asynchronously
 VETH_DRAIN_S = 5.0  # ... and vanish from the root namespace
@@ -44,8 +45,10 @@ class DownReport:
     seconds: float = 0.0
 
 
-def down(name: str | None = None, root: Path | None = None) -> DownReport:
-    """Remove the lab: processes (by PID), namespaces, bridge and veths, then its directory."""
+def down(name: str | None = None, root: Path | None = None, progress: ProgressHook = no_progress) -> DownReport:
+    """Remove the lab: processes (by PID), namespaces, bridge and veths, then its directory. ``progress`` hears the
+    stages ``processes`` (a step per group stopped), ``namespaces`` (what still ran inside them stopped, then the batch
+    that deletes them) and ``interfaces`` (the root side, then the check that nothing is left)."""
     t0 = time.perf_counter()
     if name is not None and load(names.lab_dir(names.check_lab_name(name), root)) is None:
         swept = sweep(names.namespace_prefix(name), lab=name, root=root)  # a crash before lab.json existed
@@ -57,40 +60,54 @@ def down(name: str | None = None, root: Path | None = None) -> DownReport:
         )
     state = resolve(name, root)
     with locked(state.name, root, remove=True):
-        report = _down(state)
+        report = _down(state, progress)
         shutil.rmtree(state.dir, ignore_errors=True)
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _down(state: LabState) -> DownReport:
+def _down(state: LabState, progress: ProgressHook = no_progress) -> DownReport:
     report = DownReport(state.name)
     records = list(state.processes.values())
     report.stopped = sum(processes.alive(r) for r in records)
     left: list[int] = []
-    for group in STOP_ORDER:  # clients before their servers: OpenSM waits for ibsim when it exits
-        left += processes.stop([r for r in records if r.role in group or (not group and not _ordered(r.role))])
+    with stage(progress, "processes", len(STOP_ORDER)) as steps:
+        for group in STOP_ORDER:  # clients before their servers: OpenSM waits for ibsim when it exits
+            chosen = [r for r in records if r.role in group or (not group and not _ordered(r.role))]
+            left += processes.stop(chosen)
+            steps.step(", ".join(group) or "the rest", f"{len(chosen)} stopped")
     namespaces = [dr.netns for dr in state.devices.values() if netns.exists(dr.netns)]
-    inside = [pid for pids in netns.pids_by_namespace(namespaces).values() for pid in pids]
-    left += processes.stop_pids([(pid, processes.start_ticks(pid)) for pid in inside])
-    root_links = netns.links(None)
-    veths = [dr.root_veth for dr in state.devices.values() if dr.root_veth in root_links]
-    # Deleting a namespace (nothing runs in it any more) destroys its veths, the root-side ends
-    # included, in one batch in the kernel: much faster than deleting them one by one.
-    netns.ip_batch([f"netns del {ns}" for ns in namespaces], force=True)
-    deadline = time.monotonic() + VETH_DRAIN_S
-    while time.monotonic() < deadline and set(veths) & netns.links(None):
-        time.sleep(0.02)
-    left_ifaces = [i for i in veths if i in netns.links(None)]
-    bridge = [state.bridge] if state.bridge in root_links else []
-    netns.ip_batch([f"link del {i}" for i in left_ifaces + bridge], force=True)
-    report.namespaces, report.interfaces = len(namespaces), len(veths) + len(bridge)
-    leftovers = leftovers_of(state)
+    with stage(progress, "namespaces", 2) as steps:
+        inside = [pid for pids in netns.pids_by_namespace(namespaces).values() for pid in pids]
+        left += processes.stop_pids([(pid, processes.start_ticks(pid)) for pid in inside])  # all at once: one wait
+        steps.step(f"{len(inside)} processes inside stopped")
+        root_links = netns.links(None)
+        veths = [dr.root_veth for dr in state.devices.values() if dr.root_veth in root_links]
+        # Deleting a namespace (nothing runs in it any more) destroys its veths, the root-side ends
+        # included, in one batch in the kernel: much faster than deleting them one by one.
+        netns.ip_batch([f"netns del {ns}" for ns in namespaces], force=True)
+        steps.step(f"{len(namespaces)} deleted")
+    with stage(progress, "interfaces", 2) as steps:
+        _drain(veths)
+        left_ifaces = [i for i in veths if i in netns.links(None)]
+        bridge = [state.bridge] if state.bridge in root_links else []
+        netns.ip_batch([f"link del {i}" for i in left_ifaces + bridge], force=True)
+        steps.step(f"{len(left_ifaces) + len(bridge)} removed")
+        report.namespaces, report.interfaces = len(namespaces), len(veths) + len(bridge)
+        leftovers = leftovers_of(state)
+        steps.step("nothing left" if not leftovers and not left else "leftovers")
     if left:
         leftovers.append(f"processes {sorted(left)}")
     if leftovers:
         raise LabError(f"lab {state.name}: down left {'; '.join(leftovers)}")
     return report
+
+
+def _drain(veths: list[str]) -> None:
+    """Wait (a bounded while) until the root-side veths of deleted namespaces are gone."""
+    deadline = time.monotonic() + VETH_DRAIN_S
+    while time.monotonic() < deadline and set(veths) & netns.links(None):
+        time.sleep(0.02)
 
 
 def leftovers_of(state: LabState) -> list[str]:
@@ -109,12 +126,12 @@ def leftovers_of(state: LabState) -> list[str]:
     return out
 
 
-def down_all(root: Path | None = None) -> list[str]:
+def down_all(root: Path | None = None, progress: ProgressHook = no_progress) -> list[str]:
     """Every lab under the labs directory, then anything else carrying the project's prefixes:
     namespaces ``xl-*`` (their processes first), root interfaces ``xlb<hash6>`` and ``xv<hash12>``."""
     done: list[str] = []
     for lab in labs(root):
-        report = down(lab, root)
+        report = down(lab, root, progress)
         done.append(f"lab {report.lab}: {report.stopped} processes, {report.namespaces} namespaces")
     done += sweep(names.PREFIX)
     base = root or names.labs_root()

@@ -30,6 +30,7 @@ def json_report(validation: Validation) -> str:
         "results": [r.as_dict() for r in rows(validation)],
         "notes": validation.notes,
         "address_map": validation.address_map,  # "source -> lab" blocks the intent was mapped by (lab --remap)
+        "not_selected": validation.not_selected,  # --limit / --checks / --tags: not contacted, not judged, not run
         "unmodelled": unmodelled(validation),  # device -> name -> count: shown, kept, not judged
         "captures_absent": snap.captures_absent if snap else {},
     }

@@ -38,6 +38,8 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     parts.append(table)
     for note in validation.notes:
         parts.append(Text(f"not shown by the lab: {note}", style="yellow"))
+    for line in not_selected_lines(validation):
+        parts.append(Text(line, style="yellow"))
     for line in unmodelled_lines(validation):
         parts.append(Text(f"kept, not modelled: {line}", style="dim"))
     for device, commands in _absent(validation).items():
@@ -45,6 +47,17 @@ def text_report(validation: Validation, verbose: bool = False) -> RenderableType
     verdict = "checks found problems" if validation.blocking else "no blocking findings"
     parts.append(Text(verdict, style="red" if validation.blocking else "green"))
     return Group(*parts)
+
+
+def not_selected_lines(validation: Validation) -> list[str]:
+    """``--limit`` / ``--checks`` / ``--tags``: what was left out, said as such (never as passed)."""
+    out = []
+    devices, checks = validation.not_selected.get("devices", []), validation.not_selected.get("checks", [])
+    if devices:
+        out.append(f"not selected (not contacted, not judged): {len(devices)} device(s): {', '.join(devices)}")
+    if checks:
+        out.append(f"not selected (not run): {len(checks)} check(s): {', '.join(checks)}")
+    return out
 
 
 def _absent(validation: Validation) -> dict[str, list[str]]:
@@ -58,7 +71,7 @@ def _cell(value: object) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_report(validation: Validation) -> str:
+def _markdown_head(validation: Validation) -> list[str]:
     out = [f"# xoff validate: {validation.fabric}", ""]
     snap = validation.snapshot
     meta = report_meta(validation)
@@ -73,6 +86,11 @@ def markdown_report(validation: Validation) -> str:
     if validation.address_map:
         out.append(f"- {remap_line(validation)}")
     out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))
+    return out
+
+
+def markdown_report(validation: Validation) -> str:
+    out = _markdown_head(validation)
     out += ["", "| status | checks |", "|---|---:|"]
     out += [f"| {s} | {n} |" for s, n in validation.summary().items()]
     out += ["", "## Checks", "", "| check | status | findings | reason |", "|---|---|---:|---|"]
@@ -93,6 +111,9 @@ def markdown_report(validation: Validation) -> str:
             )
     if validation.notes:
         out += ["", "## Not shown by the lab", ""] + [f"- {n}" for n in validation.notes]
+    selected = not_selected_lines(validation)
+    if selected:
+        out += ["", "## Not selected", ""] + [f"- {_cell(line)}" for line in selected]
     absent = _absent(validation)
     if absent:
         out += ["", "## Not observed (no capture)", ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -34,6 +35,7 @@ class CheckContext:
     desired: FabricState
     observed: Snapshot | None = None
     params: Params = field(default_factory=NoParams)
+    selected: frozenset[str] | None = None  # ``validate --limit``: the devices judged (None: all)
 
     @property
     def subject(self) -> FabricState:
@@ -51,6 +53,15 @@ class CheckContext:
         if not isinstance(self.params, cls):
             raise TypeError(f"check parameters are {type(self.params).__name__}, expected {cls.__name__}")
         return self.params
+
+    def selects(self, device: str) -> bool:
+        """A finding about ``device`` is reported: it is selected, or it names no device of the fabric (a
+        fabric-wide finding)."""
+        return self.selected is None or device in self.selected or device not in self.desired.devices
+
+    def chosen(self, devices: Iterable[str]) -> set[str]:
+        """The selected ones of ``devices`` (a check's "not judged on ..." names no device ``--limit`` left out)."""
+        return {d for d in devices if self.selects(d)}
 
     def has(self, need: Need) -> bool:
         return need == "desired" or self.observed is not None

@@ -93,27 +93,37 @@ class Coverage:
         return "not judged on " + "; on ".join(parts)
 
 
-def cover(snapshot: Snapshot, reads: Sequence[str], desired: FabricState | None = None) -> Coverage:
+def cover(
+    snapshot: Snapshot,
+    reads: Sequence[str],
+    desired: FabricState | None = None,
+    selected: frozenset[str] | None = None,
+) -> Coverage:
     """The snapshot with only the devices that may be judged on ``reads`` (the others are named).
 
     ``reads[0]`` is what the check is about (the NIC setting, the queue's scheduler): a device is counted as judged
     when it holds that path, so a check whose every such device was left out is skipped, even where other devices
     (the switch side of a NIC check) could be read. A device of ``desired`` that is not in the snapshot at all (not
-    reached, no capture) is named as such. Devices are named only where they hold ``reads[0]`` (a host is no subject
+    reached, no capture) is named as such. With ``selected`` (``validate --limit``), only selected devices are named
+    or counted as judged (not selected is not "not observed"); the others stay in the subject, as the peers of the
+    selected ones. Devices are named only where they hold ``reads[0]`` (a host is no subject
     of a watchdog check), and left out of the subject wherever they lack a path they hold.
     """
     result = Coverage(snapshot)
     kept: dict[str, Device] = {}
     for name, device in snapshot.observed.devices.items():
+        chosen = selected is None or name in selected
         missing = unread(device, snapshot.observed_fields.get(name, ()), reads)
         if missing:  # named only where it is the check's subject (a host is not a watchdog check's)
-            if holds(device, reads[0]):
+            if holds(device, reads[0]) and chosen:
                 result.left_out[name] = missing
             continue
         kept[name] = device
-        if holds(device, reads[0]):
+        if holds(device, reads[0]) and chosen:
             result.judged.append(name)
     for name, device in desired.devices.items() if desired is not None else ():
+        if selected is not None and name not in selected:
+            continue
         if name not in snapshot.observed.devices and holds(device, reads[0]):
             result.left_out[name] = ["device"]  # "not judged on gpu1: device not observed"
     if len(kept) != len(snapshot.observed.devices):

@@ -16,7 +16,8 @@ not fail a gate), what it needs (`desired`: runs on the intent alone; `observed`
 collect, skipped offline with the reason), and thresholds a catalog may set (`checks: {<id>: {<param>: value}}`).
 Findings name the device, and the port and priority where they apply. `reads` lists the device fields a check
 judges, the first being what it is about: on a snapshot a device whose collector did not read them all is not
-judged (the result names it), and a check with no such device left is skipped, never a success.
+judged (the result names it), and a check with no such device left is skipped, never a success. `tags` are what
+`xoff validate --tags` chooses checks by (the id's family is always one; `--checks` takes id globs).
 """
 
 
@@ -44,6 +45,7 @@ def checks_markdown(registry: Registry = CHECKS) -> str:
         cls = registry.get(check_id)
         lines += ["", f"## {check_id}", "", f"**{cls.title}**", ""]
         lines.append(f"- severity: {cls.severity.value}; needs: {', '.join(sorted(cls.needs))}")
+        lines.append("- tags: " + ", ".join(f"`{t}`" for t in sorted(cls.tag_set())))
         params = _params(cls)
         lines.append("- params: " + ("; ".join(params) if params else "none"))
         if cls.reads:  # with a snapshot, judged only where the collector read these (validate/coverage.py)

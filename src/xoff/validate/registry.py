@@ -10,7 +10,7 @@ from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
 from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
 from xoff.validate.context import Params as ParamsModel
-from xoff.validate.coverage import cover, path_error
+from xoff.validate.coverage import cover, holds, path_error
 from xoff.validate.model import CheckResult, Finding, Severity, Status
 
 _ABSENT: dict[Need, str] = {
@@ -39,6 +39,12 @@ class Check:
     # that holds the first path, the check is skipped (``validate.coverage``).
     reads: ClassVar[tuple[str, ...]] = ()
     hint: ClassVar[str | None] = None
+    # What ``validate --tags`` chooses it by, besides its family (the id before the dot, always a tag): ``hosts``,
+    # ``buffers``, ``deadlock``, ... (the tags of the registered checks are the ones ``--tags`` allows).
+    tags: ClassVar[tuple[str, ...]] = ()
+    # The device kinds it judges as one whole (a cycle through every switch's FIB): on observed state under
+    # ``validate --limit``, skipped unless every device of these kinds holding ``reads[0]`` is selected.
+    whole_fabric: ClassVar[frozenset[str]] = frozenset()
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
@@ -53,6 +59,11 @@ class Check:
         raise NotImplementedError(
             f"{type(self).__name__} implements neither check(ctx) itself nor through a base class"
         )
+
+    @classmethod
+    def tag_set(cls) -> frozenset[str]:
+        """Its tags: the id's family (``lossless`` of ``lossless.pfc_symmetry``) and ``tags``."""
+        return frozenset((cls.id.split(".", 1)[0], *cls.tags))
 
     @classmethod
     def description(cls) -> str:
@@ -113,11 +124,32 @@ def _judged_context(cls: type[Check], ctx: CheckContext) -> tuple[CheckContext, 
     naming those left out, and whether any device is left to judge."""
     if not cls.reads or ctx.observed is None:
         return ctx, None, True
-    coverage = cover(ctx.observed, cls.reads, ctx.desired)
+    coverage = cover(ctx.observed, cls.reads, ctx.desired, ctx.selected)
     reason = coverage.reason()
     if not coverage.judged:
         reason = reason or f"no observed device holds {', '.join(cls.reads)}"
-    return CheckContext(ctx.desired, coverage.snapshot, ctx.params), reason, bool(coverage.judged)
+    return CheckContext(ctx.desired, coverage.snapshot, ctx.params, ctx.selected), reason, bool(coverage.judged)
+
+
+def _unselected_reason(cls: type[Check], ctx: CheckContext) -> str | None:
+    """``validate --limit``: why the check has nothing to judge among the selected devices (None: it has)."""
+    if ctx.selected is None or not cls.reads:
+        return None
+    subjects = {n: d for n, d in ctx.desired.devices.items() if holds(d, cls.reads[0])}
+    if not any(n in ctx.selected for n in subjects):
+        return f"no selected device holds {cls.reads[0]} (--limit)"
+    left = [n for n, d in subjects.items() if n not in ctx.selected and d.kind in cls.whole_fabric]
+    if ctx.observed is not None and left:
+        kinds = ", ".join(sorted(cls.whole_fabric))
+        return f"judges every {kinds}'s running state together; not selected (--limit): {', '.join(left)}"
+    return None
+
+
+def _selected_note(ctx: CheckContext) -> str | None:
+    if ctx.selected is None:
+        return None
+    left = len(ctx.desired.devices) - len(ctx.selected & ctx.desired.devices.keys())
+    return f"judged on the selected devices only ({left} not selected)" if left else None
 
 
 def _joined(*parts: str | None) -> str | None:
@@ -133,16 +165,16 @@ def run_check(cls: type[Check], ctx: CheckContext) -> CheckResult:
         return result
     check = cls()
     try:
-        reason = check.skip_reason(ctx)
+        reason = _unselected_reason(cls, ctx) or check.skip_reason(ctx)
         judged, left_out, any_judged = _judged_context(cls, ctx)
         if reason is None and not any_judged:
             reason = left_out
         if reason is not None:
             result.status, result.message = Status.SKIPPED, reason
         else:
-            result.findings = list(check.check(judged))
+            result.findings = [f for f in check.check(judged) if ctx.selects(f.device)]
             result.status = Status.FAILURE if result.findings else Status.SUCCESS
-            result.message = _joined(check.note, left_out)
+            result.message = _joined(check.note, left_out, _selected_note(ctx))
     except Exception as exc:  # a broken check must show as an error, not as a pass
         result.status, result.message = Status.ERROR, f"{type(exc).__name__}: {exc}"
     return result
@@ -155,15 +187,17 @@ def run_checks(
     *,
     observed: Snapshot | None = None,
     params: Mapping[str, ParamsModel] | None = None,
+    selected: frozenset[str] | None = None,
 ) -> list[CheckResult]:
     """Run checks on the desired state ``subject`` (and the observed snapshot, when given).
 
-    ``params``: check id -> its ``Params`` instance (a catalog's thresholds); defaults otherwise.
+    ``params``: check id -> its ``Params`` instance (a catalog's thresholds); defaults otherwise. ``selected``: the
+    devices judged (``validate --limit``; None: all): findings about the others are not reported.
     """
     results = []
     for check_id in ids if ids is not None else registry.ids():
         cls = registry.get(check_id)
         given = (params or {}).get(check_id)
-        ctx = CheckContext(subject, observed, given if given is not None else cls.Params())
+        ctx = CheckContext(subject, observed, given if given is not None else cls.Params(), selected)
         results.append(run_check(cls, ctx))
     return results

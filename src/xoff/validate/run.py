@@ -16,9 +16,11 @@ from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
+from xoff.progress import ProgressHook, no_progress, stage
 from xoff.validate.catalog import Catalog
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
+from xoff.validate.select import Selection
 
 Source = Literal["offline", "snapshot", "live"]
 
@@ -34,6 +36,9 @@ class Validation:
     snapshot: Snapshot | None = None
     elapsed_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    # ``--limit`` / ``--checks`` / ``--tags``: {"devices": [...], "checks": [...]} left out (not contacted, not
+    # judged, not run); empty lists when everything was selected
+    not_selected: dict[str, list[str]] = field(default_factory=lambda: {"devices": [], "checks": []})
     intent_hash: str | None = None  # ``report.meta.intent_hash`` of the intent loaded (None: built without it)
     origin: str | None = None  # the snapshot file judged (or written, --save-snapshot); None: none on disk
     lab: str | None = None  # the lab whose state was collected (the mode is then ``lab``)
@@ -65,12 +70,35 @@ class Validation:
 
 
 def validate(
-    desired: FabricState, catalog: Catalog, snapshot: Snapshot | None = None, source: Source = "offline"
+    desired: FabricState,
+    catalog: Catalog,
+    snapshot: Snapshot | None = None,
+    source: Source = "offline",
+    selection: Selection | None = None,
+    progress: ProgressHook = no_progress,
 ) -> Validation:
+    """The catalog's checks (as ``selection`` cuts them down: the devices judged, the checks run), each reported to
+    ``progress`` as a step of the stage ``checks``."""
     start = time.perf_counter()
-    results = run_checks(desired, catalog.ids, catalog.registry, observed=snapshot, params=catalog.params)
+    chosen = selection or Selection()
+    ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
+    results: list[CheckResult] = []
+    with stage(progress, "checks", len(ids)) as checks:
+        for check_id in ids:
+            result = run_checks(
+                desired,
+                [check_id],
+                catalog.registry,
+                observed=snapshot,
+                params=catalog.params,
+                selected=chosen.devices,
+            )[0]
+            results.append(result)
+            checks.step(check_id, result.status.value)
     notes = list(snapshot.lab_only) if snapshot is not None else []
-    return Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
+    validation = Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
+    validation.not_selected = chosen.as_dict()
+    return validation
 
 
 def load_snapshot(path: Path, fabric: str) -> Snapshot:

@@ -29,10 +29,14 @@ from xoff.contracts.infiniband import IbObservation
 from xoff.platforms.infiniband import observe, sakey
 from xoff.platforms.infiniband.observe import Captures
 from xoff.platforms.infiniband.sakey import OpenSmConfig, SaKey
+from xoff.progress import ProgressHook, no_progress, stage
 
 Runner = Callable[[list[str]], str]
 BatchRunner = Callable[[list[list[str]]], list[str]]  # many commands in one session, outputs in order
 WORKERS = 2  # ibsim answers one MAD at a time (~20 ms a query): more clients in flight gain nothing
+# Per-port queries per batch, at most: a batch is one session, so a long dump shows progress batch by batch (a
+# session's start is a few ms, a batch of this size some seconds)
+BATCH_MAX = 64
 # Which per-port tables to read, by node kind: everything the checks judge, or only what the
 # credit-loop analysis needs (switch SL2VL: host links never lie on a credit loop). "pkeys" is read
 # from the SA (saquery), the others through the SMP (smpquery).
@@ -157,6 +161,36 @@ def opensm_config(run: Runner, opensm_argv: list[str] | None) -> OpenSmConfig:
     return sakey.read_config(read, opensm_argv)
 
 
+def _query_ports(
+    run: Runner, batch: BatchRunner | None, argvs: list[list[str]], workers: int, progress: ProgressHook
+) -> list[str]:
+    """The per-port queries' outputs in order, in ``workers`` sessions (one batch each when ``batch`` is given); a
+    step of the stage ``LFT dump`` per batch or query done."""
+    if batch is not None and argvs:  # batches of queries in sessions: process start-up dominates a query
+        size = min(-(-len(argvs) // max(1, workers)), BATCH_MAX)
+        chunks = [argvs[i : i + size] for i in range(0, len(argvs), size)]
+        with stage(progress, "LFT dump", len(chunks) + 1) as steps:
+            steps.step("dump_fts")
+
+            def one_batch(chunk: list[list[str]]) -> list[str]:
+                out = batch(chunk)
+                steps.step(f"{len(chunk)} port queries")
+                return out
+
+            with ThreadPoolExecutor(min(len(chunks), max(1, workers))) as pool:
+                return [out for part in pool.map(one_batch, chunks) for out in part]
+    with stage(progress, "LFT dump", len(argvs) + 1) as steps:
+        steps.step("dump_fts")
+
+        def one(argv: list[str]) -> str:
+            out = run(argv)
+            steps.step(" ".join(argv[:2]))
+            return out
+
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            return list(pool.map(one, argvs))
+
+
 def collect_infiniband(
     run: Runner,
     source: str,
@@ -166,19 +200,23 @@ def collect_infiniband(
     tables: Mapping[str, Collection[str]] = ALL_TABLES,
     run_batch: BatchRunner | None = None,
     opensm_argv: list[str] | None = None,
+    progress: ProgressHook = no_progress,
 ) -> Collected:
     """Read the fabric through ``run`` (per-port queries through ``run_batch`` when given);
     ``opensm_log`` is the SM's log text when it can be read; ``opensm_argv`` the running OpenSM's
-    command line (its config file holds the SA key; None: OpenSM's default config file)."""
+    command line (its config file holds the SA key; None: OpenSM's default config file). ``progress`` hears the
+    stages ``SM sweep`` (the fabric as the SM swept it: ibnetdiscover, iblinkinfo) and ``LFT dump`` (dump_fts, then
+    the per-port tables)."""
     wants_pkeys = any("pkeys" in kinds for kinds in tables.values())
     config = opensm_config(run, opensm_argv) if wants_pkeys else None
     key = config.sa_key if config else None
     run = _masking(run, key)
-    captures: Captures = {
-        observe.IBNETDISCOVER: run(["ibnetdiscover"]),
-        observe.DUMP_FTS: run(["dump_fts"]),
-        observe.IBLINKINFO: run(["iblinkinfo"]),
-    }
+    with stage(progress, "SM sweep", 2) as sweep:
+        captures: Captures = {observe.IBNETDISCOVER: run(["ibnetdiscover"])}
+        sweep.step("ibnetdiscover")
+        captures[observe.IBLINKINFO] = run(["iblinkinfo"])
+        sweep.step("iblinkinfo")
+    captures[observe.DUMP_FTS] = run(["dump_fts"])
     if opensm_log is not None:
         captures[observe.OPENSM_LOG] = opensm_log
     topology = observe.observation(captures, source, speed_cap)
@@ -188,16 +226,8 @@ def collect_infiniband(
         pkey_queries, read, notes = _pkey_queries(run, topology, tables, key)
         queries += pkey_queries
         captures.update(read)
-    argvs = [argv for _, argv in queries]
-    if run_batch is not None and argvs:  # one session per worker: process start-up dominates a query
-        batch = _masking_batch(run_batch, key)
-        size = -(-len(argvs) // max(1, workers))
-        chunks = [argvs[i : i + size] for i in range(0, len(argvs), size)]
-        with ThreadPoolExecutor(len(chunks)) as pool:
-            outputs = [out for part in pool.map(batch, chunks) for out in part]
-    else:
-        with ThreadPoolExecutor(max(1, workers)) as pool:
-            outputs = list(pool.map(run, argvs))
+    batch = _masking_batch(run_batch, key) if run_batch is not None else None
+    outputs = _query_ports(run, batch, [argv for _, argv in queries], workers, progress)
     captures.update({name: text for (name, _), text in zip(queries, outputs, strict=True)})
     enforcement = config.partition_enforcement if config else None
     observation = observe.observation(captures, source, speed_cap, enforcement, notes)
@@ -265,7 +295,9 @@ def sm_runners(sm: SmHost) -> tuple[Runner, BatchRunner]:
     return run, run_batch
 
 
-def collect_sm(sm: SmHost, tables: Mapping[str, Collection[str]] = ALL_TABLES) -> Collected:
+def collect_sm(
+    sm: SmHost, tables: Mapping[str, Collection[str]] = ALL_TABLES, progress: ProgressHook = no_progress
+) -> Collected:
     """``collect_infiniband`` on a subnet manager host a target source gives (``TargetSource.subnet_manager``)."""
     run, run_batch = sm_runners(sm)
     return collect_infiniband(
@@ -276,6 +308,7 @@ def collect_sm(sm: SmHost, tables: Mapping[str, Collection[str]] = ALL_TABLES) -
         tables=tables,
         run_batch=run_batch,
         opensm_argv=sm.opensm_argv,
+        progress=progress,
     )
 
 

@@ -72,6 +72,7 @@ class PgHeadroom(Check):
         max_port_headroom_bytes: int | None = None  # None: the ingress lossless pool size
 
     id = "lossless.headroom"
+    tags = ("buffers",)
     reads = (
         "buffers.port_priority_groups",
         "buffers.profiles",

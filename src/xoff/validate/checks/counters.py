@@ -39,7 +39,7 @@ def _storm_devices(ctx: CheckContext) -> tuple[set[str], str | None]:
     """The devices with watchdog counters, and the note naming the watchdog switches without any."""
     counters = ctx.snapshot.counters
     judged = {n for n, ports in counters.items() if _has_watchdog(ports)}
-    return judged, not_judged(_watchdog_switches(ctx.desired) - judged, "no PFC watchdog counters observed")
+    return judged, not_judged(ctx.chosen(_watchdog_switches(ctx.desired) - judged), "no PFC watchdog counters observed")
 
 
 def _drop_devices(ctx: CheckContext) -> tuple[set[str], str | None]:
@@ -50,7 +50,7 @@ def _drop_devices(ctx: CheckContext) -> tuple[set[str], str | None]:
         if dev is not None and dev.qos is not None and _has_drops(ports, lossless_queues(dev.qos)):
             judged.add(name)
     why = "no lossless queue drop counters observed (absent or N/A)"
-    return judged, not_judged(_lossless_switches(ctx.desired) - judged, why)
+    return judged, not_judged(ctx.chosen(_lossless_switches(ctx.desired) - judged), why)
 
 
 @register
@@ -62,6 +62,7 @@ class PfcStorms(Check):
         max_storms: int = 0
 
     id = "counters.pfc_storms"
+    tags = ("lossless",)
     title = "No PFC storms detected by the watchdog"
     needs = frozenset({"observed"})
     hint = "find the device sending continuous pause on that port/priority (show pfcwd stats, NIC counters)"
@@ -104,6 +105,7 @@ class LosslessDrops(Check):
         max_dropped_packets: int = 0
 
     id = "counters.lossless_drops"
+    tags = ("lossless",)
     title = "No drops on lossless queues"
     needs = frozenset({"observed"})
     hint = "check PFC at both ends and the headroom for the cable length; look for watchdog actions"

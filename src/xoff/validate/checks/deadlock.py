@@ -116,6 +116,8 @@ class CyclicBufferDependency(Check):
         routing: Literal["bgp", "igp"] = Field(default="bgp", description="the underlay's routing model")
 
     id = "deadlock.cbd"
+    tags = ("lossless",)
+    whole_fabric = frozenset({"switch"})  # on running state, a cycle search over every switch's FIB
     # on collected state: which links are up and lossless (a host not read stays a destination, from the intent)
     reads = ("interfaces.*.admin_up", "interfaces.*.pfc_priorities")
     title = "No cyclic buffer dependency on lossless RoCE networks (PFC deadlock), at baseline and after link failures"

@@ -43,7 +43,8 @@ class StateDrift(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ignore = ctx.params_as(self.Params).ignore
         observed = ctx.snapshot.observed
-        unseen = [n for n in ctx.desired.devices if n not in observed.devices or n not in ctx.snapshot.observed_fields]
+        fields = ctx.snapshot.observed_fields
+        unseen = [n for n in ctx.desired.devices if ctx.selects(n) and (n not in observed.devices or n not in fields)]
         if unseen:  # not reached or no capture: not judged (collect.complete reports a device that failed)
             self.note = f"not judged on {', '.join(sorted(unseen))}: device not observed"
         for name, paths in sorted(ctx.snapshot.observed_fields.items()):

@@ -44,6 +44,7 @@ class EcnBeforePfc(Check):
     queue that printed "-" (no ECN) or a priority whose pause count was not printed is not observed."""
 
     id = "counters.ecn_before_pfc"
+    tags = ("lossless",)
     title = "ECN marks before PFC pauses on lossless queues"
     needs = frozenset({"observed"})
     hint = "lower the queue's ECN minimum threshold below the PFC xoff point, and check ECN is on for the queue"

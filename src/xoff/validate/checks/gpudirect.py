@@ -14,7 +14,11 @@ from xoff.validate.registry import Check, register
 
 
 def _gpu_hosts(ctx: CheckContext) -> set[str]:
-    return {n for n, d in ctx.desired.devices.items() if d.host is not None and d.host.gpudirect is not None}
+    return {
+        n
+        for n, d in ctx.desired.devices.items()
+        if d.host is not None and d.host.gpudirect is not None and ctx.selects(n)
+    }
 
 
 def _hosts(ctx: CheckContext, paths: bool = False) -> Iterator[tuple[Device, GpuDirect, HostObserved]]:
@@ -49,6 +53,7 @@ class PeerMem(Check):
         modules: tuple[str, ...] = ("nvidia_peermem", "nv_peer_mem")  # any of these
 
     id = "gpudirect.peermem"
+    tags = ("hosts",)
     reads = ("host.gpudirect.nvidia_peermem",)
     title = "GPU hosts have the nvidia-peermem module loaded"
     needs = frozenset({"observed"})
@@ -71,6 +76,7 @@ class AcsDisabled(Check):
     complex, GPUDirect RDMA slows down or hangs (NCCL's IBV_WC_LOC_PROT_ERR hint)."""
 
     id = "gpudirect.acs"
+    tags = ("hosts",)
     reads = ("host.gpudirect.acs_disabled",)
     title = "ACS disabled on the PCIe bridges of GPU hosts"
     needs = frozenset({"observed"})
@@ -96,6 +102,7 @@ class GpuNicTopology(Check):
         allowed: tuple[str, ...] = ("PIX", "PXB")
 
     id = "gpudirect.topology"
+    tags = ("hosts",)
     title = "Each GPU's rail NIC is PIX or PXB (nvidia-smi topo -m)"
     needs = frozenset({"observed"})
     hint = "seat the NIC under the GPU's PCIe switch, or map the GPU to the NIC that is (NCCL_IB_HCA order)"

@@ -59,6 +59,7 @@ class HostPorts(Check):
     real link rate."""
 
     id = "infiniband.host_ports"
+    tags = ("hosts",)
     title = "Every cabled InfiniBand host port is Active / LinkUp at the intended rate, under the one master SM"
     needs = frozenset({"desired", "observed"})
     hint = (
@@ -85,7 +86,8 @@ class HostPorts(Check):
         for want in _cabled(ctx.desired):
             seen = hosts.get(want.host)
             if seen is None:
-                unread.add(want.host)
+                if ctx.selects(want.host):
+                    unread.add(want.host)
                 continue
             judged += 1
             findings += _port_findings(want, seen, cap, master)

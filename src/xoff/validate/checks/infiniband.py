@@ -118,6 +118,7 @@ class InfinibandCheck(Check):
 @register
 class RoutingDeadlockFree(InfinibandCheck):
     id = "infiniband.routing_deadlock_free"
+    tags = ("deadlock",)
     title = "The routing engine is deadlock-free for the topology, and the programmed LFT/SL2VL have no credit loop"
     hint = "choose a routing engine that fits the topology (ftree on a fat tree; updn, dfsssp otherwise) in opensm.conf, then restart OpenSM"
 

@@ -115,6 +115,7 @@ class HostRoceMtu(Check):
         min_netdev_mtu: int = ROCE_MIN_NETDEV_MTU
 
     id = "lossless.host_mtu"
+    tags = ("hosts",)
     reads = ("host.nics.*.mtu",)
     title = f"RoCE host NICs have netdev MTU >= {ROCE_MIN_NETDEV_MTU} (RoCE MTU 4096)"
     hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"
@@ -212,7 +213,7 @@ class EcnOnLosslessQueues(Check):
                         str(ecn.max_threshold),
                         priority=cls.priority,
                     )
-        self.note = not_judged(unread, "ECN max against the PFC trigger point (buffers not observed)")
+        self.note = not_judged(ctx.chosen(unread), "ECN max against the PFC trigger point (buffers not observed)")
 
 
 _QUEUE_READS = ("qos.pfc_priority_to_queue", "qos.lossless_priorities")
@@ -280,7 +281,7 @@ class PfcWatchdogCoverage(Check):
                     f">= {wd.poll_interval_ms} ms",
                     f"{wd.detection_ms}/{wd.restoration_ms} ms",
                 )
-        self.note = not_judged(unread, "lossless queues watched (qos.pfc_priority_to_queue not observed)")
+        self.note = not_judged(ctx.chosen(unread), "lossless queues watched (qos.pfc_priority_to_queue not observed)")
 
 
 @register

@@ -39,6 +39,7 @@ class NicTrustPfc(Check):
     differs from its switch port: it classifies RoCE into the wrong priority or ignores pause frames."""
 
     id = "lossless.nic_trust_pfc"
+    tags = ("hosts",)
     reads = ("host.nics.*.trust", "host.nics.*.pfc", "interfaces.*.pfc_priorities")
     title = "Host NICs trust DSCP and enable PFC on exactly the switches' lossless priorities"
     hint = "mlnx_qos -i <netdev> --trust dscp --pfc <the switches' vector>"
@@ -93,6 +94,7 @@ class RoceTrafficClass(Check):
         ect: tuple[int, ...] = (1, 2)  # ECT(1), ECT(0)
 
     id = "lossless.roce_tos"
+    tags = ("hosts",)
     reads = ("host.nics.*.roce_tos", "host.nics.*.dscp_to_priority", "host.nccl_env")
     title = "RoCE TOS and NCCL_IB_TC carry the lossless DSCP with ECT"
     hint = "set default_roce_tos / NCCL_IB_TC to DSCP << 2 | 2 (106 for DSCP 26)"
@@ -179,6 +181,7 @@ class NicDcqcn(Check):
     priority other than the network's CNP class, so they queue behind data in a lossy, non-strict class."""
 
     id = "lossless.nic_dcqcn"
+    tags = ("hosts",)
     reads = (
         "host.nics.*.ecn_np_priorities",
         "host.nics.*.ecn_rp_priorities",

@@ -71,6 +71,7 @@ class NicLosslessTc(Check):
         min_bandwidth: int = 1  # percent of ETS a lossless or CNP traffic class must get
 
     id = "nic_qos.lossless_tc"
+    tags = ("hosts", "lossless")
     title = "The NIC schedules the lossless and CNP priorities (ETS > 0%) and buffers lossless on its own"
     needs = frozenset({"observed"})
     hint = "mlnx_qos -i <netdev> --tcbw (bandwidth for the lossless TC) --prio2buffer (lossless on its own buffer)"
@@ -112,6 +113,7 @@ class NicCableLength(Check):
     drops or waste). A longer setting than the cable only wastes buffer, and is not reported."""
 
     id = "nic_qos.cable_length"
+    tags = ("hosts", "lossless")
     title = "The NIC's cable length (mlnx_qos) covers the host link's length in the intent"
     severity = Severity.WARNING
     needs = frozenset({"observed"})

@@ -60,6 +60,7 @@ class GidIndex(Check):
         nccl_auto_gid: bool = True  # the NCCL in use selects the GID itself (2.21 and later)
 
     id = "rdma.gid_index"
+    tags = ("hosts",)
     title = "Every RoCE NIC has a RoCE v2 IPv4 GID, and NCCL_IB_GID_INDEX selects it (or is left to NCCL)"
     needs = frozenset({"observed"})
     # no ``reads``: the GID table (``Snapshot.hosts``) is judged on every host that showed it; the pinned index
@@ -86,7 +87,7 @@ class GidIndex(Check):
                 pinned = host.nccl_env.get("NCCL_IB_GID_INDEX", "")
             for nic in compute_nics(dev, roce):
                 yield from _nic(dev, nic, gids, pinned, auto)
-        self.note = not_judged(unread, f"NCCL_IB_GID_INDEX ({NCCL_ENV}) not observed, the GIDs judged")
+        self.note = not_judged(ctx.chosen(unread), f"NCCL_IB_GID_INDEX ({NCCL_ENV}) not observed, the GIDs judged")
 
 
 def _nic(dev: Device, nic: HostNic, gids: list[RoceGid], pinned: str | None, auto: bool) -> Iterator[Finding]:

@@ -32,6 +32,7 @@ class LldpCabling(Check):
     the intended peer of every cabled port, on the devices whose LLDP was collected."""
 
     id = "cabling.lldp"
+    tags = ("drift",)
     title = "LLDP neighbours match the intended cabling"
     needs = frozenset({"observed"})
     hint = "re-cable the port to the intended peer (or fix the intent's cabling)"
@@ -41,7 +42,7 @@ class LldpCabling(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         cabled = {d.name for d in ctx.desired.devices.values() if any(_cabled(i) for i in d.interfaces.values())}
-        self.note = not_judged(cabled - set(ctx.snapshot.lldp), "no LLDP neighbours observed")
+        self.note = not_judged(ctx.chosen(cabled - set(ctx.snapshot.lldp)), "no LLDP neighbours observed")
         for name, neighbours in sorted(ctx.snapshot.lldp.items()):
             dev = ctx.desired.devices.get(name)
             if dev is not None:
@@ -98,6 +99,7 @@ class BgpSessions(Check):
     the underlay loses paths (ECMP width) or leaks routes."""
 
     id = "bgp.sessions"
+    tags = ("routing",)
     title = "BGP sessions Established with the intended peers and ASNs"
     needs = frozenset({"observed"})
     hint = "check the peer's address/ASN and the link (show bgp summary); push the intended BGP config"
@@ -107,7 +109,7 @@ class BgpSessions(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         routers = {d.name for d in ctx.desired.devices.values() if d.bgp is not None}
-        self.note = not_judged(routers - set(ctx.snapshot.bgp_sessions), "no BGP sessions observed")
+        self.note = not_judged(ctx.chosen(routers - set(ctx.snapshot.bgp_sessions)), "no BGP sessions observed")
         for name, sessions in sorted(ctx.snapshot.bgp_sessions.items()):
             dev = ctx.desired.devices.get(name)
             if dev is None:

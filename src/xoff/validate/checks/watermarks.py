@@ -72,6 +72,7 @@ class HeadroomWatermark(Check):
         max_fraction: float = 0.9  # of the planned headroom: a 10% margin, one jumbo frame on a 100G 5 m SN5600 profile
 
     id = "buffers.headroom_watermark"
+    tags = ("lossless",)
     title = "Lossless PG headroom watermark below the planned headroom"
     needs = frozenset({"desired", "observed"})
     hint = "check the cable length and speed the headroom was planned for, and the peer's PFC response"
@@ -101,7 +102,7 @@ class HeadroomWatermark(Check):
                     pg,
                 )
         planned = {n for n, d in ctx.desired.devices.items() if d.buffers and any(planned_headroom(d.buffers))}
-        unread = not_judged(planned - seen, "no headroom watermark of a planned lossless PG observed")
+        unread = not_judged(ctx.chosen(planned - seen), "no headroom watermark of a planned lossless PG observed")
         self.note = f"{judged} lossless PG headroom watermark(s) judged" + (f"; {unread}" if unread else "")
 
 
@@ -138,6 +139,7 @@ class PoolWatermark(Check):
         max_fraction: float = 0.9  # of the planned pool size
 
     id = "buffers.pool_watermark"
+    tags = ("lossless",)
     title = "Buffer pool watermarks below the planned pool sizes"
     needs = frozenset({"desired", "observed"})
     hint = "find the ports that congest (show priority-group watermark shared); resize the pool or the thresholds"

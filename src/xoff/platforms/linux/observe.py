@@ -231,7 +231,38 @@ def _qos_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
         dscp = {str(e["dscp"]): e["priority"] for e in want["dscp_to_priority"]}
         changed = sorted((k for k in dscp if have.get("dscp", {}).get(k) != dscp[k]), key=int)
         if changed:
-            yield f"~ {want['netdev']} dscp->priority for DSCP {','.join(changed)}"
+            now = {int(k): dscp[k] for k in changed}
+            was = {int(k): have.get("dscp", {}).get(k) for k in changed}
+            yield f"~ {want['netdev']} dscp->priority: {dscp_map_text(now)} (was {dscp_map_text(was, collapse=True)})"
+
+
+def _ranges(values: list[int]) -> str:
+    """Sorted integers as ranges: ``0-23,25,27-63``."""
+    out: list[str] = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(f"{start}-{prev}" if prev > start else str(start))
+        if v is not None:
+            start = prev = v
+    return ",".join(out)
+
+
+def dscp_map_text(mapping: dict[int, Any], *, collapse: bool = False) -> str:
+    """A DSCP -> priority map, compact for 64 values: ``0-25,27-63 -> 0; 26 -> 3``, ordered by the
+    lowest DSCP of each priority; with ``collapse``, ``all 0`` when one priority holds them all and
+    ``unset`` when none is set."""
+    by_value: dict[Any, list[int]] = {}
+    for d in sorted(mapping):
+        by_value.setdefault(mapping[d], []).append(d)
+    if collapse and list(by_value) == [None]:
+        return "unset"
+    if collapse and len(by_value) == 1:
+        return f"all {next(iter(by_value))}"
+    groups = sorted(by_value.items(), key=lambda kv: kv[1][0])
+    return "; ".join(f"{_ranges(ds)} -> {'unset' if v is None else v}" for v, ds in groups)
 
 
 def _roce_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:

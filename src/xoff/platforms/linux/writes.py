@@ -14,8 +14,9 @@ tool call per NIC and knob group rather than one per value:
 - ``cma_roce_mode`` / ``cma_roce_tos`` only where the RDMA-CM default differs;
 - sysfs knobs (ECN, CNP, traffic class) and the NCCL file with shell builtins.
 
-The NIC tool calls of different NICs run side by side (each NIC's in order); a failed group stops the
-script with exit 3 and its last line. Missing tools stop it before any change (exit 2).
+Order: the ``ip`` batch, then the NIC tool calls (different NICs' side by side, each NIC's in order),
+then the files. A failure stops the script with exit 3 and one ``xoff-host-apply: failed: ...`` line,
+after the calls already running have ended. Missing tools stop it before any change (exit 2).
 """
 
 from __future__ import annotations
@@ -28,14 +29,26 @@ from typing import Any
 from xoff.contracts.apply import ApplyError
 from xoff.platforms.linux.observe import NCCL_PATH
 
+MARK = "# --- what differs"  # the header ends here
 HEADER = r"""set -euo pipefail
 R=${XOFF_HOST_ROOT:-}
-xoff_fail() { printf 'xoff-host-apply: failed: %s\n' "$1" >&2; exit 3; }
+# a failure stops the script once the NIC calls already running have ended (so a rollback never races them)
+xoff_fail() {
+	printf 'xoff-host-apply: failed: %s\n' "$1" >&2
+	wait
+	exit 3
+}
 trap 'xoff_fail "line $LINENO: $BASH_COMMAND"' ERR
 xoff_need() { command -v "$1" >/dev/null 2>&1 || { printf 'xoff-host-apply: %s not found in PATH, nothing changed\n' "$1" >&2; exit 2; }; }
 xoff_sysfs() {
 	[[ -e $R$1 ]] || xoff_fail "$1 missing (MLNX_OFED driver sysfs)"
-	printf '%s\n' "$2" >"$R$1"
+	printf '%s\n' "$2" >"$R$1" || xoff_fail "could not write $1"
+}
+# xoff_put PATH BASE64: replace a file atomically (mode 0644)
+xoff_put() {
+	local target=$R$1
+	{ mkdir -p "${target%/*}" && printf '%s' "$2" | base64 -d >"$target.xoff-new" &&
+		chmod 0644 "$target.xoff-new" && mv -f "$target.xoff-new" "$target"; } || xoff_fail "could not change $1"
 }
 XOFF_T=$(mktemp -d "${TMPDIR:-/tmp}/xoff-apply.XXXXXX")
 trap 'rm -rf "$XOFF_T"' EXIT
@@ -74,16 +87,16 @@ class _Script:
         self.groups.setdefault(group, []).append(" ".join([tool, *(quote(a) for a in args)]) + " >/dev/null")
 
     def text(self) -> str:
-        out = [HEADER.rstrip("\n")]
+        out = [HEADER.rstrip("\n"), MARK]
         out += [f"xoff_need {quote(t)}" for t in sorted(self.tools | ({"ip"} if self.ip else set()))]
         if self.ip:
             out += ["ip -batch - <<'XOFF_IP'", *self.ip, "XOFF_IP"]
         names = {group: f"xoff_g{i}" for i, group in enumerate(self.groups)}
         for group, calls in self.groups.items():
             out += [f"{names[group]}() {{", *(f"\t{c}" for c in calls), "}", f"xoff_bg {quote(group)} {names[group]}"]
-        out += self.files
         if self.groups:
             out.append("xoff_wait")
+        out += self.files
         out.append("echo 'xoff-host-apply: done'")
         return "\n".join(out) + "\n"
 
@@ -202,13 +215,7 @@ def _nccl(s: _Script, observed: dict[str, Any], text: str | None) -> None:
         return
     s.tools.add("base64")
     blob = base64.b64encode(text.encode()).decode()
-    target = f'"$R"{quote(NCCL_PATH)}'
-    s.files += [
-        f'mkdir -p "$(dirname {target})"',
-        f"printf '%s' {quote(blob)} | base64 -d >{target}.xoff-new",
-        f"chmod 0644 {target}.xoff-new",
-        f"mv -f {target}.xoff-new {target}",
-    ]
+    s.files.append(f"xoff_put {quote(NCCL_PATH)} {quote(blob)}")
 
 
 def _preflight(observed: dict[str, Any], desired: dict[str, Any]) -> None:

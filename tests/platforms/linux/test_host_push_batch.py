@@ -76,7 +76,9 @@ DESIRED: dict[str, Any] = {
         "tables": [{"table": 100, "routes": [{"destination": "198.18.0.0/24", "via": "198.18.0.8", "device": "eth0"}]}],
         "rules": [{"priority": 1000, "source": "198.18.0.9/32", "table": 100}],
     },
-    "qos": [{"netdev": "eth0", "trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0], "dscp_to_priority": DSCP, "cable_m": 5}],
+    "qos": [
+        {"netdev": "eth0", "trust": "dscp", "pfc": [0, 0, 0, 1, 0, 0, 0, 0], "dscp_to_priority": DSCP, "cable_m": 5}
+    ],
     "roce": [{"rdma": "mlx5_0", "port": 1, "mode": "RoCE v2", "mode_flag": 2, "tos": 106, "traffic_class": 106}],
     "ecn": [{"netdev": "eth0", "np_priorities": [3], "rp_priorities": [3], "cnp_dscp": 48, "cnp_priority": 6}],
     "rdma": [{"rdma": "mlx5_0", "port": 1, "link_layer": "Ethernet"}],

@@ -27,7 +27,6 @@ from xoff.platforms.linux.prereq import prereq_problems, prereq_script
 from xoff.platforms.linux.restore import restore_script
 from xoff.platforms.linux.writes import write_script
 
-SCRIPT = "xoff-host-apply.sh"
 STATE = "xoff-host-state.json"
 NCCL_ENV = "nccl.env"
 RESTORE = "restore script"

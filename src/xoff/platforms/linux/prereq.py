@@ -26,13 +26,15 @@ def prereq_script(desired: dict[str, Any]) -> str:
     gpu = desired.get("gpudirect")
     if gpu:
         if gpu.get("nvidia_peermem"):
-            lines.append("if [ -d \"$R/sys/module/nvidia_peermem\" ]; then echo '### peermem yes'; else echo '### peermem no'; fi")
+            lines.append(
+                "if [ -d \"$R/sys/module/nvidia_peermem\" ]; then echo '### peermem yes'; else echo '### peermem no'; fi"
+            )
         if gpu.get("acs_disabled"):
             lines += [
                 "if command -v lspci >/dev/null 2>&1; then",
                 "  out=$(lspci -vvv 2>/dev/null || true)",
                 "  if grep -q 'Capabilities: <access denied>' <<<\"$out\"; then echo '### acs denied'; "
-                f'else echo \'### acs read\'; {ACS_AWK} <<<"$out"; fi',
+                f"else echo '### acs read'; {ACS_AWK} <<<\"$out\"; fi",
                 "else echo '### acs no_lspci'; fi",
             ]
         lines += [
@@ -75,7 +77,9 @@ def prereq_problems(out: str, desired: dict[str, Any]) -> list[str]:
     for p in desired.get("rdma", []):
         have = layers.get((p["rdma"], str(int(p["port"]))), "")
         if have != p["link_layer"]:
-            problems.append(f"rdma: {p['rdma']} port {p['port']} link_layer {have or 'missing'}, want {p['link_layer']}")
+            problems.append(
+                f"rdma: {p['rdma']} port {p['port']} link_layer {have or 'missing'}, want {p['link_layer']}"
+            )
     gpu = desired.get("gpudirect")
     if gpu:
         if gpu.get("nvidia_peermem") and ["peermem", "yes"] not in facts:

@@ -228,19 +228,27 @@ def run_child(label: str, src: Path) -> dict[str, Any]:
 
 
 def _commit(src: Path) -> str:
+    """The tree's commit: ``git describe``, or a ``COMMIT`` file beside ``src`` (an exported tree)."""
     done = subprocess.run(
         ["git", "describe", "--always", "--dirty"], cwd=src, capture_output=True, text=True, check=False
     )
+    marker = src.resolve().parent / "COMMIT"
+    if not done.stdout.strip() and marker.is_file():
+        return marker.read_text(encoding="utf-8").strip()
     return done.stdout.strip() or "(not a git checkout)"
+
+
+def _step(p: dict[str, Any], name: str) -> str:
+    value = p["steps"].get(name)
+    return f"{value:.2f}" if value is not None else "-"
 
 
 def _row(r: dict[str, Any], push: str) -> str:
     p = r[push]
-    apply_s = p["steps"].get("apply")
     return (
-        f"| {r['tree']} | {push} | {p['changes']} | {p['device_s']:.2f} | "
-        f"{f'{apply_s:.2f}' if apply_s is not None else '-'} | {p['round_trips']} | {r['baseline_s']:.2f} | "
-        f"{p['device_s'] / r['baseline_s']:.1f} | {r[f'load_{push}']:.2f} |"
+        f"| {r['tree']} | {push} | {p['changes']} | {p['device_s']:.2f} | {_step(p, 'connect')} | "
+        f"{_step(p, 'backup')} | {_step(p, 'apply')} | {_step(p, 'verify')} | {p['round_trips']} | "
+        f"{r['baseline_s']:.2f} | {p['device_s'] / r['baseline_s']:.1f} | {r[f'load_{push}']:.2f} |"
     )
 
 
@@ -269,15 +277,16 @@ def report(results: list[dict[str, Any]], trees: dict[str, Path], runs: int) -> 
         *(f"- tree `{label}`: `{src}` at `{_commit(src)}`" for label, src in trees.items()),
         f"- command: `python bench/host_push.py {' '.join(f'--tree {k}=...' for k in trees)} --runs {runs}`",
         "",
-        "| tree | push | changes | device s | apply s | SSH exec round trips | baseline s | ratio | load avg |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| tree | push | changes | device s | connect s | read s | apply s | verify s | SSH exec round trips "
+        "| baseline s | ratio | load avg |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines += [_row(r, "first"), _row(r, "again")]
     lines += [
         "",
-        "*device s*: the device flow from connect to done (connect, backup, diff, apply, verify); *apply s*: its "
-        "apply step; *baseline*: an SSH login as push opens it plus `true` on an exec channel, median of 3, "
+        "*device s*: the device flow from connect to done; *connect*, *read* (the backup), *apply*, *verify*: its "
+        "steps; *SSH exec round trips*: exec channels the strategy opened; *baseline*: an SSH login as push opens it plus `true` on an exec channel, median of 3, "
         "measured in the same run; *ratio*: device s / baseline; *load avg*: the 1-minute load average just after.",
         "",
         "Targets (issue 14, idle machine): first push <= 5 s, no-change push <= 2 s.",

@@ -13,6 +13,7 @@ from xoff.contracts.apply import ApplyError
 from xoff.platforms.linux.apply import Strategy
 from xoff.platforms.linux.observe import dscp_map_text, parse_snapshot, state_diff
 from xoff.platforms.linux.prereq import prereq_problems, prereq_script
+from xoff.platforms.linux.restore import restore_script
 from xoff.platforms.linux.writes import MARK, write_script
 
 IN_SYNC = """### links
@@ -204,3 +205,13 @@ def test_the_dry_run_diff_shows_the_new_dscp_map(have: dict[str, int], line: str
                 "qos": {"eth0": {"trust": "dscp", "pfc": "0,0,0,0,0,0,0,0", "dscp": have}}}  # fmt: skip
     assert state_diff(observed, desired, None) == [line]
     assert dscp_map_text({0: 1, 1: 1, 2: 1, 5: 1}) == "0-2,5 -> 1"
+
+
+def test_the_restore_sets_a_nics_qos_in_two_calls() -> None:
+    script = restore_script(parse_snapshot(IN_SYNC))
+    assert [ln for ln in script.splitlines() if "mlnx_qos" in ln] == [
+        "run mlnx_qos -i eth0 --cable_len 5 --pfc 0,0,0,1,0,0,0,0 --trust dscp",
+        "run mlnx_qos -i eth0 --dscp2prio flush"
+        + "".join(f" --dscp2prio set,{d},0" for d in range(8))
+        + " --dscp2prio set,26,3",
+    ]

@@ -73,11 +73,7 @@ def changes(running: str, desired: dict[str, str]) -> list[str]:
 
 def change_script(running: str, desired: dict[str, str]) -> str:
     """The backup against the rendered files: the bash that writes only what differs ("" when nothing does)."""
-    try:
-        want = json.loads(desired[STATE])
-    except (KeyError, ValueError) as exc:
-        raise ApplyError(f"rendered {STATE} missing or not JSON ({exc})") from None
-    return write_script(json.loads(running), want, desired.get(NCCL_ENV))
+    return write_script(json.loads(running), _desired_state(desired), desired.get(NCCL_ENV))
 
 
 def verify_script(desired: dict[str, str]) -> str:

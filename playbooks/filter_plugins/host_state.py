@@ -6,9 +6,11 @@ Nornir strategy does); these filters supply the scripts and judge their output o
 
 - ``'snapshot' | xoff_host_script``: the read-only snapshot script;
   ``'restore' | xoff_host_script(backup)``: the restore script generated from a backup;
+  ``'verify' | xoff_host_script(folder)``: the verify read (snapshot + verified-only prerequisites);
+- ``backup | xoff_host_change(folder)``: the change script, only what differs from the backup;
 - ``result | xoff_host_backup``: the snapshot's result -> the backup text (normalised JSON);
 - ``backup | xoff_host_diff(folder)``: the values to change, against the rendered files in ``folder``;
-- ``result | xoff_host_verify(folder, check_result)``: what still differs after the apply;
+- ``result | xoff_host_verify(folder)``: what still differs after the apply (the verify read's result);
 - ``result | xoff_host_rollback_mismatches(backup)``: what differs from the backup after a rollback;
 - ``result | xoff_host_failure(what)``: a failed script's one-line message.
 
@@ -48,14 +50,27 @@ def _state(result: dict[str, Any]) -> dict[str, Any]:
         raise AnsibleFilterError(str(exc)) from None
 
 
-def host_script(kind: str, backup: str | dict[str, Any] | None = None) -> str:
+def host_script(kind: str, arg: str | dict[str, Any] | None = None) -> str:
     if kind == "snapshot":
         return observe.SNAPSHOT_SCRIPT
-    if kind == "restore" and backup is not None:
-        return restore.restore_script(json.loads(_backup(backup)))
+    if kind == "restore" and arg is not None:
+        return restore.restore_script(json.loads(_backup(arg)))
+    if kind == "verify" and isinstance(arg, str):
+        try:
+            return apply.verify_script(_rendered(arg))
+        except ApplyError as exc:
+            raise AnsibleFilterError(str(exc)) from None
     raise AnsibleFilterError(
-        f"xoff_host_script: unknown script {kind!r} (allowed: 'snapshot', 'restore' with a backup)"
+        f"xoff_host_script: unknown script {kind!r} (allowed: 'snapshot', 'restore' with a backup, "
+        "'verify' with the rendered folder)"
     )
+
+
+def host_change(backup: str | dict[str, Any], folder: str) -> str:
+    try:
+        return apply.change_script(_backup(backup), _rendered(folder))
+    except ApplyError as exc:
+        raise AnsibleFilterError(str(exc)) from None
 
 
 def host_backup(result: dict[str, Any]) -> str:
@@ -69,10 +84,10 @@ def host_diff(backup: str | dict[str, Any], folder: str) -> list[str]:
         raise AnsibleFilterError(str(exc)) from None
 
 
-def host_verify(result: dict[str, Any], folder: str, check: dict[str, Any]) -> list[str]:
+def host_verify(result: dict[str, Any], folder: str) -> list[str]:
     try:
         return apply.verify_problems(
-            _state(result), _rendered(folder), int(check.get("rc", 1)), str(check.get("stdout", ""))
+            int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", "")), _rendered(folder)
         )
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
@@ -94,6 +109,7 @@ class FilterModule:
             "xoff_host_script": host_script,
             "xoff_host_backup": host_backup,
             "xoff_host_diff": host_diff,
+            "xoff_host_change": host_change,
             "xoff_host_verify": host_verify,
             "xoff_host_rollback_mismatches": host_rollback_mismatches,
             "xoff_host_failure": host_failure,

@@ -80,14 +80,25 @@ def test_diff_and_verify_are_the_strategys(filters: dict[str, Any], tmp_path: Pa
         (folder / name).write_text(text, encoding="utf-8")
     backup = filters["xoff_host_backup"](_ok(SNAPSHOT))
     lines = filters["xoff_host_diff"](backup, str(folder))
-    assert lines == apply.Strategy("t").diff(backup, desired).lines and len(lines) > 5
+    assert lines == apply.changes(backup, desired) and len(lines) > 5
     assert filters["xoff_host_diff"](json.loads(backup), str(folder)) == lines, "a fact read back as JSON"
-    check = {"rc": 1, "stdout": "would change: x\nxoff-host-apply --check: 1 differences (1 to change, 0 problems)\n"}
-    problems = filters["xoff_host_verify"](_ok(SNAPSHOT), str(folder), check)
-    assert problems == [
-        *lines,
-        "xoff-host-apply.sh --check: xoff-host-apply --check: 1 differences (1 to change, 0 problems)",
-    ]
+    # the change script needs every rendered netdev and RDMA device in the read
+    whole = json.loads(backup)
+    whole["links"].update({n: {"mtu": 1500, "admin": "up", "addresses": []} for n in ("eth1", "eth2")})
+    whole["roce"] = {f"mlx5_{i}": {"roce_mode": "RoCE v2", "roce_tos": "0", "tclass": ""} for i in range(3)}
+    whole_backup = observe.dumps(whole)
+    change = filters["xoff_host_change"](whole_backup, str(folder))
+    assert filters["xoff_host_diff"](whole_backup, str(folder)) == apply.Strategy("t").diff(whole_backup, desired).lines
+    assert change == apply.Strategy("t").diff(whole_backup, desired).payload and "ip -batch -" in change
+    with pytest.raises(AnsibleFilterError, match="no network device eth1"):
+        filters["xoff_host_change"](backup, str(folder))
+    verify = filters["xoff_host_script"]("verify", str(folder))
+    assert verify == apply.verify_script(desired) and verify.startswith(observe.SNAPSHOT_SCRIPT)
+    # the verify read: the same state, and the prerequisites' facts after it (here: nothing read)
+    problems = filters["xoff_host_verify"](_ok(SNAPSHOT + "### prereq\n### end\n"), str(folder))
+    assert problems == apply.verify_problems(0, SNAPSHOT + "### prereq\n### end\n", "", desired)
+    assert problems[: len(lines)] == lines
+    assert "gpudirect: nvidia-peermem not loaded (no /sys/module/nvidia_peermem; modprobe nvidia-peermem)" in problems
     with pytest.raises(AnsibleFilterError, match="no rendered files"):
         filters["xoff_host_diff"](backup, str(tmp_path / "gpu9"))
 

@@ -19,7 +19,7 @@ PLATFORM = Platform(
         commit_confirm=False,
         rollback=True,
         on_box_diff=True,
-        apply_means="xoff-host-apply.sh (idempotent: reads each value, changes only what differs)",
+        apply_means="one read of the host, then a script of only what differs, in one batch (set -e)",
         undo_means="restore script generated from the backup snapshot (links, routes, rules, NIC QoS, RoCE, ECN, NCCL)",
     ),
     renderers=(Renderer("host", Ref("xoff.platforms.linux.render:render")),),

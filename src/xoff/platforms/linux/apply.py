@@ -1,12 +1,18 @@
-"""Push to a Linux GPU host: the rendered idempotent ``xoff-host-apply.sh``, over SSH exec channels
-(no login shell, so the PATH and environment sshd gives the session stay; the script goes in on
-standard input, nothing is left on the host but what it sets).
+"""Push to a Linux GPU host over SSH exec channels (no login shell, so the PATH and environment sshd
+gives the session stay; each script goes in on standard input, nothing is left on the host but what it
+sets). A push costs round trips close to the number of real changes, not tool calls (issue 14):
 
-- backup: the host's state as the script reads it (``observe.SNAPSHOT_SCRIPT``), normalised JSON;
-- diff: that state against the rendered ``xoff-host-state.json`` and ``nccl.env`` (pure);
-- apply: ``bash -s`` < the rendered script; verify: the state again, and the script's own ``--check``;
+- backup: one read of the whole host (``observe.SNAPSHOT_SCRIPT``: links, routes, rules, every NIC's
+  ``mlnx_qos``, RDMA-CM, ECN, the NCCL file), normalised JSON; a host already right ends here;
+- diff: that state against the rendered ``xoff-host-state.json`` and ``nccl.env`` (pure), and the
+  change script that writes only what differs (``writes.write_script``, computed from the same read);
+- apply: that script, one batch (``set -e``); verify: one read again, judged the same way, plus the
+  verified-only prerequisites (``prereq``: RDMA link layers, GPUDirect);
 - rollback: a restore script generated from the backup (``restore.restore_script``), then the
   state read again must equal the backup.
+
+The rendered ``xoff-host-apply.sh`` stays the stand-alone artifact (run by hand, ``--check``); the
+push does not run it, as it reads every value with its own tool call.
 """
 
 from __future__ import annotations
@@ -17,12 +23,14 @@ from typing import Any
 from xoff.contracts.apply import ApplyError, ApplyStrategy, ChangeSet
 from xoff.contracts.session import Session
 from xoff.platforms.linux.observe import SNAPSHOT_SCRIPT, dumps, parse_snapshot, rollback_mismatches, state_diff
+from xoff.platforms.linux.prereq import prereq_problems, prereq_script
 from xoff.platforms.linux.restore import restore_script
+from xoff.platforms.linux.writes import write_script
 
-SCRIPT = "xoff-host-apply.sh"
 STATE = "xoff-host-state.json"
 NCCL_ENV = "nccl.env"
 RESTORE = "restore script"
+CHANGE = "host change script"
 MESSAGE_PREFIX = ("xoff-host-apply", "restore: ")  # how the apply and restore scripts begin their messages
 TIMEOUT_S = 120.0
 
@@ -63,12 +71,28 @@ def changes(running: str, desired: dict[str, str]) -> list[str]:
     return state_diff(json.loads(running), want, desired.get(NCCL_ENV))
 
 
-def verify_problems(state: dict[str, Any], desired: dict[str, str], check_status: int, check_out: str) -> list[str]:
-    """After the apply: what still differs from the rendered state, and the script's ``--check`` verdict."""
-    problems = changes(dumps(state), desired)
-    if check_status != 0:
-        problems.append(f"{SCRIPT} --check: {_tail(check_out)}")
-    return problems
+def change_script(running: str, desired: dict[str, str]) -> str:
+    """The backup against the rendered files: the bash that writes only what differs ("" when nothing does)."""
+    return write_script(json.loads(running), _desired_state(desired), desired.get(NCCL_ENV))
+
+
+def verify_script(desired: dict[str, str]) -> str:
+    """The verify read: the snapshot, then the facts of the verified-only prerequisites."""
+    return SNAPSHOT_SCRIPT + prereq_script(_desired_state(desired))
+
+
+def verify_problems(status: int, out: str, err: str, desired: dict[str, str]) -> list[str]:
+    """After the apply, from the verify read: what still differs from the rendered state, and the
+    verified-only prerequisites that do not hold."""
+    state = read_state(status, out, err)
+    return changes(dumps(state), desired) + prereq_problems(out, _desired_state(desired))
+
+
+def _desired_state(desired: dict[str, str]) -> dict[str, Any]:
+    try:
+        return dict(json.loads(desired[STATE]))
+    except (KeyError, ValueError) as exc:
+        raise ApplyError(f"rendered {STATE} missing or not JSON ({exc})") from None
 
 
 class Strategy(ApplyStrategy):
@@ -85,17 +109,19 @@ class Strategy(ApplyStrategy):
         return dumps(self._state(session))
 
     def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
-        return ChangeSet(lines=changes(running, desired))
+        lines = changes(running, desired)
+        return ChangeSet(lines=lines, payload=change_script(running, desired) if lines else "")
 
-    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:  # noqa: ARG002
-        status, out, err = self._bash(session, desired[SCRIPT])
+    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:
+        script = change.payload if isinstance(change.payload, str) else change_script(self.backup(session), desired)
+        if not script:
+            return
+        status, out, err = self._bash(session, script)
         if status != 0:
-            raise ApplyError(exit_message(SCRIPT, status, out, err))
+            raise ApplyError(exit_message(CHANGE, status, out, err))
 
     def verify(self, session: Session, desired: dict[str, str]) -> list[str]:
-        state = self._state(session)
-        status, out, _ = self._bash(session, desired[SCRIPT], "--check")
-        return verify_problems(state, desired, status, out)
+        return verify_problems(*self._bash(session, verify_script(desired)), desired)
 
     def rollback(self, session: Session, backup: str) -> None:
         status, out, err = self._bash(session, restore_script(json.loads(backup)))

@@ -18,31 +18,50 @@ from typing import Any
 NCCL_PATH = "/etc/xoff/nccl.env"
 SYSTEM_RULES = {"0", "32766", "32767"}  # local, main, default: the kernel's own
 
-# sections: "### <kind> <name>" then the command's output
+# sections: "### <kind> <name>" then the command's output. The NIC tools (one process per call, the
+# slow part of a read) run side by side, one background job per NIC and per RDMA device (that device's
+# two RDMA-CM calls in order: both use its configfs directory); their output is printed in the fixed
+# order below once all have ended. sysfs values are read with the shell's own ``read``.
 SNAPSHOT_SCRIPT = r"""
 R=${XOFF_HOST_ROOT:-}
+T=$(mktemp -d "${TMPDIR:-/tmp}/xoff-read.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+nics=()
+for d in /sys/class/net/*; do
+  n=${d##*/}
+  [ "$n" = lo ] && continue
+  [ -d "$R/sys/class/net/$n/ecn" ] || continue
+  nics+=("$n")
+  mlnx_qos -i "$n" >"$T/qos.$n" 2>/dev/null &
+done
+rdmas=()
+for d in "$R"/sys/class/infiniband/*; do
+  [ -d "$d" ] || continue
+  r=${d##*/}
+  rdmas+=("$r")
+  { cma_roce_mode -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/mode.$r"; cma_roce_tos -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/tos.$r"; } &
+done
 echo '### links'; ip -o link show
 echo '### addrs'; ip -o -4 addr show scope global
 echo '### rules'; ip -4 rule show
 echo '### routes'; ip -4 route show table all
-for d in /sys/class/net/*; do
-  n=${d##*/}
-  [ "$n" = lo ] && continue
-  if [ -d "$R/sys/class/net/$n/ecn" ]; then
-    echo "### qos $n"; mlnx_qos -i "$n" 2>/dev/null || true
-    for p in roce_np roce_rp; do
-      for f in "$R/sys/class/net/$n/ecn/$p"/enable/* "$R/sys/class/net/$n/ecn/$p"/cnp_dscp "$R/sys/class/net/$n/ecn/$p"/cnp_802p_prio; do
-        [ -f "$f" ] && echo "### ecn $n ${f#$R/sys/class/net/$n/ecn/} $(cat "$f")"
-      done
+wait
+for n in "${nics[@]}"; do
+  echo "### qos $n"; cat "$T/qos.$n"
+  for p in roce_np roce_rp; do
+    for f in "$R/sys/class/net/$n/ecn/$p"/enable/* "$R/sys/class/net/$n/ecn/$p"/cnp_dscp "$R/sys/class/net/$n/ecn/$p"/cnp_802p_prio; do
+      [ -f "$f" ] || continue
+      v=; IFS= read -r v <"$f" || true
+      echo "### ecn $n ${f#$R/sys/class/net/$n/ecn/} $v"
     done
-  fi
+  done
 done
-for d in "$R"/sys/class/infiniband/*; do
-  [ -d "$d" ] || continue
-  r=${d##*/}
-  echo "### roce_mode $r"; cma_roce_mode -d "$r" -p 1 2>/dev/null | tail -n 1
-  echo "### roce_tos $r"; cma_roce_tos -d "$r" -p 1 2>/dev/null | tail -n 1
-  echo "### tclass $r"; cat "$d/tc/1/traffic_class" 2>/dev/null || true
+for r in "${rdmas[@]}"; do
+  echo "### roce_mode $r"; cat "$T/mode.$r"
+  echo "### roce_tos $r"; cat "$T/tos.$r"
+  echo "### tclass $r"
+  f="$R/sys/class/infiniband/$r/tc/1/traffic_class"
+  if [ -f "$f" ]; then v=; IFS= read -r v <"$f" || true; [ -n "$v" ] && echo "$v"; fi
 done
 if [ -f "$R/etc/xoff/nccl.env" ]; then echo '### nccl'; base64 -w0 < "$R/etc/xoff/nccl.env"; echo; fi
 echo '### end'
@@ -212,7 +231,38 @@ def _qos_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
         dscp = {str(e["dscp"]): e["priority"] for e in want["dscp_to_priority"]}
         changed = sorted((k for k in dscp if have.get("dscp", {}).get(k) != dscp[k]), key=int)
         if changed:
-            yield f"~ {want['netdev']} dscp->priority for DSCP {','.join(changed)}"
+            now = {int(k): dscp[k] for k in changed}
+            was = {int(k): have.get("dscp", {}).get(k) for k in changed}
+            yield f"~ {want['netdev']} dscp->priority: {dscp_map_text(now)} (was {dscp_map_text(was, collapse=True)})"
+
+
+def _ranges(values: list[int]) -> str:
+    """Sorted integers as ranges: ``0-23,25,27-63``."""
+    out: list[str] = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(f"{start}-{prev}" if prev > start else str(start))
+        if v is not None:
+            start = prev = v
+    return ",".join(out)
+
+
+def dscp_map_text(mapping: dict[int, Any], *, collapse: bool = False) -> str:
+    """A DSCP -> priority map, compact for 64 values: ``0-25,27-63 -> 0; 26 -> 3``, ordered by the
+    lowest DSCP of each priority; with ``collapse``, ``all 0`` when one priority holds them all and
+    ``unset`` when none is set."""
+    by_value: dict[Any, list[int]] = {}
+    for d in sorted(mapping):
+        by_value.setdefault(mapping[d], []).append(d)
+    if collapse and list(by_value) == [None]:
+        return "unset"
+    if collapse and len(by_value) == 1:
+        return f"all {next(iter(by_value))}"
+    groups = sorted(by_value.items(), key=lambda kv: kv[1][0])
+    return "; ".join(f"{_ranges(ds)} -> {'unset' if v is None else v}" for v, ds in groups)
 
 
 def _roce_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:

@@ -66,20 +66,20 @@ def _words(text: str) -> str:
 
 
 def _qos(state: dict[str, Any]) -> list[str]:
+    """Two ``mlnx_qos`` calls per NIC: cable length, PFC and trust (the tool applies them in that
+    order), then the DSCP map (flushed, then every entry of the backup's; the tool refuses ``--trust``
+    and ``--dscp2prio`` in one call)."""
     out: list[str] = []
     for dev, qos in sorted(state["qos"].items()):
         d = quote(dev)
-        if qos["trust"]:
-            out.append(f"run mlnx_qos -i {d} --trust {quote(qos['trust'])}")
-        if qos["pfc"]:
-            out.append(f"run mlnx_qos -i {d} --pfc {quote(qos['pfc'])}")
-        if qos.get("cable"):
-            out.append(f"run mlnx_qos -i {d} --cable_len {quote(qos['cable'])}")
+        first = f" --cable_len {quote(qos['cable'])}" if qos.get("cable") else ""
+        first += f" --pfc {quote(qos['pfc'])}" if qos["pfc"] else ""
+        first += f" --trust {quote(qos['trust'])}" if qos["trust"] else ""
+        if first:
+            out.append(f"run mlnx_qos -i {d}{first}")
         if qos["trust"] == "dscp":
-            out.append(f"run mlnx_qos -i {d} --dscp2prio flush")
-            sets = " ".join(f"--dscp2prio set,{int(k)},{int(v)}" for k, v in qos["dscp"].items())
-            if sets:
-                out.append(f"run mlnx_qos -i {d} {sets}")
+            sets = "".join(f" --dscp2prio set,{int(k)},{int(v)}" for k, v in qos["dscp"].items())
+            out.append(f"run mlnx_qos -i {d} --dscp2prio flush{sets}")
     return out
 
 

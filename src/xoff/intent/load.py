@@ -15,16 +15,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from xoff.errors import InputError, Problem
+from xoff.errors import InputError
 from xoff.intent import semantic
-from xoff.intent.context import Context, Reports
+from xoff.intent.context import Context
+from xoff.intent.damage import salvage
 from xoff.intent.document import IntentDocument
 from xoff.intent.files import intent_files, read_intent
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
-from xoff.intent.qos import QosPolicy
 from xoff.intent.resolve import AddressPool, DeviceResolver
-from xoff.intent.resolved import Host, IbSwitch, Intent, Link, Switch
+from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
 from xoff.intent.wiring import Wiring
 from xoff.intent.yamlsource import Path_, SourceMap
 
@@ -35,17 +35,11 @@ IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics com
 def load_intent(path: Path) -> Intent:
     """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
     data, smap = read_intent(path)
-    try:
-        doc = IntentDocument.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(translate(exc, data, smap, IntentDocument) + _policies_beside(exc, data, smap)) from None
-    ctx = Context(doc, smap)
+    ctx = _validated(data, smap)
     semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
     resolver = DeviceResolver(ctx)
-    before = len(ctx.problems)
     dev = _resolve_devices(resolver)
-    devices_whole = len(ctx.problems) == before
     switches, ib_switches, hosts, paths = dev.switches, dev.ib_switches, dev.hosts, dev.paths
 
     # addresses and ASNs are judged among the devices that resolved: a broken device is left out, not guessed
@@ -54,14 +48,14 @@ def load_intent(path: Path) -> Intent:
     entries = _address_entries(ctx, switches, ib_switches, hosts, paths)
     semantic.check_addresses(ctx, [e for e in entries if not (e[2] == _UNSET and e[0] in unwritten)])
     semantic.check_asns(ctx, switches, paths)
-    links: list[Link] = []
-    if devices_whole:  # networks and cabling name devices: with one missing they would report knock-on errors
-        semantic.check_networks(ctx, switches, ib_switches, hosts)
-        links = _wire(ctx, dev).links
+    # networks and cabling judge references among the devices that resolved; one naming a device whose
+    # definition failed is left out (that problem is reported), never reported as a problem of its own
+    semantic.check_networks(ctx, switches, ib_switches, hosts)
+    links = _wire(ctx, dev).links
     if ctx.problems:
         raise InputError(ctx.problems)
     return Intent(
-        document=doc,
+        document=ctx.doc,
         files=[str(f) for f in intent_files(path)],
         switches=switches,
         ib_switches=ib_switches,
@@ -72,23 +66,22 @@ def load_intent(path: Path) -> Intent:
     )
 
 
-def _policies_beside(exc: ValidationError, data: dict[str, Any], smap: SourceMap) -> list[Problem]:
-    """The policy checks of each QoS policy the schema found nothing wrong in, run beside the schema's
-    problems elsewhere so one run says both; a policy with a schema problem is not judged further."""
-    policies = data.get("qos_policies")
-    if not isinstance(policies, dict):
-        return []
-    broken = {e["loc"][1] for e in exc.errors() if e["loc"][:1] == ("qos_policies",) and len(e["loc"]) > 1}
-    ctx = Reports(smap)  # the policy checks read no other section
-    for name, raw in policies.items():
-        if name in broken:
-            continue
-        try:
-            policy = QosPolicy.model_validate(raw)
-        except ValidationError:
-            continue
-        semantic.check_policy(ctx, name, policy)
-    return ctx.problems
+def _validated(data: dict[str, Any], smap: SourceMap) -> Context:
+    """The document; or, with the schema's problems already reported, the parts of it the schema accepted,
+    so the stages after the schema still judge them (see :mod:`xoff.intent.damage`)."""
+    try:
+        return Context(IntentDocument.model_validate(data), smap)
+    except ValidationError as exc:
+        problems = translate(exc, data, smap, IntentDocument)
+        salvaged = salvage(exc, data)
+    if salvaged is None:
+        raise InputError(problems) from None
+    kept, damage = salvaged
+    try:
+        doc = IntentDocument.model_validate(kept)
+    except ValidationError:
+        raise InputError(problems) from None
+    return Context(doc, smap, problems=problems, damage=damage)
 
 
 @dataclasses.dataclass
@@ -129,9 +122,11 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     before = len(ctx.problems)
     wiring.explicit()
     wiring.generate()
-    if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
+    # a rejected or left-out cable would also show up as an uncabled NIC or a route with no next hop: say it once
+    whole = len(ctx.problems) == before and not wiring.skipped and not ctx.damage.cabling
+    if whole:
         semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
-    if len(ctx.problems) == before:  # addresses go on the cables once every cable is right
+    if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only
         wiring.address()
         semantic.check_static_routes(ctx, switches, wiring.links)
     for name, pod in wiring.pod_of.items():
@@ -153,6 +148,9 @@ def _allocate(
 ) -> None:
     """Give each device without an explicit address the next free one of its pool, in intent order."""
     mgmt = ctx.doc.networks.management
+    if "management" in ctx.damage.networks:
+        need_mgmt = []  # no prefix was read to allocate from
+    need_loopback = [n for n in need_loopback if switches[n].network not in ctx.damage.networks]
     taken = (
         {s.mgmt for s in switches.values()} | {s.mgmt for s in ib_switches.values()} | {h.mgmt for h in hosts.values()}
     )

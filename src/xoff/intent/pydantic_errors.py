@@ -39,7 +39,7 @@ def _child(cur: Any, part: str | int) -> tuple[bool, Any]:
     return False, None
 
 
-def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
+def data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
     """The part of ``loc`` that indexes real data; union tags are dropped."""
     out: list[str | int] = []
     cur = data
@@ -171,7 +171,7 @@ def translate(exc: ValidationError, data: Any, smap: SourceMap, root: type[BaseM
     """One problem per distinct place; union branches failing at one place are merged."""
     by_path: dict[Path_, list[tuple[str, str]]] = {}
     for err in exc.errors():
-        path = _data_path(data, tuple(err["loc"]))
+        path = data_path(data, tuple(err["loc"]))
         if err["type"] == "union_tag_invalid":
             path = (*path, "kind")  # point at the tag itself, not the mapping holding it
         fields = _model_fields_at(root, data, path[:-1]) if err["type"] == "extra_forbidden" else None

@@ -40,6 +40,7 @@ class Wiring:
         self.links: list[Link] = []
         self.pod_of: dict[str, int] = {}
         self._cursor: dict[tuple[str, str], int] = {}
+        self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
 
     # -- ends -----------------------------------------------------------------------------------
     def _port_speed(self, device: str, port: str, path: Path_) -> int | None:
@@ -58,6 +59,9 @@ class Wiring:
                 self.ctx.report(path, f"{device} has no NIC {port!r} (allowed: {known})")
                 return None
             return nic.speed
+        if device in self.ctx.damage.devices:  # its definition has a problem of its own, reported there
+            self.skipped = True
+            return None
         self.ctx.report(
             path, f"no device named {device!r} (allowed: a switch, InfiniBand switch or host of this intent)"
         )
@@ -190,6 +194,10 @@ class Wiring:
             return None
         pool = self.hosts if kinds == "host" else {**self.switches, **self.ib_switches}
         missing = [n for n in out if n not in pool]
+        if missing and all(n in self.ctx.damage.devices for n in missing):
+            self.skipped = True  # a device it names did not resolve (reported there): the generator is not run
+            return None
+        missing = [n for n in missing if n not in self.ctx.damage.devices]
         if missing:
             what = "host" if kinds == "host" else "switch"
             where = path

@@ -129,3 +129,40 @@ def test_cli_check_reports_bad_input_with_exit_status_2(case_id: str, tmp_path: 
     assert len(expected) == 1
     streams = [result.stderr.strip().splitlines(), result.stdout.strip().splitlines()]
     assert expected in streams, output
+
+
+MIXED_CASES = [
+    "a-bad-field-in-one-switch-hides-no-address-or-cabling-mistake",
+    "dir-schema-device-address-and-cabling-mistakes-in-four-files",
+    "unknown-section-broken-device-and-unknown-leaf-together",
+]
+COMMANDS = {
+    "check": ["check"],
+    "plan": ["plan"],
+    "render": ["render", "--output", "rendered"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("case_id", MIXED_CASES)
+def test_cli_reports_every_problem_of_one_run(case_id: str, command: str, tmp_path: Path) -> None:
+    """Schema, device, address and cabling mistakes through ``check``, ``plan`` and ``render``: exit 2, the
+    case's lines (all of them, in order) on stderr, nothing on stdout, no traceback, nothing written."""
+    case = CASES_BY_ID[case_id]
+    path = write_case(case, tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    result = subprocess.run(
+        [sys.executable, "-m", "xoff", *COMMANDS[command], str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")},  # this checkout's xoff, from any cwd
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(expected_lines(case)) >= 3  # a mixed case: several stages' problems in one run
+    assert result.stderr.splitlines() == expected_lines(case)
+    assert result.stdout == ""
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -12,6 +12,7 @@ mistake, the schema problem already says what to fix.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Any
 
 from pydantic import ValidationError
@@ -118,8 +119,21 @@ def _lose(damage: Damage, kept: dict[str, Any], data: dict[str, Any], path: Path
         _lose_network(damage, kept, data, path)
     elif section == "fabric":
         kept["fabric"] = {"name": "fabric"}
-    else:
-        kept.pop(section, None)  # an unknown top-level key
+    else:  # an unknown top-level key: if it is a section misspelt, that section is as good as lost
+        kept.pop(section, None)
+        _lose_misspelt(damage, _meant(section, (*_LIST_SECTIONS, *_NAMED_SECTIONS, "defaults")))
+
+
+def _lose_misspelt(damage: Damage, section: str | None) -> None:
+    """What a misspelt section (``switchs:``) defined is unknown: any name it may have defined is lost."""
+    if section in _DEVICE_SECTIONS:
+        damage.devices.every = True
+    elif section in _CABLING_SECTIONS:
+        damage.cabling = True
+    elif section in _NAMED_SECTIONS:
+        _lost_of(damage, section).every = True
+    elif section == "defaults":
+        damage.defaults.update(("switch", "ib_switch"))
 
 
 def _lose_item(
@@ -166,9 +180,10 @@ def _lose_defaults(damage: Damage, kept: dict[str, Any], path: Path_) -> None:
         kept["defaults"] = {}
         damage.defaults.update(("switch", "ib_switch"))
         return
-    if path[1] in ("switch", "ib_switch"):
-        damage.defaults.add(str(path[1]))
     kept["defaults"] = {k: v for k, v in current.items() if k != path[1]}
+    meant = _meant(str(path[1]), ("switch", "ib_switch"))  # the key itself, or the one misspelt
+    if meant is not None:
+        damage.defaults.add(meant)
 
 
 def _lose_network(damage: Damage, kept: dict[str, Any], data: dict[str, Any], path: Path_) -> None:
@@ -179,11 +194,20 @@ def _lose_network(damage: Damage, kept: dict[str, Any], data: dict[str, Any], pa
         damage.networks.update(_NETWORKS)
         return
     name = str(path[1])
+    if name not in _NETWORKS:  # an unknown key: a network misspelt is as good as lost
+        kept["networks"] = current = {k: v for k, v in current.items() if k != name}
+        name = _meant(name, _NETWORKS) or name
     if name in _NETWORKS:
         damage.networks.add(name)
         kept["networks"] = {**current, name: _placeholder(name, written)}
-    else:
-        kept["networks"] = {k: v for k, v in current.items() if k != name}  # an unknown key
+
+
+def _meant(key: str, known: tuple[str, ...]) -> str | None:
+    """The known key ``key`` is, or most likely a misspelling of (None when it is like none of them)."""
+    if key in known:
+        return key
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _placeholder(name: str, written: Any) -> dict[str, Any]:

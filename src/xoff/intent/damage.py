@@ -190,7 +190,7 @@ def _lose_network(damage: Damage, kept: dict[str, Any], data: dict[str, Any], pa
     written = data.get("networks")
     current = kept.get("networks")
     if len(path) < 2 or not isinstance(current, dict):
-        kept["networks"] = {n: _placeholder(n, written) for n in ("management", "compute")}
+        kept["networks"] = {n: _placeholder(n, written) for n in _NETWORKS}
         damage.networks.update(_NETWORKS)
         return
     name = str(path[1])

@@ -73,7 +73,7 @@ def _candidates(op: str, data: Any) -> list[Node]:
     nodes = _nodes(data)
     if op in ("delete", "misspell"):
         return [p for p, _ in nodes if isinstance(p[-1], str)]
-    if op == "bad_enum" or op == "dangling":
+    if op in {"bad_enum", "dangling"}:
         return [p for p, v in nodes if isinstance(v, str)]
     if op == "out_of_range":
         return [p for p, v in nodes if isinstance(v, int) and not isinstance(v, bool)]

@@ -56,6 +56,14 @@ class Damage:
     cabling: bool = False  # a link or generator entry was left out: the cabling is incomplete
     index: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)  # kept item -> written index
 
+    def lose_unread(self) -> None:
+        """A file could not be read: whatever it defined may be missing, so no reference or gap is judged."""
+        for lost in (self.devices, self.policies, self.profiles, self.roles):
+            lost.every = True
+        self.defaults.update(("switch", "ib_switch"))
+        self.networks.update(_NETWORKS)
+        self.cabling = True
+
     def origin(self, path: Path_) -> Path_:
         """The written path of a path into the kept data (list items shift when one is left out)."""
         if len(path) >= 2 and isinstance(path[0], str) and isinstance(path[1], int):

@@ -11,22 +11,21 @@ from __future__ import annotations
 import dataclasses
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
-from xoff.errors import InputError
+from xoff.errors import InputError, Problem
 from xoff.intent import semantic
 from xoff.intent.context import Context
-from xoff.intent.damage import salvage
+from xoff.intent.damage import Damage, salvage
 from xoff.intent.document import IntentDocument
-from xoff.intent.files import intent_files, read_intent
+from xoff.intent.files import RawIntent, intent_files, read_intent_parts
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.resolve import AddressPool, DeviceResolver
 from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
 from xoff.intent.wiring import Wiring
-from xoff.intent.yamlsource import Path_, SourceMap
+from xoff.intent.yamlsource import Path_
 
 _UNSET = IPv4Address(0)  # the resolver's placeholder for an address to allocate
 IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
@@ -34,8 +33,8 @@ IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics com
 
 def load_intent(path: Path) -> Intent:
     """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
-    data, smap = read_intent(path)
-    ctx = _validated(data, smap)
+    raw = read_intent_parts(path)
+    ctx = _validated(raw)
     semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
     resolver = DeviceResolver(ctx)
@@ -62,26 +61,36 @@ def load_intent(path: Path) -> Intent:
         hosts=hosts,
         links=links,
         provenance=resolver.provenance,
-        sources=smap,
+        sources=raw.smap,
     )
 
 
-def _validated(data: dict[str, Any], smap: SourceMap) -> Context:
-    """The document; or, with the schema's problems already reported, the parts of it the schema accepted,
-    so the stages after the schema still judge them (see :mod:`xoff.intent.damage`)."""
+def _validated(raw: RawIntent) -> Context:
+    """The document; or, with the problems so far reported, the parts of it the schema accepted, so the
+    stages after the schema still judge them (see :mod:`xoff.intent.damage`)."""
+    problems, damage = list(raw.problems), Damage()
     try:
-        return Context(IntentDocument.model_validate(data), smap)
+        doc = IntentDocument.model_validate(raw.data)
     except ValidationError as exc:
-        problems = translate(exc, data, smap, IntentDocument)
-        salvaged = salvage(exc, data)
-    if salvaged is None:
-        raise InputError(problems) from None
-    kept, damage = salvaged
-    try:
-        doc = IntentDocument.model_validate(kept)
-    except ValidationError:
-        raise InputError(problems) from None
-    return Context(doc, smap, problems=problems, damage=damage)
+        found = translate(exc, raw.data, raw.smap, IntentDocument)
+        if raw.unread:  # a section missing here may be in the file that could not be read
+            found = [p for p in found if not _missing_section(p)]
+        problems += found
+        salvaged = salvage(exc, raw.data)
+        if salvaged is None:
+            raise InputError(problems) from None
+        kept, damage = salvaged
+        try:
+            doc = IntentDocument.model_validate(kept)
+        except ValidationError:
+            raise InputError(problems) from None
+    if raw.unread:
+        damage.lose_unread()
+    return Context(doc, raw.smap, problems=problems, damage=damage)
+
+
+def _missing_section(problem: Problem) -> bool:
+    return "." not in problem.path and "[" not in problem.path and problem.message.startswith("required field")
 
 
 @dataclasses.dataclass

@@ -122,7 +122,7 @@ class DeviceResolver:
         for i, entry in enumerate(self.doc.switches):
             path: Path_ = ("switches", i)
             for j, name in enumerate(self._device_names(entry.name, (*path, "name"))):
-                if self.ctx.damage.switch_settings_lost(entry.role) or not self._claim(name, (*path, "name")):
+                if not self._claim(name, (*path, "name")) or self.ctx.damage.switch_settings_lost(entry.role):
                     self._lose(name)  # inherits from a role or default the schema refused, or named twice
                     continue
                 sw = self._switch(name, j, entry, path)
@@ -183,7 +183,7 @@ class DeviceResolver:
             path: Path_ = ("ib_switches", i)
             for j, name in enumerate(self._device_names(entry.name, (*path, "name"))):
                 inherits_lost = entry.ports is None and "ib_switch" in self.ctx.damage.defaults
-                if inherits_lost or not self._claim(name, (*path, "name")):
+                if not self._claim(name, (*path, "name")) or inherits_lost:
                     self._lose(name)
                     continue
                 ports = self._ib_ports(entry, path, name)

@@ -26,7 +26,7 @@ _CABLING_SECTIONS = ("links", "cabling")
 _LIST_SECTIONS = (*_DEVICE_SECTIONS, *_CABLING_SECTIONS)
 _NAMED_SECTIONS = ("qos_policies", "host_profiles", "roles")
 _NETWORKS = ("management", "compute", "storage")
-MAX_LOST_NAMES = 1_000_000  # past this many names of broken entries, every unknown name counts as lost
+MAX_LOST_NAMES = 100_000  # past this many names of broken entries, every unknown name counts as lost (bounds the work)
 _PREFIX = "0.0.0.0/0"
 _PLACEHOLDER_ROCE = {"kind": "roce", "qos_policy": "", "p2p_prefix": _PREFIX, "loopback_prefix": _PREFIX}
 _PLACEHOLDER_IB = {"kind": "infiniband", "subnet_manager": {"host": ""}}
@@ -78,6 +78,8 @@ class Damage:
 
     def lose_names(self, pattern: Any) -> None:
         """Remember the device names a broken entry's ``name`` stands for (all unknown names if unreadable)."""
+        if self.devices.every:
+            return
         if not isinstance(pattern, str):
             self.devices.every = True
             return
@@ -105,8 +107,8 @@ def salvage(exc: ValidationError, data: dict[str, Any]) -> tuple[dict[str, Any],
         _lose(damage, kept, data, path, drop)
     for section, gone in drop.items():
         items = data.get(section)
-        if not isinstance(items, list):
-            continue
+        if not isinstance(items, list) or kept.get(section) is not items:
+            continue  # the whole section was left out
         kept[section] = []
         for i, item in enumerate(items):
             if i not in gone:
@@ -154,13 +156,14 @@ def _lose_item(
     whole = len(path) < 2 or not isinstance(items, list) or not isinstance(path[1], int)
     if whole:
         kept[section] = []
-        drop.pop(section, None)
         if section in _DEVICE_SECTIONS:
             damage.devices.every = True
         return
     assert isinstance(items, list) and isinstance(path[1], int)
-    if section not in kept or kept[section] is items:
-        drop.setdefault(section, set()).add(path[1])
+    gone = drop.setdefault(section, set())
+    if kept.get(section) is not items or path[1] in gone:
+        return  # the whole section, or this entry, is already left out
+    gone.add(path[1])
     if section in _DEVICE_SECTIONS:
         item = items[path[1]]
         damage.lose_names(item.get("name") if isinstance(item, dict) else None)

@@ -2,7 +2,9 @@
 
 Each example draws one to three mutations of an example intent (a key deleted or misspelt, a value of
 the wrong type, a bad enum value, a number out of range, a device entry written twice, a reference to
-a name nobody defined), writes the intent back and runs the CLI in-process. Whatever the mutation,
+a name nobody defined, or a file's text broken: a tab, a missing space after a colon, an unclosed
+bracket, a line indented too far, a line written twice, the file cut short), writes the intent back
+and runs the CLI in-process. Whatever the mutation,
 the run ends with exit 0 (it was still a valid intent) or exit 2 with every stderr line
 ``FILE:LINE:COL: field: what`` pointing into a file that was written, never a traceback, in bounded
 time. Hypothesis runs derandomized, so a run is the same on every machine.
@@ -27,16 +29,17 @@ from xoff.cli import app
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = {  # example intent -> examples drawn (the large pod costs more per run)
-    "tests/fixtures/intent/minimal.yaml": 60,
-    "inventory/lab-mini": 60,
-    "inventory/ib-pod": 25,
-    "inventory/roce-pod": 15,
+    "tests/fixtures/intent/minimal.yaml": 50,
+    "inventory/lab-mini": 50,
+    "inventory/ib-pod": 20,
+    "inventory/roce-pod": 12,
 }
 PROBLEM = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<field>[^:]+): \S")
 SECONDS_PER_RUN = 30  # generous: a busy machine; an unbounded input takes minutes, not seconds
 WRONG_TYPES: list[Any] = [[], {}, "text", True, 3.5, None, 12, [1, [2]], {"a": {"b": 1}}]
 OUT_OF_RANGE = [-1, 0, 65536, 99999999999, 2**64]
-OPS = ("delete", "misspell", "wrong_type", "bad_enum", "out_of_range", "duplicate", "dangling")
+OPS = ("delete", "misspell", "wrong_type", "bad_enum", "out_of_range", "duplicate", "dangling", "syntax")
+SYNTAX = ("tab", "no_space", "unclosed", "indent", "twice", "cut")
 
 Node = tuple[str | int, ...]
 
@@ -101,12 +104,40 @@ def _mutate(data: Any, op: str, path: Node, pick: int) -> None:
         parent[key] = "ghost{1..2}" if "{" in parent[key] else "ghost1"
 
 
+class Text(str):
+    """A file whose YAML text was broken: written as it is, not mutated further."""
+
+
+def _break_text(data: Any, how: str, at: int) -> Text:
+    lines = yaml.safe_dump(data, sort_keys=False).splitlines(keepends=True)
+    k = at % len(lines)
+    line = lines[k]
+    if how == "tab":
+        lines[k] = "\t" + line
+    elif how == "no_space":
+        lines[k] = line.replace(": ", ":", 1)
+    elif how == "unclosed":
+        lines[k] = line.rstrip("\n") + " [\n"
+    elif how == "indent":
+        lines[k] = " " + line
+    elif how == "twice":
+        lines.insert(k, line)
+    else:
+        lines = lines[:k]
+    return Text("".join(lines))
+
+
 @st.composite
 def mutated(draw: st.DrawFn, example: str) -> dict[str, Any]:
     files = copy.deepcopy(_files(example))
     for _ in range(draw(st.integers(1, 3))):
         name = draw(st.sampled_from(sorted(files)))
         op = draw(st.sampled_from(OPS))
+        if isinstance(files[name], Text):
+            continue
+        if op == "syntax":
+            files[name] = _break_text(files[name], draw(st.sampled_from(SYNTAX)), draw(st.integers(0, 10**6)))
+            continue
         candidates = _candidates(op, files[name])
         if not candidates:
             continue
@@ -120,7 +151,8 @@ def _write(files: dict[str, Any], root: Path) -> Path:
     for name, data in files.items():
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        text = data if isinstance(data, Text) else yaml.safe_dump(data, sort_keys=False)
+        target.write_text(text, encoding="utf-8")
     return root
 
 

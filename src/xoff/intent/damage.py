@@ -107,13 +107,14 @@ def salvage(exc: ValidationError, data: dict[str, Any]) -> tuple[dict[str, Any],
         _lose(damage, kept, data, path, drop)
     for section, gone in drop.items():
         items = data.get(section)
-        if not isinstance(items, list) or kept.get(section) is not items:
+        if not isinstance(items, list) or not _untouched(kept, section, items):
             continue  # the whole section was left out
-        kept[section] = []
+        left: list[Any] = []
         for i, item in enumerate(items):
             if i not in gone:
-                damage.index[(section, len(kept[section]))] = i
-                kept[section].append(item)
+                damage.index[(section, len(left))] = i
+                left.append(item)
+        kept[section] = left
     return kept, damage
 
 
@@ -132,6 +133,11 @@ def _lose(damage: Damage, kept: dict[str, Any], data: dict[str, Any], path: Path
     else:  # an unknown top-level key: if it is a section misspelt, that section is as good as lost
         kept.pop(section, None)
         _lose_misspelt(damage, _meant(section, (*_LIST_SECTIONS, *_NAMED_SECTIONS, "defaults")))
+
+
+def _untouched(kept: dict[str, Any], section: str, items: list[Any]) -> bool:
+    """The kept section is still the written list (not replaced because all of it was left out)."""
+    return kept.get(section) is items
 
 
 def _lose_misspelt(damage: Damage, section: str | None) -> None:
@@ -161,7 +167,7 @@ def _lose_item(
         return
     assert isinstance(items, list) and isinstance(path[1], int)
     gone = drop.setdefault(section, set())
-    if kept.get(section) is not items or path[1] in gone:
+    if not _untouched(kept, section, items) or path[1] in gone:
         return  # the whole section, or this entry, is already left out
     gone.add(path[1])
     if section in _DEVICE_SECTIONS:

@@ -62,14 +62,6 @@ def intent_files(path: Path) -> list[Path]:
     return [path]
 
 
-def read_intent(path: Path) -> tuple[dict[str, Any], SourceMap]:
-    """The merged raw data of an intent, and where every value of it was written."""
-    raw = read_intent_parts(path)
-    if raw.problems:
-        raise InputError(raw.problems)
-    return raw.data, raw.smap
-
-
 @dataclass
 class RawIntent:
     """The merged data of the files that could be read, where it was written, and what was wrong."""

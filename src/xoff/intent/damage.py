@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
+from xoff.intent.devices import RoleKey
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.pydantic_errors import data_path
 from xoff.intent.yamlsource import Path_
@@ -26,6 +27,7 @@ _CABLING_SECTIONS = ("links", "cabling")
 _LIST_SECTIONS = (*_DEVICE_SECTIONS, *_CABLING_SECTIONS)
 _NAMED_SECTIONS = ("qos_policies", "host_profiles", "roles")
 _NETWORKS = ("management", "compute", "storage")
+_ROLE_KEYS: tuple[str, ...] = get_args(RoleKey)
 MAX_LOST_NAMES = 100_000  # past this many names of broken entries, every unknown name counts as lost (bounds the work)
 _PREFIX = "0.0.0.0/0"
 _PLACEHOLDER_ROCE = {"kind": "roce", "qos_policy": "", "p2p_prefix": _PREFIX, "loopback_prefix": _PREFIX}
@@ -188,6 +190,8 @@ def _lose_named(damage: Damage, kept: dict[str, Any], path: Path_) -> None:
         lost.every = True
         return
     lost.names.add(str(path[1]))
+    if section == "roles":  # a role key misspelt (leafs) was meant for the switches of the role it is like
+        lost.names.add(_meant(str(path[1]), _ROLE_KEYS) or str(path[1]))
     kept[section] = {k: v for k, v in current.items() if k != path[1]}
 
 

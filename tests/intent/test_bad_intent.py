@@ -166,3 +166,38 @@ def test_cli_reports_every_problem_of_one_run(case_id: str, command: str, tmp_pa
     assert result.stderr.splitlines() == expected_lines(case)
     assert result.stdout == ""
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+TOMAHAWK_LEAVES = [
+    {"replace": ["    asic: spectrum4\n", "    asic: tomahawk\n"]},  # no 400G headroom row: a planning problem per port
+]
+
+
+def _api_problems(edits: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from xoff import api
+
+    monkeypatch.chdir(tmp_path)
+    Path(SINGLE_FILE).write_text(apply_edits(MINIMAL.read_text(encoding="utf-8"), edits, "plan"), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        api.load(Path(SINGLE_FILE))
+    return [p.path for p in info.value.sorted()]
+
+
+def test_planning_problems_come_with_the_loading_problems_it_does_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown key of the fabric and an address clash do not touch what the planner reads: the headroom
+    problems of the plan are in the same run (8 cabled lossless ports, each at the policy's buffers)."""
+    edits = [
+        *TOMAHAWK_LEAVES,
+        {"replace": ["mgmt: 192.0.2.22, asn: 65102", "mgmt: 192.0.2.21, asn: 65102"]},
+        {"replace": ["  site: lab\n", "  site: lab\n  colour: blue\n"]},
+    ]
+    fields = _api_problems(edits, tmp_path, monkeypatch)
+    assert fields == ["fabric.colour", *["qos_policies.rdma.buffers"] * 8, "switches[2].mgmt"]
+
+
+def test_no_planning_when_a_device_was_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With leaf2 refused, a plan of the rest would judge a fabric the user did not write: not run."""
+    edits = [*TOMAHAWK_LEAVES, {"replace": ["leaf2, role: leaf, mgmt", "leaf2, role: leaf, mtu: big, mgmt"]}]
+    assert _api_problems(edits, tmp_path, monkeypatch) == ["switches[2].mtu"]

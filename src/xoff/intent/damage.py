@@ -66,6 +66,11 @@ class Damage:
         self.networks.update(_NETWORKS)
         self.cabling = True
 
+    def none(self) -> bool:
+        """Nothing the planner reads was left out (at most the fabric's own fields, or an unknown key)."""
+        lost = (self.devices, self.policies, self.profiles, self.roles)
+        return not (any(x.every or x.names for x in lost) or self.defaults or self.networks or self.cabling)
+
     def origin(self, path: Path_) -> Path_:
         """The written path of a path into the kept data (list items shift when one is left out)."""
         if len(path) >= 2 and isinstance(path[0], str) and isinstance(path[1], int):

@@ -31,15 +31,27 @@ _UNSET = IPv4Address(0)  # the resolver's placeholder for an address to allocate
 IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
 
 
+@dataclasses.dataclass
+class IntentError(InputError):
+    """The problems of an intent; ``plannable`` is the intent as resolved when none of them touches what
+    the planner reads (only addresses, explicit ASNs, the fabric's own fields or an unknown key are
+    wrong), so planning it can report its own problems (headroom, the ASN plan) in the same run."""
+
+    plannable: Intent | None = None
+
+
 def load_intent(path: Path) -> Intent:
-    """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
+    """Load and resolve an intent file or directory; raise :class:`IntentError` listing every problem."""
     raw = read_intent_parts(path)
     ctx = _validated(raw)
+    quiet = [ctx.damage.none()]  # each stage the planner reads found nothing wrong
+    before = len(ctx.problems)
     semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
     resolver = DeviceResolver(ctx)
     dev = _resolve_devices(resolver)
     switches, ib_switches, hosts, paths = dev.switches, dev.ib_switches, dev.hosts, dev.paths
+    quiet.append(len(ctx.problems) == before)
 
     # addresses and ASNs are judged among the devices that resolved: a broken device is left out, not guessed
     _allocate(ctx, switches, ib_switches, hosts, dev.need_mgmt, dev.need_loopback)
@@ -49,20 +61,23 @@ def load_intent(path: Path) -> Intent:
     semantic.check_asns(ctx, switches, paths)
     # networks and cabling judge references among the devices that resolved; one naming a device whose
     # definition failed is left out (that problem is reported), never reported as a problem of its own
+    before = len(ctx.problems)
     semantic.check_networks(ctx, switches, ib_switches, hosts)
-    links = _wire(ctx, dev).links
-    if ctx.problems:
-        raise InputError(ctx.problems)
-    return Intent(
+    wiring = _wire(ctx, dev)
+    quiet.append(len(ctx.problems) == before and wiring.whole)
+    intent = Intent(
         document=ctx.doc,
         files=[str(f) for f in intent_files(path)],
         switches=switches,
         ib_switches=ib_switches,
         hosts=hosts,
-        links=links,
+        links=wiring.links,
         provenance=resolver.provenance,
         sources=raw.smap,
     )
+    if ctx.problems:
+        raise IntentError(ctx.problems, plannable=intent if all(quiet) else None)
+    return intent
 
 
 def _validated(raw: RawIntent) -> Context:
@@ -133,6 +148,7 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     wiring.generate()
     # a rejected or left-out cable would also show up as an uncabled NIC or a route with no next hop: say it once
     whole = len(ctx.problems) == before and not wiring.skipped and not ctx.damage.cabling
+    wiring.whole = whole
     if whole:
         semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
     if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only

@@ -41,6 +41,7 @@ class Wiring:
         self.pod_of: dict[str, int] = {}
         self._cursor: dict[tuple[str, str], int] = {}
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
+        self.whole = False  # every cable is right (and the links were addressed)
 
     # -- ends -----------------------------------------------------------------------------------
     def _port_speed(self, device: str, port: str, path: Path_) -> int | None:

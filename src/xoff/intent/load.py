@@ -1,9 +1,11 @@
 """``load_intent``: files -> validated document -> resolved, checked :class:`Intent`.
 
-Every stage runs on the parts of the intent it does not share with a broken part, so one run
-reports every independent problem together, sorted by file and line; a stage that depends on a
-broken part (cabling on a device that did not resolve) is skipped rather than reporting knock-on
-errors about values the user never wrote. Nothing is returned unless every stage is clean.
+Every stage runs on the parts of the intent no broken part touches, so one run reports every
+independent problem together, sorted by file and line: a file that cannot be parsed leaves the
+others to be judged, a schema problem takes out only its own unit (see :mod:`xoff.intent.damage`),
+and devices, addresses, networks and cabling are judged among what resolved. A reference to a unit
+that was left out, or a gap it leaves (an uncabled NIC), is not reported: the user never wrote
+that mistake. Nothing is returned unless every stage is clean.
 """
 
 from __future__ import annotations

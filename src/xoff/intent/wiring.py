@@ -6,7 +6,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
-from xoff.intent.networks import InfinibandNetwork
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
@@ -314,6 +314,8 @@ class Wiring:
             if link.a[0] in self.ib_switches:
                 continue
             net = getattr(self.ctx.doc.networks, link.network)
+            if not isinstance(net, RoceNetwork):
+                continue  # a network that is not defined: said by the network checks, nothing to address from
             prefix, cursor = pools.get(link.network, (net.p2p_prefix, 0))
             if cursor + 2 > prefix.num_addresses:
                 need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)

@@ -129,3 +129,75 @@ def test_cli_check_reports_bad_input_with_exit_status_2(case_id: str, tmp_path: 
     assert len(expected) == 1
     streams = [result.stderr.strip().splitlines(), result.stdout.strip().splitlines()]
     assert expected in streams, output
+
+
+MIXED_CASES = [
+    "a-bad-field-in-one-switch-hides-no-address-or-cabling-mistake",
+    "dir-schema-device-address-and-cabling-mistakes-in-four-files",
+    "unknown-section-broken-device-and-unknown-leaf-together",
+]
+COMMANDS = {
+    "check": ["check"],
+    "plan": ["plan"],
+    "render": ["render", "--output", "rendered"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("case_id", MIXED_CASES)
+def test_cli_reports_every_problem_of_one_run(case_id: str, command: str, tmp_path: Path) -> None:
+    """Schema, device, address and cabling mistakes through ``check``, ``plan`` and ``render``: exit 2, the
+    case's lines (all of them, in order) on stderr, nothing on stdout, no traceback, nothing written."""
+    case = CASES_BY_ID[case_id]
+    path = write_case(case, tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    result = subprocess.run(
+        [sys.executable, "-m", "xoff", *COMMANDS[command], str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")},  # this checkout's xoff, from any cwd
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(expected_lines(case)) >= 3  # a mixed case: several stages' problems in one run
+    assert result.stderr.splitlines() == expected_lines(case)
+    assert result.stdout == ""
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+TOMAHAWK_LEAVES = [
+    {"replace": ["    asic: spectrum4\n", "    asic: tomahawk\n"]},  # no 400G headroom row: a planning problem per port
+]
+
+
+def _api_problems(edits: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from xoff import api
+
+    monkeypatch.chdir(tmp_path)
+    Path(SINGLE_FILE).write_text(apply_edits(MINIMAL.read_text(encoding="utf-8"), edits, "plan"), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        api.load(Path(SINGLE_FILE))
+    return [p.path for p in info.value.sorted()]
+
+
+def test_planning_problems_come_with_the_loading_problems_it_does_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown key of the fabric and an address clash do not touch what the planner reads: the headroom
+    problems of the plan are in the same run (8 cabled lossless ports, each at the policy's buffers)."""
+    edits = [
+        *TOMAHAWK_LEAVES,
+        {"replace": ["mgmt: 192.0.2.22, asn: 65102", "mgmt: 192.0.2.21, asn: 65102"]},
+        {"replace": ["  site: lab\n", "  site: lab\n  colour: blue\n"]},
+    ]
+    fields = _api_problems(edits, tmp_path, monkeypatch)
+    assert fields == ["fabric.colour", *["qos_policies.rdma.buffers"] * 8, "switches[2].mgmt"]
+
+
+def test_no_planning_when_a_device_was_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With leaf2 refused, a plan of the rest would judge a fabric the user did not write: not run."""
+    edits = [*TOMAHAWK_LEAVES, {"replace": ["leaf2, role: leaf, mgmt", "leaf2, role: leaf, mtu: big, mgmt"]}]
+    assert _api_problems(edits, tmp_path, monkeypatch) == ["switches[2].mtu"]

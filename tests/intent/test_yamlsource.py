@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xoff.errors import InputError, Location
-from xoff.intent.files import read_intent
+from xoff.intent.files import read_intent_parts
 from xoff.intent.yamlsource import load_yaml
 
 
@@ -54,7 +54,8 @@ def test_syntax_error_is_located(tmp_path: Path) -> None:
 def test_directory_merge_concatenates_lists_and_reindexes(tmp_path: Path) -> None:
     _write(tmp_path, "hosts:\n  - {name: a}\n", "1.yaml")
     _write(tmp_path, "hosts:\n  - {name: b}\n  - {name: c}\n", "2.yaml")
-    data, smap = read_intent(tmp_path)
+    raw = read_intent_parts(tmp_path)
+    data, smap = raw.data, raw.smap
     assert [h["name"] for h in data["hosts"]] == ["a", "b", "c"]
     loc = smap.value(("hosts", 2, "name"))
     assert loc is not None and loc.file.endswith("2.yaml") and loc.line == 3
@@ -63,9 +64,7 @@ def test_directory_merge_concatenates_lists_and_reindexes(tmp_path: Path) -> Non
 def test_directory_merge_rejects_a_section_key_defined_twice(tmp_path: Path) -> None:
     _write(tmp_path, "roles:\n  leaf: {asic: spectrum4}\n", "1.yaml")
     _write(tmp_path, "roles:\n  spine: {}\n  leaf: {asic: spectrum3}\n", "2.yaml")
-    with pytest.raises(InputError) as exc:
-        read_intent(tmp_path)
-    (problem,) = exc.value.sorted()
+    (problem,) = read_intent_parts(tmp_path).problems
     assert problem.path == "roles.leaf"
     assert problem.message == (
         f"defined twice, first at {tmp_path / '1.yaml'}:2:3 (allowed: each roles entry in one file only)"

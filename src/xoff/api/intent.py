@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xoff.errors import usage_error
+from xoff.errors import InputError, Problem, usage_error
 
 if TYPE_CHECKING:
     from xoff.desired.models import FabricState
@@ -33,10 +33,26 @@ def load(source: IntentSource) -> Loaded:
         return source
     from xoff.desired import build_fabric_state  # noqa: PLC0415 - each job loads its machinery
     from xoff.intent import load_intent  # noqa: PLC0415
+    from xoff.intent.load import IntentError  # noqa: PLC0415
 
     path = Path(source)
-    intent = load_intent(path)
+    try:
+        intent = load_intent(path)
+    except IntentError as exc:  # the planner's own problems (headroom, ASN plan) in the same run, when it can
+        raise InputError(exc.problems + _planning_problems(exc.plannable)) from None
     return Loaded(path, intent, build_fabric_state(intent))
+
+
+def _planning_problems(intent: Intent | None) -> list[Problem]:
+    from xoff.desired import build_fabric_state  # noqa: PLC0415
+
+    if intent is None:
+        return []
+    try:
+        build_fabric_state(intent)
+    except InputError as exc:
+        return exc.problems
+    return []
 
 
 @dataclass(frozen=True)

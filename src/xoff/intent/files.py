@@ -7,6 +7,7 @@ and a key defined in two files is an error that names both places.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,16 +62,29 @@ def intent_files(path: Path) -> list[Path]:
     return [path]
 
 
-def read_intent(path: Path) -> tuple[dict[str, Any], SourceMap]:
-    """The merged raw data of an intent, and where every value of it was written."""
+@dataclass
+class RawIntent:
+    """The merged data of the files that could be read, where it was written, and what was wrong."""
+
+    data: dict[str, Any]
+    smap: SourceMap
+    problems: list[Problem]
+    unread: bool  # a file could not be read (or was not a mapping): what it defined is unknown
+
+
+def read_intent_parts(path: Path) -> RawIntent:
+    """Every file that can be read, merged; the problems of the others beside it, so later stages can
+    still judge what was read (see :mod:`xoff.intent.damage`)."""
     merged: dict[str, Any] = {}
     smap = SourceMap()
     problems: list[Problem] = []
+    unread = False
     for file in intent_files(path):
         try:
             data, fmap = load_yaml(file)
         except InputError as exc:
             problems.extend(exc.problems)
+            unread = True
             continue
         # the root's place is where a missing top-level section is reported: the first file that has content
         if () not in smap.values or (data is not None and not merged):
@@ -86,12 +100,11 @@ def read_intent(path: Path) -> tuple[dict[str, Any], SourceMap]:
                     f"the top level must be a mapping of sections, got {got} (allowed: keys such as fabric, networks, switches)",
                 )
             )
+            unread = True
             continue
         for key, value in data.items():
             problems.extend(_merge_section(merged, smap, fmap, key, value))
-    if problems:
-        raise InputError(problems)
-    return merged, smap
+    return RawIntent(merged, smap, problems, unread)
 
 
 def _merge_section(merged: dict[str, Any], smap: SourceMap, fmap: SourceMap, key: str, value: Any) -> list[Problem]:

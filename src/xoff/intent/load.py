@@ -1,9 +1,11 @@
 """``load_intent``: files -> validated document -> resolved, checked :class:`Intent`.
 
-Every stage runs on the parts of the intent it does not share with a broken part, so one run
-reports every independent problem together, sorted by file and line; a stage that depends on a
-broken part (cabling on a device that did not resolve) is skipped rather than reporting knock-on
-errors about values the user never wrote. Nothing is returned unless every stage is clean.
+Every stage runs on the parts of the intent no broken part touches, so one run reports every
+independent problem together, sorted by file and line: a file that cannot be parsed leaves the
+others to be judged, a schema problem takes out only its own unit (see :mod:`xoff.intent.damage`),
+and devices, addresses, networks and cabling are judged among what resolved. A reference to a unit
+that was left out, or a gap it leaves (an uncabled NIC), is not reported: the user never wrote
+that mistake. Nothing is returned unless every stage is clean.
 """
 
 from __future__ import annotations
@@ -11,42 +13,47 @@ from __future__ import annotations
 import dataclasses
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from xoff.errors import InputError, Problem
 from xoff.intent import semantic
-from xoff.intent.context import Context, Reports
+from xoff.intent.context import Context
+from xoff.intent.damage import Damage, salvage
 from xoff.intent.document import IntentDocument
-from xoff.intent.files import intent_files, read_intent
+from xoff.intent.files import RawIntent, intent_files, read_intent_parts
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
-from xoff.intent.qos import QosPolicy
 from xoff.intent.resolve import AddressPool, DeviceResolver
-from xoff.intent.resolved import Host, IbSwitch, Intent, Link, Switch
+from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
 from xoff.intent.wiring import Wiring
-from xoff.intent.yamlsource import Path_, SourceMap
+from xoff.intent.yamlsource import Path_
 
 _UNSET = IPv4Address(0)  # the resolver's placeholder for an address to allocate
 IB_GUID_BASE = 0x0002C90300000000  # Mellanox OUI 00:02:c9, as ibsim fabrics commonly use
 
 
+@dataclasses.dataclass
+class IntentError(InputError):
+    """The problems of an intent; ``plannable`` is the intent as resolved when none of them touches what
+    the planner reads (only addresses, explicit ASNs, the fabric's own fields or an unknown key are
+    wrong), so planning it can report its own problems (headroom, the ASN plan) in the same run."""
+
+    plannable: Intent | None = None
+
+
 def load_intent(path: Path) -> Intent:
-    """Load and resolve an intent file or directory; raise :class:`InputError` listing every problem."""
-    data, smap = read_intent(path)
-    try:
-        doc = IntentDocument.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(translate(exc, data, smap, IntentDocument) + _policies_beside(exc, data, smap)) from None
-    ctx = Context(doc, smap)
+    """Load and resolve an intent file or directory; raise :class:`IntentError` listing every problem."""
+    raw = read_intent_parts(path)
+    ctx = _validated(raw)
+    quiet = [ctx.damage.none()]  # each stage the planner reads found nothing wrong
+    before = len(ctx.problems)
     semantic.check_policies(ctx)  # policies name no device: their problems stop none of the stages below
 
     resolver = DeviceResolver(ctx)
-    before = len(ctx.problems)
     dev = _resolve_devices(resolver)
-    devices_whole = len(ctx.problems) == before
     switches, ib_switches, hosts, paths = dev.switches, dev.ib_switches, dev.hosts, dev.paths
+    quiet.append(len(ctx.problems) == before)
 
     # addresses and ASNs are judged among the devices that resolved: a broken device is left out, not guessed
     _allocate(ctx, switches, ib_switches, hosts, dev.need_mgmt, dev.need_loopback)
@@ -54,41 +61,53 @@ def load_intent(path: Path) -> Intent:
     entries = _address_entries(ctx, switches, ib_switches, hosts, paths)
     semantic.check_addresses(ctx, [e for e in entries if not (e[2] == _UNSET and e[0] in unwritten)])
     semantic.check_asns(ctx, switches, paths)
-    links: list[Link] = []
-    if devices_whole:  # networks and cabling name devices: with one missing they would report knock-on errors
-        semantic.check_networks(ctx, switches, ib_switches, hosts)
-        links = _wire(ctx, dev).links
-    if ctx.problems:
-        raise InputError(ctx.problems)
-    return Intent(
-        document=doc,
+    # networks and cabling judge references among the devices that resolved; one naming a device whose
+    # definition failed is left out (that problem is reported), never reported as a problem of its own
+    before = len(ctx.problems)
+    semantic.check_networks(ctx, switches, ib_switches, hosts)
+    wiring = _wire(ctx, dev)
+    quiet.append(len(ctx.problems) == before and wiring.whole)
+    intent = Intent(
+        document=ctx.doc,
         files=[str(f) for f in intent_files(path)],
         switches=switches,
         ib_switches=ib_switches,
         hosts=hosts,
-        links=links,
+        links=wiring.links,
         provenance=resolver.provenance,
-        sources=smap,
+        sources=raw.smap,
     )
+    if ctx.problems:
+        raise IntentError(ctx.problems, plannable=intent if all(quiet) else None)
+    return intent
 
 
-def _policies_beside(exc: ValidationError, data: dict[str, Any], smap: SourceMap) -> list[Problem]:
-    """The policy checks of each QoS policy the schema found nothing wrong in, run beside the schema's
-    problems elsewhere so one run says both; a policy with a schema problem is not judged further."""
-    policies = data.get("qos_policies")
-    if not isinstance(policies, dict):
-        return []
-    broken = {e["loc"][1] for e in exc.errors() if e["loc"][:1] == ("qos_policies",) and len(e["loc"]) > 1}
-    ctx = Reports(smap)  # the policy checks read no other section
-    for name, raw in policies.items():
-        if name in broken:
-            continue
+def _validated(raw: RawIntent) -> Context:
+    """The document; or, with the problems so far reported, the parts of it the schema accepted, so the
+    stages after the schema still judge them (see :mod:`xoff.intent.damage`)."""
+    problems, damage = list(raw.problems), Damage()
+    try:
+        doc = IntentDocument.model_validate(raw.data)
+    except ValidationError as exc:
+        found = translate(exc, raw.data, raw.smap, IntentDocument)
+        if raw.unread:  # a section missing here may be in the file that could not be read
+            found = [p for p in found if not _missing_section(p)]
+        problems += found
+        salvaged = salvage(exc, raw.data)
+        if salvaged is None:
+            raise InputError(problems) from None
+        kept, damage = salvaged
         try:
-            policy = QosPolicy.model_validate(raw)
+            doc = IntentDocument.model_validate(kept)
         except ValidationError:
-            continue
-        semantic.check_policy(ctx, name, policy)
-    return ctx.problems
+            raise InputError(problems) from None
+    if raw.unread:
+        damage.lose_unread()
+    return Context(doc, raw.smap, problems=problems, damage=damage)
+
+
+def _missing_section(problem: Problem) -> bool:
+    return "." not in problem.path and "[" not in problem.path and problem.message.startswith("required field")
 
 
 @dataclasses.dataclass
@@ -129,9 +148,12 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     before = len(ctx.problems)
     wiring.explicit()
     wiring.generate()
-    if len(ctx.problems) == before:  # a rejected cable would also show up as an uncabled NIC: say it once
+    # a rejected or left-out cable would also show up as an uncabled NIC or a route with no next hop: say it once
+    whole = len(ctx.problems) == before and not wiring.skipped and not ctx.damage.cabling
+    wiring.whole = whole
+    if whole:
         semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
-    if len(ctx.problems) == before:  # addresses go on the cables once every cable is right
+    if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only
         wiring.address()
         semantic.check_static_routes(ctx, switches, wiring.links)
     for name, pod in wiring.pod_of.items():
@@ -153,6 +175,9 @@ def _allocate(
 ) -> None:
     """Give each device without an explicit address the next free one of its pool, in intent order."""
     mgmt = ctx.doc.networks.management
+    if "management" in ctx.damage.networks:
+        need_mgmt = []  # no prefix was read to allocate from
+    need_loopback = [n for n in need_loopback if switches[n].network not in ctx.damage.networks]
     taken = (
         {s.mgmt for s in switches.values()} | {s.mgmt for s in ib_switches.values()} | {h.mgmt for h in hosts.values()}
     )

@@ -39,7 +39,7 @@ def _child(cur: Any, part: str | int) -> tuple[bool, Any]:
     return False, None
 
 
-def _data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
+def data_path(data: Any, loc: tuple[str | int, ...]) -> Path_:
     """The part of ``loc`` that indexes real data; union tags are dropped."""
     out: list[str | int] = []
     cur = data
@@ -170,8 +170,12 @@ def _message(err: Any, fields: list[str] | None) -> str:  # noqa: C901, PLR0911,
 def translate(exc: ValidationError, data: Any, smap: SourceMap, root: type[BaseModel]) -> list[Problem]:
     """One problem per distinct place; union branches failing at one place are merged."""
     by_path: dict[Path_, list[tuple[str, str]]] = {}
+    keys: set[Path_] = set()  # places where the key itself is wrong: reported at the key
     for err in exc.errors():
-        path = _data_path(data, tuple(err["loc"]))
+        path = data_path(data, tuple(err["loc"]))
+        if path[-1:] == ("[key]",):  # a mapping key that is not allowed: name the key itself
+            path = path[:-1]
+            keys.add(path)
         if err["type"] == "union_tag_invalid":
             path = (*path, "kind")  # point at the tag itself, not the mapping holding it
         fields = _model_fields_at(root, data, path[:-1]) if err["type"] == "extra_forbidden" else None
@@ -185,6 +189,6 @@ def translate(exc: ValidationError, data: Any, smap: SourceMap, root: type[BaseM
             messages = [f"expected {' or '.join(wanted)}, got {got}"]
         else:
             messages = list(dict.fromkeys(m for _, m in found))
-        where = smap.key(path) if kinds & {"extra_forbidden"} else smap.value(path)
+        where = smap.key(path) if kinds & {"extra_forbidden"} or path in keys else smap.value(path)
         problems.extend(Problem(where, dotted(path), m) for m in messages)
     return problems

@@ -11,7 +11,7 @@ from xoff.buffers import get_asic
 from xoff.errors import Location
 from xoff.intent import context
 from xoff.intent.context import Context
-from xoff.intent.devices import IbSwitchEntry, PortSpec, SwitchEntry, SwitchSettings
+from xoff.intent.devices import HostProfile, IbSwitchEntry, PortSpec, SwitchEntry, SwitchSettings
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
@@ -60,12 +60,16 @@ class DeviceResolver:
         self.doc = ctx.doc
         self.provenance: Provenance = {}
         self.seen: dict[str, Path_] = {}
-        self._port_cache: dict[Path_, dict[str, Port]] = {}
+        self._port_cache: dict[Path_, dict[str, Port] | None] = {}
 
-    def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port]:
-        """Ports of a spec list, expanded once per place it is written (Port is immutable, so shared)."""
+    def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port] | None:
+        """Ports of a spec list, expanded once per place it is written (Port is immutable, so shared);
+        None when the list has a problem (reported once), so no device using it resolves half its ports."""
         if path not in self._port_cache:
-            self._port_cache[path] = _ports(self.ctx, specs, path, device)
+            before = len(self.ctx.problems)
+            ports = _ports(self.ctx, specs, path, device)
+            whole = len(self.ctx.problems) == before and self.ctx.names_left >= 0
+            self._port_cache[path] = ports if whole else None
         return self._port_cache[path]
 
     def _claim(self, name: str, path: Path_) -> bool:
@@ -74,6 +78,7 @@ class DeviceResolver:
             self.ctx.report(
                 path, f"duplicate device name {name!r}, first at {self.ctx.at(first)} (allowed: unique device names)"
             )
+            self.ctx.damage.devices.every = True  # the entry was meant to be another device: any unknown name may be it
             return False
         self.seen[name] = path
         return True
@@ -100,66 +105,90 @@ class DeviceResolver:
                     break
         return out
 
+    def _device_names(self, pattern: str, path: Path_) -> list[str]:
+        """The names a device entry stands for; when they cannot be told, any unknown name may be one of them."""
+        before = len(self.ctx.problems)
+        names = _names(self.ctx, pattern, path)
+        if len(self.ctx.problems) > before or self.ctx.names_left < 0:
+            self.ctx.damage.devices.every = True
+        return names
+
+    def _lose(self, name: str) -> None:
+        """A device that did not resolve (its problem is reported): references to it are not judged."""
+        self.ctx.damage.devices.names.add(name)
+
     def switches(self) -> Iterator[tuple[Switch, Path_, bool, bool]]:
         """Yield (switch, path, mgmt_given, loopback_given); addresses not given are placeholders."""
         for i, entry in enumerate(self.doc.switches):
             path: Path_ = ("switches", i)
-            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
-                if not self._claim(name, (*path, "name")):
+            for j, name in enumerate(self._device_names(entry.name, (*path, "name"))):
+                if not self._claim(name, (*path, "name")) or self.ctx.damage.switch_settings_lost(entry.role):
+                    self._lose(name)  # inherits from a role or default the schema refused, or named twice
                     continue
-                s = self._settle(name, entry, path)
-                missing = [f for f in _REQUIRED if f not in s]
-                for f in missing:
-                    self.ctx.report(
-                        path,
-                        f"{name}: {f} is not set (set it on the switch, in roles.{entry.role} or in defaults.switch)",
-                    )
-                if missing:
+                sw = self._switch(name, j, entry, path)
+                if sw is None:
+                    self._lose(name)
                     continue
-                try:
-                    asic = get_asic(s["asic"]).name
-                except KeyError as exc:
-                    self.ctx.report(s["asic@"], str(exc.args[0]))
-                    continue
-                if s["platform"] != "sonic" and "hwsku" in s:
-                    if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
-                        self.ctx.report(
-                            s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
-                        )
-                        continue
-                    del s["hwsku"]
-                network = s.get("network", "compute")
-                net = getattr(self.doc.networks, network)
-                mtu: int = s["mtu"] if "mtu" in s else net.switch_mtu if isinstance(net, RoceNetwork) else 9100
-                yield (
-                    Switch(
-                        name=name,
-                        role=entry.role,
-                        platform=s["platform"],
-                        asic=asic,
-                        hwsku=s.get("hwsku"),
-                        network=network,
-                        mtu=mtu,
-                        asn=s.get("asn"),
-                        mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
-                        loopback=entry.loopback + j if entry.loopback else IPv4Address(0),
-                        pod=entry.pod,
-                        ports=self._ports_at(s["ports"], s["ports@"], name),
-                        static_routes=tuple(s.get("static_routes", ())),
-                        static_routes_at=s.get("static_routes@", ()),
-                    ),
-                    path,
-                    entry.mgmt is not None,
-                    entry.loopback is not None,
+                yield sw, path, entry.mgmt is not None, entry.loopback is not None
+
+    def _switch(self, name: str, j: int, entry: SwitchEntry, path: Path_) -> Switch | None:
+        """The j-th switch of an entry, or None (its problems reported)."""
+        s = self._settle(name, entry, path)
+        missing = [f for f in _REQUIRED if f not in s]
+        for f in missing:
+            self.ctx.report(
+                path, f"{name}: {f} is not set (set it on the switch, in roles.{entry.role} or in defaults.switch)"
+            )
+        if missing:
+            return None
+        try:
+            asic = get_asic(s["asic"]).name
+        except KeyError as exc:
+            self.ctx.report(s["asic@"], str(exc.args[0]))
+            return None
+        if s["platform"] != "sonic" and "hwsku" in s:
+            if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
+                self.ctx.report(
+                    s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
                 )
+                return None
+            del s["hwsku"]
+        ports = self._ports_at(s["ports"], s["ports@"], name)
+        if ports is None:
+            return None
+        network = s.get("network", "compute")
+        net = getattr(self.doc.networks, network)
+        mtu: int = s["mtu"] if "mtu" in s else net.switch_mtu if isinstance(net, RoceNetwork) else 9100
+        return Switch(
+            name=name,
+            role=entry.role,
+            platform=s["platform"],
+            asic=asic,
+            hwsku=s.get("hwsku"),
+            network=network,
+            mtu=mtu,
+            asn=s.get("asn"),
+            mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
+            loopback=entry.loopback + j if entry.loopback else IPv4Address(0),
+            pod=entry.pod,
+            ports=ports,
+            static_routes=tuple(s.get("static_routes", ())),
+            static_routes_at=s.get("static_routes@", ()),
+        )
 
     def ib_switches(self, guid_base: int) -> Iterator[tuple[IbSwitch, Path_, bool]]:
         n = 0
         defaults = self.doc.defaults.ib_switch
         for i, entry in enumerate(self.doc.ib_switches):
             path: Path_ = ("ib_switches", i)
-            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
-                if not self._claim(name, (*path, "name")):
+            for j, name in enumerate(self._device_names(entry.name, (*path, "name"))):
+                inherits_lost = entry.ports is None and "ib_switch" in self.ctx.damage.defaults
+                if not self._claim(name, (*path, "name")) or inherits_lost:
+                    self._lose(name)
+                    continue
+                ports = self._ib_ports(entry, path, name)
+                if ports is None:
+                    self._lose(name)
                     continue
                 n += 1
                 yield (
@@ -169,34 +198,34 @@ class DeviceResolver:
                         model=_pick(entry, defaults, "model") or "quantum2",
                         mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
                         guid=entry.guid or f"0x{guid_base + n:016x}",
-                        ports=self._ib_ports(entry, path, name),
+                        ports=ports,
                     ),
                     path,
                     entry.mgmt is not None,
                 )
 
-    def _ib_ports(self, entry: IbSwitchEntry, path: Path_, name: str) -> dict[str, Port]:
+    def _ib_ports(self, entry: IbSwitchEntry, path: Path_, name: str) -> dict[str, Port] | None:
         if entry.ports is not None:
             return self._ports_at(entry.ports, (*path, "ports"), name)
         if self.doc.defaults.ib_switch.ports is not None:
             return self._ports_at(self.doc.defaults.ib_switch.ports, ("defaults", "ib_switch", "ports"), name)
         self.ctx.report(path, f"{name}: ports is not set (set it on the switch or in defaults.ib_switch)")
-        return {}
+        return None
 
     def hosts(self) -> Iterator[tuple[Host, Path_, bool]]:
-        profiles = self.doc.host_profiles
-        nic_cache: dict[str, dict[str, Nic]] = {}
+        nic_cache: dict[str, dict[str, Nic] | None] = {}
         for i, entry in enumerate(self.doc.hosts):
             path: Path_ = ("hosts", i)
-            profile = profiles.get(entry.profile)
-            if profile is None:
-                known = ", ".join(sorted(profiles)) or "none defined in host_profiles"
-                self.ctx.report((*path, "profile"), f"unknown host profile {entry.profile!r} (allowed: {known})")
-                continue
-            if entry.profile not in nic_cache:
-                nic_cache[entry.profile] = self._nics(entry.profile)
-            for j, name in enumerate(_names(self.ctx, entry.name, (*path, "name"))):
-                if not self._claim(name, (*path, "name")):
+            names = self._device_names(entry.name, (*path, "name"))
+            profile = self._profile(entry.profile, path)
+            if profile is not None and entry.profile not in nic_cache:
+                before = len(self.ctx.problems)
+                nics = self._nics(entry.profile)
+                whole = len(self.ctx.problems) == before and self.ctx.names_left >= 0
+                nic_cache[entry.profile] = nics if whole else None
+            for j, name in enumerate(names):
+                if profile is None or nic_cache[entry.profile] is None or not self._claim(name, (*path, "name")):
+                    self._lose(name)
                     continue
                 yield (
                     Host(
@@ -206,11 +235,20 @@ class DeviceResolver:
                         mgmt=entry.mgmt + j if entry.mgmt else IPv4Address(0),
                         bmc=entry.bmc + j if entry.bmc else None,
                         unit=entry.unit,
-                        nics=nic_cache[entry.profile],
+                        nics=nic_cache[entry.profile] or {},
                     ),
                     path,
                     entry.mgmt is not None,
                 )
+
+    def _profile(self, name: str, path: Path_) -> HostProfile | None:
+        """A host's profile; an unknown one is reported unless its definition was refused by the schema."""
+        profiles = self.doc.host_profiles
+        profile = profiles.get(name)
+        if profile is None and name not in self.ctx.damage.profiles:
+            known = ", ".join(sorted(profiles)) or "none defined in host_profiles"
+            self.ctx.report((*path, "profile"), f"unknown host profile {name!r} (allowed: {known})")
+        return profile
 
     def _nics(self, profile_name: str) -> dict[str, Nic]:
         nics: dict[str, Nic] = {}

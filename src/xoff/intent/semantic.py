@@ -9,7 +9,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 
 from xoff.buffers import get_asic
-from xoff.intent.context import Context, Reports
+from xoff.intent.context import Context
 from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.qos import QosPolicy
@@ -21,6 +21,8 @@ _VL15 = 15  # the management VL; an SL mapped to it is dropped (IBA, as smpquery
 
 
 def check_policies(ctx: Context) -> None:
+    """The policies networks name exist (a policy the schema refused is not named again), and each
+    policy is sound."""
     doc = ctx.doc
     known = ", ".join(sorted(doc.qos_policies)) or "none defined in qos_policies"
     refs: list[tuple[Path_, str | None]] = [
@@ -31,6 +33,8 @@ def check_policies(ctx: Context) -> None:
         if isinstance(net, RoceNetwork):
             refs.append((("networks", name, "qos_policy"), net.qos_policy))
     for path, ref in refs:
+        if path[1] in ctx.damage.networks or ref in ctx.damage.policies:
+            continue
         if ref is not None and ref not in doc.qos_policies:
             ctx.report(path, f"unknown QoS policy {ref!r} (allowed: {known})")
     mgmt = doc.networks.management.qos_policy
@@ -44,7 +48,7 @@ def check_policies(ctx: Context) -> None:
         check_policy(ctx, name, policy)
 
 
-def check_policy(ctx: Context | Reports, name: str, policy: QosPolicy) -> None:
+def check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
     base: Path_ = ("qos_policies", name)
     classes = ", ".join(policy.classes)
     for field in ("default_class", "cnp_class", "roce_class"):
@@ -90,7 +94,7 @@ def check_policy(ctx: Context | Reports, name: str, policy: QosPolicy) -> None:
         )
 
 
-def _check_lossless_plan(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
+def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
     """Intents that make the lossless plan a lie: RoCE on a lossy class while PFC guards a priority it does
     not use; a lossless class nothing is classified into; every unclassified packet made lossless."""
     lossless = policy.lossless_classes
@@ -118,7 +122,7 @@ def _check_lossless_plan(ctx: Context | Reports, base: Path_, policy: QosPolicy)
                 )
 
 
-def _check_shared_queues(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
+def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
     """A lossy class on a lossless class's egress queue (other priority): the queue is paused with the
     lossless traffic and the lossy packets (CNPs too) wait behind it, or drop in the lossless queue."""
     owners = {c.egress_queue: n for n, c in policy.lossless_classes.items()}
@@ -135,7 +139,7 @@ def _check_shared_queues(ctx: Context | Reports, base: Path_, policy: QosPolicy)
         )
 
 
-def _check_headroom_rows(ctx: Context | Reports, base: Path_, policy: QosPolicy) -> None:
+def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:
     """Each ASIC a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
     for k, row in enumerate(policy.buffers.headroom_rows):
         for j, name in enumerate(row.asics or []):
@@ -151,7 +155,9 @@ def check_networks(
     doc = ctx.doc
     _check_prefixes(ctx)
     compute = doc.networks.compute
-    if isinstance(compute, InfinibandNetwork):
+    if "compute" in ctx.damage.networks:
+        pass  # refused by the schema: what would be judged here was not read
+    elif isinstance(compute, InfinibandNetwork):
         _check_infiniband(ctx, compute, switches, hosts)
     elif ib_switches:
         ctx.report(
@@ -175,7 +181,8 @@ def check_networks(
 
 
 def _check_prefixes(ctx: Context) -> None:
-    """The management gateway inside its prefix; management, p2p and loopback prefixes disjoint."""
+    """The management gateway inside its prefix; management, p2p and loopback prefixes disjoint (among the
+    networks the schema accepted)."""
     doc = ctx.doc
     mgmt = doc.networks.management
     if mgmt.gateway is not None and mgmt.gateway not in mgmt.prefix:
@@ -186,9 +193,11 @@ def _check_prefixes(ctx: Context) -> None:
     roce = [
         (n, getattr(doc.networks, n))
         for n in ("compute", "storage")
-        if isinstance(getattr(doc.networks, n), RoceNetwork)
+        if isinstance(getattr(doc.networks, n), RoceNetwork) and n not in ctx.damage.networks
     ]
-    prefixes: list[tuple[Path_, IPv4Network]] = [(("networks", "management", "prefix"), mgmt.prefix)]
+    prefixes: list[tuple[Path_, IPv4Network]] = []
+    if "management" not in ctx.damage.networks:
+        prefixes.append((("networks", "management", "prefix"), mgmt.prefix))
     for name, net in roce:
         prefixes += [
             (("networks", name, "p2p_prefix"), net.p2p_prefix),
@@ -208,7 +217,7 @@ def _check_infiniband(
 ) -> None:
     """An InfiniBand compute network: its SM host exists, no Ethernet switch on it, partitions sound."""
     sm = compute.subnet_manager.host
-    if sm not in hosts:
+    if sm not in hosts and sm not in ctx.damage.devices:
         ctx.report(
             ("networks", "compute", "subnet_manager", "host"),
             f"no host named {sm!r} (allowed: a host of this intent)",
@@ -264,6 +273,8 @@ def _check_partition_member(ctx: Context, mpath: Path_, item: str, hosts: dict[s
         return
     for member in names:
         host = hosts.get(member)
+        if host is None and member in ctx.damage.devices:
+            continue  # its definition was refused: that problem is reported
         if host is None:
             ctx.report(mpath, f"no host named {member!r} (allowed: a host of this intent)")
         elif not any(n.network == "compute" for n in host.nics.values()):

@@ -6,7 +6,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
-from xoff.intent.networks import InfinibandNetwork
+from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
 from xoff.intent.resolved import Host, IbSwitch, Link, Switch
@@ -40,6 +40,8 @@ class Wiring:
         self.links: list[Link] = []
         self.pod_of: dict[str, int] = {}
         self._cursor: dict[tuple[str, str], int] = {}
+        self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
+        self.whole = False  # every cable is right (and the links were addressed)
 
     # -- ends -----------------------------------------------------------------------------------
     def _port_speed(self, device: str, port: str, path: Path_) -> int | None:
@@ -58,6 +60,9 @@ class Wiring:
                 self.ctx.report(path, f"{device} has no NIC {port!r} (allowed: {known})")
                 return None
             return nic.speed
+        if device in self.ctx.damage.devices:  # its definition has a problem of its own, reported there
+            self.skipped = True
+            return None
         self.ctx.report(
             path, f"no device named {device!r} (allowed: a switch, InfiniBand switch or host of this intent)"
         )
@@ -190,6 +195,10 @@ class Wiring:
             return None
         pool = self.hosts if kinds == "host" else {**self.switches, **self.ib_switches}
         missing = [n for n in out if n not in pool]
+        if missing and all(n in self.ctx.damage.devices for n in missing):
+            self.skipped = True  # a device it names did not resolve (reported there): the generator is not run
+            return None
+        missing = [n for n in missing if n not in self.ctx.damage.devices]
         if missing:
             what = "host" if kinds == "host" else "switch"
             where = path
@@ -305,6 +314,8 @@ class Wiring:
             if link.a[0] in self.ib_switches:
                 continue
             net = getattr(self.ctx.doc.networks, link.network)
+            if not isinstance(net, RoceNetwork):
+                continue  # a network that is not defined: said by the network checks, nothing to address from
             prefix, cursor = pools.get(link.network, (net.p2p_prefix, 0))
             if cursor + 2 > prefix.num_addresses:
                 need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)

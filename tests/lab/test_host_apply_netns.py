@@ -3,7 +3,7 @@ as lab-mini gpu1's NICs: MTU, admin state, addresses, per-rail tables and rules 
 the real ``ip`` (the NIC tools stay fakes, sysfs stays under XOFF_HOST_ROOT). This proves the script's
 parsing of ip's output against the tool itself, not against a fake's idea of it.
 
-Addresses live only inside the namespace this test creates (198.18.0.0/15, 192.0.2.0/24, 198.51.100.0/24).
+Addresses live only inside the namespace this test creates (198.18.0.0/15).
 """
 
 from __future__ import annotations
@@ -60,15 +60,15 @@ def test_real_iproute2_converges_and_detects_drift(tmp_path: Path, netns: str) -
 
     # drift made with the real tool
     ip("-n", netns, "link", "set", "dev", "eth0", "mtu", "1500")
-    ip("-n", netns, "addr", "add", "192.0.2.77/28", "dev", "eth1")
-    ip("-n", netns, "route", "add", "198.51.100.0/24", "via", "198.18.0.10", "dev", "eth1", "table", "101")
+    ip("-n", netns, "addr", "add", "198.19.200.77/28", "dev", "eth1")
+    ip("-n", netns, "route", "add", "198.19.201.0/24", "via", "198.18.0.10", "dev", "eth1", "table", "101")
     ip("-n", netns, "route", "del", "198.18.255.0/24", "table", "100")
     ip("-n", netns, "rule", "add", "from", "198.18.0.9", "table", "101", "priority", "999")
     drift = [
         "eth0 mtu 1500 -> 9000",
-        "eth1 address - 192.0.2.77/28",
+        "eth1 address - 198.19.200.77/28",
         "table 100 route 198.18.255.0/24 via 198.18.0.8 dev eth0",
-        "table 101 route - 198.51.100.0/24",
+        "table 101 route - 198.19.201.0/24",
         "rule - 999 from 198.18.0.9 lookup 101",
     ]
     check = box.run("--check", prefix=inside)
@@ -76,4 +76,4 @@ def test_real_iproute2_converges_and_detects_drift(tmp_path: Path, netns: str) -
     fix = box.run(prefix=inside)
     assert (fix.rc, fix.changed) == (0, drift), fix
     assert box.run("--check", prefix=inside).rc == 0
-    assert "192.0.2.77" not in ip("-n", netns, "-o", "-4", "addr", "show", "dev", "eth1")
+    assert "198.19.200.77" not in ip("-n", netns, "-o", "-4", "addr", "show", "dev", "eth1")

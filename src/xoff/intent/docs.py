@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from xoff.intent.document import IntentDocument
-from xoff.intent.files import read_intent
+from xoff.intent.files import read_intent_parts
 from xoff.intent.schema import intent_schema
 
 EXAMPLES = Path("inventory")
@@ -107,7 +107,7 @@ def example_values(examples: Path = EXAMPLES) -> dict[tuple[str, str], Any]:
     """(model name, field) -> the first value the example intents write there, as written."""
     found: dict[tuple[str, str], Any] = {}
     for path in sorted(p for p in examples.iterdir() if p.is_dir()):
-        data, _ = read_intent(path)
+        data = read_intent_parts(path).data
         _collect(IntentDocument, data, found)
     return found
 

@@ -13,6 +13,7 @@ import pytest
 from xoff.connect.pace import Timeouts
 from xoff.contracts.apply import ApplyError, ApplyStrategy, Capabilities, ChangeSet
 from xoff.contracts.session import Session
+from xoff.push import device_flow
 from xoff.push.device_flow import DeviceContext, push_device
 from xoff.push.model import DeviceResult, Outcome, PushEvent, Step
 
@@ -82,6 +83,11 @@ def _push(tmp_path: Path, dev: _Device, timeouts: Timeouts | None = None) -> tup
     return result, [(e.step.value, e.status) for e in events if e.status not in ("start", "ok")]
 
 
+@pytest.fixture(autouse=True)
+def _no_wait_between_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(device_flow, "QUIET_INTERVAL_S", 0.0)
+
+
 @pytest.mark.parametrize(
     ("late", "outcome", "failed_step", "running", "calls", "retries"),
     [
@@ -90,14 +96,14 @@ def _push(tmp_path: Path, dev: _Device, timeouts: Timeouts | None = None) -> tup
         # a late verify likewise
         (["verify"], Outcome.CHANGED, None, "b", ["backup", "apply", "verify", "verify", "confirm"], ["verify"]),
         # the apply went through but its answer came late: the device's state says so; applied once
-        (["apply"], Outcome.CHANGED, None, "b", ["backup", "apply", "verify", "confirm"], []),
+        (["apply"], Outcome.CHANGED, None, "b", ["backup", "apply", "backup", "backup", "verify", "confirm"], []),
         # the apply's outcome is unknown and the device does not run it: rolled back, the apply blamed
         (
             ["apply-lost"],
             Outcome.ROLLED_BACK,
             Step.APPLY,
             "a",
-            ["backup", "apply-lost", "verify", "rollback", "backup"],
+            ["backup", "apply-lost", "backup", "backup", "verify", "rollback", "backup"],
             [],
         ),
     ],
@@ -144,3 +150,51 @@ def test_a_refused_command_is_not_retried(tmp_path: Path) -> None:
     result = push_device(ctx, _Refusing(dev), lambda: cast("Session", object()), lambda: None, lambda _e: None)
     assert (result.outcome, dev.calls) == (Outcome.FAILED, ["backup"])
     assert result.error == "ApplyError: % Invalid input", "no knob: nothing timed out"
+
+
+class _StillApplying(_Strategy):
+    """The apply's answer came late because the device is still applying: its running state moves on
+    with every read until ``settles_after`` reads (never, with None)."""
+
+    def __init__(self, dev: _Device, settles_after: int | None) -> None:
+        super().__init__(dev)
+        self.reads = 0
+        self.settles_after = settles_after
+
+    def apply(self, session: Session, change: ChangeSet, desired: dict[str, str]) -> None:
+        self._step("apply")
+        raise TimeoutError("apply: timed out")
+
+    def backup(self, session: Session) -> str:
+        self._step("backup")
+        self.reads += 1
+        if self.reads == 1:
+            return self.dev.running  # the backup before the change
+        if self.settles_after is None or self.reads <= self.settles_after:
+            self.dev.running = f"partial{self.reads}"
+        else:
+            self.dev.running = "b"
+        return self.dev.running
+
+
+def _push_with(tmp_path: Path, strategy: _StillApplying) -> DeviceResult:
+    ctx = DeviceContext("d", "fake", {"f": "b"}, "t", tmp_path, False, [], capabilities=CAPS)
+    return push_device(ctx, strategy, lambda: cast("Session", object()), lambda: None, lambda _e: None)
+
+
+def test_a_slow_apply_is_waited_for_before_it_is_judged(tmp_path: Path) -> None:
+    """Neither verify nor a rollback races a change in flight: the state is judged once two reads agree."""
+    dev = _Device()
+    strategy = _StillApplying(dev, settles_after=4)
+    result = _push_with(tmp_path, strategy)
+    assert (result.outcome, dev.running) == (Outcome.CHANGED, "b")
+    assert "rollback" not in dev.calls and dev.calls.count("apply") == 1
+    assert dev.calls.index("verify") > dev.calls.index("backup", 5), "verified only after the reads agreed"
+
+
+def test_a_device_that_never_settles_is_left_alone_for_a_person(tmp_path: Path) -> None:
+    dev = _Device()
+    result = _push_with(tmp_path, _StillApplying(dev, settles_after=None))
+    assert result.outcome is Outcome.ROLLBACK_FAILED and result.failed_step is Step.APPLY
+    assert "still changing after 12 reads" in (result.error or "")
+    assert "rollback" not in dev.calls and "verify" not in dev.calls

@@ -16,9 +16,10 @@ can (``rollback``; otherwise ROLLBACK_FAILED at once: a person must look).
 Retries only where they are safe: the connection setup (``connect.session.connect_paced``) and the
 read-only steps (backup, verify, the rollback's verify) once more on a new session when the device
 answered too late or the session broke. An apply is never sent twice: when its outcome is unknown
-(a timeout, a broken session) the device's own state, read on a new session, decides (verified:
-CHANGED; not: rolled back, the apply's error first). Every timeout error names the knob to turn
-(``connect.pace``).
+(a timeout, a broken session) the device's own state, read on a new session once it has stopped
+changing (two reads agree: a slow apply may still be running), decides (verified: CHANGED; not:
+rolled back, the apply's error first; still changing: left alone, ROLLBACK_FAILED, a person must look).
+Every timeout error names the knob to turn (``connect.pace``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from xoff.push.job import EventHook
 from xoff.push.model import DeviceResult, Outcome, PushEvent, Step
 
 MAX_ERROR_CHARS = 300
+QUIET_READS = 12  # reads of the running state after an apply of unknown outcome, until two agree
+QUIET_INTERVAL_S = 1.0  # between them, times the device's pace and the user's timeout factor
 T = TypeVar("T")
 
 
@@ -173,6 +176,11 @@ class _Flow:
                 unknown = self.why(exc)
                 self.event(step, "unknown", f"{unknown}: reading the device's state on a new session")
                 session = self.reopen()
+                quiet, session = self.await_quiet(session)
+                if not quiet:
+                    why = f"{unknown}; the device's state was still changing after {QUIET_READS} reads"
+                    self.event(Step.ROLLBACK, "failed", "not rolled back while it changes: a person must look")
+                    return self.finish(Outcome.ROLLBACK_FAILED, Step.APPLY, why)
                 return self.settle(session, backup, unknown)
             self.event(step, "ok")
         except Exception as exc:
@@ -180,6 +188,21 @@ class _Flow:
             self.event(step, "failed", error)
             return self.rollback(session, backup, step, error)
         return self.settle(session, backup, None)
+
+    def await_quiet(self, session: Session) -> tuple[bool, Session]:
+        """After an apply of unknown outcome the device may still be applying it (a late answer is often
+        a slow apply): wait until two reads of its running state agree, so neither verify nor a rollback
+        judges or races a change in flight. The wait between reads follows the device's pace."""
+        pace = getattr(session, "pace", None)
+        scale = pace.scale * pace.timeouts.factor if isinstance(pace, Pace) else 1.0
+        last: str | None = None
+        for _ in range(QUIET_READS):
+            current, session = self.read(session, Step.VERIFY, self.strategy.backup)
+            if current == last:
+                return True, session
+            last = current
+            time.sleep(QUIET_INTERVAL_S * scale)
+        return False, session
 
     def settle(self, session: Session, backup: str, unknown: str | None) -> DeviceResult:
         """Verify (and confirm where the platform commits with a timer); otherwise roll back. After an

@@ -17,6 +17,7 @@ from xoff.contracts.observed import Snapshot
 from xoff.desired import FabricState, build_fabric_state
 from xoff.errors import InputError
 from xoff.intent import load_intent
+from xoff.report.html import html_report
 from xoff.validate import CHECKS
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
@@ -153,6 +154,9 @@ def test_api_validate_limit_checks_and_tags(desired: FabricState) -> None:
     assert "lossless.link_mtu" in ran and "lossless.host_mtu" in ran and "drift.state" not in ran
     assert v.not_selected["devices"] == sorted(set(desired.devices) - {"leaf1", "leaf2"})
     assert "drift.state" in v.not_selected["checks"]
+    page = html_report(v)  # the audit page says what was left out, apart from what passed
+    section = page[page.index('<section id="not-selected">') :]
+    assert "spine1" in section[: section.index("</section>")] and "drift.state" in section
     with pytest.raises(InputError) as exc:  # a bad --limit and a bad --tags together
         api.validate(LAB_MINI, api.ValidateOptions(offline=True, limit=("nope",), tags=("nope",)))
     assert len(exc.value.problems) == 2

@@ -16,7 +16,7 @@ from xoff.report.grid import device_states, grid
 from xoff.report.headroom import headroom_rows
 from xoff.report.meta import report_meta
 from xoff.report.pathmap import path_map
-from xoff.report.people import status_label
+from xoff.report.people import not_selected_lines, status_label
 from xoff.report.rows import remedy, unmodelled
 from xoff.report.svg import svg
 from xoff.report.topology import topology
@@ -100,6 +100,7 @@ def html_report(validation: Validation) -> str:
         .render(
             v=validation,
             meta=report_meta(validation),
+            not_selected=not_selected_lines(validation),
             summary=validation.summary(),
             failed=bad,
             failed_findings=sum(len(fc.result.findings) for fc in bad),

@@ -75,6 +75,6 @@ def test_platform_is_a_closed_set_of_the_registered_switch_platforms(tmp_path: P
     )
     with pytest.raises(InputError) as caught:
         load_intent(intent)
-    lines = [str(p) for p in caught.value.problems if "platform" in str(p)]
+    lines = [str(p) for p in caught.value.problems if p.path == "switches[0].platform"]
     allowed = " or ".join(", ".join(f"'{n}'" for n in names("switch")).rsplit(", ", 1))
     assert lines == [f"{intent}:6:41: switches[0].platform: 'junos' is not allowed (allowed: {allowed})"]

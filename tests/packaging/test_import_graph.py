@@ -4,11 +4,12 @@ push, collect and validate, and no module of theirs is in an import cycle."""
 
 from __future__ import annotations
 
-import ast
 import warnings
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from tests.support.fresh_ast import parsed
 from tests.support.paths import ROOT
 
 SRC = ROOT / "src"
@@ -36,26 +37,31 @@ def _modules() -> dict[str, Path]:
     return {_module(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@cache
+def _parsed() -> dict[Path, dict[str, Any]]:
+    return parsed(sorted(PACKAGE.rglob("*.py")))
+
+
 def _imports(path: Path) -> list[tuple[str, int]]:
     """(module imported, line) of every xoff import in ``path``, at any depth (lazy ones included)."""
     module = _module(path)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     out: list[tuple[str, int]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] == "xoff"]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                name = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                name = node.module or ""
-            if name.split(".")[0] == "xoff":
-                submodules = [f"{name}.{a.name}" for a in node.names if f"{name}.{a.name}" in _modules()]
-                # ``from pkg import submodule`` depends on the submodule, not on what pkg/__init__ defines
-                if len(submodules) < len(node.names):
-                    out.append((name, node.lineno))
-                out += [(s, node.lineno) for s in submodules]
+    for node in _parsed()[path]["imports"]:
+        if node["kind"] == "import":
+            out += [(name, node["line"]) for name in node["names"] if name.split(".")[0] == "xoff"]
+            continue
+        if node["level"]:
+            base = package.split(".")[: len(package.split(".")) - node["level"] + 1]
+            name = ".".join([*base, *([node["module"]] if node["module"] else [])])
+        else:
+            name = node["module"] or ""
+        if name.split(".")[0] == "xoff":
+            submodules = [f"{name}.{a}" for a in node["names"] if f"{name}.{a}" in _modules()]
+            # ``from pkg import submodule`` depends on the submodule, not on what pkg/__init__ defines
+            if len(submodules) < len(node["names"]):
+                out.append((name, node["line"]))
+            out += [(s, node["line"]) for s in submodules]
     return out
 
 
@@ -117,9 +123,8 @@ def _cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
 
 
 def _lab_command_lines() -> range:
-    tree = ast.parse((PACKAGE / "cli" / "__init__.py").read_text(encoding="utf-8"))
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == LAB_COMMANDS)
-    return range(fn.lineno, (fn.end_lineno or fn.lineno) + 1)
+    first, last = _parsed()[PACKAGE / "cli" / "__init__.py"]["functions"][LAB_COMMANDS]
+    return range(first, last + 1)
 
 
 def test_nothing_outside_the_lab_mentions_xoff_lab_but_the_clis_lab_commands() -> None:

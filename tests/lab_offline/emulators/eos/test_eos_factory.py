@@ -4,7 +4,6 @@ management address and the port names only; the underlay comes with a push."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from tests.support.eos_cli_helpers import (
     rendered,
     with_clean_config,
 )
+from tests.support.fresh_ast import parsed
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab.emulators.eos import Emulator
@@ -67,12 +67,12 @@ def test_without_a_fabric_state_the_switch_is_bare(tmp_path: Path) -> None:
 def test_the_emulator_imports_nothing_of_xoffs_renderer_or_intent() -> None:
     """The emulator keeps its own model of EOS: no xoff.platforms, xoff.render, xoff.desired, xoff.intent."""
     imported = set()
-    for path in EMULATOR.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                imported.add((path.name, node.module))
-            elif isinstance(node, ast.Import):
-                imported.update((path.name, a.name) for a in node.names)
+    for path, tree in parsed(list(EMULATOR.glob("*.py"))).items():  # parsed in a child: see fresh_ast
+        for node in tree["imports"]:
+            if node["kind"] == "from" and node["module"]:
+                imported.add((path.name, node["module"]))
+            elif node["kind"] == "import":
+                imported.update((path.name, name) for name in node["names"])
     banned = ("xoff.platforms", "xoff.render", "xoff.desired", "xoff.intent", "xoff.collect", "xoff.push")
     assert [(f, m) for f, m in sorted(imported) if m.startswith(banned)] == []
     assert any(m == "xoff.lab.emulators.eos.model" for _, m in imported), "the walk saw the package"

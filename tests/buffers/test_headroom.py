@@ -13,6 +13,7 @@ from xoff.buffers import (
     PAUSE_QUANTA,
     Headroom,
     HeadroomUnavailable,
+    PgReservation,
     compute_headroom,
     get_asic,
     headroom_for,
@@ -220,7 +221,7 @@ def test_spectrum6_compensation_and_unknown_speed() -> None:
     ],
 )
 def test_port_headroom_total(kwargs: dict[str, Any], expected: int) -> None:
-    assert port_headroom_total("spectrum4", [133120, 133120], **kwargs) == expected
+    assert port_headroom_total("spectrum4", [PgReservation("3-4", 133120, 19456, 113664)], **kwargs) == expected
 
 
 def test_shared_headroom_limit() -> None:

@@ -13,7 +13,9 @@ from xoff.intent.types import (
     DetectionMs,
     Dscp,
     DynamicTh,
+    GearboxDelayNs,
     LosslessLimit,
+    OverSubscribeRatio,
     Percent,
     PollIntervalMs,
     Priority,
@@ -141,6 +143,20 @@ class Buffers(IntentModel):
     )
     shared_headroom_pool: bool = Field(
         default=False, description="share headroom between ports (over-subscribed)", examples=[True]
+    )
+    over_subscribe_ratio: OverSubscribeRatio | None = Field(
+        default=None,
+        description=(
+            "dynamic model: shared headroom pool sized as the lossless PGs' xoff / this ratio "
+            "(SONiC DEFAULT_LOSSLESS_BUFFER_PARAMETER over_subscribe_ratio); turns the shared pool on"
+        ),
+        examples=[2],
+    )
+    gearbox_delay_ns: GearboxDelayNs = Field(
+        default=0,
+        description="delay of the switch's gearbox (external PHY) in ns, added twice to the headroom formula's "
+        "propagation delay (SONiC STATE_DB PERIPHERAL_TABLE gearbox_delay); 0: no gearbox",
+        examples=[700],
     )
     dynamic_th: DynamicTh = Field(
         default=0,

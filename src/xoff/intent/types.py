@@ -70,6 +70,8 @@ Dscp = Annotated[int, in_range(0, 63, "DSCP"), schema_range(0, 63)]
 TrafficClass = Annotated[int, in_range(0, 7, "traffic class"), schema_range(0, 7)]
 QueueId = Annotated[int, in_range(0, 7, "queue"), schema_range(0, 7)]
 Percent = Annotated[int, in_range(0, 100, "percentage"), schema_range(0, 100)]
+OverSubscribeRatio = Annotated[int, in_range(1, 65535, "over-subscribe ratio"), schema_range(1, 65535)]
+GearboxDelayNs = Annotated[int, in_range(0, 1000000, "gearbox delay in ns"), schema_range(0, 1000000)]
 SwitchMtu = Annotated[int, in_range(1500, 9216, "MTU"), schema_range(1500, 9216)]
 HostMtu = Annotated[int, in_range(1280, 9216, "MTU"), schema_range(1280, 9216)]
 Milliseconds = Annotated[int, in_range(1, 600000, "milliseconds"), schema_range(1, 600000)]
@@ -217,6 +219,7 @@ __all__ = [
     "DetectionMs",
     "Dscp",
     "DynamicTh",
+    "GearboxDelayNs",
     "GpuCount",
     "HostMtu",
     "Index",
@@ -224,6 +227,7 @@ __all__ = [
     "LosslessLimit",
     "Milliseconds",
     "Name",
+    "OverSubscribeRatio",
     "PKey",
     "Percent",
     "PollIntervalMs",

@@ -45,6 +45,7 @@ def _headroom(
     lossless_mtu: int,
     spp: int,
     shp: bool,
+    gearbox_ns: int,
 ) -> Headroom:
     """A fabric has a handful of (speed, cable) pairs and tens of thousands of ports: compute each once."""
     return headroom_for(
@@ -56,6 +57,7 @@ def _headroom(
         lossless_mtu=lossless_mtu,
         small_packet_percent=spp,
         shared_headroom_pool=shp,
+        gearbox_delay_ns=gearbox_ns,
     )
 
 
@@ -108,7 +110,9 @@ def build_buffers(
                 switch.mtu,
                 spec.lossless_mtu,
                 spec.small_packet_percent,
-                spec.shared_headroom_pool,
+                # SONiC turns the shared headroom pool on for a pool xoff or a non-zero over_subscribe_ratio.
+                spec.shared_headroom_pool or bool(spec.over_subscribe_ratio),
+                spec.gearbox_delay_ns,
             )
         except HeadroomUnavailable as exc:
             problems.append(
@@ -144,6 +148,8 @@ def build_buffers(
         port_priority_groups=port_pgs,
         port_headroom_bytes=totals,
         headroom_rules=rules,
+        over_subscribe_ratio=spec.over_subscribe_ratio,
+        gearbox_delay_ns=spec.gearbox_delay_ns,
     )
 
 

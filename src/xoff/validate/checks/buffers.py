@@ -14,7 +14,7 @@ from xoff.buffers import (
     headroom_for,
 )
 from xoff.desired.builders.buffers import rule_headroom
-from xoff.desired.models import Buffers, Device, HeadroomRule
+from xoff.desired.models import Buffers, Device
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -40,10 +40,13 @@ class _Required:
     """The headroom rule's answer per (speed, cable, MTU), computed once per device: the intent's row for
     the device's ASIC when there is one (the plan used it), else the ASIC's lookup row or formula."""
 
-    def __init__(self, asic: AsicSpec, buffers: Buffers, rules: list[HeadroomRule]) -> None:
-        self.asic, self.buffers, self.rules = asic, buffers, rules
+    def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None) -> None:
+        self.asic, self.buffers = asic, buffers
+        self.rules = plan.headroom_rules if plan is not None else []
+        # A gearbox is hardware: its delay comes from the plan (SONiC keeps it in STATE_DB, not collected).
+        self.gearbox_ns = (plan.gearbox_delay_ns if plan is not None else None) or 0
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
-        self.shp = bool(pool is not None and pool.xoff)
+        self.shp = bool(pool is not None and pool.xoff) or bool(buffers.over_subscribe_ratio)
         self._cache: dict[tuple[int, int, int], Headroom | str] = {}
 
     def __call__(self, speed: int, cable: int, mtu: int) -> Headroom | str:
@@ -61,6 +64,7 @@ class _Required:
                     lossless_mtu=self.buffers.lossless_mtu,
                     small_packet_percent=self.buffers.small_packet_percent,
                     shared_headroom_pool=self.shp,
+                    gearbox_delay_ns=self.gearbox_ns,
                 )
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
@@ -105,8 +109,8 @@ class PgHeadroom(Check):
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
                 plan = ctx.desired.devices.get(dev.name)
-                rules = plan.buffers.headroom_rules if plan is not None and plan.buffers is not None else []
-                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, rules), limit)
+                planned = plan.buffers if plan is not None else None
+                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, planned), limit)
 
 
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:

@@ -18,6 +18,8 @@ from xoff.buffers.names import dynamic_profile_name, static_profile_name
 
 __all__ = [
     "PAUSE_QUANTA",
+    "SONIC_LOSSLESS_MTU",
+    "SONIC_SMALL_PACKET_PERCENT",
     "Headroom",
     "HeadroomUnavailable",
     "compute_headroom",
@@ -26,7 +28,9 @@ __all__ = [
     "mellanox_consts",
 ]
 
-# Pause quanta per speed in Mb/s, IEEE 802.3 Annex 31B.3.7 as encoded in the Lua (§1.4).
+# Pause quanta per speed in Mb/s, IEEE 802.3 Annex 31B.3.7 as encoded in the Lua (§1.4). The Lua has no
+# 1.6T (or other) entry: such a speed uses the ASIC's peer_response_time (3.8 KB), and so does xoff, to stay
+# equal to SONiC (tests/fixtures/sonic-lua/headroom.csv holds 1.6T and 100M cases).
 PAUSE_QUANTA: Mapping[int, int] = MappingProxyType(
     {
         800000: 905,
@@ -41,6 +45,10 @@ PAUSE_QUANTA: Mapping[int, int] = MappingProxyType(
         100: 1,
     }
 )
+
+# files/build_templates/buffers_config.j2 (sonic-buildimage c104a76a): LOSSLESS_TRAFFIC_PATTERN.
+SONIC_SMALL_PACKET_PERCENT = 50
+SONIC_LOSSLESS_MTU = 1024
 
 _MIN_PACKET = 64  # bytes; the small packet the worst-case cell occupancy is sized for
 _SPEED_OF_LIGHT_MEDIA = 198e6  # m/s in cable, as in the Lua
@@ -133,16 +141,18 @@ def compute_headroom(
     cable_m: int,
     *,
     port_mtu: int = 9100,
-    lossless_mtu: int = 1024,
-    small_packet_percent: int = 100,
+    lossless_mtu: int = SONIC_LOSSLESS_MTU,
+    small_packet_percent: int = SONIC_SMALL_PACKET_PERCENT,
     shared_headroom_pool: bool = False,
     gearbox_delay_ns: int = 0,
     eight_lanes: bool = False,
 ) -> Headroom:
-    """Headroom from the Mellanox dynamic formula (reference/lossless.md §1.4).
+    """Headroom from the Mellanox dynamic formula (reference/lossless.md §1.4), as SONiC's
+    ``buffer_headroom_mellanox.lua`` computes it (proven on tests/fixtures/sonic-lua/headroom.csv).
 
-    ``small_packet_percent`` defaults to 100, which reproduces the SN5600 lookup rows; SONiC's
-    dynamic template writes 50 (§1.3). Raises ``HeadroomUnavailable`` on non-Mellanox ASICs.
+    ``small_packet_percent`` defaults to SONiC's dynamic template (``buffers_config.j2`` writes
+    ``LOSSLESS_TRAFFIC_PATTERN.small_packet_percentage: 50``); 100 reproduces the SN5600 lookup rows.
+    Raises ``HeadroomUnavailable`` on non-Mellanox ASICs.
     """
     spec = _resolve(asic)
     k = mellanox_consts(spec, "the dynamic headroom formula")
@@ -212,8 +222,8 @@ def headroom_for(
     *,
     model: Literal["static", "dynamic"],
     port_mtu: int = 9100,
-    lossless_mtu: int = 1024,
-    small_packet_percent: int = 100,
+    lossless_mtu: int = SONIC_LOSSLESS_MTU,
+    small_packet_percent: int = SONIC_SMALL_PACKET_PERCENT,
     shared_headroom_pool: bool = False,
     gearbox_delay_ns: int = 0,
     eight_lanes: bool = False,

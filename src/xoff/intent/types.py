@@ -13,12 +13,14 @@ from pydantic import BeforeValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 # Ethernet speeds a switch or NIC port can run at, in Mb/s.
-SPEEDS_MBPS = (1000, 10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000, 1600000)
+SPEEDS_MBPS = (100, 1000, 10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000, 1600000)
 _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([MGT])(?:b(?:ps|/s)?)?$", re.IGNORECASE)
 _UNITS = {"M": 1, "G": 1000, "T": 1000000}
 
 
 def _speed_label(mbps: int) -> str:
+    if mbps >= 1000000 and mbps % 100000 == 0:
+        return f"{mbps / 1000000:g}T"
     return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
 
 

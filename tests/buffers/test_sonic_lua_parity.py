@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from xoff.buffers import PgReservation, check_port_headroom, compute_headroom
+from xoff.buffers import PgReservation, check_port_headroom, compute_headroom, shared_headroom_pool_size
 
 DATA = Path(__file__).resolve().parents[1] / "fixtures" / "sonic-lua"
 
@@ -100,3 +100,17 @@ def test_port_check_stored_cases_reject_and_accept() -> None:
     assert {(res, shp, lossy, lanes) for res in "01" for shp in (True, False) for lossy in "01" for lanes in "48"} == (
         results
     )
+
+
+def test_shared_headroom_pool_size_equals_sonic_lua_on_every_stored_case() -> None:
+    rows = _rows("shared_pool.csv")
+    assert len(rows) >= 400
+    bad = []
+    for r in rows:
+        ports = int(r["ports"])
+        lossless = PgReservation("3-4", int(r["size"]), int(r["xon"]), int(r["xoff"]))
+        pgs = [pg for _ in range(ports) for pg in (PgReservation("0", 0), lossless)]
+        got = shared_headroom_pool_size(pgs, lossless_ports=ports, over_subscribe_ratio=int(r["over_subscribe_ratio"]))
+        if got != int(r["shared_headroom_pool"]):
+            bad.append((r, got))
+    assert not bad, f"{len(bad)} of {len(rows)} differ, first: {bad[:3]}"

@@ -16,6 +16,9 @@ from xoff.buffers import (
 
 # (asic, speed, cable, port mtu, 8 lanes, threshold, default threshold) -> name, per getDynamicProfileName.
 NAME_CASES = [
+    # sonic-swss tests/mock_tests/buffermgrdyn_ut.cpp (e6b0c5b5) expects these two names for a 100G 5 m port.
+    ("spectrum2", 100000, 5, 9100, False, None, 0, "pg_lossless_100000_5m_profile"),
+    ("spectrum2", 100000, 5, 4096, False, None, 0, "pg_lossless_100000_5m_mtu4096_profile"),
     ("spectrum4", 400000, 40, 9100, False, None, 0, "pg_lossless_400000_40m_profile"),
     ("spectrum4", 400000, 40, 4200, False, None, 0, "pg_lossless_400000_40m_mtu4200_profile"),
     ("spectrum4", 400000, 5, 9100, True, None, 0, "pg_lossless_400000_5m_8lane_profile"),

@@ -7,6 +7,7 @@ import pytest
 
 from xoff.buffers import (
     PgReservation,
+    always_eight_lanes,
     check_port_headroom,
     compute_headroom,
     dynamic_profile_name,
@@ -108,3 +109,16 @@ def test_gearbox_delay_adds_twice_its_bytes() -> None:
     geared = compute_headroom("spectrum3", 400000, 5, small_packet_percent=100, gearbox_delay_ns=1300)
     assert geared.xoff > plain.xoff
     assert "gearbox 1300 ns" in geared.source
+
+
+@pytest.mark.parametrize(
+    ("asic", "speed", "eight"),
+    [
+        ("spectrum3", 400000, True),
+        ("spectrum4", 800000, True),
+        ("spectrum4", 400000, False),
+        ("spectrum6", 800000, False),
+    ],
+)
+def test_always_eight_lanes(asic: str, speed: int, eight: bool) -> None:
+    assert always_eight_lanes(asic, speed) is eight

@@ -9,7 +9,7 @@ from xoff.buffers.headroom import (
     headroom_for,
     lookup_headroom,
 )
-from xoff.buffers.names import dynamic_profile_name, static_profile_name
+from xoff.buffers.names import always_eight_lanes, dynamic_profile_name, static_profile_name
 from xoff.buffers.port_check import (
     PgReservation,
     PortHeadroomVerdict,
@@ -30,6 +30,7 @@ __all__ = [
     "PgReservation",
     "PoolSizes",
     "PortHeadroomVerdict",
+    "always_eight_lanes",
     "check_port_headroom",
     "compute_headroom",
     "dynamic_profile_name",

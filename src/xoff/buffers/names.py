@@ -14,12 +14,18 @@ Static model (``buffermgr.cpp``): ``pg_lossless_<speed>_<cable>_profile``. Dynam
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_PORT_MTU", "dynamic_profile_name", "static_profile_name"]
+__all__ = ["DEFAULT_PORT_MTU", "always_eight_lanes", "dynamic_profile_name", "static_profile_name"]
 
 DEFAULT_PORT_MTU = 9100  # buffermgrdyn.h DEFAULT_MTU_STR
 
 # Model-number series (first digit) per ASIC, and the speed whose ports always have 8 lanes there.
 _EIGHT_LANE_SERIES: dict[str, int] = {"spectrum3": 400000, "spectrum4": 800000, "spectrum5": 800000}
+
+
+def always_eight_lanes(asic: str, speed_mbps: int) -> bool:
+    """True where every port at this speed has 8 lanes, as ``buffermgrdyn`` states it: 400G on SN4xxx
+    (Spectrum-3), 800G on SN5xxx (Spectrum-4/-5). Elsewhere the lane count is the port's, unknown here."""
+    return _EIGHT_LANE_SERIES.get(asic) == speed_mbps
 
 
 def static_profile_name(speed_mbps: int, cable_m: int) -> str:

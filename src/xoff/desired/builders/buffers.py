@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
+from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, always_eight_lanes, get_asic, headroom_for
 from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
 from xoff.intent.qos import QosPolicy
@@ -58,6 +58,7 @@ def _headroom(
         small_packet_percent=spp,
         shared_headroom_pool=shp,
         gearbox_delay_ns=gearbox_ns,
+        eight_lanes=always_eight_lanes(asic, speed),
     )
 
 

@@ -9,6 +9,7 @@ from xoff.buffers import (
     Headroom,
     HeadroomUnavailable,
     PgReservation,
+    always_eight_lanes,
     check_port_headroom,
     get_asic,
     headroom_for,
@@ -65,6 +66,7 @@ class _Required:
                     small_packet_percent=self.buffers.small_packet_percent,
                     shared_headroom_pool=self.shp,
                     gearbox_delay_ns=self.gearbox_ns,
+                    eight_lanes=always_eight_lanes(self.asic.name, speed),
                 )
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
@@ -183,8 +185,13 @@ def _port_limits(
             )
         return
     # Mellanox: SONiC's buffer_check_headroom_mellanox (4096 + lossy PG reserve + egress mirror + PGs).
+    speed = iface.speed_mbps if (iface := dev.interfaces.get(port)) is not None else None
     verdict = check_port_headroom(
-        asic, _reservations(dev, buffers, pgs), max_headroom_size=cap, shared_headroom_pool=required.shp
+        asic,
+        _reservations(dev, buffers, pgs),
+        max_headroom_size=cap,
+        shared_headroom_pool=required.shp,
+        eight_lanes=speed is not None and always_eight_lanes(asic.name, speed),
     )
     if cap is not None and verdict.total >= cap:
         yield Finding(

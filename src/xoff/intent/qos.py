@@ -171,6 +171,13 @@ class Buffers(IntentModel):
         ],
     )
 
+    @model_validator(mode="after")
+    def _ratio_is_dynamic(self) -> Self:
+        # SONiC reads over_subscribe_ratio only in the dynamic model (buffers_config.j2 writes it there).
+        if self.over_subscribe_ratio is not None and self.model != "dynamic":
+            raise ValueError("over_subscribe_ratio needs model dynamic (allowed: model: dynamic, or remove it)")
+        return self
+
 
 class CableLengths(IntentModel):
     """Default cable length per link role, used where a link gives none (SONiC ports2cable, §1.3)."""

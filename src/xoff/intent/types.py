@@ -18,7 +18,8 @@ _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([MGT])(?:b(?:ps|/s)?)?$", re.IGNORE
 _UNITS = {"M": 1, "G": 1000, "T": 1000000}
 
 
-def _speed_label(mbps: int) -> str:
+def speed_label(mbps: int) -> str:
+    """400000 -> "400G", 100 -> "100M", 1600000 -> "1.6T"."""
     if mbps >= 1000000 and mbps % 100000 == 0:
         return f"{mbps / 1000000:g}T"
     return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
@@ -121,7 +122,7 @@ Bytes = Annotated[
 
 
 def _speed(value: Any) -> int:
-    allowed = ", ".join(_speed_label(s) for s in SPEEDS_MBPS)
+    allowed = ", ".join(speed_label(s) for s in SPEEDS_MBPS)
     if isinstance(value, str):
         m = _SPEED_RE.match(value.strip())
         if not m:
@@ -136,7 +137,7 @@ def _speed(value: Any) -> int:
         raise PydanticCustomError(
             "bad_speed",
             "{got} is not a port speed (allowed: {allowed})",
-            {"got": _speed_label(v), "allowed": allowed},
+            {"got": speed_label(v), "allowed": allowed},
         )
     return v
 
@@ -244,4 +245,5 @@ __all__ = [
     "Weight",
     "in_range",
     "schema_range",
+    "speed_label",
 ]

@@ -121,13 +121,38 @@ def test_headroom_reproduces_sn5600_rows(
     assert source in doc["source"]
 
 
+# Expected numbers: SONiC's buffer_headroom_mellanox.lua run on the same inputs (tests/fixtures/sonic-lua/).
+@pytest.mark.parametrize(
+    ("args", "expected", "profile"),
+    [
+        (["--speed", "400G", "--cable", "40m"], (19456, 119808, 139264), "pg_lossless_400000_40m_profile"),
+        (
+            ["--speed", "100G", "--cable", "40m", "--mtu", "4200", "--eight-lanes", "--gearbox-delay-ns", "1300"],
+            (38912, 88064, 132096),
+            "pg_lossless_100000_40m_mtu4200_8lane_profile",
+        ),
+        (["--speed", "100M", "--cable", "5m"], (19456, 16384, 35840), "pg_lossless_100_5m_profile"),
+        (
+            ["--speed", "1.6T", "--cable", "5m", "--eight-lanes"],
+            (38912, 62464, 110592),
+            "pg_lossless_1600000_5m_8lane_profile",
+        ),
+    ],
+)
+def test_headroom_dynamic_is_sonics(args: list[str], expected: tuple[int, int, int], profile: str) -> None:
+    r = xoff("headroom", *args, "--asic", "spectrum4", "--model", "dynamic", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["xon"], doc["xoff"], doc["size"], doc["profile"]) == (*expected, profile)
+
+
 def test_headroom_text_and_bad_input() -> None:
     r = xoff("headroom", "--speed", "400G", "--cable", "40", "--asic", "sp4")
     assert r.returncode == 0 and "xoff   283648 bytes" in r.stdout and "source: lookup" in r.stdout
     r = xoff("headroom", "--speed", "300G", "--cable", "40m", "--asic", "spectrum4")
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "headroom: --speed: 300G is not a port speed (allowed: 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G, 1600G)"
+        "headroom: --speed: 300G is not a port speed (allowed: 100M, 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G, 1.6T)"
     )
     r = xoff("headroom", "--speed", "400G", "--cable", "40m", "--asic", "trident9")
     assert r.returncode == 2 and "trident9" in r.stderr and "spectrum4" in r.stderr and "Traceback" not in r.stderr

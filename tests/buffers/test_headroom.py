@@ -13,6 +13,7 @@ from xoff.buffers import (
     PAUSE_QUANTA,
     Headroom,
     HeadroomUnavailable,
+    PgReservation,
     compute_headroom,
     get_asic,
     headroom_for,
@@ -27,8 +28,9 @@ MELLANOX = sorted(n for n, a in ASICS.items() if a.dynamic_formula)
 
 # §1.4 worked checks: (asic, speed, cable, kwargs, (xon, xoff, size))
 EXACT_CASES: list[tuple[str, int, int, dict[str, Any], tuple[int, int, int]]] = [
-    ("spectrum4", 100000, 5, {}, (19456, 113664, 133120)),
-    ("spectrum4", 400000, 40, {}, (19456, 283648, 303104)),
+    ("spectrum4", 100000, 5, {"small_packet_percent": 100}, (19456, 113664, 133120)),
+    ("spectrum4", 400000, 40, {"small_packet_percent": 100}, (19456, 283648, 303104)),
+    ("spectrum4", 400000, 40, {}, (19456, 119808, 139264)),  # SONiC's template default: 50 % small packets
     ("spectrum3", 100000, 5, {"small_packet_percent": 50}, (19456, 48128, 67584)),
 ]
 
@@ -49,7 +51,7 @@ def test_formula_reproduces_worked_checks(
 )
 def test_sn5600_formula_equals_lookup_row(speed: int, cable: int) -> None:
     row = lookup_headroom("spectrum4", speed, cable)
-    hr = compute_headroom("spectrum4", speed, cable)
+    hr = compute_headroom("spectrum4", speed, cable, small_packet_percent=100)
     assert row is not None
     assert (hr.xon, hr.xoff, hr.size) == (row.xon, row.xoff, row.size)
 
@@ -61,7 +63,7 @@ def test_sn5600_formula_equals_lookup_row(speed: int, cable: int) -> None:
 )
 def test_sn5600_formula_within_one_kb_of_lookup(speed: int, cable: int, kwargs: dict[str, Any]) -> None:
     row = lookup_headroom("spectrum4", speed, cable)
-    hr = compute_headroom("spectrum4", speed, cable, **kwargs)
+    hr = compute_headroom("spectrum4", speed, cable, small_packet_percent=100, **kwargs)
     assert row is not None
     assert abs(hr.xoff - row.xoff) <= 1024
     assert abs(hr.xon - row.xon) <= 1024
@@ -72,7 +74,7 @@ def test_source_string_and_profile_name() -> None:
     hr = compute_headroom("spectrum4", 400000, 40)
     assert hr.source == (
         "formula: SONiC buffer_headroom_mellanox (Spectrum-4, 400G, 40 m, mtu 9100, "
-        "lossless mtu 1024, small packets 100%)"
+        "lossless mtu 1024, small packets 50%)"
     )
     assert hr.profile_name == "pg_lossless_400000_40m_profile"
 
@@ -220,7 +222,7 @@ def test_spectrum6_compensation_and_unknown_speed() -> None:
     ],
 )
 def test_port_headroom_total(kwargs: dict[str, Any], expected: int) -> None:
-    assert port_headroom_total("spectrum4", [133120, 133120], **kwargs) == expected
+    assert port_headroom_total("spectrum4", [PgReservation("3-4", 133120, 19456, 113664)], **kwargs) == expected
 
 
 def test_shared_headroom_limit() -> None:

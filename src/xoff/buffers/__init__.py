@@ -8,8 +8,16 @@ from xoff.buffers.headroom import (
     compute_headroom,
     headroom_for,
     lookup_headroom,
+)
+from xoff.buffers.names import always_eight_lanes, dynamic_profile_name, static_profile_name
+from xoff.buffers.port_check import (
+    PgReservation,
+    PortHeadroomVerdict,
+    check_port_headroom,
     port_headroom_total,
     shared_headroom_limit,
+    shared_headroom_pool_size,
+    shared_headroom_total,
 )
 
 __all__ = [
@@ -19,11 +27,19 @@ __all__ = [
     "Headroom",
     "HeadroomUnavailable",
     "LookupRow",
+    "PgReservation",
     "PoolSizes",
+    "PortHeadroomVerdict",
+    "always_eight_lanes",
+    "check_port_headroom",
     "compute_headroom",
+    "dynamic_profile_name",
     "get_asic",
     "headroom_for",
     "lookup_headroom",
     "port_headroom_total",
     "shared_headroom_limit",
+    "shared_headroom_pool_size",
+    "shared_headroom_total",
+    "static_profile_name",
 ]

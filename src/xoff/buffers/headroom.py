@@ -8,25 +8,29 @@ All sizes are bytes.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
 from xoff.buffers.asics import AsicSpec, get_asic
+from xoff.buffers.names import dynamic_profile_name, static_profile_name
 
 __all__ = [
     "PAUSE_QUANTA",
+    "SONIC_LOSSLESS_MTU",
+    "SONIC_SMALL_PACKET_PERCENT",
     "Headroom",
     "HeadroomUnavailable",
     "compute_headroom",
     "headroom_for",
     "lookup_headroom",
-    "port_headroom_total",
-    "shared_headroom_limit",
+    "mellanox_consts",
 ]
 
-# Pause quanta per speed in Mb/s, IEEE 802.3 Annex 31B.3.7 as encoded in the Lua (§1.4).
+# Pause quanta per speed in Mb/s, IEEE 802.3 Annex 31B.3.7 as encoded in the Lua (§1.4). The Lua has no
+# 1.6T (or other) entry: such a speed uses the ASIC's peer_response_time (3.8 KB), and so does xoff, to stay
+# equal to SONiC (tests/fixtures/sonic-lua/headroom.csv holds 1.6T and 100M cases).
 PAUSE_QUANTA: Mapping[int, int] = MappingProxyType(
     {
         800000: 905,
@@ -42,11 +46,13 @@ PAUSE_QUANTA: Mapping[int, int] = MappingProxyType(
     }
 )
 
+# files/build_templates/buffers_config.j2 (sonic-buildimage c104a76a): LOSSLESS_TRAFFIC_PATTERN.
+SONIC_SMALL_PACKET_PERCENT = 50
+SONIC_LOSSLESS_MTU = 1024
+
 _MIN_PACKET = 64  # bytes; the small packet the worst-case cell occupancy is sized for
 _SPEED_OF_LIGHT_MEDIA = 198e6  # m/s in cable, as in the Lua
 _SMALL_PACKET_COMPENSATION = 2 * 1024
-_PORT_SLACK = 4096  # buffer_check_headroom_mellanox starts at 4096 "to absorb deviation"
-_EGRESS_MIRROR = 20 * 1024
 
 
 class HeadroomUnavailable(ValueError):  # noqa: N818 - name fixed by the public API
@@ -64,15 +70,19 @@ class Headroom:
     source: str
     speed_mbps: int
     cable_m: int
+    dynamic_name: str | None = None  # the dynamic model's name (buffermgrdyn), else the static one
 
     @property
     def profile_name(self) -> str:
-        """SONiC buffermgr naming: ``pg_lossless_<speed>_<cable>m_profile`` (§1.3)."""
-        return f"pg_lossless_{self.speed_mbps}_{self.cable_m}m_profile"
+        """The name SONiC gives the profile: ``buffermgrdyn``'s in the dynamic model, else buffermgr's
+        ``pg_lossless_<speed>_<cable>m_profile`` (§1.3)."""
+        return self.dynamic_name or static_profile_name(self.speed_mbps, self.cable_m)
 
 
 @dataclass(frozen=True)
-class _Consts:
+class MellanoxConsts:
+    """A Mellanox ASIC's ASIC_TABLE constants (platform/mellanox/asic_table.j2)."""
+
     cell_size: int
     pipeline_latency_kb: int
     mac_phy_delay_kb: float
@@ -85,7 +95,8 @@ def _resolve(asic: AsicSpec | str) -> AsicSpec:
     return get_asic(asic) if isinstance(asic, str) else asic
 
 
-def _consts(spec: AsicSpec, what: str) -> _Consts:
+def mellanox_consts(spec: AsicSpec, what: str) -> MellanoxConsts:
+    """The ASIC_TABLE constants, or ``HeadroomUnavailable`` naming ``what`` needs them."""
     c = (
         spec.cell_size,
         spec.pipeline_latency_kb,
@@ -98,7 +109,7 @@ def _consts(spec: AsicSpec, what: str) -> _Consts:
         raise HeadroomUnavailable(f"{what} is Mellanox-only; {spec.label} ({spec.name}) has no ASIC_TABLE")
     if c[3] is None or c[4] is None or c[5] is None:
         raise HeadroomUnavailable(f"{spec.label} ({spec.name}): incomplete ASIC_TABLE constants")
-    return _Consts(c[0], c[1], c[2], c[3], c[4], c[5])
+    return MellanoxConsts(c[0], c[1], c[2], c[3], c[4], c[5])
 
 
 def _ceil1k(x: float) -> int:
@@ -130,19 +141,21 @@ def compute_headroom(
     cable_m: int,
     *,
     port_mtu: int = 9100,
-    lossless_mtu: int = 1024,
-    small_packet_percent: int = 100,
+    lossless_mtu: int = SONIC_LOSSLESS_MTU,
+    small_packet_percent: int = SONIC_SMALL_PACKET_PERCENT,
     shared_headroom_pool: bool = False,
     gearbox_delay_ns: int = 0,
     eight_lanes: bool = False,
 ) -> Headroom:
-    """Headroom from the Mellanox dynamic formula (reference/lossless.md §1.4).
+    """Headroom from the Mellanox dynamic formula (reference/lossless.md §1.4), as SONiC's
+    ``buffer_headroom_mellanox.lua`` computes it (proven on tests/fixtures/sonic-lua/headroom.csv).
 
-    ``small_packet_percent`` defaults to 100, which reproduces the SN5600 lookup rows; SONiC's
-    dynamic template writes 50 (§1.3). Raises ``HeadroomUnavailable`` on non-Mellanox ASICs.
+    ``small_packet_percent`` defaults to SONiC's dynamic template (``buffers_config.j2`` writes
+    ``LOSSLESS_TRAFFIC_PATTERN.small_packet_percentage: 50``); 100 reproduces the SN5600 lookup rows.
+    Raises ``HeadroomUnavailable`` on non-Mellanox ASICs.
     """
     spec = _resolve(asic)
-    k = _consts(spec, "the dynamic headroom formula")
+    k = mellanox_consts(spec, "the dynamic headroom formula")
     spp = small_packet_percent
     _check_inputs(speed_mbps, cable_m, port_mtu=port_mtu, lossless_mtu=lossless_mtu, spp=spp, gb=gearbox_delay_ns)
 
@@ -188,7 +201,8 @@ def compute_headroom(
         f"formula: SONiC buffer_headroom_mellanox ({spec.short_label}, {_fmt_speed(speed_mbps)}, "
         f"{cable_m} m, mtu {port_mtu}, lossless mtu {lossless_mtu}, small packets {spp}%{extras})"
     )
-    return Headroom(xon, xoff, size, None, source, speed_mbps, cable_m)
+    name = dynamic_profile_name(spec.name, speed_mbps, cable_m, port_mtu=port_mtu, eight_lanes=eight_lanes)
+    return Headroom(xon, xoff, size, None, source, speed_mbps, cable_m, name)
 
 
 def lookup_headroom(asic: AsicSpec | str, speed_mbps: int, cable_m: int) -> Headroom | None:
@@ -208,8 +222,8 @@ def headroom_for(
     *,
     model: Literal["static", "dynamic"],
     port_mtu: int = 9100,
-    lossless_mtu: int = 1024,
-    small_packet_percent: int = 100,
+    lossless_mtu: int = SONIC_LOSSLESS_MTU,
+    small_packet_percent: int = SONIC_SMALL_PACKET_PERCENT,
     shared_headroom_pool: bool = False,
     gearbox_delay_ns: int = 0,
     eight_lanes: bool = False,
@@ -253,28 +267,3 @@ def headroom_for(
     detail = hr.source.removeprefix("formula: ")
     source = f"formula (no lookup row for {speed_mbps} {cable_m}m): {detail}"
     return Headroom(hr.xon, hr.xoff, hr.size, hr.xon_offset, source, speed_mbps, cable_m)
-
-
-def port_headroom_total(asic: AsicSpec | str, profiles_sizes: Sequence[int], *, eight_lanes: bool = False) -> int:
-    """Accumulative per-port headroom from ``buffer_check_headroom_mellanox.lua`` (§1.4).
-
-    ``profiles_sizes`` holds one profile ``size`` per lossless PG (repeat a profile for each PG it
-    covers). SONiC requires the result to be below the port's ``max_headroom_size``.
-    """
-    k = _consts(_resolve(asic), "the per-port headroom check")
-    if any(s < 0 for s in profiles_sizes):
-        raise ValueError(f"profile sizes must be >= 0, got {list(profiles_sizes)}")
-    # 8-lane ports: pipeline latency becomes 2x-1 KB and the egress mirror doubles (§1.4).
-    pipeline_kb = k.pipeline_latency_kb * 2 - 1 if eight_lanes else k.pipeline_latency_kb
-    mirror = _EGRESS_MIRROR * 2 if eight_lanes else _EGRESS_MIRROR
-    return _PORT_SLACK + pipeline_kb * 1024 + mirror + sum(profiles_sizes)
-
-
-def shared_headroom_limit(asic: AsicSpec | str, *, eight_lanes: bool = False) -> int:
-    """Per-port cap on ``Σ (xon+xoff−size)×#PGs`` with SHP: ``(port_max_shp+port_reserved_shp)×cell`` (§1.4).
-
-    ``eight_lanes`` doubles ``port_reserved_shp``, as the pinned Lua does; §1.4 does not spell this out.
-    """
-    k = _consts(_resolve(asic), "the shared headroom limit")
-    reserved = k.port_reserved_shp * 2 if eight_lanes else k.port_reserved_shp
-    return (k.port_max_shp + reserved) * k.cell_size

@@ -332,9 +332,14 @@ def headroom(
     model: Annotated[Model, typer.Option(help="static: vendor lookup row first; dynamic: formula")] = Model.static,
     mtu: Annotated[int, typer.Option(help="port MTU")] = 9100,
     lossless_mtu: Annotated[int, typer.Option(help="lossless traffic MTU (LOSSLESS_TRAFFIC_PATTERN)")] = 1024,
-    small_packet_percent: Annotated[int, typer.Option(help="share of small packets, percent")] = 100,
+    small_packet_percent: Annotated[
+        int, typer.Option(help="share of small packets, percent (SONiC's dynamic template: 50)")
+    ] = 50,
     shared_headroom_pool: Annotated[bool, typer.Option(help="headroom comes from a shared pool")] = False,
     eight_lanes: Annotated[bool, typer.Option(help="8-lane port (doubles pipeline latency)")] = False,
+    gearbox_delay_ns: Annotated[
+        int, typer.Option("--gearbox-delay-ns", help="gearbox (external PHY) delay in ns; 0: none")
+    ] = 0,
     fmt: FormatOpt = Format.text,
 ) -> None:
     """Lossless PG headroom (xon, xoff, size) for one port, and which lookup row or formula gave it."""
@@ -353,6 +358,7 @@ def headroom(
             lossless_mtu=lossless_mtu,
             small_packet_percent=small_packet_percent,
             shared_headroom_pool=shared_headroom_pool,
+            gearbox_delay_ns=gearbox_delay_ns,
             eight_lanes=eight_lanes,
         )
     except (ValueError, KeyError) as exc:

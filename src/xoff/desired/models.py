@@ -142,6 +142,12 @@ class Buffers(State):
     headroom_rules: list[HeadroomRule] = Field(
         default_factory=list, description="the intent's headroom rows for this ASIC, used before the ASIC's table"
     )
+    over_subscribe_ratio: int | None = Field(
+        default=None, description="shared headroom pool over-subscription ratio (dynamic model); None: not set"
+    )
+    gearbox_delay_ns: int | None = Field(
+        default=None, description="gearbox delay the headroom formula adds, ns; None: not known (not observed)"
+    )
 
 
 class PfcWatchdog(State):

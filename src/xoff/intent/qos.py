@@ -13,7 +13,9 @@ from xoff.intent.types import (
     DetectionMs,
     Dscp,
     DynamicTh,
+    GearboxDelayNs,
     LosslessLimit,
+    OverSubscribeRatio,
     Percent,
     PollIntervalMs,
     Priority,
@@ -142,6 +144,20 @@ class Buffers(IntentModel):
     shared_headroom_pool: bool = Field(
         default=False, description="share headroom between ports (over-subscribed)", examples=[True]
     )
+    over_subscribe_ratio: OverSubscribeRatio | None = Field(
+        default=None,
+        description=(
+            "dynamic model: shared headroom pool sized as the lossless PGs' xoff / this ratio "
+            "(SONiC DEFAULT_LOSSLESS_BUFFER_PARAMETER over_subscribe_ratio); turns the shared pool on"
+        ),
+        examples=[2],
+    )
+    gearbox_delay_ns: GearboxDelayNs = Field(
+        default=0,
+        description="delay of the switch's gearbox (external PHY) in ns, added twice to the headroom formula's "
+        "propagation delay (SONiC STATE_DB PERIPHERAL_TABLE gearbox_delay); 0: no gearbox",
+        examples=[700],
+    )
     dynamic_th: DynamicTh = Field(
         default=0,
         description="lossless profiles' dynamic threshold: alpha = 2^dynamic_th of the free pool",
@@ -154,6 +170,13 @@ class Buffers(IntentModel):
             [{"asics": ["tomahawk5"], "speed": "400G", "cable": "40m", "xon": 18432, "xoff": 171008, "size": 189440}]
         ],
     )
+
+    @model_validator(mode="after")
+    def _ratio_is_dynamic(self) -> Self:
+        # SONiC reads over_subscribe_ratio only in the dynamic model (buffers_config.j2 writes it there).
+        if self.over_subscribe_ratio is not None and self.model != "dynamic":
+            raise ValueError("over_subscribe_ratio needs model dynamic (allowed: model: dynamic, or remove it)")
+        return self
 
 
 class CableLengths(IntentModel):

@@ -13,12 +13,15 @@ from pydantic import BeforeValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 # Ethernet speeds a switch or NIC port can run at, in Mb/s.
-SPEEDS_MBPS = (1000, 10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000, 1600000)
+SPEEDS_MBPS = (100, 1000, 10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000, 1600000)
 _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([MGT])(?:b(?:ps|/s)?)?$", re.IGNORECASE)
 _UNITS = {"M": 1, "G": 1000, "T": 1000000}
 
 
-def _speed_label(mbps: int) -> str:
+def speed_label(mbps: int) -> str:
+    """400000 -> "400G", 100 -> "100M", 1600000 -> "1.6T"."""
+    if mbps >= 1000000 and mbps % 100000 == 0:
+        return f"{mbps / 1000000:g}T"
     return f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"
 
 
@@ -70,6 +73,8 @@ Dscp = Annotated[int, in_range(0, 63, "DSCP"), schema_range(0, 63)]
 TrafficClass = Annotated[int, in_range(0, 7, "traffic class"), schema_range(0, 7)]
 QueueId = Annotated[int, in_range(0, 7, "queue"), schema_range(0, 7)]
 Percent = Annotated[int, in_range(0, 100, "percentage"), schema_range(0, 100)]
+OverSubscribeRatio = Annotated[int, in_range(1, 65535, "over-subscribe ratio"), schema_range(1, 65535)]
+GearboxDelayNs = Annotated[int, in_range(0, 1000000, "gearbox delay in ns"), schema_range(0, 1000000)]
 SwitchMtu = Annotated[int, in_range(1500, 9216, "MTU"), schema_range(1500, 9216)]
 HostMtu = Annotated[int, in_range(1280, 9216, "MTU"), schema_range(1280, 9216)]
 Milliseconds = Annotated[int, in_range(1, 600000, "milliseconds"), schema_range(1, 600000)]
@@ -117,7 +122,7 @@ Bytes = Annotated[
 
 
 def _speed(value: Any) -> int:
-    allowed = ", ".join(_speed_label(s) for s in SPEEDS_MBPS)
+    allowed = ", ".join(speed_label(s) for s in SPEEDS_MBPS)
     if isinstance(value, str):
         m = _SPEED_RE.match(value.strip())
         if not m:
@@ -132,7 +137,7 @@ def _speed(value: Any) -> int:
         raise PydanticCustomError(
             "bad_speed",
             "{got} is not a port speed (allowed: {allowed})",
-            {"got": _speed_label(v), "allowed": allowed},
+            {"got": speed_label(v), "allowed": allowed},
         )
     return v
 
@@ -217,6 +222,7 @@ __all__ = [
     "DetectionMs",
     "Dscp",
     "DynamicTh",
+    "GearboxDelayNs",
     "GpuCount",
     "HostMtu",
     "Index",
@@ -224,6 +230,7 @@ __all__ = [
     "LosslessLimit",
     "Milliseconds",
     "Name",
+    "OverSubscribeRatio",
     "PKey",
     "Percent",
     "PollIntervalMs",
@@ -238,4 +245,5 @@ __all__ = [
     "Weight",
     "in_range",
     "schema_range",
+    "speed_label",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from xoff.buffers import get_asic
 from xoff.desired.models import Buffers, Device
+from xoff.intent.types import speed_label
 from xoff.validate.coverage import unread
 from xoff.validate.run import Validation
 
@@ -68,7 +69,7 @@ def _device_rows(validation: Validation, dev: Device) -> list[HeadroomRow]:
     groups: dict[HeadroomRow, list[str]] = {}
     for port, pgs in plan.port_priority_groups.items():
         iface = dev.interfaces.get(port)
-        where = f"{(iface.speed_mbps or 0) // 1000}G {iface.cable_m} m" if iface is not None else "?"
+        where = f"{speed_label(iface.speed_mbps or 0)} {iface.cable_m} m" if iface is not None else "?"
         for key, name in pgs.items():
             profile = plan.profiles.get(name)
             if profile is None or int(key.split("-")[0]) not in lossless:

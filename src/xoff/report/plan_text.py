@@ -8,11 +8,12 @@ from rich.text import Text
 
 from xoff.desired.models import Device, FabricState
 from xoff.intent.resolved import Intent
+from xoff.intent.types import speed_label
 from xoff.validate.model import CheckResult
 
 
 def _speed(mbps: int | None) -> str:
-    return "" if mbps is None else f"{mbps // 1000}G"
+    return "" if mbps is None else speed_label(mbps)
 
 
 def intent_summary(intent: Intent, state: FabricState) -> RenderableType:

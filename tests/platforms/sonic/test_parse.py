@@ -54,6 +54,7 @@ def expected(device: Device, *, pfc_to_pg: bool = True) -> dict[str, Any]:
     else:
         buffers["lossless_mtu"] = device.buffers.lossless_mtu
         buffers["small_packet_percent"] = device.buffers.small_packet_percent
+        buffers["over_subscribe_ratio"] = device.buffers.over_subscribe_ratio
     return {
         "name": device.name,
         "role": device.role,
@@ -83,6 +84,11 @@ def test_round_trip_of_variants(states: dict[str, FabricState]) -> None:
     leaf = state.devices["leaf1"]
     dynamic = dynamic_variant(leaf)
     assert dict(parse_config_db(build_config_db(dynamic, state))) == expected(dynamic)
+    assert dynamic.buffers is not None
+    shared = dynamic.buffers.model_copy(update={"over_subscribe_ratio": 2})
+    oversubscribed = dynamic.model_copy(update={"buffers": shared})
+    assert dict(parse_config_db(build_config_db(oversubscribed, state))) == expected(oversubscribed)
+    assert expected(oversubscribed)["buffers"]["over_subscribe_ratio"] == 2
     broadcom = broadcom_variant(leaf)
     assert dict(parse_config_db(build_config_db(broadcom, state))) == expected(broadcom, pfc_to_pg=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
+from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, always_eight_lanes, get_asic, headroom_for
 from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
 from xoff.intent.qos import QosPolicy
@@ -45,6 +45,7 @@ def _headroom(
     lossless_mtu: int,
     spp: int,
     shp: bool,
+    gearbox_ns: int,
 ) -> Headroom:
     """A fabric has a handful of (speed, cable) pairs and tens of thousands of ports: compute each once."""
     return headroom_for(
@@ -56,6 +57,8 @@ def _headroom(
         lossless_mtu=lossless_mtu,
         small_packet_percent=spp,
         shared_headroom_pool=shp,
+        gearbox_delay_ns=gearbox_ns,
+        eight_lanes=always_eight_lanes(asic, speed),
     )
 
 
@@ -108,7 +111,9 @@ def build_buffers(
                 switch.mtu,
                 spec.lossless_mtu,
                 spec.small_packet_percent,
-                spec.shared_headroom_pool,
+                # SONiC turns the shared headroom pool on for a pool xoff or a non-zero over_subscribe_ratio.
+                spec.shared_headroom_pool or bool(spec.over_subscribe_ratio),
+                spec.gearbox_delay_ns,
             )
         except HeadroomUnavailable as exc:
             problems.append(
@@ -144,6 +149,8 @@ def build_buffers(
         port_priority_groups=port_pgs,
         port_headroom_bytes=totals,
         headroom_rules=rules,
+        over_subscribe_ratio=spec.over_subscribe_ratio,
+        gearbox_delay_ns=spec.gearbox_delay_ns,
     )
 
 

@@ -76,9 +76,10 @@ def build(device: Device, vendor: str | None) -> Tables:
         thresholds = sorted({p.dynamic_th for p in buffers.profiles.values() if p.dynamic_th is not None})
         if len(thresholds) > 1:
             raise ValueError(f"{device.name}: one default_dynamic_th for the dynamic model, not {thresholds}")
-        out["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {
-            DYNAMIC_BUFFER_KEY: {"default_dynamic_th": str(thresholds[0] if thresholds else 0)}
-        }
+        params = {"default_dynamic_th": str(thresholds[0] if thresholds else 0)}
+        if buffers.over_subscribe_ratio is not None:
+            params["over_subscribe_ratio"] = str(buffers.over_subscribe_ratio)
+        out["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {DYNAMIC_BUFFER_KEY: params}
     return out
 
 

@@ -35,7 +35,7 @@ MODELLED: dict[str, frozenset[str]] = {
     "BUFFER_QUEUE": frozenset({"profile"}),
     "PFC_WD": WATCHDOG_FIELDS,
     "LOSSLESS_TRAFFIC_PATTERN": frozenset({"mtu", "small_packet_percentage"}),
-    "DEFAULT_LOSSLESS_BUFFER_PARAMETER": frozenset({"default_dynamic_th"}),
+    "DEFAULT_LOSSLESS_BUFFER_PARAMETER": frozenset({"default_dynamic_th", "over_subscribe_ratio"}),
 }
 # rows of a table whose fields differ from the table's other rows
 _KEYED: dict[tuple[str, str], frozenset[str]] = {

@@ -39,6 +39,7 @@ class ParsedBuffers(TypedDict, total=False):
     port_priority_groups: dict[str, dict[str, str]]
     lossless_mtu: int
     small_packet_percent: int
+    over_subscribe_ratio: int | None
 
 
 def parse_buffers(db: Db, ports: list[str], model: str | None) -> ParsedBuffers | None:
@@ -102,11 +103,14 @@ def _dynamic_parameters(db: Db, out: ParsedBuffers) -> None:
     params = single(db, "DEFAULT_LOSSLESS_BUFFER_PARAMETER")
     if params is not None:
         name, raw = params
-        row = db.fields(
-            "DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, raw, {"default_dynamic_th"}, required=("default_dynamic_th",)
-        )
+        allowed = MODELLED["DEFAULT_LOSSLESS_BUFFER_PARAMETER"]
+        row = db.fields("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, raw, allowed, required=("default_dynamic_th",))
         place = where("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, "default_dynamic_th")
         integer(place, row["default_dynamic_th"], -8, 7)
+        # SONiC reads a missing or 0 ratio as "no over-subscription" (buffer_pool_mellanox.lua).
+        ratio = row.get("over_subscribe_ratio")
+        place = where("DEFAULT_LOSSLESS_BUFFER_PARAMETER", name, "over_subscribe_ratio")
+        out["over_subscribe_ratio"] = (integer(place, ratio, 0, 65535) or None) if ratio is not None else None
 
 
 def _pool(db: Db, name: str, raw: Row) -> BufferPool:

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for, shared_headroom_limit
+from xoff.buffers import (
+    AsicSpec,
+    Headroom,
+    HeadroomUnavailable,
+    PgReservation,
+    always_eight_lanes,
+    check_port_headroom,
+    get_asic,
+    headroom_for,
+)
 from xoff.desired.builders.buffers import rule_headroom
-from xoff.desired.models import Buffers, Device, HeadroomRule
+from xoff.desired.models import Buffers, Device
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -32,10 +41,13 @@ class _Required:
     """The headroom rule's answer per (speed, cable, MTU), computed once per device: the intent's row for
     the device's ASIC when there is one (the plan used it), else the ASIC's lookup row or formula."""
 
-    def __init__(self, asic: AsicSpec, buffers: Buffers, rules: list[HeadroomRule]) -> None:
-        self.asic, self.buffers, self.rules = asic, buffers, rules
+    def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None) -> None:
+        self.asic, self.buffers = asic, buffers
+        self.rules = plan.headroom_rules if plan is not None else []
+        # A gearbox is hardware: its delay comes from the plan (SONiC keeps it in STATE_DB, not collected).
+        self.gearbox_ns = (plan.gearbox_delay_ns if plan is not None else None) or 0
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
-        self.shp = bool(pool is not None and pool.xoff)
+        self.shp = bool(pool is not None and pool.xoff) or bool(buffers.over_subscribe_ratio)
         self._cache: dict[tuple[int, int, int], Headroom | str] = {}
 
     def __call__(self, speed: int, cable: int, mtu: int) -> Headroom | str:
@@ -53,6 +65,8 @@ class _Required:
                     lossless_mtu=self.buffers.lossless_mtu,
                     small_packet_percent=self.buffers.small_packet_percent,
                     shared_headroom_pool=self.shp,
+                    gearbox_delay_ns=self.gearbox_ns,
+                    eight_lanes=always_eight_lanes(self.asic.name, speed),
                 )
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
@@ -66,7 +80,10 @@ class PgHeadroom(Check):
     lookup row, or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
-    cap with SHP). Read-back values are allowed one ASIC cell of rounding."""
+    cap with SHP). On Mellanox the port total is SONiC's ``buffer_check_headroom_mellanox.lua``: 4096 +
+    the lossy PG reserve + the egress mirror + every PG's size, a size-0 (lossy) PG counting as the
+    pipeline latency, and it must stay strictly below the limit. Read-back values are allowed one ASIC
+    cell of rounding."""
 
     class Params(CheckParams):
         max_port_headroom_bytes: int | None = None  # None: the ingress lossless pool size
@@ -81,6 +98,7 @@ class PgHeadroom(Check):
         "interfaces.*.cable_m",
         "interfaces.*.mtu",
         "qos.pfc_priority_to_priority_group",
+        "qos.tc_to_priority_group",
     )
     title = "Headroom per lossless PG >= the rule for its speed, cable and MTU; port total within the ASIC's limit"
     hint = "regenerate the PG profile for the port's speed and cable length (xoff render), or fix CABLE_LENGTH"
@@ -93,56 +111,104 @@ class PgHeadroom(Check):
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
                 plan = ctx.desired.devices.get(dev.name)
-                rules = plan.buffers.headroom_rules if plan is not None and plan.buffers is not None else []
-                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, rules), limit)
+                planned = plan.buffers if plan is not None else None
+                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, planned), limit)
 
 
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
-    asic = required.asic
-    cell = asic.cell_size or 0
     pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
     cap = limit if limit is not None else (pool.size if pool is not None else None)
     for port, pgs in buffers.port_priority_groups.items():
-        iface = dev.interfaces.get(port)
-        total = shared = 0
-        for key, name in pgs.items():
-            prio = _priority_of_pg(dev, pg_numbers(key)[0])
-            profile = buffers.profiles.get(name)
-            if profile is None:
-                yield Finding(dev.name, f"{port} PG {key}", f"profile {name} does not exist", name, "none", port, prio)
-                continue
-            total += profile.size * len(pg_numbers(key))
-            shared += max(0, profile.xon + profile.xoff - profile.size) * len(pg_numbers(key))
-            if iface is None or iface.speed_mbps is None or iface.cable_m is None:
-                continue
-            need = required(iface.speed_mbps, iface.cable_m, iface.mtu or _DEFAULT_PORT_MTU)
-            if isinstance(need, str):
-                yield Finding(dev.name, f"{port} PG {key}", f"no headroom rule applies: {need}", None, None, port, prio)
-            elif profile.xoff + cell < need.xoff:
-                yield Finding(
-                    dev.name,
-                    f"{port} PG {key}",
-                    f"xoff of {name} below the rule for {iface.speed_mbps // 1000}G {iface.cable_m} m ({need.source})",
-                    f">= {need.xoff}",
-                    str(profile.xoff),
-                    port,
-                    prio,
-                )
-            elif asic.size_is_xon_plus_xoff and not required.shp and profile.size + cell < profile.xon + profile.xoff:
-                yield Finding(
-                    dev.name,
-                    f"{port} PG {key}",
-                    f"size of {name} below xon + xoff",
-                    f">= {profile.xon + profile.xoff}",
-                    str(profile.size),
-                    port,
-                    prio,
-                )
+        yield from _port_pgs(dev, buffers, required, port, pgs)
+        yield from _port_limits(dev, buffers, required, port, pgs, cap)
+
+
+def _port_pgs(dev: Device, buffers: Buffers, required: _Required, port: str, pgs: dict[str, str]) -> Iterator[Finding]:
+    cell = required.asic.cell_size or 0
+    iface = dev.interfaces.get(port)
+    for key, name in pgs.items():
+        prio = _priority_of_pg(dev, pg_numbers(key)[0])
+        profile = buffers.profiles.get(name)
+        if profile is None:
+            yield Finding(dev.name, f"{port} PG {key}", f"profile {name} does not exist", name, "none", port, prio)
+            continue
+        if iface is None or iface.speed_mbps is None or iface.cable_m is None:
+            continue
+        need = required(iface.speed_mbps, iface.cable_m, iface.mtu or _DEFAULT_PORT_MTU)
+        if isinstance(need, str):
+            yield Finding(dev.name, f"{port} PG {key}", f"no headroom rule applies: {need}", None, None, port, prio)
+        elif profile.xoff + cell < need.xoff:
+            yield Finding(
+                dev.name,
+                f"{port} PG {key}",
+                f"xoff of {name} below the rule for {iface.speed_mbps // 1000}G {iface.cable_m} m ({need.source})",
+                f">= {need.xoff}",
+                str(profile.xoff),
+                port,
+                prio,
+            )
+        elif (
+            required.asic.size_is_xon_plus_xoff
+            and not required.shp
+            and profile.size + cell < profile.xon + profile.xoff
+        ):
+            yield Finding(
+                dev.name,
+                f"{port} PG {key}",
+                f"size of {name} below xon + xoff",
+                f">= {profile.xon + profile.xoff}",
+                str(profile.size),
+                port,
+                prio,
+            )
+
+
+def _reservations(dev: Device, buffers: Buffers, pgs: dict[str, str]) -> list[PgReservation]:
+    """The port's PGs as SONiC's port check counts them: the lossless ones with their profiles, and each
+    other PG of the observed TC -> PG map as a size-0 lossy PG (SONiC's ``ingress_lossy_profile``)."""
+    out = [PgReservation(key, p.size, p.xon, p.xoff) for key, name in pgs.items() if (p := buffers.profiles.get(name))]
+    lossless = {n for key in pgs for n in pg_numbers(key)}
+    if dev.qos is not None:
+        out += [PgReservation(str(pg), 0) for pg in sorted(set(dev.qos.tc_to_priority_group.values()) - lossless)]
+    return out
+
+
+def _port_limits(
+    dev: Device, buffers: Buffers, required: _Required, port: str, pgs: dict[str, str], cap: int | None
+) -> Iterator[Finding]:
+    asic = required.asic
+    if not asic.dynamic_formula:  # Broadcom: the lossless PGs' reserved sizes against the limit
+        total = sum(p.size * len(pg_numbers(k)) for k, n in pgs.items() if (p := buffers.profiles.get(n)))
         if cap is not None and total > cap:
             yield Finding(
                 dev.name, port, "lossless headroom of the port exceeds the limit", f"<= {cap}", str(total), port
             )
-        if required.shp and asic.dynamic_formula and shared > (shp_cap := shared_headroom_limit(asic)):
-            yield Finding(
-                dev.name, port, "shared headroom of the port exceeds the ASIC cap", f"<= {shp_cap}", str(shared), port
-            )
+        return
+    # Mellanox: SONiC's buffer_check_headroom_mellanox (4096 + lossy PG reserve + egress mirror + PGs).
+    speed = iface.speed_mbps if (iface := dev.interfaces.get(port)) is not None else None
+    verdict = check_port_headroom(
+        asic,
+        _reservations(dev, buffers, pgs),
+        max_headroom_size=cap,
+        shared_headroom_pool=required.shp,
+        eight_lanes=speed is not None and always_eight_lanes(asic.name, speed),
+    )
+    if cap is not None and verdict.total >= cap:
+        yield Finding(
+            dev.name,
+            port,
+            "headroom of the port (SONiC's port check: 4096 + lossy PG reserve + egress mirror + PGs) reaches "
+            "the limit",
+            f"< {cap}",
+            str(verdict.total),
+            port,
+        )
+    if verdict.shared_limit is not None and verdict.shared > verdict.shared_limit:
+        yield Finding(
+            dev.name,
+            port,
+            "shared headroom of the port exceeds the ASIC cap",
+            f"<= {verdict.shared_limit}",
+            str(verdict.shared),
+            port,
+        )

@@ -1,0 +1,59 @@
+"""lossless.headroom's port total on Mellanox is SONiC's port check: size-0 lossy PGs counted, strictly below."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from xoff.buffers import PgReservation, port_headroom_total
+from xoff.desired import FabricState, build_fabric_state
+from xoff.intent import load_intent
+from xoff.validate import Status, run_checks
+from xoff.validate.checks.buffers import PgHeadroom, pg_numbers
+
+MINIMAL = ROOT / "tests" / "fixtures" / "intent" / "minimal.yaml"
+
+
+@pytest.fixture(scope="module")
+def state() -> FabricState:
+    return build_fabric_state(load_intent(MINIMAL))
+
+
+def _largest_port_total(state: FabricState) -> tuple[int, int]:
+    """The largest port total by SONiC's rule, and how many lossy PGs it counted (from the TC -> PG map)."""
+    best = (0, 0)
+    for dev in state.devices.values():
+        if dev.buffers is None or dev.qos is None:
+            continue
+        for pgs in dev.buffers.port_priority_groups.values():
+            lossless = {n for key in pgs for n in pg_numbers(key)}
+            lossy = sorted(set(dev.qos.tc_to_priority_group.values()) - lossless)
+            res = [PgReservation(k, (p := dev.buffers.profiles[n]).size, p.xon, p.xoff) for k, n in pgs.items()]
+            total = port_headroom_total("spectrum4", res + [PgReservation(str(pg), 0) for pg in lossy])
+            best = max(best, (total, len(lossy)))
+    return best
+
+
+def test_the_fixture_has_lossy_pgs_to_count(state: FabricState) -> None:
+    total, lossy = _largest_port_total(state)
+    assert lossy >= 1 and total > 0
+
+
+@pytest.mark.parametrize(("offset", "status"), [(0, Status.FAILURE), (1, Status.SUCCESS), (-19456, Status.FAILURE)])
+def test_port_total_against_max_headroom(state: FabricState, offset: int, status: Status) -> None:
+    total, _ = _largest_port_total(state)
+    params = {"lossless.headroom": PgHeadroom.Params(max_port_headroom_bytes=total + offset)}
+    (result,) = run_checks(state, ["lossless.headroom"], params=params)
+    assert result.status is status
+    if status is Status.FAILURE:
+        assert any(str(f).endswith(f"Actual: {total}") for f in result.findings)
+
+
+def test_skipped_without_buffers(tmp_path: Path) -> None:
+    text = MINIMAL.read_text().replace("        lossless: true\n", "")
+    path = tmp_path / "intent.yaml"
+    path.write_text(text)
+    (result,) = run_checks(build_fabric_state(load_intent(path)), ["lossless.headroom"])
+    assert result.status is Status.SKIPPED

@@ -142,6 +142,10 @@ class Buffers(State):
     headroom_rules: list[HeadroomRule] = Field(
         default_factory=list, description="the intent's headroom rows for this ASIC, used before the ASIC's table"
     )
+    sku: str | None = Field(default=None, description="the catalogue SKU whose table and pools the plan used")
+    cable_rounding: Literal["exact", "up"] = Field(
+        default="exact", description="static model: a cable with no row takes the nearest longer cable's row (up)"
+    )
 
 
 class PfcWatchdog(State):

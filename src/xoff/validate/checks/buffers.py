@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for, shared_headroom_limit
+from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, headroom_for, shared_headroom_limit
+from xoff.buffers.catalogue import switch_asic
 from xoff.desired.builders.buffers import rule_headroom
 from xoff.desired.models import Buffers, Device, HeadroomRule
 from xoff.validate.checks.common import needs_roce
@@ -32,8 +33,10 @@ class _Required:
     """The headroom rule's answer per (speed, cable, MTU), computed once per device: the intent's row for
     the device's ASIC when there is one (the plan used it), else the ASIC's lookup row or formula."""
 
-    def __init__(self, asic: AsicSpec, buffers: Buffers, rules: list[HeadroomRule]) -> None:
-        self.asic, self.buffers, self.rules = asic, buffers, rules
+    def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None) -> None:
+        self.asic, self.buffers = asic, buffers
+        self.rules: list[HeadroomRule] = plan.headroom_rules if plan is not None else []
+        self.rounding = plan.cable_rounding if plan is not None else "exact"
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
         self.shp = bool(pool is not None and pool.xoff)
         self._cache: dict[tuple[int, int, int], Headroom | str] = {}
@@ -53,6 +56,7 @@ class _Required:
                     lossless_mtu=self.buffers.lossless_mtu,
                     small_packet_percent=self.buffers.small_packet_percent,
                     shared_headroom_pool=self.shp,
+                    cable_rounding=self.rounding,
                 )
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
@@ -62,8 +66,9 @@ class _Required:
 @register
 class PgHeadroom(Check):
     """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the intent's
-    ``headroom_rows`` entry for the switch's ASIC when there is one, as the plan used; else the vendor
-    lookup row, or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
+    ``headroom_rows`` entry for the switch's SKU or ASIC when there is one, as the plan used; else the row of
+    the SKU's own ``pg_profile_lookup.ini`` (the ASIC's table without a SKU; never a formula in the static model),
+    or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
     cap with SHP). Read-back values are allowed one ASIC cell of rounding."""
@@ -92,9 +97,10 @@ class PgHeadroom(Check):
         limit = ctx.params_as(self.Params).max_port_headroom_bytes
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
-                plan = ctx.desired.devices.get(dev.name)
-                rules = plan.buffers.headroom_rules if plan is not None and plan.buffers is not None else []
-                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, rules), limit)
+                want = ctx.desired.devices.get(dev.name)
+                plan = want.buffers if want is not None else None
+                asic = switch_asic(dev.asic, plan.sku if plan is not None else None)
+                yield from _device(dev, dev.buffers, _Required(asic, dev.buffers, plan), limit)
 
 
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:

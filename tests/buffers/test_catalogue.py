@@ -97,7 +97,7 @@ def test_the_sku_asic_carries_the_skus_table_and_pools() -> None:
     th5 = switch_asic("tomahawk5", "7060X6-64PE")
     assert (th5.vendor, th5.pools.total_buffer, th5.pools.shared_headroom_pool_xoff) == (
         "broadcom",
-        173015040,
+        201326592,
         22035008,
     )
 

@@ -56,7 +56,7 @@ def test_sku_sets_the_asic_and_the_table(tmp_path: Path, spine: str, asic: str, 
     dev = state.devices["spine1"]
     assert (dev.asic, dev.hwsku) == (asic, hwsku)
     assert dev.buffers is not None
-    assert dev.buffers.sku == cat.get_sku(spine.rsplit("sku: ", 1)[1].split(",")[0]).hwsku
+    assert dev.buffers.sku == cat.get_sku(spine.rsplit("sku: ", 1)[1].split(",", maxsplit=1)[0]).hwsku
     sources = {p.source for p in dev.buffers.profiles.values()}
     assert all(s.startswith("lookup: sonic-net/sonic-buildimage@") for s in sources), sources
     # the SKU's pools, not the ASIC's

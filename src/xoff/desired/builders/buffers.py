@@ -7,6 +7,7 @@ from typing import Literal
 
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, get_asic, headroom_for
 from xoff.buffers.catalogue import get_sku, switch_asic
+from xoff.buffers.pools import pool_fit
 from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
 from xoff.intent.qos import HeadroomRow, QosPolicy
@@ -127,13 +128,25 @@ def build_buffers(
             )
         port_pgs[port] = dict.fromkeys(pg_key, name)
         totals[port] = room.size * len(pgs)
-    if missing:
-        raise InputError([_missing(switch.name, policy_name, why, ports) for why, ports in missing.items()])
+    problems = [_missing(switch.name, policy_name, why, ports) for why, ports in missing.items()]
+    pools = _pools(asic, spec.model)
+    fit = pool_fit({p.name: p.size for p in pools}, asic.pools.shared_headroom_pool_xoff, asic.pools.total_buffer)
+    if fit is not None and not fit.fits:
+        problems.append(
+            Problem(
+                None,
+                f"qos_policies.{policy_name}.buffers",
+                f"{switch.name}: the buffer pools of SKU {asic.sku} do not fit its buffer: {fit.describe()}"
+                " (allowed: pools within pools.total_buffer)",
+            )
+        )
+    if problems:
+        raise InputError(problems)
     return Buffers(
         model=spec.model,
         lossless_mtu=spec.lossless_mtu,
         small_packet_percent=spec.small_packet_percent,
-        pools=_pools(asic, spec.model),
+        pools=pools,
         profiles=dict(sorted(profiles.items())),
         port_priority_groups=port_pgs,
         port_headroom_bytes=totals,

@@ -111,8 +111,8 @@ def test_the_sku_asic_carries_the_skus_table_and_pools() -> None:
         ("7060X6-64PE", 800000, 300, "exact", (0, 1200000, 18796, 3556, -2, 300)),
         ("7060X6-64PE", 100, 5, "exact", (0, 2496, 1248, None, 0, 5)),  # a 100 Mb/s row
         # nearest longer cable, only when asked
-        ("7060X6-64PE", 400000, 30, "up", (0, 612140, 18796, 3556, 0, 40)),
-        ("7060X6-64PE", 400000, 1, "up", (0, 393192, 18796, 3556, 0, 5)),
+        ("7060X6-64PE", 400000, 30, "up", (0, 612140, 18796, 3556, 0, 30)),
+        ("7060X6-64PE", 400000, 1, "up", (0, 393192, 18796, 3556, 0, 1)),
         ("SN5600", 400000, 100, "exact", "SKU ACS-SN5600 (NVIDIA Spectrum-4) at 400000 Mb/s, 100 m"),
         ("7060X6-64PE", 400000, 100, "up", "or a longer cable at that speed"),
         ("7060X6-64PE", 400000, 30, "exact", "rows that exist: 400000 5m, 400000 40m, 800000 300m, 100 5m"),
@@ -130,7 +130,8 @@ def test_static_is_the_skus_table(
     hr = headroom_for(asic, speed, cable, model="static", cable_rounding=rounding)  # type: ignore[arg-type]
     assert (hr.xon, hr.xoff, hr.size, hr.xon_offset, hr.dynamic_th, hr.cable_m) == expect
     assert hr.source.startswith("lookup: sonic-net/sonic-buildimage@000000000000:device/")
-    assert ("nearest longer cable" in hr.source) is (cable != hr.cable_m)
+    rounded = rounding == "up" and f" {cable}m" not in hr.source
+    assert ("nearest longer cable" in hr.source) is rounded, hr.source
 
 
 def _every_row() -> list[tuple[Path, int]]:

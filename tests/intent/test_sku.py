@@ -119,7 +119,7 @@ def test_cable_rounding_up_names_the_row_used(tmp_path: Path) -> None:
     buffers = state.devices["spine1"].buffers
     assert buffers is not None and buffers.cable_rounding == "up"
     (profile,) = buffers.profiles.values()
-    assert profile.name == "pg_lossless_400000_40m_profile"
+    assert profile.name == "pg_lossless_400000_30m_profile"  # named for the port's cable, as SONiC names it
     assert profile.source.endswith("row 400000 40m (nearest longer cable for 30 m, buffers.cable_rounding: up)")
     # exact (the default): one problem per switch and reason, naming the ports (the leaves' spectrum4 has none either)
     exact = _error(tmp_path, "platform: eos, sku: 7060X6-64PE", "    cable_lengths: {leaf_spine: 30}\n", count=3)

@@ -44,4 +44,6 @@ def static_headroom(spec: AsicSpec, speed: int, cable: int, *, rounding: CableRo
     where = f"lookup: {row.source} row {row.speed_mbps} {row.cable_m}m"
     if row.cable_m != cable:
         where += f" (nearest longer cable for {cable} m, buffers.cable_rounding: up)"
-    return Headroom(row.xon, row.xoff, row.size, row.xon_offset, where, speed, row.cable_m, dynamic_th=row.threshold)
+    # the profile is named for the port's cable (SONiC: pg_lossless_<speed>_<CABLE_LENGTH>_profile); the source
+    # names the row whose numbers it holds
+    return Headroom(row.xon, row.xoff, row.size, row.xon_offset, where, speed, cable, dynamic_th=row.threshold)

@@ -66,7 +66,17 @@ BCM_PREFIX = {
     "td4": "trident4",
     "hx5": "helix5",
 }
-BCM_CHIP = {"BCM5699": "tomahawk4", "BCM78900": "tomahawk5", "BCM78910": "tomahawk6", "BCM78914": "tomahawk6"}
+# Broadcom device ids by family (the first four digits): BCM56960 Tomahawk ... BCM78910 Tomahawk 6.
+BCM_CHIP = {
+    "5696": "tomahawk",
+    "5697": "tomahawk2",
+    "5698": "tomahawk3",
+    "5699": "tomahawk4",
+    "7890": "tomahawk5",
+    "7891": "tomahawk6",
+    "5687": "trident3",
+    "5688": "trident4",
+}
 TERALYNX_FILE = {"innovium.55300": "teralynx5", "innovium.77700": "teralynx7", "teralynx.MVTX9180": "teralynx10"}
 SKU_PREFIXES = ("ACS-", "Mellanox-", "Arista-", "DellEMC-", "Dell-", "Force10-", "Nokia-", "Quanta-", "Celestica-")
 SKU_PREFIXES += ("INVENTEC-", "Alphanetworks-", "INGRASYS-")
@@ -220,6 +230,11 @@ def other_asic(tree: Tree, platform_dir: str, platform_asic: str) -> tuple[str |
         return "jericho", "platform_asic broadcom-dnx"
     if platform_asic in {"nephos", "centec"}:
         return platform_asic, f"platform_asic {platform_asic}"
+    for path in files:  # the PCIe device the platform probes names the chip itself
+        if posixpath.basename(path) in {"pcie.yaml", "pcie.yaml.j2"}:
+            found = _bcm_chip(tree.read(path))
+            if found:
+                return found[0], f"{posixpath.basename(path)} names {found[1]}"
     for path in files:
         name = posixpath.basename(path)
         for key, asic in TERALYNX_FILE.items():
@@ -244,12 +259,19 @@ def _asic_in_text(tree: Tree, path: str) -> tuple[str, str] | None:
     family = re.search(r'"chip_family"\s*:\s*"(Tofino2?)"', text)
     if family:
         return family.group(1).lower(), f"{posixpath.basename(path)} chip_family {family.group(1)}"
-    for chip, asic in BCM_CHIP.items():
-        if chip in text:
-            return asic, f"{posixpath.basename(path)} names {chip}"
+    chip = _bcm_chip(text)
+    if chip:
+        return chip[0], f"{posixpath.basename(path)} names {chip[1]}"
     tomahawk = re.search(r"\[Tomahawk(\d)\]", text)
     if tomahawk:
         return f"tomahawk{tomahawk.group(1)}", f"{posixpath.basename(path)} names Tomahawk{tomahawk.group(1)}"
+    return None
+
+
+def _bcm_chip(text: str) -> tuple[str, str] | None:
+    for match in re.finditer(r"BCM(\d{4})\d", text):
+        if match.group(1) in BCM_CHIP:
+            return BCM_CHIP[match.group(1)], match.group(0)
     return None
 
 

@@ -225,30 +225,48 @@ def _text_files(tree: Tree, platform_dir: str) -> list[str]:
 
 def other_asic(tree: Tree, platform_dir: str, platform_asic: str) -> tuple[str | None, str]:
     """The ASIC of a non-Mellanox platform, with the evidence (a file name or a line)."""
-    files = _text_files(tree, platform_dir)
     if platform_asic.startswith("broadcom-dnx"):
         return "jericho", "platform_asic broadcom-dnx"
     if platform_asic in {"nephos", "centec"}:
         return platform_asic, f"platform_asic {platform_asic}"
-    for path in files:  # the PCIe device the platform probes names the chip itself
+    files = _text_files(tree, platform_dir)
+    for step in (_asic_from_pcie, _asic_from_file_names, _asic_from_contents):
+        found = step(tree, files)
+        if found:
+            return found
+    return None, "not found"
+
+
+def _asic_from_pcie(tree: Tree, files: list[str]) -> tuple[str, str] | None:
+    """The PCIe device the platform probes names the chip itself."""
+    for path in files:
         if posixpath.basename(path) in {"pcie.yaml", "pcie.yaml.j2"}:
             found = _bcm_chip(tree.read(path))
             if found:
                 return found[0], f"{posixpath.basename(path)} names {found[1]}"
+    return None
+
+
+def _asic_from_file_names(_tree: Tree, files: list[str]) -> tuple[str, str] | None:
+    """SDK files named after the chip: th5-a7060x6-64pe.config.bcm, innovium.77700_A, teralynx.MVTX9180."""
     for path in files:
         name = posixpath.basename(path)
         for key, asic in TERALYNX_FILE.items():
             if name.startswith(key):
                 return asic, name
         match = re.match(r"(th\d?|td\d|hx\d)[-_]", name)
-        if match and (name.endswith((".bcm", ".yml", ".yaml"))):
+        if match and name.endswith((".bcm", ".yml", ".yaml")):
             return BCM_PREFIX[match.group(1)], name
+    return None
+
+
+def _asic_from_contents(tree: Tree, files: list[str]) -> tuple[str, str] | None:
     for path in files:
-        if path.endswith(("switch-tna-sai.conf", ".bcm", ".yml", ".yaml", "pcie.yaml.j2")):
+        if path.endswith(("switch-tna-sai.conf", ".bcm", ".yml", ".yaml")):
             found = _asic_in_text(tree, path)
             if found:
                 return found
-    return None, "not found"
+    return None
 
 
 def _asic_in_text(tree: Tree, path: str) -> tuple[str, str] | None:

@@ -97,3 +97,22 @@ def test_page_lists_speeds_and_cables_per_sku(tmp_path: Path) -> None:
     page = render(tmp_path)
     assert "| `X-1` | X1 | chip | static | 100M: 5m; 400G: 5m 300m | `d/` @ `c0ffee` |" in page
     assert "1 SKUs: acme 1." in page
+
+
+GUIDANCE = sorted((FILES[0].parent.parent / "guidance").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", GUIDANCE, ids=[p.stem for p in GUIDANCE])
+def test_guidance_file_names_its_page_and_numbers(path: Path) -> None:
+    data = _load(path)
+    assert set(data) == {"name", "platform", "asics", "summary", "url", "source", "numbers"}
+    assert data["name"] == path.stem and data["url"].startswith("https://")
+    assert "\n" not in data["summary"] and data["numbers"]
+    for number in data["numbers"]:
+        assert set(number) == {"name", "value", "unit", "where"}
+        assert isinstance(number["value"], int) and number["value"] > 0
+
+
+def test_guidance_covers_eos_and_cumulus() -> None:
+    platforms = " ".join(_load(p)["platform"] for p in GUIDANCE)
+    assert "Cumulus" in platforms and "EOS" in platforms

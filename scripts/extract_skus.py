@@ -327,11 +327,15 @@ def pools_block(tree: Tree, sku: Sku, tier: str) -> dict[str, object] | None:
 
 
 def _aliases(sku: Sku, default_sku: str | None) -> list[str]:
-    names = []
-    for prefix in SKU_PREFIXES:
-        if sku.hwsku.startswith(prefix):
-            names.append(sku.hwsku.removeprefix(prefix))
-    if sku.hwsku == default_sku:
+    """Names users know: the HWSKU without its vendor prefix, and the platform's model name on its default SKU.
+
+    The model name (``SN5600``, ``7060X6-64PE``, ``Z9332F``) is derived for Mellanox, Arista and Dell only, where the
+    platform directory spells it; simulator platforms (SimX) get no aliases.
+    """
+    if "_simx" in sku.platform:
+        return []
+    names = [sku.hwsku.removeprefix(p) for p in SKU_PREFIXES if sku.hwsku.startswith(p)]
+    if sku.hwsku == default_sku and sku.vendor_dir in {"mellanox", "arista", "dell"}:
         model = _platform_model(sku)
         if model:
             names.append(model)
@@ -347,10 +351,11 @@ def _platform_model(sku: Sku) -> str | None:
     match = re.match(r"x86_64-[a-z0-9]+_(.+?)(-r\d+)?$", sku.platform)
     if not match:
         return None
-    body = re.sub(r"_(c\d{4}|d\d{4})$", "", match.group(1))
+    tokens = re.sub(r"_(c\d{4}|d\d{4})$", "", match.group(1)).split("_")
     if sku.vendor_dir == "arista":
-        return body.replace("_", "-").upper()
-    return body.split("_")[0].upper()
+        # 7060x6_64pe -> 7060X6-64PE; 7060_cx32s is spelled 7060CX-32S by Arista, so no model alias is made
+        return "-".join(tokens).upper() if not tokens[0].isdigit() else None
+    return tokens[0].upper()
 
 
 def build(tree: Tree, sku: Sku, asic: str, evidence: str, default_sku: str | None) -> dict[str, object] | None:
@@ -423,17 +428,24 @@ def dump(data: dict[str, object]) -> str:
 
 
 def unique_aliases(records: list[dict[str, object]]) -> None:
-    """Drop an alias two SKUs claim, or one that is another SKU's HWSKU name (case-insensitive)."""
-    seen: dict[str, int] = {}
-    for rec in records:
-        for name in [rec["hwsku"], *rec["aliases"]]:  # type: ignore[misc]
-            seen[str(name).upper()] = seen.get(str(name).upper(), 0) + 1
-    for rec in records:
-        keep = [a for a in rec["aliases"] if seen[a.upper()] == 1]  # type: ignore[attr-defined]
-        dropped = [a for a in rec["aliases"] if a not in keep]  # type: ignore[attr-defined]
+    """One owner per alias (case-insensitive): never another SKU's HWSKU name; a name taken from a HWSKU beats a
+    platform model name; two claimants of the same kind both lose it (noted)."""
+    hwskus = {str(rec["hwsku"]).upper() for rec in records}
+    claims: dict[str, list[tuple[int, int]]] = {}
+    for index, rec in enumerate(records):
+        for alias in rec["aliases"]:  # type: ignore[attr-defined]
+            from_hwsku = any(str(rec["hwsku"]) == p + alias for p in SKU_PREFIXES)
+            claims.setdefault(alias.upper(), []).append((0 if from_hwsku else 1, index))
+    for index, rec in enumerate(records):
+        keep, dropped = [], []
+        for alias in rec["aliases"]:  # type: ignore[attr-defined]
+            ranked = sorted(claims[alias.upper()])
+            best = [i for rank, i in ranked if rank == ranked[0][0]]
+            owner = best[0] if len(best) == 1 else None
+            (keep if owner == index and alias.upper() not in hwskus else dropped).append(alias)
         rec["aliases"] = keep
         if dropped:
-            rec["notes"].append(f"alias {', '.join(dropped)} dropped: another SKU claims it")  # type: ignore[attr-defined]
+            rec["notes"].append(f"alias {', '.join(dropped)} not given: another SKU has that name")  # type: ignore[attr-defined]
 
 
 def _platform_asic(tree: Tree, sku: Sku, mlnx: dict[str, str]) -> tuple[str | None, str]:

@@ -134,29 +134,31 @@ def test_static_is_the_skus_table(
     assert ("nearest longer cable" in hr.source) is rounded, hr.source
 
 
-def _every_row() -> list[tuple[Path, int]]:
-    files = sorted([*SHIPPED.rglob("*.yaml"), *FIXTURES.rglob("*.yaml")])
-    out = []
-    for path in files:
-        sku = cat._load_file(path)
-        out.extend((path, k) for k in range(len(sku.lookup.rows) if sku.lookup else 0))
-    return out
+def _every_file() -> list[Path]:
+    return sorted([*cat._files(SHIPPED), *cat._files(FIXTURES)])
 
 
-@pytest.mark.parametrize(("path", "k"), _every_row(), ids=lambda v: v.stem if isinstance(v, Path) else str(v))
-def test_every_table_row_is_what_the_static_model_returns(path: Path, k: int) -> None:
-    """Over the whole catalogue (globbed): each row of a SKU's pg_profile_lookup.ini is returned exactly."""
+@pytest.mark.parametrize("path", _every_file(), ids=lambda p: p.stem)
+def test_every_table_row_is_what_the_static_model_returns(path: Path) -> None:
+    """Over the whole catalogue (globbed): each row of a SKU's pg_profile_lookup.ini is returned exactly, with its
+    threshold and xon_offset, and the source names that row."""
     sku: Sku = cat._load_file(path)
-    assert sku.lookup is not None
-    row = sku.lookup.rows[k]
-    hr = static_headroom(sku_asic(sku), row.speed, row.cable_m)
-    same = [r for r in sku.lookup.rows if (r.speed, r.cable) == (row.speed, row.cable)]
-    assert len(same) == 1, f"{path}: {row.speed} {row.cable} is in the table {len(same)} times"
-    assert (hr.xon, hr.xoff, hr.size, hr.xon_offset, hr.dynamic_th) == (
-        row.xon,
-        row.xoff,
-        row.size,
-        row.xon_offset,
-        row.dynamic_th,
-    )
-    assert f"row {row.speed} {row.cable}" in hr.source
+    asic = sku_asic(sku)
+    rows = sku.lookup.rows if sku.lookup is not None else []
+    keys = [(r.speed, r.cable) for r in rows]
+    assert len(set(keys)) == len(keys), f"{path}: a speed/cable pair is in the table twice"
+    for row in rows:
+        hr = static_headroom(asic, row.speed, row.cable_m)
+        got = (hr.xon, hr.xoff, hr.size, hr.xon_offset, hr.dynamic_th)
+        assert got == (row.xon, row.xoff, row.size, row.xon_offset, row.dynamic_th), (row.speed, row.cable)
+        assert hr.source.endswith(f"{sku.lookup.file} row {row.speed} {row.cable}"), hr.source  # type: ignore[union-attr]
+
+
+def test_every_shipped_sku_resolves_to_a_known_asic() -> None:
+    """The data's ASIC names are asics.py's (a switch's asic derived from its sku must resolve as a written one)."""
+    from xoff.buffers import get_asic
+
+    for sku in cat.load_catalogue([SHIPPED]).values():
+        assert get_asic(sku.asic).name == sku.asic, sku.hwsku
+        assert get_asic(sku.asic).vendor == sku.vendor, sku.hwsku
+        assert sku_asic(sku).dynamic_formula is ("dynamic" in sku.models and get_asic(sku.asic).dynamic_formula)

@@ -254,14 +254,14 @@ _NAMED_ONLY = (
     vendor_asic("tomahawk2", "broadcom", "Broadcom Tomahawk 2"),
     vendor_asic("tomahawk3", "broadcom", "Broadcom Tomahawk 3"),
     vendor_asic("tomahawk4", "broadcom", "Broadcom Tomahawk 4"),
-    vendor_asic("trident2", "broadcom", "Broadcom Trident 2"),
+    vendor_asic("tomahawk6", "broadcom", "Broadcom Tomahawk 6"),
     vendor_asic("trident3", "broadcom", "Broadcom Trident 3"),
     vendor_asic("trident4", "broadcom", "Broadcom Trident 4"),
-    vendor_asic("jericho2", "broadcom", "Broadcom Jericho 2"),
     vendor_asic("tofino", "barefoot", "Intel Tofino"),
     vendor_asic("tofino2", "barefoot", "Intel Tofino 2"),
-    vendor_asic("prestera", "marvell", "Marvell Prestera"),
-    vendor_asic("teralynx", "marvell-teralynx", "Marvell Teralynx"),
+    vendor_asic("teralynx5", "marvell", "Marvell Teralynx 5"),
+    vendor_asic("teralynx7", "marvell", "Marvell Teralynx 7"),
+    vendor_asic("teralynx10", "marvell", "Marvell Teralynx 10"),
 )
 
 ASICS: dict[str, AsicSpec] = {a.name: a for a in (*_ASIC_LIST, *_NAMED_ONLY)}
@@ -294,7 +294,7 @@ def _build_aliases() -> dict[str, str]:
             "th2": "tomahawk2",
             "th3": "tomahawk3",
             "th4": "tomahawk4",
-            "td2": "trident2",
+            "th6": "tomahawk6",
             "td3": "trident3",
             "td4": "trident4",
         }

@@ -55,7 +55,7 @@ class SkuSource(_Data):
 class SkuPools(_Data):
     """Buffer pool sizes in bytes from ``buffers_defaults_t1.j2`` (or ``_t0``); None: the source does not give it."""
 
-    file: str = Field(min_length=1)
+    file: str | None = Field(min_length=1, description="None: the SKU has no such template")
     ingress_lossless_pool: _Bytes | None = None
     ingress_lossy_pool: _Bytes | None = None
     egress_lossless_pool: _Bytes | None = None
@@ -125,7 +125,7 @@ class Sku(_Data):
             egress_lossless_pool=p.egress_lossless_pool,
             egress_lossy_pool=p.egress_lossy_pool,
             shared_headroom_pool_xoff=p.shared_headroom_pool_xoff,
-            source=self.where(p.file),
+            source=self.where(p.file) if p.file is not None else None,
             total_buffer=p.total_buffer,
         )
 
@@ -140,9 +140,13 @@ def sku_dirs() -> list[Path]:
     return [_SHIPPED, *extra]
 
 
+_NOT_SKUS = "guidance"  # the vendors' published headroom guidance: data of another shape, read by docs/buffers.md
+
+
 def _files(root: Path) -> Iterator[Path]:
+    """``<vendor>/<HWSKU>.yaml`` files (a site directory may also hold them at its top)."""
     if root.is_dir():
-        yield from sorted(root.rglob("*.yaml"))
+        yield from sorted(p for p in root.rglob("*.yaml") if _NOT_SKUS not in p.relative_to(root).parts[:-1])
 
 
 def _load_file(path: Path) -> Sku:
@@ -249,4 +253,11 @@ def sku_asic(sku: Sku) -> AsicSpec:
         base = get_asic(sku.asic)
     except KeyError:
         base = vendor_asic(sku.asic, sku.vendor)
-    return replace(base, pools=sku.pool_sizes() or PoolSizes(), lookup_rows=sku.lookup_rows(), sku=sku.hwsku)
+    return replace(
+        base,
+        # SONiC runs the dynamic model only on SKUs that ship its files: the formula is this SKU's only if so
+        dynamic_formula=base.dynamic_formula and "dynamic" in sku.models,
+        pools=sku.pool_sizes() or PoolSizes(),
+        lookup_rows=sku.lookup_rows(),
+        sku=sku.hwsku,
+    )

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, headroom_for, shared_headroom_limit
 from xoff.buffers.catalogue import switch_asic
 from xoff.desired.builders.buffers import rule_headroom
-from xoff.desired.models import Buffers, Device, HeadroomRule
+from xoff.desired.models import BufferProfile, Buffers, Device, HeadroomRule
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -103,6 +103,14 @@ class PgHeadroom(Check):
                 yield from _device(dev, dev.buffers, _Required(asic, dev.buffers, plan), limit)
 
 
+def _min_size(profile: BufferProfile, need: Headroom) -> int:
+    """xon + xoff; a row of the vendor's own table that reserves less (SONiC's SKUs whose size = xon: headroom
+    shared) sets its own floor. An intent's row gets no such allowance."""
+    if need.source.startswith("lookup: "):
+        return min(profile.xon + profile.xoff, need.size)
+    return profile.xon + profile.xoff
+
+
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
     asic = required.asic
     cell = asic.cell_size or 0
@@ -134,12 +142,12 @@ def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | Non
                     port,
                     prio,
                 )
-            elif asic.size_is_xon_plus_xoff and not required.shp and profile.size + cell < profile.xon + profile.xoff:
+            elif asic.size_is_xon_plus_xoff and not required.shp and profile.size + cell < _min_size(profile, need):
                 yield Finding(
                     dev.name,
                     f"{port} PG {key}",
                     f"size of {name} below xon + xoff",
-                    f">= {profile.xon + profile.xoff}",
+                    f">= {_min_size(profile, need)}",
                     str(profile.size),
                     port,
                     prio,

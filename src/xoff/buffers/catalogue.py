@@ -116,7 +116,8 @@ class Sku(_Data):
         )
 
     def pool_sizes(self) -> PoolSizes | None:
-        p = self.pools
+        """The t1 pools (xoff plans leaf and spine fabrics); the t0 ones where the SKU ships no t1 template."""
+        p = self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
         if p is None:
             return None
         return PoolSizes(

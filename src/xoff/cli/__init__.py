@@ -383,7 +383,6 @@ def headroom(
         "model": model.value,
         "speed_mbps": speed_mbps,
         "cable_m": cable_m,
-        "row_cable_m": room.cable_m if model is Model.static else None,
         "profile": room.profile_name,
         "xon": room.xon,
         "xoff": room.xoff,

@@ -241,10 +241,25 @@ def switch_asic(asic: str, sku: str | None) -> AsicSpec:
     return _switch_asic(asic, sku, tuple(sku_dirs()))
 
 
+# The table a switch that names only its ASIC gets: SONiC's reference SKU of that ASIC (NVIDIA's ACS SKUs, whose
+# rows the ASIC's excerpt in asics.py is a part of). The ASIC's own pools stay. Others keep asics.py's rows.
+REFERENCE_SKUS = {
+    "spectrum1": "ACS-MSN2700",
+    "spectrum2": "ACS-MSN3800",
+    "spectrum3": "ACS-MSN4700",
+    "spectrum4": "ACS-SN5600",
+    "spectrum6": "ACS-SN6600",
+}
+
+
 @cache
 def _switch_asic(asic: str, sku: str | None, dirs: tuple[Path, ...]) -> AsicSpec:
     del dirs  # part of the key only: another XOFF_SKU_DIR is another catalogue
-    return sku_asic(get_sku(sku)) if sku is not None else get_asic(asic)
+    if sku is not None:
+        return sku_asic(get_sku(sku))
+    spec = get_asic(asic)
+    ref = _skus().get(REFERENCE_SKUS.get(spec.name, ""))
+    return replace(spec, lookup_rows=ref.lookup_rows()) if ref is not None and ref.lookup else spec
 
 
 def sku_asic(sku: Sku) -> AsicSpec:

@@ -162,3 +162,14 @@ def test_every_shipped_sku_resolves_to_a_known_asic() -> None:
         assert get_asic(sku.asic).name == sku.asic, sku.hwsku
         assert get_asic(sku.asic).vendor == sku.vendor, sku.hwsku
         assert sku_asic(sku).dynamic_formula is ("dynamic" in sku.models and get_asic(sku.asic).dynamic_formula)
+
+
+def test_dynamic_only_where_the_sku_ships_it() -> None:
+    """A Mellanox SKU whose SONiC directory has no dynamic-model files gets no formula; one that has them does."""
+    skus = cat.load_catalogue([SHIPPED])
+    static_only = next(s for s in skus.values() if s.vendor == "mellanox" and s.models == ["static"])
+    both = skus["ACS-SN5600"]
+    assert "dynamic" in both.models
+    assert headroom_for(sku_asic(both), 400000, 40, model="dynamic").source.startswith("formula: ")
+    with pytest.raises(HeadroomUnavailable, match="SONiC ships no dynamic model for this SKU"):
+        headroom_for(sku_asic(static_only), 100000, 5, model="dynamic")

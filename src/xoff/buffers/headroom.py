@@ -233,7 +233,9 @@ def headroom_for(
     if not spec.dynamic_formula:
         where = f"{spec.table_owner} at {speed_mbps} Mb/s, {cable_m} m"
         raise HeadroomUnavailable(
-            f"no dynamic headroom for {where}: the formula is Mellanox-only; "
+            f"no dynamic headroom for {where}: "
+            + ("SONiC ships no dynamic model for this SKU; " if spec.sku and spec.vendor == "mellanox" else "")
+            + "the formula is Mellanox-only; "
             f"use model 'static' (rows that exist: {spec.rows_summary()})"
         )
     return compute_headroom(

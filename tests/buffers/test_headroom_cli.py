@@ -58,8 +58,15 @@ def test_json_carries_threshold_pool_and_source(site: Path, args: tuple[str, ...
     if "--sku" in args:
         assert doc["source"].startswith("lookup: sonic-net/sonic-buildimage@000000000000:device/arista/")
         assert ("nearest longer cable for 30 m" in doc["source"]) is ("up" in args)
+        assert doc["from"]["file"].endswith("/Site-TH5/pg_profile_lookup.ini")
+        assert doc["from"]["row"] == {
+            "speed": doc["speed_mbps"],
+            "cable": "40m" if "up" in args else f"{doc['cable_m']}m",
+        }
     else:
         assert doc["source"].startswith("formula: SONiC buffer_headroom_mellanox (Spectrum-4, 400G, 30 m")
+        assert doc["from"]["formula"] == "buffer_headroom_mellanox"
+        assert doc["from"]["inputs"]["cable"] == "30m" and doc["from"]["inputs"]["port_mtu"] == 9100
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,13 @@ from typing import Literal
 from xoff.buffers.asics import AsicSpec, LookupRow
 from xoff.buffers.headroom import Headroom, HeadroomUnavailable
 
-__all__ = ["CableRounding", "static_headroom"]
+__all__ = ["CableRounding", "static_headroom", "table_row"]
 
 CableRounding = Literal["exact", "up"]
 
 
-def _row(spec: AsicSpec, speed: int, cable: int, rounding: CableRounding) -> LookupRow | None:
+def table_row(spec: AsicSpec, speed: int, cable: int, rounding: CableRounding) -> LookupRow | None:
+    """The row the static model takes for ``speed`` and ``cable`` (None: there is none)."""
     same_speed = [r for r in spec.lookup_rows if r.speed_mbps == speed]
     exact = next((r for r in same_speed if r.cable_m == cable), None)
     if exact is not None or rounding == "exact":
@@ -32,7 +33,7 @@ def static_headroom(spec: AsicSpec, speed: int, cable: int, *, rounding: CableRo
 
     Raises :class:`HeadroomUnavailable` naming the table and its rows when there is none.
     """
-    row = _row(spec, speed, cable, rounding)
+    row = table_row(spec, speed, cable, rounding)
     if row is None:
         how = "no row for it" if rounding == "exact" else "no row for it or a longer cable at that speed"
         fix = "" if rounding == "up" else ", or buffers.cable_rounding: up for the nearest longer cable row"

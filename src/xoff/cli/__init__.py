@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -26,6 +26,8 @@ from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from xoff.buffers import AsicSpec, Headroom
 
 try:  # the click typer builds on: its own copy in recent typer, else the click package
     from typer._click.core import Command, Context
@@ -392,6 +394,18 @@ def headroom(
         # every lossless PG profile draws from SONiC's ingress lossless pool (its xoff with a shared headroom pool)
         "pool": "ingress_lossless_pool",
         "source": room.source,
+        "from": _headroom_origin(
+            spec,
+            room,
+            cable_rounding.value if model is Model.static else None,
+            {
+                "port_mtu": mtu,
+                "lossless_mtu": lossless_mtu,
+                "small_packet_percent": small_packet_percent,
+                "shared_headroom_pool": shared_headroom_pool,
+                "eight_lanes": eight_lanes,
+            },
+        ),
     }
     if fmt is Format.json:
         print(json.dumps(result, indent=2))
@@ -404,6 +418,19 @@ def headroom(
         console.print(f"  xon_offset {room.xon_offset} bytes")
     console.print(f"  dynamic_th {result['dynamic_th']}, pool ingress_lossless_pool")
     console.print(f"  source: {room.source}", soft_wrap=True)
+
+
+def _headroom_origin(
+    spec: AsicSpec, room: Headroom, rounding: Literal["exact", "up"] | None, knobs: dict[str, object]
+) -> dict[str, object]:
+    """``xoff headroom``'s source as data: the table file and row (static), or the formula and its inputs."""
+    from xoff.buffers.static import table_row
+
+    row = table_row(spec, room.speed_mbps, room.cable_m, rounding) if rounding is not None else None
+    if row is not None:
+        return {"file": row.source, "row": {"speed": row.speed_mbps, "cable": f"{row.cable_m}m"}}
+    where = {"asic": spec.name, "speed": room.speed_mbps, "cable": f"{room.cable_m}m"}
+    return {"formula": "buffer_headroom_mellanox", "inputs": {**where, **knobs}}
 
 
 class Routing(StrEnum):

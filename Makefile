@@ -77,6 +77,7 @@ docs: schema lab-clab
 	$(BIN)/python -m xoff.platforms.docs > docs/platforms.md
 	$(BIN)/python -m xoff.lab.faults.docs docs/faults.md
 	$(BIN)/python -m xoff.collect.captures_doc > docs/captures.md
+	$(BIN)/python -m xoff.buffers.catalogue_doc > docs/buffers.md
 
 # The containerlab topology of every example intent, lab/clab/<example>.clab.yml (tests/lab_offline/test_lab_assets.py
 # fails when one is stale). Each export renders its startup configuration beside it (<fabric>-configs/, not committed).

@@ -65,7 +65,8 @@ qos_policies:
       bulk: {priority: 0, scheduler: {type: dwrr, weight: 50}}
     default_class: bulk
     cnp_class: cnp
-    buffers: {model: static}
+    # static means the table: the 30 m host cables take the SN5600 table's 40 m row (nearest longer)
+    buffers: {model: static, cable_rounding: up}
     cable_lengths: {host_leaf: 30, leaf_spine: 40, spine_super_spine: 300}
 defaults:
   switch: {platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}

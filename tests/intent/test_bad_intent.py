@@ -187,14 +187,15 @@ def test_planning_problems_come_with_the_loading_problems_it_does_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An unknown key of the fabric and an address clash do not touch what the planner reads: the headroom
-    problems of the plan are in the same run (8 cabled lossless ports, each at the policy's buffers)."""
+    problems of the plan are in the same run (8 cabled lossless ports on 3 switches: one problem per switch and
+    speed/cable, each at the policy's buffers)."""
     edits = [
         *TOMAHAWK_LEAVES,
         {"replace": ["mgmt: 192.0.2.22, asn: 65102", "mgmt: 192.0.2.21, asn: 65102"]},
         {"replace": ["  site: lab\n", "  site: lab\n  colour: blue\n"]},
     ]
     fields = _api_problems(edits, tmp_path, monkeypatch)
-    assert fields == ["fabric.colour", *["qos_policies.rdma.buffers"] * 8, "switches[2].mgmt"]
+    assert fields == ["fabric.colour", *["qos_policies.rdma.buffers"] * 5, "switches[2].mgmt"]
 
 
 def test_no_planning_when_a_device_was_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

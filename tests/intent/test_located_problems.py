@@ -14,7 +14,8 @@ MINIMAL = Path(__file__).parent.parent / "fixtures" / "intent" / "minimal.yaml"
 
 
 def test_buffer_problems_are_located_at_the_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tomahawk has no 400G static headroom row: each lossless port is a problem, at the policy it uses."""
+    """Tomahawk has no 400G static headroom row: each switch's ports without a row are a problem per reason (speed
+    and cable), naming the ports, at the policy they use."""
     monkeypatch.chdir(tmp_path)
     text = MINIMAL.read_text(encoding="utf-8").replace("    asic: spectrum4\n", "    asic: tomahawk\n")
     Path("intent.yaml").write_text(text, encoding="utf-8")
@@ -22,7 +23,9 @@ def test_buffer_problems_are_located_at_the_policy(tmp_path: Path, monkeypatch: 
     with pytest.raises(InputError) as info:
         build_fabric_state(load_intent(Path("intent.yaml")))
     lines = info.value.render().splitlines()
-    assert len(lines) == 8  # the cabled lossless ports: 3 on each leaf (2 to hosts, 1 to the spine), 2 on the spine
+    # the cabled lossless ports: on each leaf 2 to hosts (5 m) and 1 to the spine (40 m), 2 on the spine (40 m)
+    assert len(lines) == 5, lines
+    assert sum(line.count("Ethernet") for line in lines) == 8, lines
     assert all(line.startswith(f"intent.yaml:{policy_line}:5: qos_policies.rdma.buffers: ") for line in lines), lines
     assert "<intent>" not in info.value.render()
 

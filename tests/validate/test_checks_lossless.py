@@ -204,7 +204,8 @@ CASES: list[tuple[str, Mutation, str]] = [
         "lossless.headroom",  # the profile of the 40 m leaf-spine ports lost headroom
         lambda s, _: _shrink_profile(s, "spine1", "pg_lossless_400000_40m_profile", xoff=100000),
         "spine1: Ethernet0 PG 3 - xoff of pg_lossless_400000_40m_profile below the rule for 400G 40 m (lookup: "
-        "sonic-buildimage device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600/pg_profile_lookup.ini row 400000 40m)"
+        "sonic-net/sonic-buildimage@086b03bd70f9:device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600/"
+        "pg_profile_lookup.ini row 400000 40m)"
         " - Expected: >= 283648 Actual: 100000",
     ),
     (

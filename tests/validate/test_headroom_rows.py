@@ -1,8 +1,9 @@
 """The intent's ``headroom_rows``: a row may name its ASIC(s); the plan and ``lossless.headroom`` use the same rows.
 
 The fabric: minimal.yaml with an EOS Tomahawk 5 spine and 100 m leaf-spine cables, a length the Tomahawk 5
-lookup table has no row for, so the spine's 400G 100 m ports need the intent's row. The Spectrum-4 leaves
-have the SONiC formula for that length and must not be touched by a row meant for the spine.
+lookup table has no row for, so the spine's 400G 100 m ports need the intent's row. The Spectrum-4 leaves have
+no table row for that length either (static means the table), so a second row, tied to spectrum4, is theirs; a
+row meant for the spine must not touch them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from xoff.validate.mirror import mirror_snapshot
 MINIMAL = ROOT / "tests" / "fixtures" / "intent" / "minimal.yaml"
 ROW = "{speed: 400G, cable: 100, xon: 0, xoff: 700000, size: 18796}"
 INTENT_ROW = "intent: qos_policies.rdma.buffers.headroom_rows[0]"
+LEAF_ROW = "{asics: [spectrum4], speed: 400G, cable: 100, xon: 19456, xoff: 400000, size: 419456}"
 
 
 def _plan(tmp_path: Path, row: str) -> FabricState:
@@ -35,7 +37,7 @@ def _plan(tmp_path: Path, row: str) -> FabricState:
             "    pfc_watchdog: {poll_interval_ms: 200, detection_ms: 400, restoration_ms: 800}\n",
             "    pfc_watchdog: {poll_interval_ms: 200, detection_ms: 400, restoration_ms: 800}\n"
             "    cable_lengths: {leaf_spine: 100}\n"
-            f"    buffers:\n      headroom_rows:\n        - {row}\n",
+            f"    buffers:\n      headroom_rows:\n        - {row}\n        - {LEAF_ROW}\n",
         ),
     ]
     for old, new in edits:
@@ -61,10 +63,10 @@ def _uplink_source(state: FabricState, device: str, port: str) -> str:
 @pytest.mark.parametrize(
     ("asics", "spine_rules", "leaf_rules"),
     [
-        ("asics: [tomahawk5], ", 1, 0),  # named: the spine only
-        ("asics: [TH5, sp4], ", 1, 1),  # aliases, as a switch's asic accepts them
-        ("asics: [spectrum4], ", None, 1),  # named for the leaves: the spine has no rule for 100 m
-        ("", 1, 1),  # no ASIC named: every switch, as before
+        ("asics: [tomahawk5], ", 1, 1),  # named: the spine only (the leaves keep their own row)
+        ("asics: [TH5, sp4], ", 1, 2),  # aliases, as a switch's asic accepts them
+        ("asics: [spectrum4], ", None, 2),  # named for the leaves: the spine has no rule for 100 m
+        ("", 1, 2),  # no ASIC named: every switch, as before
     ],
 )
 def test_a_row_applies_to_the_asics_it_names(
@@ -72,7 +74,7 @@ def test_a_row_applies_to_the_asics_it_names(
 ) -> None:
     row = ROW.replace("{", "{" + asics, 1)
     if spine_rules is None:
-        with pytest.raises(InputError, match=r"spine1:Ethernet0: no static headroom for .*tomahawk5"):
+        with pytest.raises(InputError, match=r"spine1 ports Ethernet0, .*: no static headroom for .*tomahawk5"):
             _plan(tmp_path, row)
         return
     state = _plan(tmp_path, row)
@@ -80,7 +82,7 @@ def test_a_row_applies_to_the_asics_it_names(
     assert _uplink_source(state, "spine1", "Ethernet0") == INTENT_ROW
     assert len(_buffers(state, "leaf1").headroom_rules) == leaf_rules
     leaf_source = _uplink_source(state, "leaf1", "Ethernet32")
-    assert (leaf_source == INTENT_ROW) is bool(leaf_rules), leaf_source
+    assert (leaf_source == INTENT_ROW) is (leaf_rules == 2), leaf_source
 
 
 def _shrunk(state: FabricState, device: str, xoff: int) -> FabricState:

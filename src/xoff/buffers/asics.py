@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
-__all__ = ["ASICS", "AsicSpec", "LookupRow", "PoolSizes", "get_asic"]
+__all__ = ["ASICS", "AsicSpec", "LookupRow", "PoolSizes", "get_asic", "vendor_asic"]
 
-Vendor = Literal["mellanox", "broadcom"]
+# SONiC's ASIC vendors (``asic_type``); a SKU file may name another, which is kept as written.
+Vendor = str
 
 _SB = "sonic-buildimage "
 _SN4700 = _SB + "device/mellanox/x86_64-mlnx_msn4700-r0/ACS-MSN4700/"
@@ -51,6 +51,8 @@ class PoolSizes:
     egress_lossy_pool: int | None = None
     shared_headroom_pool_xoff: int | None = None
     source: str | None = None
+    # The ASIC's whole buffer (MMU size) where the source gives it; the pools must fit in it.
+    total_buffer: int | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class AsicSpec:
     xoff_compensation_kb: int = 0
     pools: PoolSizes = field(default_factory=PoolSizes)
     lookup_rows: tuple[LookupRow, ...] = ()
+    # The catalogue SKU whose pools and table these are (``catalogue.sku_asic``); None: the ASIC's own.
+    sku: str | None = None
 
     def __post_init__(self) -> None:
         consts = (
@@ -98,6 +102,11 @@ class AsicSpec:
         # The formula cannot run with a missing constant, so refuse such a spec up front.
         if self.dynamic_formula and any(c is None for c in consts):
             raise ValueError(f"{self.name}: dynamic_formula needs every ASIC_TABLE constant")
+
+    @property
+    def table_owner(self) -> str:
+        """Whose lookup table this is: ``SKU ACS-SN5600 (NVIDIA Spectrum-4)`` or ``NVIDIA Spectrum-4 (spectrum4)``."""
+        return f"SKU {self.sku} ({self.label})" if self.sku else f"{self.label} ({self.name})"
 
     def rows_summary(self) -> str:
         """The lookup rows as ``"<speed> <cable>m"`` items, or ``"none"``."""
@@ -226,7 +235,36 @@ _ASIC_LIST = (
     ),
 )
 
-ASICS: dict[str, AsicSpec] = {a.name: a for a in _ASIC_LIST}
+
+def vendor_asic(name: str, vendor: str, label: str | None = None) -> AsicSpec:
+    """An ASIC xoff knows only by name and vendor: no formula, no table of its own (a SKU brings its table)."""
+    return AsicSpec(
+        name=name,
+        label=label or name,
+        short_label=label or name,
+        vendor=vendor,
+        dynamic_formula=False,
+        size_is_xon_plus_xoff=False,
+        default_cable_m=40 if vendor == "broadcom" else 5,
+    )
+
+
+# ASICs the SKU catalogue names that have no table or formula here: their SKUs' own tables are the data.
+_NAMED_ONLY = (
+    vendor_asic("tomahawk2", "broadcom", "Broadcom Tomahawk 2"),
+    vendor_asic("tomahawk3", "broadcom", "Broadcom Tomahawk 3"),
+    vendor_asic("tomahawk4", "broadcom", "Broadcom Tomahawk 4"),
+    vendor_asic("tomahawk6", "broadcom", "Broadcom Tomahawk 6"),
+    vendor_asic("trident3", "broadcom", "Broadcom Trident 3"),
+    vendor_asic("trident4", "broadcom", "Broadcom Trident 4"),
+    vendor_asic("tofino", "barefoot", "Intel Tofino"),
+    vendor_asic("tofino2", "barefoot", "Intel Tofino 2"),
+    vendor_asic("teralynx5", "marvell", "Marvell Teralynx 5"),
+    vendor_asic("teralynx7", "marvell", "Marvell Teralynx 7"),
+    vendor_asic("teralynx10", "marvell", "Marvell Teralynx 10"),
+)
+
+ASICS: dict[str, AsicSpec] = {a.name: a for a in (*_ASIC_LIST, *_NAMED_ONLY)}
 
 
 def _norm(name: str) -> str:
@@ -236,7 +274,7 @@ def _norm(name: str) -> str:
 
 def _build_aliases() -> dict[str, str]:
     aliases: dict[str, str] = {}
-    for spec in _ASIC_LIST:
+    for spec in ASICS.values():
         for alias in (spec.name, spec.label, spec.short_label):
             aliases[_norm(alias)] = spec.name
     for gen in range(1, 7):
@@ -253,6 +291,12 @@ def _build_aliases() -> dict[str, str]:
             "th1": "tomahawk",
             "tomahawk1": "tomahawk",
             "th5": "tomahawk5",
+            "th2": "tomahawk2",
+            "th3": "tomahawk3",
+            "th4": "tomahawk4",
+            "th6": "tomahawk6",
+            "td3": "trident3",
+            "td4": "trident4",
         }
     )
     return aliases

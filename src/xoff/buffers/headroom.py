@@ -71,6 +71,7 @@ class Headroom:
     speed_mbps: int
     cable_m: int
     dynamic_name: str | None = None  # the dynamic model's name (buffermgrdyn), else the static one
+    dynamic_th: int | None = None  # the lookup row's threshold; None: the formula's (the policy gives it)
 
     @property
     def profile_name(self) -> str:
@@ -211,7 +212,9 @@ def lookup_headroom(asic: AsicSpec | str, speed_mbps: int, cable_m: int) -> Head
     for row in spec.lookup_rows:
         if row.speed_mbps == speed_mbps and row.cable_m == cable_m:
             source = f"lookup: {row.source} row {speed_mbps} {cable_m}m"
-            return Headroom(row.xon, row.xoff, row.size, row.xon_offset, source, speed_mbps, cable_m)
+            return Headroom(
+                row.xon, row.xoff, row.size, row.xon_offset, source, speed_mbps, cable_m, dynamic_th=row.threshold
+            )
     return None
 
 
@@ -227,31 +230,29 @@ def headroom_for(
     shared_headroom_pool: bool = False,
     gearbox_delay_ns: int = 0,
     eight_lanes: bool = False,
+    cable_rounding: Literal["exact", "up"] = "exact",
 ) -> Headroom:
     """Headroom under SONiC's static (lookup) or dynamic (formula) buffer model (§1.3, §1.4).
 
-    Static: the vendor lookup row is authoritative (§1.4 conclusion), falling back to the formula
-    where the ASIC supports it. The keyword arguments only affect the formula, not lookup rows.
+    Static: the SKU's (or ASIC's) lookup row and nothing else (``buffers.static``); ``cable_rounding`` "up" takes
+    the nearest longer cable row. The other keyword arguments only affect the formula.
     """
     spec = _resolve(asic)
     if model not in ("static", "dynamic"):
         raise ValueError(f"model must be 'static' or 'dynamic', got {model!r}")
-    where = f"{spec.label} ({spec.name}) at {speed_mbps} Mb/s, {cable_m} m"
     if model == "static":
-        row = lookup_headroom(spec, speed_mbps, cable_m)
-        if row is not None:
-            return row
-        if not spec.dynamic_formula:
-            raise HeadroomUnavailable(
-                f"no static headroom for {where}: no pg_profile_lookup.ini row matches and the dynamic "
-                f"formula is Mellanox-only; rows that exist: {spec.rows_summary()}"
-            )
-    elif not spec.dynamic_formula:
+        from xoff.buffers.static import static_headroom  # noqa: PLC0415 - static.py builds on this module
+
+        return static_headroom(spec, speed_mbps, cable_m, rounding=cable_rounding)
+    if not spec.dynamic_formula:
+        where = f"{spec.table_owner} at {speed_mbps} Mb/s, {cable_m} m"
         raise HeadroomUnavailable(
-            f"no dynamic headroom for {where}: the formula is Mellanox-only; "
+            f"no dynamic headroom for {where}: "
+            + ("SONiC ships no dynamic model for this SKU; " if spec.sku and spec.vendor == "mellanox" else "")
+            + "the formula is Mellanox-only; "
             f"use model 'static' (rows that exist: {spec.rows_summary()})"
         )
-    hr = compute_headroom(
+    return compute_headroom(
         spec,
         speed_mbps,
         cable_m,
@@ -262,8 +263,3 @@ def headroom_for(
         gearbox_delay_ns=gearbox_delay_ns,
         eight_lanes=eight_lanes,
     )
-    if model == "dynamic":
-        return hr
-    detail = hr.source.removeprefix("formula: ")
-    source = f"formula (no lookup row for {speed_mbps} {cable_m}m): {detail}"
-    return Headroom(hr.xon, hr.xoff, hr.size, hr.xon_offset, source, speed_mbps, cable_m)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -26,6 +26,8 @@ from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from xoff.buffers import AsicSpec, Headroom
 
 try:  # the click typer builds on: its own copy in recent typer, else the click package
     from typer._click.core import Command, Context
@@ -324,12 +326,23 @@ class Model(StrEnum):
     dynamic = "dynamic"
 
 
+class Rounding(StrEnum):
+    exact = "exact"
+    up = "up"
+
+
 @app.command()
 def headroom(
     speed: Annotated[str, typer.Option(help="port speed, e.g. 400G")],
     cable: Annotated[str, typer.Option(help="cable length in metres, e.g. 40m")],
-    asic: Annotated[str, typer.Option(help="ASIC family, e.g. spectrum4, tomahawk5")],
-    model: Annotated[Model, typer.Option(help="static: vendor lookup row first; dynamic: formula")] = Model.static,
+    asic: Annotated[str | None, typer.Option(help="ASIC family, e.g. spectrum4, tomahawk5 (or give --sku)")] = None,
+    sku: Annotated[
+        str | None, typer.Option(help="catalogue SKU (SONiC HWSKU or known name: SN5600, 7060X6-64PE): its table")
+    ] = None,
+    model: Annotated[Model, typer.Option(help="static: the lookup table's row only; dynamic: formula")] = Model.static,
+    cable_rounding: Annotated[
+        Rounding, typer.Option(help="static: exact row only, or the nearest longer cable's row (up)")
+    ] = Rounding.exact,
     mtu: Annotated[int, typer.Option(help="port MTU")] = 9100,
     lossless_mtu: Annotated[int, typer.Option(help="lossless traffic MTU (LOSSLESS_TRAFFIC_PATTERN)")] = 1024,
     small_packet_percent: Annotated[
@@ -340,15 +353,19 @@ def headroom(
     gearbox_delay_ns: Annotated[
         int, typer.Option("--gearbox-delay-ns", help="gearbox (external PHY) delay in ns; 0: none")
     ] = 0,
+    dynamic_th: Annotated[int, typer.Option(help="threshold of a formula profile (a table row gives its own)")] = 0,
     fmt: FormatOpt = Format.text,
 ) -> None:
-    """Lossless PG headroom (xon, xoff, size) for one port, and which lookup row or formula gave it."""
-    from xoff.buffers import HeadroomUnavailable, get_asic, headroom_for
+    """Lossless PG headroom (xon, xoff, size, threshold) for one port, and which lookup row or formula gave it."""
+    from xoff.buffers import HeadroomUnavailable, headroom_for
+    from xoff.buffers.catalogue import switch_asic
     from xoff.intent.headroom_args import parse_headroom_args
 
     try:
+        if (asic is None) == (sku is None):
+            raise ValueError("give --asic or --sku (one of them)")
         speed_mbps, cable_m = parse_headroom_args(speed, cable)
-        spec = get_asic(asic)
+        spec = switch_asic(asic or "", sku)
         room = headroom_for(
             spec,
             speed_mbps,
@@ -360,6 +377,7 @@ def headroom(
             shared_headroom_pool=shared_headroom_pool,
             gearbox_delay_ns=gearbox_delay_ns,
             eight_lanes=eight_lanes,
+            cable_rounding=cable_rounding.value,
         )
     except (ValueError, KeyError) as exc:
         if isinstance(exc, HeadroomUnavailable):
@@ -369,26 +387,56 @@ def headroom(
         raise typer.Exit(ExitCode.BAD_INPUT) from None
     result = {
         "asic": spec.name,
+        "sku": spec.sku,
+        "model": model.value,
         "speed_mbps": speed_mbps,
         "cable_m": cable_m,
         "profile": room.profile_name,
         "xon": room.xon,
         "xoff": room.xoff,
         "size": room.size,
+        "dynamic_th": dynamic_th if room.dynamic_th is None else room.dynamic_th,
         "xon_offset": room.xon_offset,
+        # every lossless PG profile draws from SONiC's ingress lossless pool (its xoff with a shared headroom pool)
+        "pool": "ingress_lossless_pool",
         "source": room.source,
+        "from": _headroom_origin(
+            spec,
+            room,
+            cable_rounding.value if model is Model.static else None,
+            {
+                "port_mtu": mtu,
+                "lossless_mtu": lossless_mtu,
+                "small_packet_percent": small_packet_percent,
+                "shared_headroom_pool": shared_headroom_pool,
+                "eight_lanes": eight_lanes,
+            },
+        ),
     }
     if fmt is Format.json:
         print(json.dumps(result, indent=2))
         return
     console = _out()
-    console.print(f"[bold]{room.profile_name}[/bold] on {spec.label}")
-    console.print(f"  xon  {room.xon:>8} bytes")
-    console.print(f"  xoff {room.xoff:>8} bytes")
-    console.print(f"  size {room.size:>8} bytes")
+    console.print(f"[bold]{room.profile_name}[/bold] on {spec.table_owner}")
+    for key in ("xon", "xoff", "size"):
+        console.print(f"  {key:<4} {result[key]:>8} bytes")
     if room.xon_offset is not None:
         console.print(f"  xon_offset {room.xon_offset} bytes")
-    console.print(f"  source: {room.source}")
+    console.print(f"  dynamic_th {result['dynamic_th']}, pool ingress_lossless_pool")
+    console.print(f"  source: {room.source}", soft_wrap=True)
+
+
+def _headroom_origin(
+    spec: AsicSpec, room: Headroom, rounding: Literal["exact", "up"] | None, knobs: dict[str, object]
+) -> dict[str, object]:
+    """``xoff headroom``'s source as data: the table file and row (static), or the formula and its inputs."""
+    from xoff.buffers.static import table_row
+
+    row = table_row(spec, room.speed_mbps, room.cable_m, rounding) if rounding is not None else None
+    if row is not None:
+        return {"file": row.source, "row": {"speed": row.speed_mbps, "cable": f"{row.cable_m}m"}}
+    where = {"asic": spec.name, "speed": room.speed_mbps, "cable": f"{room.cable_m}m"}
+    return {"formula": "buffer_headroom_mellanox", "inputs": {**where, **knobs}}
 
 
 class Routing(StrEnum):

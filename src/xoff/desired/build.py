@@ -95,7 +95,7 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
         role=sw.role,
         network=sw.network,
         asic=sw.asic,
-        hwsku=sw.hwsku,
+        hwsku=sw.hwsku if sw.hwsku is not None or sw.platform != "sonic" else sw.sku,
         mgmt_address=str(sw.mgmt),
         interfaces=interfaces,
         bgp=build_bgp(facts, sw),

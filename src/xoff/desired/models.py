@@ -148,6 +148,10 @@ class Buffers(State):
     gearbox_delay_ns: int | None = Field(
         default=None, description="gearbox delay the headroom formula adds, ns; None: not known (not observed)"
     )
+    sku: str | None = Field(default=None, description="the catalogue SKU whose table and pools the plan used")
+    cable_rounding: Literal["exact", "up"] = Field(
+        default="exact", description="static model: a cable with no row takes the nearest longer cable's row (up)"
+    )
 
 
 class PfcWatchdog(State):

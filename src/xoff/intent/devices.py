@@ -67,7 +67,16 @@ class SwitchSettings(IntentModel):
     """Settings a switch can inherit from defaults.switch and roles.<role>."""
 
     platform: Platform | None = Field(default=None, description="the switch's NOS (a registered switch platform)")
-    asic: str | None = Field(default=None, description="ASIC family: spectrum1-6, tomahawk, tomahawk5")
+    asic: str | None = Field(
+        default=None,
+        description="ASIC family: spectrum1-6, tomahawk, tomahawk5, ...; derived from sku when that is given",
+    )
+    sku: str | None = Field(
+        default=None,
+        description="hardware SKU from xoff's catalogue (SONiC HWSKU or a known name: SN5600, 7060X6-64PE, ...):"
+        " sets the ASIC, the buffer pools and the static model's lookup table (docs/buffers.md)",
+        examples=["SN5600"],
+    )
     hwsku: str | None = Field(default=None, description="SONiC HwSKU (SONiC only)")
     network: NetworkName | None = Field(
         default=None, description="the network the switch belongs to (default compute)", examples=["storage"]

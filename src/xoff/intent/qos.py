@@ -109,13 +109,20 @@ class PfcWatchdog(IntentModel):
 class HeadroomRow(IntentModel):
     """A site-specific headroom lookup row (pg_profile_lookup.ini format), extending the ASIC's table.
 
-    ``asics`` ties the row to the switches of those ASICs; without it the row applies to every switch."""
+    ``asics`` and ``skus`` tie the row to the switches of those ASICs or SKUs (either matching); without both the
+    row applies to every switch."""
 
     asics: list[str] | None = Field(
         default=None,
         min_length=1,
         description="ASICs the row applies to (as a switch's asic: spectrum4, tomahawk5, ...); absent: every ASIC",
         examples=[["tomahawk5"]],
+    )
+    skus: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="catalogue SKUs the row applies to (as a switch's sku); absent with asics: every switch",
+        examples=[["7060X6-64PE"]],
     )
     speed: SpeedMbps = Field(description="port speed the row is for", examples=["400G"])
     cable: CableMetres = Field(description="cable length the row is for", examples=["40m"])
@@ -157,6 +164,12 @@ class Buffers(IntentModel):
         description="delay of the switch's gearbox (external PHY) in ns, added twice to the headroom formula's "
         "propagation delay (SONiC STATE_DB PERIPHERAL_TABLE gearbox_delay); 0: no gearbox",
         examples=[700],
+    )
+    cable_rounding: Literal["exact", "up"] = Field(
+        default="exact",
+        description="static model: a cable length with no lookup row is an error (exact) or takes the row of the"
+        " nearest longer cable (up; the plan names the row used)",
+        examples=["up"],
     )
     dynamic_th: DynamicTh = Field(
         default=0,

@@ -8,6 +8,7 @@ from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
 from xoff.buffers import get_asic
+from xoff.buffers.catalogue import get_sku, sku_asic
 from xoff.errors import Location
 from xoff.intent import context
 from xoff.intent.context import Context
@@ -18,8 +19,25 @@ from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
-_INHERITED = ("platform", "asic", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
+_INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
 _REQUIRED = ("platform", "asic", "ports")
+
+
+def _rank(path: Path_) -> int:
+    """How specific the layer a value comes from is: the switch 0, a role 1, the defaults 2."""
+    return {"switches": 0, "roles": 1}.get(str(path[0]), 2)
+
+
+def _canon(name: str) -> str | None:
+    try:
+        return get_asic_name(name)
+    except KeyError:
+        return None  # reported where the switch's asic is read
+
+
+def get_asic_name(name: str) -> str:
+    """The canonical name of an ASIC (``KeyError`` when unknown)."""
+    return get_asic(name).name
 
 
 def _names(ctx: Context, pattern: str, path: Path_) -> list[str]:
@@ -131,9 +149,32 @@ class DeviceResolver:
                     continue
                 yield sw, path, entry.mgmt is not None, entry.loopback is not None
 
+    def _sku(self, name: str, s: dict[str, Any]) -> bool:
+        """Settle a switch's ``sku``: its catalogue HWSKU, and the ASIC it sets (an ``asic`` given too must agree)."""
+        try:
+            sku = get_sku(s["sku"])
+        except KeyError as exc:
+            self.ctx.report(s["sku@"], str(exc.args[0]))
+            return False
+        s["sku"] = sku.hwsku
+        derived = sku_asic(sku).name
+        # an asic from a more general layer (defaults under a role's sku) gives way; one beside the sku conflicts
+        if "asic" in s and _rank(s["asic@"]) <= _rank(s["sku@"]) and _canon(s["asic"]) not in (derived, None):
+            self.ctx.report(
+                s["asic@"],
+                f"{name}: asic {s['asic']!r} conflicts with sku {sku.hwsku} ({derived})"
+                f" (allowed: {derived}, or remove asic: the sku sets it)",
+            )
+            return False
+        if "asic" not in s or _rank(s["asic@"]) > _rank(s["sku@"]):
+            s["asic"], s["asic@"] = derived, s["sku@"]
+        return True
+
     def _switch(self, name: str, j: int, entry: SwitchEntry, path: Path_) -> Switch | None:
         """The j-th switch of an entry, or None (its problems reported)."""
         s = self._settle(name, entry, path)
+        if "sku" in s and not self._sku(name, s):
+            return None
         missing = [f for f in _REQUIRED if f not in s]
         for f in missing:
             self.ctx.report(
@@ -142,7 +183,7 @@ class DeviceResolver:
         if missing:
             return None
         try:
-            asic = get_asic(s["asic"]).name
+            asic = get_asic_name(s["asic"])
         except KeyError as exc:
             self.ctx.report(s["asic@"], str(exc.args[0]))
             return None
@@ -164,6 +205,7 @@ class DeviceResolver:
             role=entry.role,
             platform=s["platform"],
             asic=asic,
+            sku=s.get("sku"),
             hwsku=s.get("hwsku"),
             network=network,
             mtu=mtu,

@@ -41,6 +41,7 @@ class Switch:
     ports: dict[str, Port]
     static_routes: tuple[StaticRouteSpec, ...] = ()
     static_routes_at: tuple[str | int, ...] = ()  # the intent path of the list they come from (for errors)
+    sku: str | None = None  # the catalogue's HWSKU (xoff.buffers.catalogue); its table and pools are the switch's
 
 
 @dataclass(frozen=True, slots=True)

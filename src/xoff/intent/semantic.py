@@ -9,6 +9,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 
 from xoff.buffers import get_asic
+from xoff.buffers.catalogue import get_sku
 from xoff.intent.context import Context
 from xoff.intent.networks import IbQos, InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
@@ -140,13 +141,14 @@ def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:
 
 
 def _check_headroom_rows(ctx: Context, base: Path_, policy: QosPolicy) -> None:
-    """Each ASIC a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
+    """Each ASIC or SKU a headroom row names is one xoff knows (a typo would make the row apply nowhere)."""
     for k, row in enumerate(policy.buffers.headroom_rows):
-        for j, name in enumerate(row.asics or []):
-            try:
-                get_asic(name)
-            except KeyError as exc:
-                ctx.report((*base, "buffers", "headroom_rows", k, "asics", j), str(exc.args[0]))
+        for field, names, known in (("asics", row.asics, get_asic), ("skus", row.skus, get_sku)):
+            for j, name in enumerate(names or []):
+                try:
+                    known(name)
+                except KeyError as exc:
+                    ctx.report((*base, "buffers", "headroom_rows", k, field, j), str(exc.args[0]))
 
 
 def check_networks(

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from xoff.desired.models import Device, FabricState
+from xoff.desired.models import Buffers, Device, FabricState
 from xoff.intent.resolved import Intent
 from xoff.intent.types import speed_label
 from xoff.validate.model import CheckResult
@@ -133,12 +133,7 @@ def device_detail(device: Device) -> RenderableType:
             )
         parts.append(q)
     if device.buffers is not None:
-        b = Table(title=f"lossless headroom ({device.buffers.model} buffer model)", title_justify="left")
-        for col in ("profile", "xon", "xoff", "size", "source"):
-            b.add_column(col)
-        for p in device.buffers.profiles.values():
-            b.add_row(p.name, str(p.xon), str(p.xoff), str(p.size), p.source)
-        parts.append(b)
+        parts.append(_headroom_table(device.buffers))
     if device.bgp is not None:
         parts.append(
             Text(
@@ -149,6 +144,34 @@ def device_detail(device: Device) -> RenderableType:
     if device.host is not None and device.host.nccl_env:
         parts.append(Text("NCCL: " + " ".join(f"{k}={v}" for k, v in device.host.nccl_env.items())))
     return Group(*parts)
+
+
+def _headroom_table(buffers: Buffers) -> Table:
+    """One row per lossless profile: the ports it is on, its numbers, and the table row or formula they are from."""
+    what = [f"{buffers.model} buffer model"]
+    if buffers.sku:
+        what.append(f"SKU {buffers.sku}")
+    if buffers.cable_rounding == "up":
+        what.append("cable rounding up")
+    b = Table(title=f"lossless headroom ({', '.join(what)})", title_justify="left")
+    for col in ("profile", "ports", "xon", "xoff", "size", "dynamic_th", "source"):
+        b.add_column(col, overflow="fold")
+    ports: dict[str, list[str]] = {}
+    for port, pgs in buffers.port_priority_groups.items():
+        for name in dict.fromkeys(pgs.values()):
+            ports.setdefault(name, []).append(port)
+    for p in buffers.profiles.values():
+        on = ports.get(p.name, [])
+        b.add_row(
+            p.name,
+            ", ".join(on[:6]) + (f" +{len(on) - 6}" if len(on) > 6 else ""),
+            str(p.xon),
+            str(p.xoff),
+            str(p.size),
+            "" if p.dynamic_th is None else str(p.dynamic_th),
+            p.source,
+        )
+    return b
 
 
 _STATUS_STYLE = {"success": "green", "failure": "red", "error": "magenta", "skipped": "dim", "unset": "dim"}

@@ -6,9 +6,11 @@ from functools import lru_cache
 from typing import Literal
 
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, always_eight_lanes, get_asic, headroom_for
+from xoff.buffers.catalogue import get_sku, switch_asic
+from xoff.buffers.pools import pool_fit
 from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
-from xoff.intent.qos import QosPolicy
+from xoff.intent.qos import HeadroomRow, QosPolicy
 from xoff.intent.resolved import Switch
 
 INGRESS_LOSSLESS_POOL = "ingress_lossless_pool"
@@ -37,15 +39,14 @@ def _pools(asic: AsicSpec, mode: str) -> list[BufferPool]:
 
 @lru_cache(maxsize=4096)
 def _headroom(
-    asic: str,
+    asic: AsicSpec,
     speed: int,
     cable: int,
     model: Literal["static", "dynamic"],
     mtu: int,
-    lossless_mtu: int,
-    spp: int,
-    shp: bool,
-    gearbox_ns: int,
+    knobs: tuple[
+        int, int, bool, int, Literal["exact", "up"]
+    ],  # lossless MTU, small packets %, SHP, gearbox ns, rounding
 ) -> Headroom:
     """A fabric has a handful of (speed, cable) pairs and tens of thousands of ports: compute each once."""
     return headroom_for(
@@ -54,17 +55,26 @@ def _headroom(
         cable,
         model=model,
         port_mtu=mtu,
-        lossless_mtu=lossless_mtu,
-        small_packet_percent=spp,
-        shared_headroom_pool=shp,
-        gearbox_delay_ns=gearbox_ns,
-        eight_lanes=always_eight_lanes(asic, speed),
+        lossless_mtu=knobs[0],
+        small_packet_percent=knobs[1],
+        shared_headroom_pool=knobs[2],
+        gearbox_delay_ns=knobs[3],
+        eight_lanes=always_eight_lanes(asic.name, speed),
+        cable_rounding=knobs[4],
     )
 
 
-def headroom_rules(policy: QosPolicy, policy_name: str, asic: str) -> list[HeadroomRule]:
-    """The intent's headroom rows that apply to a switch of ``asic`` (canonical name): rows naming it, and
-    rows naming no ASIC."""
+def _applies(row: HeadroomRow, asic: str, sku: str | None) -> bool:
+    """A row naming neither ASICs nor SKUs applies everywhere; else where one of its names matches."""
+    if row.asics is None and row.skus is None:
+        return True
+    on_asic = asic in {get_asic(a).name for a in row.asics or ()}
+    return on_asic or (sku is not None and sku in {get_sku(k).hwsku for k in row.skus or ()})
+
+
+def headroom_rules(policy: QosPolicy, policy_name: str, asic: str, sku: str | None = None) -> list[HeadroomRule]:
+    """The intent's headroom rows that apply to a switch of ``asic`` (canonical name) and ``sku`` (catalogue
+    HWSKU): rows naming either, and rows naming neither."""
     return [
         HeadroomRule(
             speed_mbps=row.speed,
@@ -76,7 +86,7 @@ def headroom_rules(policy: QosPolicy, policy_name: str, asic: str) -> list[Headr
             source=f"intent: qos_policies.{policy_name}.buffers.headroom_rows[{k}]",
         )
         for k, row in enumerate(policy.buffers.headroom_rows)
-        if row.asics is None or asic in {get_asic(a).name for a in row.asics}
+        if _applies(row, asic, sku)
     ]
 
 
@@ -92,37 +102,23 @@ def build_buffers(
     switch: Switch, policy: QosPolicy, policy_name: str, lossless_ports: list[tuple[str, int, int]]
 ) -> Buffers:
     """``lossless_ports``: (port, speed Mb/s, cable m) for each port carrying lossless priorities."""
-    asic = get_asic(switch.asic)
+    asic = switch_asic(switch.asic, switch.sku)
     spec = policy.buffers
     profiles: dict[str, BufferProfile] = {}
     port_pgs: dict[str, dict[str, str]] = {}
     totals: dict[str, int] = {}
     pgs = sorted({c.tc for c in policy.classes.values() if c.lossless})
     pg_key = _pg_ranges(pgs)
-    problems: list[Problem] = []
-    rules = headroom_rules(policy, policy_name, asic.name)
+    missing: dict[str, list[str]] = {}  # one problem per reason, naming its ports
+    rules = headroom_rules(policy, policy_name, asic.name, switch.sku)
+    # SONiC turns the shared headroom pool on for a pool xoff or a non-zero over_subscribe_ratio.
+    shp = spec.shared_headroom_pool or bool(spec.over_subscribe_ratio)
+    knobs = (spec.lossless_mtu, spec.small_packet_percent, shp, spec.gearbox_delay_ns, spec.cable_rounding)
     for port, speed, cable in lossless_ports:
         try:
-            room = rule_headroom(rules, speed, cable) or _headroom(
-                asic.name,
-                speed,
-                cable,
-                spec.model,
-                switch.mtu,
-                spec.lossless_mtu,
-                spec.small_packet_percent,
-                # SONiC turns the shared headroom pool on for a pool xoff or a non-zero over_subscribe_ratio.
-                spec.shared_headroom_pool or bool(spec.over_subscribe_ratio),
-                spec.gearbox_delay_ns,
-            )
+            room = rule_headroom(rules, speed, cable) or _headroom(asic, speed, cable, spec.model, switch.mtu, knobs)
         except HeadroomUnavailable as exc:
-            problems.append(
-                Problem(
-                    None,
-                    f"qos_policies.{policy_name}.buffers",
-                    f"{switch.name}:{port}: {exc} (allowed: add a headroom_rows entry for it)",
-                )
-            )
+            missing.setdefault(str(exc), []).append(port)
             continue
         name = room.profile_name
         if name not in profiles:
@@ -133,25 +129,44 @@ def build_buffers(
                 xoff=room.xoff,
                 size=room.size,
                 xon_offset=room.xon_offset,
-                dynamic_th=spec.dynamic_th,
+                dynamic_th=spec.dynamic_th if room.dynamic_th is None else room.dynamic_th,
                 source=room.source,
             )
         port_pgs[port] = dict.fromkeys(pg_key, name)
         totals[port] = room.size * len(pgs)
+    problems = [_missing(switch.name, policy_name, why, ports) for why, ports in missing.items()]
+    pools = _pools(asic, spec.model)
+    fit = pool_fit({p.name: p.size for p in pools}, asic.pools.shared_headroom_pool_xoff, asic.pools.total_buffer)
+    if fit is not None and not fit.fits:
+        problems.append(
+            Problem(
+                None,
+                f"qos_policies.{policy_name}.buffers",
+                f"{switch.name}: the buffer pools of SKU {asic.sku} do not fit its buffer: {fit.describe()}"
+                " (allowed: pools within pools.total_buffer)",
+            )
+        )
     if problems:
         raise InputError(problems)
     return Buffers(
         model=spec.model,
         lossless_mtu=spec.lossless_mtu,
         small_packet_percent=spec.small_packet_percent,
-        pools=_pools(asic, spec.model),
+        pools=pools,
         profiles=dict(sorted(profiles.items())),
         port_priority_groups=port_pgs,
         port_headroom_bytes=totals,
         headroom_rules=rules,
         over_subscribe_ratio=spec.over_subscribe_ratio,
         gearbox_delay_ns=spec.gearbox_delay_ns,
+        sku=switch.sku,
+        cable_rounding=spec.cable_rounding,
     )
+
+
+def _missing(switch: str, policy_name: str, why: str, ports: list[str]) -> Problem:
+    shown = ", ".join(ports[:4]) + (f" and {len(ports) - 4} more" if len(ports) > 4 else "")
+    return Problem(None, f"qos_policies.{policy_name}.buffers", f"{switch} ports {shown}: {why}")
 
 
 def _pg_ranges(pgs: list[int]) -> list[str]:

@@ -11,11 +11,11 @@ from xoff.buffers import (
     PgReservation,
     always_eight_lanes,
     check_port_headroom,
-    get_asic,
     headroom_for,
 )
+from xoff.buffers.catalogue import switch_asic
 from xoff.desired.builders.buffers import rule_headroom
-from xoff.desired.models import Buffers, Device
+from xoff.desired.models import BufferProfile, Buffers, Device, HeadroomRule
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -43,7 +43,8 @@ class _Required:
 
     def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None) -> None:
         self.asic, self.buffers = asic, buffers
-        self.rules = plan.headroom_rules if plan is not None else []
+        self.rules: list[HeadroomRule] = plan.headroom_rules if plan is not None else []
+        self.rounding = plan.cable_rounding if plan is not None else "exact"
         # A gearbox is hardware: its delay comes from the plan (SONiC keeps it in STATE_DB, not collected).
         self.gearbox_ns = (plan.gearbox_delay_ns if plan is not None else None) or 0
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
@@ -67,6 +68,7 @@ class _Required:
                     shared_headroom_pool=self.shp,
                     gearbox_delay_ns=self.gearbox_ns,
                     eight_lanes=always_eight_lanes(self.asic.name, speed),
+                    cable_rounding=self.rounding,
                 )
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
@@ -76,8 +78,9 @@ class _Required:
 @register
 class PgHeadroom(Check):
     """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the intent's
-    ``headroom_rows`` entry for the switch's ASIC when there is one, as the plan used; else the vendor
-    lookup row, or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
+    ``headroom_rows`` entry for the switch's SKU or ASIC when there is one, as the plan used; else the row of
+    the SKU's own ``pg_profile_lookup.ini`` (the ASIC's table without a SKU; never a formula in the static model),
+    or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
     cap with SHP). On Mellanox the port total is SONiC's ``buffer_check_headroom_mellanox.lua``: 4096 +
@@ -110,9 +113,18 @@ class PgHeadroom(Check):
         limit = ctx.params_as(self.Params).max_port_headroom_bytes
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
-                plan = ctx.desired.devices.get(dev.name)
-                planned = plan.buffers if plan is not None else None
-                yield from _device(dev, dev.buffers, _Required(get_asic(dev.asic), dev.buffers, planned), limit)
+                want = ctx.desired.devices.get(dev.name)
+                plan = want.buffers if want is not None else None
+                asic = switch_asic(dev.asic, plan.sku if plan is not None else None)
+                yield from _device(dev, dev.buffers, _Required(asic, dev.buffers, plan), limit)
+
+
+def _min_size(profile: BufferProfile, need: Headroom) -> int:
+    """xon + xoff; a row of the vendor's own table that reserves less (SONiC's SKUs whose size = xon: headroom
+    shared) sets its own floor. An intent's row gets no such allowance."""
+    if need.source.startswith("lookup: "):
+        return min(profile.xon + profile.xoff, need.size)
+    return profile.xon + profile.xoff
 
 
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
@@ -148,15 +160,13 @@ def _port_pgs(dev: Device, buffers: Buffers, required: _Required, port: str, pgs
                 prio,
             )
         elif (
-            required.asic.size_is_xon_plus_xoff
-            and not required.shp
-            and profile.size + cell < profile.xon + profile.xoff
+            required.asic.size_is_xon_plus_xoff and not required.shp and profile.size + cell < _min_size(profile, need)
         ):
             yield Finding(
                 dev.name,
                 f"{port} PG {key}",
                 f"size of {name} below xon + xoff",
-                f">= {profile.xon + profile.xoff}",
+                f">= {_min_size(profile, need)}",
                 str(profile.size),
                 port,
                 prio,

@@ -1,0 +1,279 @@
+"""The SKU catalogue: hardware SKUs (SONiC HWSKUs and the names users know) with their ASIC, buffer pools and
+their own ``pg_profile_lookup.ini`` table, read from data files (``xoff/data/skus/<vendor>/<HWSKU>.yaml``).
+
+The files are data written from sonic-buildimage (and vendors' published guidance), each naming its source. A
+malformed file is a located error when the catalogue loads. A site adds SKUs in the directories that
+``XOFF_SKU_DIR`` names (``os.pathsep``-separated); a site SKU with a shipped SKU's name replaces it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from xoff.buffers.asics import AsicSpec, LookupRow, PoolSizes, get_asic, vendor_asic
+from xoff.errors import InputError, Problem
+
+__all__ = [
+    "SKUS",
+    "SKU_DIR_ENV",
+    "Sku",
+    "get_sku",
+    "load_catalogue",
+    "sku_asic",
+    "sku_dirs",
+    "sku_names",
+    "switch_asic",
+]
+
+SKU_DIR_ENV = "XOFF_SKU_DIR"
+_SHIPPED = Path(__file__).resolve().parents[1] / "data" / "skus"
+
+_Bytes = Annotated[int, Field(ge=0)]
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class SkuSource(_Data):
+    """Where every number of the file came from."""
+
+    repo: str = Field(min_length=1)
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    dir: str = Field(min_length=1)
+
+
+class SkuPools(_Data):
+    """Buffer pool sizes in bytes from ``buffers_defaults_t1.j2`` (or ``_t0``); None: the source does not give it."""
+
+    file: str | None = Field(min_length=1, description="None: the SKU has no such template")
+    ingress_lossless_pool: _Bytes | None = None
+    ingress_lossy_pool: _Bytes | None = None
+    egress_lossless_pool: _Bytes | None = None
+    egress_lossy_pool: _Bytes | None = None
+    shared_headroom_pool_xoff: _Bytes | None = None
+    total_buffer: _Bytes | None = None
+
+
+class SkuRow(_Data):
+    """One ``pg_profile_lookup.ini`` row as written (bytes; cable as ``<n>m``)."""
+
+    speed: int = Field(gt=0)
+    cable: str = Field(pattern=r"^[0-9]+m$")
+    size: _Bytes
+    xon: _Bytes
+    xoff: _Bytes
+    dynamic_th: int
+    xon_offset: _Bytes | None = None
+
+    @property
+    def cable_m(self) -> int:
+        return int(self.cable[:-1])
+
+
+class SkuLookup(_Data):
+    file: str = Field(min_length=1)
+    rows: list[SkuRow]
+
+
+class Sku(_Data):
+    """One SKU data file (the shared format of issue 15)."""
+
+    hwsku: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+    vendor: str = Field(min_length=1)
+    asic: str = Field(min_length=1)
+    platform: str = Field(min_length=1)
+    models: list[Literal["static", "dynamic"]] = Field(min_length=1)
+    source: SkuSource
+    pools: SkuPools | None = None
+    pools_t0: SkuPools | None = None
+    lookup: SkuLookup | None = None
+    notes: list[str] = Field(default_factory=list)
+
+    def where(self, file: str) -> str:
+        """``sonic-net/sonic-buildimage@<commit>:<dir><file>``; a file with a ``/`` is from the repository root."""
+        path = file if "/" in file else self.source.dir.rstrip("/") + "/" + file
+        return f"{self.source.repo}@{self.source.commit[:12]}:{path}"
+
+    def lookup_rows(self) -> tuple[LookupRow, ...]:
+        """The SKU's table as :class:`LookupRow` items, each naming the file it is read from."""
+        if self.lookup is None:
+            return ()
+        src = self.where(self.lookup.file)
+        return tuple(
+            LookupRow(r.speed, r.cable_m, r.size, r.xon, r.xoff, r.dynamic_th, r.xon_offset, src)
+            for r in self.lookup.rows
+        )
+
+    def pool_sizes(self) -> PoolSizes | None:
+        """The t1 pools (xoff plans leaf and spine fabrics); the t0 ones where the SKU ships no t1 template."""
+        p = self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
+        if p is None:
+            return None
+        return PoolSizes(
+            ingress_lossless_pool=p.ingress_lossless_pool,
+            ingress_lossy_pool=p.ingress_lossy_pool,
+            egress_lossless_pool=p.egress_lossless_pool,
+            egress_lossy_pool=p.egress_lossy_pool,
+            shared_headroom_pool_xoff=p.shared_headroom_pool_xoff,
+            source=self.where(p.file) if p.file is not None else None,
+            total_buffer=p.total_buffer,
+        )
+
+    def rows_summary(self) -> str:
+        rows = self.lookup.rows if self.lookup is not None else []
+        return ", ".join(f"{r.speed} {r.cable}" for r in rows) or "none"
+
+
+def sku_dirs() -> list[Path]:
+    """The shipped directory, then each ``XOFF_SKU_DIR`` entry (later ones win on a name)."""
+    extra = [Path(p) for p in os.environ.get(SKU_DIR_ENV, "").split(os.pathsep) if p]
+    return [_SHIPPED, *extra]
+
+
+_NOT_SKUS = "guidance"  # the vendors' published headroom guidance: data of another shape, read by docs/buffers.md
+
+
+def _files(root: Path) -> Iterator[Path]:
+    """``<vendor>/<HWSKU>.yaml`` files (a site directory may also hold them at its top)."""
+    if root.is_dir():
+        yield from sorted(p for p in root.rglob("*.yaml") if _NOT_SKUS not in p.relative_to(root).parts[:-1])
+
+
+def _load_file(path: Path) -> Sku:
+    # the intent's YAML reader and error translation (xoff.intent imports this module: read them when used)
+    from xoff.intent.pydantic_errors import translate  # noqa: PLC0415
+    from xoff.intent.yamlsource import load_yaml  # noqa: PLC0415
+
+    data, smap = load_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError([Problem(None, "", f"{path}: a SKU file is a mapping (hwsku, vendor, asic, ...)")])
+    try:
+        return Sku.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(translate(exc, data, smap, Sku)) from None
+
+
+def _names(sku: Sku) -> list[str]:
+    return [sku.hwsku, *sku.aliases]
+
+
+def load_catalogue(dirs: list[Path]) -> dict[str, Sku]:
+    """Every SKU under ``dirs`` by HWSKU; an alias another SKU also uses is a located error."""
+    by_hwsku: dict[str, tuple[Sku, Path]] = {}
+    problems: list[Problem] = []
+    for root in dirs:
+        for path in _files(root):
+            try:
+                sku = _load_file(path)
+            except InputError as exc:
+                problems.extend(exc.problems)
+                continue
+            by_hwsku[sku.hwsku.casefold()] = (sku, path)
+    owner: dict[str, Path] = {}
+    for sku, path in by_hwsku.values():
+        for name in dict.fromkeys(n.casefold() for n in _names(sku)):
+            if name in owner:
+                problems.append(
+                    Problem(None, "", f"{path}: SKU name {name!r} is also {owner[name]}'s (allowed: unique names)")
+                )
+            owner[name] = path
+    if problems:
+        raise InputError(problems)
+    return {sku.hwsku: sku for sku, _ in by_hwsku.values()}
+
+
+@cache
+def _catalogue(dirs: tuple[Path, ...]) -> Mapping[str, Sku]:
+    return MappingProxyType(load_catalogue(list(dirs)))
+
+
+def _skus() -> Mapping[str, Sku]:
+    return _catalogue(tuple(sku_dirs()))
+
+
+class _Skus(Mapping[str, Sku]):
+    """The catalogue by HWSKU, loaded on first use (and again when ``XOFF_SKU_DIR`` changes)."""
+
+    def __getitem__(self, key: str) -> Sku:
+        return _skus()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_skus())
+
+    def __len__(self) -> int:
+        return len(_skus())
+
+
+SKUS: Mapping[str, Sku] = _Skus()
+
+
+def sku_names() -> list[str]:
+    return sorted(n for sku in _skus().values() for n in _names(sku))
+
+
+def get_sku(name: str) -> Sku:
+    """A SKU by HWSKU or alias, case-insensitive; ``KeyError`` with the closest names otherwise."""
+    want = name.strip().casefold()
+    for sku in _skus().values():
+        if want in (n.casefold() for n in _names(sku)):
+            return sku
+    names = sku_names()
+    close = difflib.get_close_matches(name.strip(), names, n=5, cutoff=0.5) or difflib.get_close_matches(
+        name.strip().upper(), [n.upper() for n in names], n=5, cutoff=0.5
+    )
+    hint = f"closest: {', '.join(close)}" if close else f"{len(names)} known; see docs/buffers.md"
+    raise KeyError(f"unknown SKU {name!r} ({hint})")
+
+
+def switch_asic(asic: str, sku: str | None) -> AsicSpec:
+    """A switch's ASIC: its SKU's (with the SKU's pools and table) when it names one, else the ASIC's own."""
+    return _switch_asic(asic, sku, tuple(sku_dirs()))
+
+
+# The table a switch that names only its ASIC gets: SONiC's reference SKU of that ASIC (NVIDIA's ACS SKUs, whose
+# rows the ASIC's excerpt in asics.py is a part of). The ASIC's own pools stay. Others keep asics.py's rows.
+REFERENCE_SKUS = {
+    "spectrum1": "ACS-MSN2700",
+    "spectrum2": "ACS-MSN3800",
+    "spectrum3": "ACS-MSN4700",
+    "spectrum4": "ACS-SN5600",
+    "spectrum6": "ACS-SN6600",
+}
+
+
+@cache
+def _switch_asic(asic: str, sku: str | None, dirs: tuple[Path, ...]) -> AsicSpec:
+    del dirs  # part of the key only: another XOFF_SKU_DIR is another catalogue
+    if sku is not None:
+        return sku_asic(get_sku(sku))
+    spec = get_asic(asic)
+    ref = _skus().get(REFERENCE_SKUS.get(spec.name, ""))
+    return replace(spec, lookup_rows=ref.lookup_rows()) if ref is not None and ref.lookup else spec
+
+
+def sku_asic(sku: Sku) -> AsicSpec:
+    """The ASIC a SKU names, carrying the SKU's pools and table (``asics.py`` knows the constants; a name it does
+    not know is an ASIC of the SKU's vendor with no formula)."""
+    try:
+        base = get_asic(sku.asic)
+    except KeyError:
+        base = vendor_asic(sku.asic, sku.vendor)
+    return replace(
+        base,
+        # SONiC runs the dynamic model only on SKUs that ship its files: the formula is this SKU's only if so
+        dynamic_formula=base.dynamic_formula and "dynamic" in sku.models,
+        pools=sku.pool_sizes() or PoolSizes(),
+        lookup_rows=sku.lookup_rows(),
+        sku=sku.hwsku,
+    )

@@ -72,6 +72,16 @@ def test_installed_xoff_validates_an_intent(installed: Path) -> None:
     assert summary["failure"] == 0 and summary["success"] > 10, summary
 
 
+def test_installed_xoff_reads_the_sku_catalogue_it_carries(installed: Path) -> None:
+    """The SKU tables are package data: an installed xoff answers from its own copy (not the checkout's)."""
+    done = _xoff(installed, "headroom", "--sku", "ACS-MSN4700", "--speed", "400G", "--cable", "40m", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert (row["xon"], row["xoff"], row["size"]) == (37888, 77824, 124928)  # the SKU's pg_profile_lookup.ini row
+    shipped = list((installed / "xoff" / "data" / "skus").glob("*/*.yaml"))
+    assert len(shipped) == len(list((REPO / "src" / "xoff" / "data" / "skus").glob("*/*.yaml"))) > 100
+
+
 def test_installed_xoff_renders_with_the_templates_it_carries(installed: Path, tmp_path: Path) -> None:
     """The installed package reads its own copy of templates/ (not the checkout's), and renders what a checkout does."""
     code = "from xoff.render.jinja import environment; print(environment().get_template('frr/frr.conf.j2').filename)"

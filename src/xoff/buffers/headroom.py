@@ -14,7 +14,9 @@ from types import MappingProxyType
 from typing import Literal
 
 from xoff.buffers.asics import AsicSpec, get_asic
-from xoff.buffers.names import dynamic_profile_name, static_profile_name
+from xoff.buffers.names import dynamic_profile_name
+from xoff.buffers.result import Headroom, HeadroomUnavailable
+from xoff.buffers.static import static_headroom
 
 __all__ = [
     "PAUSE_QUANTA",
@@ -53,31 +55,6 @@ SONIC_LOSSLESS_MTU = 1024
 _MIN_PACKET = 64  # bytes; the small packet the worst-case cell occupancy is sized for
 _SPEED_OF_LIGHT_MEDIA = 198e6  # m/s in cable, as in the Lua
 _SMALL_PACKET_COMPENSATION = 2 * 1024
-
-
-class HeadroomUnavailable(ValueError):  # noqa: N818 - name fixed by the public API
-    """No headroom can be produced for this ASIC, speed and cable under the chosen model."""
-
-
-@dataclass(frozen=True)
-class Headroom:
-    """A lossless PG profile's headroom numbers, with where they came from."""
-
-    xon: int
-    xoff: int
-    size: int
-    xon_offset: int | None
-    source: str
-    speed_mbps: int
-    cable_m: int
-    dynamic_name: str | None = None  # the dynamic model's name (buffermgrdyn), else the static one
-    dynamic_th: int | None = None  # the lookup row's threshold; None: the formula's (the policy gives it)
-
-    @property
-    def profile_name(self) -> str:
-        """The name SONiC gives the profile: ``buffermgrdyn``'s in the dynamic model, else buffermgr's
-        ``pg_lossless_<speed>_<cable>m_profile`` (§1.3)."""
-        return self.dynamic_name or static_profile_name(self.speed_mbps, self.cable_m)
 
 
 @dataclass(frozen=True)
@@ -241,8 +218,6 @@ def headroom_for(
     if model not in ("static", "dynamic"):
         raise ValueError(f"model must be 'static' or 'dynamic', got {model!r}")
     if model == "static":
-        from xoff.buffers.static import static_headroom  # noqa: PLC0415 - static.py builds on this module
-
         return static_headroom(spec, speed_mbps, cable_m, rounding=cable_rounding)
     if not spec.dynamic_formula:
         where = f"{spec.table_owner} at {speed_mbps} Mb/s, {cable_m} m"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from xoff.buffers.asics import AsicSpec, LookupRow
-from xoff.buffers.headroom import Headroom, HeadroomUnavailable
+from xoff.buffers.result import Headroom, HeadroomUnavailable
 
 __all__ = ["CableRounding", "static_headroom", "table_row"]
 

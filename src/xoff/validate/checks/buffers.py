@@ -207,8 +207,8 @@ def _port_limits(
         yield Finding(
             dev.name,
             port,
-            "headroom of the port (SONiC's port check: 4096 + lossy PG reserve + egress mirror + PGs) reaches "
-            "the limit",
+            "lossless headroom of the port exceeds the limit (SONiC's port check: 4096 + lossy PG reserve + "
+            "egress mirror + PGs must stay strictly below it)",
             f"< {cap}",
             str(verdict.total),
             port,

@@ -14,7 +14,7 @@ DEMO_OUT ?= out/demo
 # HTML report test; sshpass for Ansible password logins over OpenSSH).
 APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass
 
-.PHONY: demo test tour lint typecheck unit schema docs bench clean system-deps lab-clab
+.PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab
 
 $(CREATED):
 	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
@@ -61,14 +61,9 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q -m "not tour"
+	$(BIN)/pytest -q
 
 test: $(STAMP) system-deps lint typecheck unit
-
-# The README's lab tour, verbatim (about 6 min): kept out of `make test` so that stays under 15 minutes on two
-# cores; CI (.ci/run) runs it after `make test`.
-tour: $(STAMP) system-deps
-	$(BIN)/pytest -q -m tour
 
 schema: $(STAMP)
 	$(BIN)/xoff schema -o docs/intent.schema.json

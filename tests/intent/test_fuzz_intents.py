@@ -6,8 +6,9 @@ a name nobody defined, or a file's text broken: a tab, a missing space after a c
 bracket, a line indented too far, a line written twice, the file cut short), writes the intent back
 and runs the CLI in-process. Whatever the mutation,
 the run ends with exit 0 (it was still a valid intent) or exit 2 with every stderr line
-``FILE:LINE:COL: field: what`` pointing into a file that was written, never a traceback, in bounded
-time. Hypothesis runs derandomized, so a run is the same on every machine.
+``FILE:LINE:COL: field: what`` pointing into a file that was written, never a traceback (bounded time and
+memory are held by the input limits, tests/intent/test_input_bounds.py, not by a clock here). Hypothesis runs
+derandomized, so a run is the same on every machine.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import copy
 import re
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,6 @@ EXAMPLES = {  # example intent -> examples drawn (the large pod costs more per r
     "inventory/roce-pod": 12,
 }
 PROBLEM = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<field>[^:]+): \S")
-SECONDS_PER_RUN = 120  # a hang detector, not a timing: one plan takes ~1 s idle; an unbounded input takes minutes
 WRONG_TYPES: list[Any] = [[], {}, "text", True, 3.5, None, 12, [1, [2]], {"a": {"b": 1}}]
 OUT_OF_RANGE = [-1, 0, 65536, 99999999999, 2**64]
 OPS = ("delete", "misspell", "wrong_type", "bad_enum", "out_of_range", "duplicate", "dangling", "syntax")
@@ -158,12 +157,9 @@ def _write(files: dict[str, Any], root: Path) -> Path:
 
 def _check_run(files: dict[str, Any], work: Path) -> None:
     intent = _write(files, work / "intent")
-    started = time.monotonic()
     result = CliRunner().invoke(app, ["plan", str(intent)])
-    took = time.monotonic() - started
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
-    assert took < SECONDS_PER_RUN
     assert result.exit_code in (0, 2), result.output
     if result.exit_code == 0:
         assert result.stderr == ""

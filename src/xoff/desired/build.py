@@ -12,6 +12,7 @@ from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Qo
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.resolved import Intent, Switch
+from xoff.platforms.registry import names_hwsku
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
@@ -95,7 +96,7 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
         role=sw.role,
         network=sw.network,
         asic=sw.asic,
-        hwsku=sw.hwsku if sw.hwsku is not None or sw.platform != "sonic" else sw.sku,
+        hwsku=sw.hwsku if sw.hwsku is not None or not names_hwsku(sw.platform) else sw.sku,
         mgmt_address=str(sw.mgmt),
         interfaces=interfaces,
         bgp=build_bgp(facts, sw),

@@ -17,6 +17,7 @@ from xoff.intent.networks import RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
+from xoff.platforms.registry import names_hwsku
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
 _INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
@@ -187,7 +188,7 @@ class DeviceResolver:
         except KeyError as exc:
             self.ctx.report(s["asic@"], str(exc.args[0]))
             return None
-        if s["platform"] != "sonic" and "hwsku" in s:
+        if not names_hwsku(s["platform"]) and "hwsku" in s:
             if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
                 self.ctx.report(
                     s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"

@@ -92,6 +92,7 @@ class Platform:
     # the lab's NOS emulator, "module:Class": a string, so the core never imports the lab; a module starting
     # with "." is relative to the lab's emulator package (``.eos:Emulator``), a site's is absolute
     emulator: str | None = None
+    names_hwsku: bool = False  # its config names the switch's hardware SKU (SONiC: DEVICE_METADATA hwsku)
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

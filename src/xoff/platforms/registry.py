@@ -82,6 +82,12 @@ def get_platform(name: str) -> Platform:
         raise KeyError(f"unknown platform {name!r} (allowed: {', '.join(platforms())})") from None
 
 
+def names_hwsku(name: str) -> bool:
+    """Whether a platform's config names the switch's hardware SKU (an unknown platform: no)."""
+    record = platforms().get(name)
+    return record is not None and record.names_hwsku
+
+
 def names(kind: str | None = None) -> tuple[str, ...]:
     """The registered platform names (of one kind: ``switch``, ``host``, ``ib_switch``), in registry order."""
     return tuple(n for n, p in platforms().items() if kind is None or p.kind == kind)

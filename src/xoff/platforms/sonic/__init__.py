@@ -31,4 +31,5 @@ PLATFORM = Platform(
     # its shell over plain SSH (password), show/config through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".sonic:Emulator",  # in the lab's emulator package
+    names_hwsku=True,  # DEVICE_METADATA|localhost hwsku: a catalogue sku gives it when the intent has none
 )

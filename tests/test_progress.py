@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import INVENTORY, ROOT
+from tests.support.progress_recorder import Recorder
 from xoff import api
 from xoff.collect import engine
 from xoff.connect.credentials import CredentialSet
@@ -22,41 +23,12 @@ from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
 from xoff.platforms.infiniband.collect import collect_sm
 from xoff.platforms.infiniband.observe import load_captures
-from xoff.progress import ProgressEvent, stage
+from xoff.progress import stage
 
 LAB_MINI = INVENTORY / "lab-mini"
 RING = ROOT / "tests" / "fixtures" / "deadlock" / "ib" / "ring_updn"
 DUMPS = ROOT / "tests" / "fixtures" / "parse" / "infiniband" / "dumps"
 SA_KEY = "0x00000000000000AB"
-
-
-class Recorder:
-    """A hook that keeps every event (the hook may be called from worker threads: list.append is atomic)."""
-
-    def __init__(self) -> None:
-        self.events: list[ProgressEvent] = []
-
-    def __call__(self, event: ProgressEvent) -> None:
-        self.events.append(event)
-
-    def stages(self) -> list[str]:
-        return [e.stage for e in self.events if e.phase == "start"]
-
-    def items(self, name: str) -> list[str]:
-        return [e.item or "" for e in self.events if e.stage == name and e.phase == "step"]
-
-    def bracketed(self) -> bool:
-        """Every stage that started ended, after its steps, with the count of its steps."""
-        open_: dict[str, int] = {}
-        for e in self.events:
-            if e.phase == "start":
-                open_[e.stage] = 0
-            elif e.phase == "step":
-                open_[e.stage] += 1
-                assert e.done == open_[e.stage]
-            else:
-                assert e.done == open_.pop(e.stage)
-        return not open_
 
 
 def test_a_stage_says_start_each_step_and_end_also_when_it_raises() -> None:

@@ -12,31 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.progress_recorder import Recorder
 from xoff import api
 from xoff.lab import names, netns
 from xoff.lab.lab import resolve, up
 from xoff.lab.teardown import down, leftovers_of
-from xoff.progress import ProgressEvent
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "ib-ring"
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[ProgressEvent] = []
-
-    def __call__(self, event: ProgressEvent) -> None:
-        self.events.append(event)
-
-    def stages(self) -> list[str]:
-        return [e.stage for e in self.events if e.phase == "start"]
-
-    def items(self, stage: str) -> list[str]:
-        return [e.item or "" for e in self.events if e.stage == stage and e.phase == "step"]
-
-    def ends(self) -> list[tuple[str, int]]:
-        return [(e.stage, e.done) for e in self.events if e.phase == "end"]
 
 
 def test_lab_up_deadlock_ib_lab_and_down_report_their_stages(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -373,7 +373,7 @@ def build(tree: Tree, sku: Sku, asic: str, evidence: str, default_sku: str | Non
         "vendor": next(v for k, v in ASIC_VENDOR.items() if asic.startswith(k)),
         "asic": asic,
         "platform": sku.platform,
-        "models": ["static", "dynamic"] if tree.exists(sku.dir + "buffers_dynamic.json.j2") else ["static"],
+        "models": _models(tree, sku, asic),
         "source": {"repo": REPO, "commit": tree.commit, "dir": sku.dir},
         "pools": pools_t1 or {**empty, "total_buffer": None},
     }
@@ -384,6 +384,20 @@ def build(tree: Tree, sku: Sku, asic: str, evidence: str, default_sku: str | Non
     data["lookup"] = {"file": lookup_ref, "rows": rows}
     data["notes"] = list(dict.fromkeys(sku.notes))
     return data
+
+
+def _models(tree: Tree, sku: Sku, asic: str) -> list[str]:
+    """static always; dynamic where the HWSKU ships buffers_dynamic.json.j2 and sonic-swss has the vendor's
+    headroom plugin (buffer_headroom_mellanox.lua: Spectrum only)."""
+    if not tree.exists(sku.dir + "buffers_dynamic.json.j2"):
+        return ["static"]
+    if asic.startswith("spectrum"):
+        return ["static", "dynamic"]
+    sku.notes.append(
+        "ships buffers_dynamic.json.j2, but sonic-swss has no headroom plugin for this ASIC"
+        " (buffer_headroom_mellanox.lua is the only one): dynamic not listed"
+    )
+    return ["static"]
 
 
 def _content(rec: dict[str, object]) -> tuple[object, ...]:

@@ -25,6 +25,8 @@ def json_report(validation: Validation) -> str:
         "generated_at": meta.generated_at,
         "snapshot": meta.snapshot,
         "collected_at": meta.collected_at,
+        "snapshot_intent_hash": meta.snapshot_intent_hash,  # None: not recorded (or no snapshot)
+        "snapshot_xoff_version": meta.snapshot_xoff_version,
         "ok": not validation.blocking,
         "summary": validation.summary(),
         "results": [r.as_dict() for r in rows(validation)],
@@ -66,7 +68,15 @@ def junit_report(validation: Validation) -> str:
         },
     )
     props = ET.SubElement(suite, "properties")
-    for name in ("intent_hash", "xoff_version", "mode", "snapshot", "collected_at"):
+    for name in (
+        "intent_hash",
+        "xoff_version",
+        "mode",
+        "snapshot",
+        "collected_at",
+        "snapshot_intent_hash",
+        "snapshot_xoff_version",
+    ):
         value = getattr(meta, name)
         if value is not None:
             ET.SubElement(props, "property", {"name": name, "value": str(value)})

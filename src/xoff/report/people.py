@@ -82,7 +82,7 @@ def _markdown_head(validation: Validation) -> list[str]:
     if meta.snapshot is not None:
         out.append(f"- snapshot: `{_cell(meta.snapshot)}`")
     if snap is not None:
-        out.append(f"- collected at: {snap.collected_at}")
+        out.append(f"- collected at: {snap.collected_at}, under {meta.collected_under}")
     if validation.address_map:
         out.append(f"- {remap_line(validation)}")
     out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))

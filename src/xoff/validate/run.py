@@ -110,14 +110,7 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
     say where it is wrong.
     """
     name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
-    try:
-        snap = Snapshot.model_validate_json(raw)
-    except ValidationError:
-        snap = _located_snapshot(path, raw, name)
+    snap = read_snapshot(path)
     if snap.fabric != fabric:
         raise InputError(
             [
@@ -129,6 +122,19 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
             ]
         )
     return snap
+
+
+def read_snapshot(path: Path) -> Snapshot:
+    """A snapshot file of any fabric (``load_snapshot`` without the fabric check)."""
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
+    try:
+        return Snapshot.model_validate_json(raw)
+    except ValidationError:
+        return _located_snapshot(path, raw, name)
 
 
 def _located_snapshot(path: Path, raw: bytes, name: str) -> Snapshot:

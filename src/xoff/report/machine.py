@@ -35,6 +35,8 @@ def json_report(validation: Validation) -> str:
         "not_selected": validation.not_selected,  # --limit / --checks / --tags: not contacted, not judged, not run
         "unmodelled": unmodelled(validation),  # device -> name -> count: shown, kept, not judged
         "captures_absent": snap.captures_absent if snap else {},
+        # --baseline: the accepted findings left out (still present), those resolved, the new ones; None: no baseline
+        "baseline": validation.baseline.as_dict() if validation.baseline else None,
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -79,6 +81,16 @@ def junit_report(validation: Validation) -> str:
     ):
         value = getattr(meta, name)
         if value is not None:
+            ET.SubElement(props, "property", {"name": name, "value": str(value)})
+    if validation.baseline is not None:
+        b = validation.baseline
+        for name, value in (
+            ("baseline", b.snapshot),
+            ("baseline_accepted", b.accepted),
+            ("baseline_still_present", b.still_present),
+            ("baseline_resolved", len(b.resolved)),
+            ("baseline_new", b.new),
+        ):
             ET.SubElement(props, "property", {"name": name, "value": str(value)})
     for r in validation.results:
         case = ET.SubElement(suite, "testcase", {"classname": r.id.split(".")[0], "name": r.id, "time": "0"})

@@ -48,7 +48,8 @@ def text_report(d: SnapshotDiff) -> str:
     if d.rates:
         out.append(f"counter rates ({len(d.rates)} counters moved; traffic, not a change):")
         out += [f"  {line}" for line in _top_rates(d)]
-    out.append(f"{len(d.changes)} changes" if d.changed else "no change in the running state")
+    count = f"{len(d.changes)} change{'' if len(d.changes) == 1 else 's'}"
+    out.append(count if d.changed else "no change in the running state")
     return "\n".join(out) + "\n"
 
 

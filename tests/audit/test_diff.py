@@ -7,6 +7,7 @@ The snapshots are ``validate.mirror`` copies of lab-mini's desired state, edited
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.paths import INVENTORY
+from tests.support.paths import INVENTORY, ROOT
+from xoff import api
 from xoff.api.audit import DiffOptions, diff
 from xoff.audit.diff import diff_snapshots
 from xoff.cli import app
@@ -200,3 +202,40 @@ def test_bad_input_exits_2(base: dict[str, Any], tmp_path: Path) -> None:
     ]
     out = CliRunner().invoke(app, ["diff", str(pa), str(tmp_path / "missing.json")])
     assert out.exit_code == 2 and "cannot read snapshot" in out.output
+
+
+def test_host_lists_are_named_by_their_key(base: dict[str, Any]) -> None:
+    def gpu_path(d: dict[str, Any]) -> None:
+        d["hosts"]["gpu1"]["gpu_nic_paths"][0]["relation"] = "SYS"
+
+    a, b = _after(base, gpu_path)
+    (change,) = diff_snapshots(a, b).changes
+    assert (change.device, change.subject, change.before, change.after) == (
+        "gpu1",
+        "gpu_nic_paths.GPU0.relation",
+        "PIX",
+        "SYS",
+    )
+
+
+IB_FATTREE = ROOT / "tests" / "fixtures" / "intents" / "ib-fattree"
+IB_DUMP = ROOT / "tests" / "fixtures" / "deadlock" / "ib" / "fattree_ftree"
+
+
+def test_infiniband_routes_and_sl2vl(tmp_path: Path) -> None:
+    shutil.copytree(IB_DUMP, tmp_path / "captures" / "infiniband")
+    snap = api.collect(IB_FATTREE, api.CollectOptions(from_captures=tmp_path / "captures")).snapshot
+    assert snap.infiniband is not None
+    data = json.loads(snap.model_dump_json())
+    guid = sorted(data["infiniband"]["lfts"])[0]
+    lid = sorted(data["infiniband"]["lfts"][guid], key=int)[0]
+    data["infiniband"]["lfts"][guid][lid] += 1
+    node = sorted(data["infiniband"]["sl2vl"])[0]
+    table = data["infiniband"]["sl2vl"][node][0]
+    table["vls"][0] = 15 if table["vls"][0] != 15 else 0
+    data["infiniband"]["source"] = "read elsewhere"  # where it was read is not state
+    changes = diff_snapshots(snap, Snapshot.model_validate(data)).changes
+    assert [(c.section, c.subject) for c in changes] == [
+        ("infiniband", f"lfts.{guid}.{lid}"),
+        ("infiniband", f"sl2vl.{node}.{table['in_port']}>{table['out_port']}.vls"),
+    ]

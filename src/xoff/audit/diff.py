@@ -144,7 +144,24 @@ def _hosts(a: Snapshot, b: Snapshot, name: str) -> list[Change]:
     if (name in a.hosts) != (name in b.hosts):
         held = "read" if name in a.hosts else None
         return [Change("hosts", name, "host facts", "one side", before=held, after=None if held else "read")]
-    return _generic("hosts", name, a.hosts[name].model_dump(mode="json"), b.hosts[name].model_dump(mode="json"))
+    return _generic(
+        "hosts", name, _host(a.hosts[name].model_dump(mode="json")), _host(b.hosts[name].model_dump(mode="json"))
+    )
+
+
+def _by(items: list[dict[str, Any]] | None, key: Callable[[dict[str, Any]], str]) -> dict[str, Any] | None:
+    """A list of records as a map by their natural key, so one changed entry is named (None stays None: not read)."""
+    return None if items is None else {key(i): i for i in items}
+
+
+def _host(dump: dict[str, Any]) -> dict[str, Any]:
+    """Host facts with their lists keyed: a GID by device/port/index, a GPU's NIC path by GPU, an HCA port by CA/port."""
+    return {
+        **dump,
+        "gids": _by(dump.get("gids"), lambda g: f"{g['rdma']}/{g['port']}/{g['index']}"),
+        "gpu_nic_paths": _by(dump.get("gpu_nic_paths"), lambda p: f"GPU{p['gpu']}"),
+        "ib_ports": _by(dump.get("ib_ports"), lambda p: f"{p['ca']}/{p['port']}"),
+    }
 
 
 def _counter_resets_and(a: Snapshot, b: Snapshot, name: str, result: SnapshotDiff) -> list[Change]:
@@ -165,4 +182,8 @@ def _infiniband(a: Snapshot, b: Snapshot) -> list[Change]:
         return [Change("infiniband", "", "infiniband", "one side", before=held, after=None if held else "read")]
     before = {k: v for k, v in a.infiniband.model_dump(mode="json").items() if k not in _IB_CONTEXT}
     after = {k: v for k, v in b.infiniband.model_dump(mode="json").items() if k not in _IB_CONTEXT}
+    for dump in (before, after):  # an SL2VL table by its input and output port
+        dump["sl2vl"] = {
+            node: _by(tables, lambda t: f"{t['in_port']}>{t['out_port']}") for node, tables in dump["sl2vl"].items()
+        }
     return _generic("infiniband", "", before, after)

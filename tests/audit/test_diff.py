@@ -239,3 +239,19 @@ def test_infiniband_routes_and_sl2vl(tmp_path: Path) -> None:
         ("infiniband", f"lfts.{guid}.{lid}"),
         ("infiniband", f"sl2vl.{node}.{table['in_port']}>{table['out_port']}.vls"),
     ]
+
+
+def test_markdown_renders_as_tables(base: dict[str, Any]) -> None:
+    """The Markdown report through a real CommonMark renderer (markdown-it-py, with GFM tables): a table per section."""
+    from markdown_it import MarkdownIt
+
+    from xoff.audit.render import markdown_report
+
+    def two(d: dict[str, Any]) -> None:
+        _dscp(d)
+        d["lldp"]["leaf1"][0]["neighbor"] = "spine|2"  # a pipe in a cell stays in its cell
+
+    a, b = _after(base, two)
+    html = MarkdownIt("commonmark").enable("table").render(markdown_report(diff_snapshots(a, b)))
+    assert html.count("<table>") == 2 and "<h2>values (1)</h2>" in html and "<h2>cabling (1)</h2>" in html
+    assert "<td>qos.dscp_to_tc.26</td>" in html and "<td>spine|2 Ethernet0</td>" in html

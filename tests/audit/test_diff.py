@@ -75,6 +75,10 @@ def _reset(d: dict[str, Any]) -> None:
     d["counters"]["leaf1"]["Ethernet0"]["queues"]["3"]["packets"] = 10
 
 
+def _port_unread(d: dict[str, Any]) -> None:
+    del d["counters"]["leaf1"]["Ethernet0"]
+
+
 def _module(d: dict[str, Any]) -> None:
     d["hosts"]["gpu1"]["modules"] = []
 
@@ -97,6 +101,7 @@ CASES: list[tuple[str, Edit, tuple[str, str, str, str]]] = [
     ("session down", _bgp_down, ("bgp", "leaf1", "neighbor 198.18.0.0", "changed")),
     ("route added", _route, ("fib", "leaf1", "198.18.99.0/24", "added")),
     ("counter reset", _reset, ("counters", "leaf1", "Ethernet0 queues.3.packets", "reset")),
+    ("port counters not read", _port_unread, ("counters", "leaf1", "Ethernet0", "one side")),
     ("module unloaded", _module, ("hosts", "gpu1", "modules", "changed")),
     ("device not read", _gone, ("devices", "leaf2", "device", "removed")),
 ]

@@ -49,7 +49,7 @@ def diff_snapshots(
         result.changes += _keyed("bgp", name, a.bgp_sessions, b.bgp_sessions, _bgp)
         result.changes += _keyed("fib", name, a.fib, b.fib, _fib)
         result.changes += _hosts(a, b, name)
-        result.changes += _counter_resets_and(a, b, name, result)
+        result.changes += _counters(a, b, name, result)
     result.changes += _infiniband(a, b)
     return result
 
@@ -164,8 +164,8 @@ def _host(dump: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _counter_resets_and(a: Snapshot, b: Snapshot, name: str, result: SnapshotDiff) -> list[Change]:
-    """The device's counter rates go to ``result.rates``; its resets (a counter that went down) are changes."""
+def _counters(a: Snapshot, b: Snapshot, name: str, result: SnapshotDiff) -> list[Change]:
+    """The device's counter rates go to ``result.rates``; resets and ports read on one side are changes."""
     moved, resets = rates(name, a.counters.get(name, {}), b.counters.get(name, {}), result.interval_s)
     result.rates += moved
     return resets

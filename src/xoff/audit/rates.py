@@ -40,9 +40,13 @@ def _flat(port: PortCounters) -> dict[str, int | None]:
 def rates(
     device: str, a: dict[str, PortCounters], b: dict[str, PortCounters], seconds: float | None
 ) -> tuple[list[Rate], list[Change]]:
-    """The counters of ``device`` that moved (rates) and those that went down (resets), port by port."""
+    """The counters of ``device`` that moved (rates), and as changes those that went down (resets) and the ports whose
+    counters were read in one snapshot only (a port absent from both: nothing to say)."""
     moved: list[Rate] = []
-    resets: list[Change] = []
+    resets: list[Change] = [
+        Change("counters", device, port, "one side", "read" if port in a else None, "read" if port in b else None)
+        for port in sorted(set(a) ^ set(b))
+    ]
     for port in sorted(set(a) & set(b)):
         before, after = _flat(a[port]), _flat(b[port])
         for counter in sorted(set(before) & set(after)):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xoff.api.intent import IntentSource, load
+from xoff.api.intent import IntentSource, Loaded, load
 from xoff.errors import InputError, Problem
 from xoff.progress import ProgressHook, no_progress
 
@@ -93,7 +93,8 @@ def read_devices(
     from xoff.connect.sources import open_source  # noqa: PLC0415
     from xoff.connect.targets import build_targets, select  # noqa: PLC0415
 
-    desired = load(source).state
+    loaded = load(source)
+    desired = loaded.state
     target_source: TargetSource | None = None
     secrets, known_hosts = reach.secrets, reach.known_hosts
     if reach.lab is not None:
@@ -120,7 +121,15 @@ def read_devices(
     address_map = getattr(target_source, "address_map", None) if target_source is not None else None
     if address_map:
         snapshot = snapshot.model_copy(update={"address_map": [(str(a), str(b)) for a, b in address_map]})
-    return desired, snapshot, len(targets)
+    return desired, stamped(snapshot, loaded), len(targets)
+
+
+def stamped(snapshot: Snapshot, loaded: Loaded) -> Snapshot:
+    """The snapshot with the intent it was collected under (``xoff.intent.fingerprint``) and the xoff that read it."""
+    from xoff import __version__  # noqa: PLC0415
+    from xoff.intent.fingerprint import document_sha256  # noqa: PLC0415
+
+    return snapshot.model_copy(update={"intent_sha256": document_sha256(loaded.intent), "xoff_version": __version__})
 
 
 def _sm_chosen(desired: FabricState, targets: list[Target], limited: bool) -> bool:
@@ -136,7 +145,8 @@ def _from_captures(source: IntentSource, captures: Path, limit: list[str]) -> tu
     from xoff.collect.captures import collect_from_captures  # noqa: PLC0415
     from xoff.connect.targets import build_targets, select  # noqa: PLC0415
 
-    desired = load(source).state
+    loaded = load(source)
+    desired = loaded.state
     targets = select(build_targets(desired), limit)
     try:
         snapshot = collect_from_captures(desired, targets, captures)
@@ -144,7 +154,7 @@ def _from_captures(source: IntentSource, captures: Path, limit: list[str]) -> tu
         raise InputError(
             [Problem(None, "--from-captures", f"{exc} (allowed: a directory of <device>/<slug>.txt)")]
         ) from None
-    return desired, snapshot, len(targets)
+    return desired, stamped(snapshot, loaded), len(targets)
 
 
 def collect(

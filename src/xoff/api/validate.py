@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xoff.api.collect import Reach, read_devices
-from xoff.api.intent import IntentSource, load
+from xoff.api.intent import IntentSource, Loaded, load
 from xoff.errors import InputError, Problem, usage_error
 from xoff.modes import mode_problem
 from xoff.progress import ProgressHook, no_progress
@@ -40,6 +40,7 @@ class ValidateOptions:
     known_hosts: Path | None = None
     workers: int = 20
     timeout_s: float = 20.0
+    baseline: Path | None = None  # report only findings new since this accepted snapshot (needs observed state)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,18 @@ def _selection(desired: FabricState, catalog: Catalog, options: ValidateOptions)
     )
 
 
+def _baseline(loaded: Loaded, cat: Catalog, selection: Selection, path: Path | None) -> Validation | None:
+    """The baseline snapshot validated against the same intent (in its own collect's addresses), catalog and selection."""
+    if path is None:
+        return None
+    from xoff.desired.addressmap import map_fabric  # noqa: PLC0415
+    from xoff.validate.run import load_snapshot  # noqa: PLC0415
+    from xoff.validate.run import validate as run_checks  # noqa: PLC0415
+
+    snap = load_snapshot(path, loaded.state.fabric)
+    return run_checks(map_fabric(loaded.state, snap.address_map), cat, snap, "snapshot", selection)
+
+
 def validate(source: IntentSource, options: ValidateOptions, progress: ProgressHook = no_progress) -> ValidateResult:
     """Exactly one mode (``offline``, ``snapshot``, ``lab``, ``live``); ``progress`` hears the stages ``collect``
     (live and lab: a step per device) and ``checks`` (a step per check)."""
@@ -96,6 +109,8 @@ def validate(source: IntentSource, options: ValidateOptions, progress: ProgressH
     problem = mode_problem(options.offline, options.snapshot, options.lab, options.live)
     if problem is not None:
         raise usage_error(problem)
+    if options.baseline is not None and options.offline:
+        raise usage_error("xoff validate: --baseline compares observed state: give --snapshot, --lab or --live")
     cat = load_catalog(options.catalog)
     loaded = load(source)
     desired = loaded.state
@@ -113,8 +128,13 @@ def validate(source: IntentSource, options: ValidateOptions, progress: ProgressH
     if options.save_snapshot is not None and snap is not None and where == "live":
         options.save_snapshot.parent.mkdir(parents=True, exist_ok=True)
         options.save_snapshot.write_text(snap.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    baseline = _baseline(loaded, cat, selection, options.baseline)  # a bad baseline is said before anything runs
     validation = run_checks(desired, cat, snap, where, selection, progress)
     validation.intent_hash = intent_hash(loaded.intent)
+    if baseline is not None and options.baseline is not None:
+        from xoff.audit.baseline import apply_baseline  # noqa: PLC0415
+
+        apply_baseline(validation, baseline, str(options.baseline))
     validation.lab = options.lab if where == "live" else None
     saved = options.save_snapshot if where == "live" else None
     validation.origin = next((str(p) for p in (options.snapshot, saved) if p is not None), None)

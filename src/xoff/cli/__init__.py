@@ -64,6 +64,7 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.validate", "validate_command"),
         "Validate the fabric against the intent and the lossless rules: --offline, --snapshot, --lab or --live.",
     ),
+    "diff": (_attr("xoff.cli.diff", "diff_command"), "What changed in the running state between two snapshots."),
     "push": (
         _attr("xoff.cli.push", "push_command"),
         "Push the rendered configuration: back up, diff, apply, verify, roll back on failure.",

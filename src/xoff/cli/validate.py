@@ -84,6 +84,10 @@ def validate_command(
     ] = ReportFormat.text,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write the report to this file")] = None,
     save_snapshot: Annotated[Path | None, typer.Option("--save-snapshot", help="live: also write the snapshot")] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="report only findings new since this accepted snapshot (its findings known)"),
+    ] = None,
     secrets: Annotated[Path | None, typer.Option("--secrets", help="live: 0600 secrets file (else XOFF_* env)")] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="live: the only host keys trusted")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="live: devices read at once")] = 20,
@@ -117,6 +121,7 @@ def validate_command(
         known_hosts=known_hosts,
         workers=workers,
         timeout_s=timeout,
+        baseline=baseline,
     )
     try:
         with progress_display(quiet) as progress:

@@ -172,6 +172,12 @@ class Snapshot(Observed):
     snapshot_version: int = SNAPSHOT_VERSION
     fabric: str
     collected_at: str  # ISO 8601, UTC
+    intent_sha256: str | None = Field(
+        default=None,
+        description="the intent the snapshot was collected under (xoff.intent.fingerprint); None: not recorded "
+        "(a snapshot older than the field)",
+    )
+    xoff_version: str | None = Field(default=None, description="the xoff that collected it; None: not recorded")
     observed: FabricState
     observed_fields: dict[str, list[str]] = Field(
         default_factory=dict,

@@ -25,6 +25,8 @@ def json_report(validation: Validation) -> str:
         "generated_at": meta.generated_at,
         "snapshot": meta.snapshot,
         "collected_at": meta.collected_at,
+        "snapshot_intent_hash": meta.snapshot_intent_hash,  # None: not recorded (or no snapshot)
+        "snapshot_xoff_version": meta.snapshot_xoff_version,
         "ok": not validation.blocking,
         "summary": validation.summary(),
         "results": [r.as_dict() for r in rows(validation)],
@@ -33,6 +35,8 @@ def json_report(validation: Validation) -> str:
         "not_selected": validation.not_selected,  # --limit / --checks / --tags: not contacted, not judged, not run
         "unmodelled": unmodelled(validation),  # device -> name -> count: shown, kept, not judged
         "captures_absent": snap.captures_absent if snap else {},
+        # --baseline: the accepted findings left out (still present), those resolved, the new ones; None: no baseline
+        "baseline": validation.baseline.as_dict() if validation.baseline else None,
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -66,9 +70,27 @@ def junit_report(validation: Validation) -> str:
         },
     )
     props = ET.SubElement(suite, "properties")
-    for name in ("intent_hash", "xoff_version", "mode", "snapshot", "collected_at"):
+    for name in (
+        "intent_hash",
+        "xoff_version",
+        "mode",
+        "snapshot",
+        "collected_at",
+        "snapshot_intent_hash",
+        "snapshot_xoff_version",
+    ):
         value = getattr(meta, name)
         if value is not None:
+            ET.SubElement(props, "property", {"name": name, "value": str(value)})
+    if validation.baseline is not None:
+        b = validation.baseline
+        for name, value in (
+            ("baseline", b.snapshot),
+            ("baseline_accepted", b.accepted),
+            ("baseline_still_present", b.still_present),
+            ("baseline_resolved", len(b.resolved)),
+            ("baseline_new", b.new),
+        ):
             ET.SubElement(props, "property", {"name": name, "value": str(value)})
     for r in validation.results:
         case = ET.SubElement(suite, "testcase", {"classname": r.id.split(".")[0], "name": r.id, "time": "0"})

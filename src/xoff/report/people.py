@@ -21,6 +21,8 @@ def status_label(r: CheckResult) -> str:
 
 def text_report(validation: Validation, verbose: bool = False) -> RenderableType:
     parts: list[RenderableType] = [Text(header(validation), style="bold"), Text(report_meta(validation).line())]
+    if validation.baseline is not None:
+        parts += [Text(line) for line in validation.baseline.lines(validation.intent_hash)]
     if validation.address_map:
         parts.append(Text(remap_line(validation)))
     table = Table(title="checks", title_justify="left")
@@ -82,9 +84,13 @@ def _markdown_head(validation: Validation) -> list[str]:
     if meta.snapshot is not None:
         out.append(f"- snapshot: `{_cell(meta.snapshot)}`")
     if snap is not None:
-        out.append(f"- collected at: {snap.collected_at}")
+        out.append(f"- collected at: {snap.collected_at}, under {meta.collected_under}")
     if validation.address_map:
         out.append(f"- {remap_line(validation)}")
+    if validation.baseline is not None:
+        first, *resolved = validation.baseline.lines(validation.intent_hash)
+        out.append(f"- {_cell(first)}")
+        out += [f"  - {_cell(line)}" for line in resolved]
     out.append("- verdict: " + ("**checks found problems**" if validation.blocking else "no blocking findings"))
     return out
 

@@ -46,6 +46,11 @@ class Difference:
     observed: Any
 
 
+def absent(value: Any) -> bool:
+    """The value a ``Difference`` carries for a key present on one side only."""
+    return value is _MISSING
+
+
 def show(value: Any) -> str:
     if value is _MISSING:
         return "(absent)"

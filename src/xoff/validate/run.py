@@ -6,7 +6,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
@@ -21,6 +21,9 @@ from xoff.validate.catalog import Catalog
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
 from xoff.validate.select import Selection
+
+if TYPE_CHECKING:
+    from xoff.audit.baseline import BaselineOutcome
 
 Source = Literal["offline", "snapshot", "live"]
 
@@ -42,6 +45,7 @@ class Validation:
     intent_hash: str | None = None  # ``report.meta.intent_hash`` of the intent loaded (None: built without it)
     origin: str | None = None  # the snapshot file judged (or written, --save-snapshot); None: none on disk
     lab: str | None = None  # the lab whose state was collected (the mode is then ``lab``)
+    baseline: BaselineOutcome | None = None  # --baseline: the accepted findings left out, and those resolved
 
     @property
     def mode(self) -> str:
@@ -110,14 +114,7 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
     say where it is wrong.
     """
     name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
-    try:
-        snap = Snapshot.model_validate_json(raw)
-    except ValidationError:
-        snap = _located_snapshot(path, raw, name)
+    snap = read_snapshot(path)
     if snap.fabric != fabric:
         raise InputError(
             [
@@ -129,6 +126,19 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
             ]
         )
     return snap
+
+
+def read_snapshot(path: Path) -> Snapshot:
+    """A snapshot file of any fabric (``load_snapshot`` without the fabric check)."""
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError([Problem(Location(name, 1, 1), "", f"cannot read snapshot: {exc.strerror}")]) from None
+    try:
+        return Snapshot.model_validate_json(raw)
+    except ValidationError:
+        return _located_snapshot(path, raw, name)
 
 
 def _located_snapshot(path: Path, raw: bytes, name: str) -> Snapshot:

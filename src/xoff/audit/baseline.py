@@ -1,0 +1,113 @@
+"""``validate --baseline SNAP``: report only the findings that are new since an accepted baseline.
+
+The baseline's findings are those of the baseline snapshot validated against the same intent, catalog and selection.
+A finding is keyed by its check id, device and subject (its object, port and priority: never its message text, which
+carries values that move). A current finding whose key the baseline has is accepted: not reported, counted as still
+present; a baseline finding whose key is gone is resolved, and listed. A check whose failures are all accepted reports
+success saying how many accepted findings it still has; the exit status judges only the new ones. A check that could not
+run (error) is reported as it is: that is never accepted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xoff.validate.model import Finding, Status
+
+if TYPE_CHECKING:
+    from xoff.validate.run import Validation
+
+Key = tuple[str, str, str]  # check id, device, subject
+
+
+def subject(f: Finding) -> str:
+    """What a finding is about, without what it says about it."""
+    parts = [f.object]
+    if f.port is not None and f.port not in f.object:
+        parts.append(f"port {f.port}")
+    if f.priority is not None:
+        parts.append(f"priority {f.priority}")
+    return " ".join(parts)
+
+
+def key(check: str, f: Finding) -> Key:
+    return check, f.device, subject(f)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """An accepted finding of the baseline that is gone."""
+
+    check: str
+    device: str
+    subject: str
+    finding: str  # as the baseline said it
+
+    def line(self) -> str:
+        return f"{self.check}: {self.finding}"
+
+
+@dataclass
+class BaselineOutcome:
+    snapshot: str  # the baseline snapshot file
+    collected_at: str
+    intent_sha256: str | None  # the intent the baseline was collected under (None: not recorded)
+    accepted: int  # findings of the baseline
+    still_present: int = 0  # current findings the baseline accepted (not reported)
+    new: int = 0  # current findings the baseline does not have (reported)
+    resolved: list[Resolved] = field(default_factory=list)
+
+    def lines(self, intent_hash: str | None) -> list[str]:
+        """What every report says about the baseline, first line the summary."""
+        under = ""
+        if self.intent_sha256 is None:
+            under = " (its intent not recorded)"
+        elif intent_hash is not None and self.intent_sha256 != intent_hash:
+            under = f" (collected under another intent, {self.intent_sha256})"
+        out = [
+            f"baseline {self.snapshot}, collected {self.collected_at}{under}: {self.accepted} accepted findings, "
+            f"{self.still_present} still present (not reported), {len(self.resolved)} resolved, {self.new} new"
+        ]
+        out += [f"resolved: {r.line()}" for r in self.resolved]
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "resolved": [asdict(r) for r in self.resolved]}
+
+
+def findings_by_key(validation: Validation) -> dict[Key, tuple[str, Finding]]:
+    return {key(r.id, f): (r.id, f) for r in validation.results if r.status is Status.FAILURE for f in r.findings}
+
+
+def apply_baseline(current: Validation, baseline: Validation, path: str) -> BaselineOutcome:
+    """Cut ``current``'s failures down to the findings ``baseline`` does not have; set and return the outcome."""
+    accepted = findings_by_key(baseline)
+    snap = baseline.snapshot
+    outcome = BaselineOutcome(
+        snapshot=path,
+        collected_at=snap.collected_at if snap is not None else "",
+        intent_sha256=snap.intent_sha256 if snap is not None else None,
+        accepted=len(accepted),
+    )
+    seen: set[Key] = set()
+    for result in current.results:
+        if result.status is not Status.FAILURE:
+            continue
+        keys = [key(result.id, f) for f in result.findings]
+        seen.update(keys)
+        new = [f for f, k in zip(result.findings, keys, strict=True) if k not in accepted]
+        kept = len(result.findings) - len(new)
+        outcome.still_present += kept
+        outcome.new += len(new)
+        result.findings = new
+        if kept and not new:
+            result.status = Status.SUCCESS
+        if kept:
+            note = f"{kept} accepted finding{'s' if kept != 1 else ''} of the baseline still present (not reported)"
+            result.message = f"{result.message}; {note}" if result.message else note
+    outcome.resolved = [
+        Resolved(c, f.device, subject(f), str(f)) for k, (c, f) in sorted(accepted.items()) if k not in seen
+    ]
+    current.baseline = outcome
+    return outcome

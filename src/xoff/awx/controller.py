@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
+from xoff.awx.yamlout import document
 
 PLAYBOOK = """\
 ---
@@ -178,7 +178,7 @@ def write(project: Path, fabric: str, shard_by: str, shards: list[dict[str, Any]
     awx = project / "awx"
     awx.mkdir(parents=True, exist_ok=True)
     data = {"xoff_fabric": fabric, "xoff_shard_by": shard_by, "xoff_shards": shards}
-    listing = "---\n# the shards of this project (written by xoff inventory export)\n"
-    (awx / "shards.yml").write_text(listing + yaml.safe_dump(data, sort_keys=False, width=200), encoding="utf-8")
+    listing = document(data, "# the shards of this project (written by xoff inventory export)\n")
+    (awx / "shards.yml").write_text(listing, encoding="utf-8")
     (awx / "controller.yml").write_text(PLAYBOOK, encoding="utf-8")
     return [awx / "controller.yml", awx / "shards.yml"]

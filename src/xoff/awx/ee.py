@@ -11,11 +11,12 @@ sshpass for the password logins of SONiC and Cumulus), and xoff itself from the 
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
-import yaml
+from xoff.awx.yamlout import document
 
 BASE_IMAGE = "quay.io/centos/centos:stream9"
 PYTHON = ("python3.12", "/usr/bin/python3.12")
@@ -53,12 +54,11 @@ def xoff_requirements() -> list[str]:
 
 def collection_version(fqcn: str) -> str | None:
     """The version of a collection installed beside this Ansible (``ansible_collections/<ns>/<name>``)."""
-    try:
-        import ansible_collections  # noqa: PLC0415  # type: ignore[import-untyped, unused-ignore]
-    except ImportError:
+    spec = importlib.util.find_spec("ansible_collections")
+    if spec is None or spec.submodule_search_locations is None:
         return None
     namespace, name = fqcn.split(".")
-    for root in ansible_collections.__path__:
+    for root in spec.submodule_search_locations:
         manifest = Path(root) / namespace / name / "MANIFEST.json"
         if manifest.is_file():
             return str(json.loads(manifest.read_text(encoding="utf-8"))["collection_info"]["version"])
@@ -98,17 +98,13 @@ def definition() -> dict[str, Any]:
     }
 
 
-def _yaml(data: dict[str, Any], header: str) -> str:
-    return header + "---\n" + yaml.safe_dump(data, sort_keys=False, width=200)
-
-
 def write(project: Path) -> list[Path]:
     """Write the execution environment's files into the project; returns them."""
     files = {
-        project / "execution-environment.yml": _yaml(
+        project / "execution-environment.yml": document(
             definition(), "# ansible-builder create|build -f execution-environment.yml (written by xoff)\n"
         ),
-        project / "collections" / "requirements.yml": _yaml(
+        project / "collections" / "requirements.yml": document(
             collections_requirements(), "# collections the xoff playbooks use (AWX installs them at project sync)\n"
         ),
         project / "ee" / "requirements.txt": "# xoff's runtime requirements (its package metadata)\n"

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from xoff.awx import controller, ee
 from xoff.awx.shards import Shard, shards
+from xoff.awx.yamlout import document
 from xoff.connect.ansible_inventory import INVENTORY_FILE, build_inventory, ssh_args
 from xoff.desired.domains import DomainKind
 from xoff.desired.models import FabricState
@@ -37,9 +36,6 @@ LINT_CONFIG = """\
 ---
 # ansible-lint of this project (xoff's own test runs it with --profile production)
 profile: production
-exclude_paths:
-  - render/
-  - ee/
 """
 
 
@@ -75,8 +71,7 @@ def _write_inventories(project: Path, parts: list[Shard], known_hosts: bool) -> 
     for shard in parts:
         path = project / "inventories" / shard.name / INVENTORY_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = yaml.safe_dump(shard_inventory(shard, known_hosts), sort_keys=False, width=200)
-        path.write_text("---\n" + HEADER + body.replace(": null\n", ":\n"), encoding="utf-8")
+        path.write_text(document(shard_inventory(shard, known_hosts), HEADER), encoding="utf-8")
 
 
 def shard_listing(parts: list[Shard]) -> list[dict[str, Any]]:

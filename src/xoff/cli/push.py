@@ -179,6 +179,7 @@ def _export_awx(
         _fail(exc)
     counts = ", ".join(f"{name}: {n}" for name, n in result.shards.items())
     print(
-        f"wrote the AWX project of {result.devices} devices in {len(result.shards)} shards by {shard_by.value}"
+        f"wrote the AWX project of {result.devices} devices in {len(result.shards)}"
+        f" shard{'s' if len(result.shards) != 1 else ''} by {shard_by.value}"
         f" ({counts}) to {output}/ (no credentials in it)"
     )

@@ -95,6 +95,7 @@ def test_controller_playbook_uses_documented_awx_options(project: Path, tmp_path
             "inventory",
             "inventory_source",
             "job_template",
+            "workflow_job_template",
         )
     }
     done = _run([str(BIN / "ansible-doc"), "-j", *sorted(used)], project, tmp_path)
@@ -102,6 +103,15 @@ def test_controller_playbook_uses_documented_awx_options(project: Path, tmp_path
     documented = {name: set(doc["doc"]["options"]) for name, doc in json.loads(done.stdout).items()}
     for module, options in used.items():
         assert options <= documented[module], (module, options - documented[module])
+    # the workflow's nodes (in awx/shards.yml) against workflow_job_template's documented suboptions
+    node_doc = json.loads(done.stdout)["awx.awx.workflow_job_template"]["doc"]["options"]["workflow_nodes"][
+        "suboptions"
+    ]
+    nodes = yaml.safe_load((project / "awx" / "shards.yml").read_text(encoding="utf-8"))["xoff_workflow_nodes"]
+    for node in nodes:
+        assert set(node) <= set(node_doc), node
+        for key in ("unified_job_template", "related"):
+            assert set(node[key]) <= set(node_doc[key]["suboptions"]), node
 
 
 class _Unsafe(yaml.SafeLoader):

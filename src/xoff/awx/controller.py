@@ -2,8 +2,10 @@
 Ansible Automation Platform's ``ansible.controller``) that creates, in AWX, what runs the shards: a
 credential type injecting the device logins the inventories look up, the credential (from vaulted
 variables), the execution environment, the project, and per shard an inventory sourced from the
-project's ``inventories/<shard>/hosts.yml`` with a push and a verify job template. ``awx/shards.yml``
-lists the shards. The controller's address and token come from ``CONTROLLER_HOST`` /
+project's ``inventories/<shard>/hosts.yml`` with a push and a verify job template, and a workflow that
+pushes the first domain's shard as the canary, then the other domains side by side, then ``shared`` (the
+devices every domain goes through) once all of them succeeded. ``awx/shards.yml`` lists the shards and the
+workflow's nodes. The controller's address and token come from ``CONTROLLER_HOST`` /
 ``CONTROLLER_OAUTH_TOKEN`` (the collection's own variables), never from a file.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from xoff.awx.shards import SHARED
 from xoff.awx.yamlout import document
 
 PLAYBOOK = """\
@@ -170,14 +173,59 @@ PLAYBOOK = """\
       loop: "{{ xoff_shards }}"
       loop_control:
         label: "{{ item.name }}"
+
+    - name: Workflow | push the canary shard, then the other domains side by side, then the shared devices
+      awx.awx.workflow_job_template:
+        name: "{{ xoff_awx_prefix }} push all shards"
+        organization: "{{ xoff_awx_organization }}"
+        description: "xoff: every shard of {{ xoff_fabric }} by {{ xoff_shard_by }}, the next only when the previous succeeded"
+        ask_variables_on_launch: true
+        workflow_nodes: "{{ xoff_workflow_nodes }}"
+        destroy_current_nodes: true
+        state: present
 """
 
 
+def _node(shard: str, then: list[str], converge: bool = False) -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "identifier": shard,
+        "unified_job_template": {
+            "name": f"{{{{ xoff_awx_prefix }}}} push {shard}",
+            "type": "job_template",
+            "organization": {"name": "{{ xoff_awx_organization }}"},
+        },
+        "related": {"success_nodes": [{"identifier": n} for n in then]},
+    }
+    if converge:
+        node["all_parents_must_converge"] = True
+    return node
+
+
+def workflow_nodes(shards: list[str]) -> list[dict[str, Any]]:
+    """The push workflow: the first domain's shard (the canary), on its success every other domain's shard at
+    once, and the ``shared`` shard only after all of them succeeded."""
+    domains = [s for s in shards if s != SHARED]
+    shared = [SHARED] if SHARED in shards else []
+    if not domains:
+        return [_node(s, []) for s in shared]
+    canary, rest = domains[0], domains[1:]
+    nodes = [_node(canary, rest or shared)]
+    nodes += [_node(s, shared) for s in rest]
+    nodes += [_node(s, [], converge=len(rest) > 0) for s in shared]
+    return nodes
+
+
 def write(project: Path, fabric: str, shard_by: str, shards: list[dict[str, Any]]) -> list[Path]:
-    """Write ``awx/controller.yml`` and ``awx/shards.yml`` (name, domain, inventory, devices per shard)."""
+    """Write ``awx/controller.yml`` and ``awx/shards.yml`` (name, domain, inventory, devices per shard; the
+    workflow's nodes)."""
     awx = project / "awx"
     awx.mkdir(parents=True, exist_ok=True)
-    data = {"xoff_fabric": fabric, "xoff_shard_by": shard_by, "xoff_shards": shards}
+    data = {
+        "xoff_fabric": fabric,
+        "xoff_shard_by": shard_by,
+        "xoff_shards": shards,
+        "xoff_workflow_nodes": workflow_nodes([s["name"] for s in shards]),
+    }
     listing = document(data, "# the shards of this project (written by xoff inventory export)\n")
     (awx / "shards.yml").write_text(listing, encoding="utf-8")
     (awx / "controller.yml").write_text(PLAYBOOK, encoding="utf-8")

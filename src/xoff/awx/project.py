@@ -9,6 +9,7 @@ Layout (``docs/scale-out.md``)::
     known_hosts                                              the devices' host keys (with --lab / --known-hosts)
     collections/requirements.yml  execution-environment.yml  ee/   what AWX and ansible-builder install
     awx/controller.yml  awx/shards.yml                       the job templates (awx.awx collection playbook)
+    README.md  .ansible-lint                                 the shards and how to run them; lint profile
 """
 
 from __future__ import annotations
@@ -36,6 +37,23 @@ LINT_CONFIG = """\
 ---
 # ansible-lint of this project (xoff's own test runs it with --profile production)
 profile: production
+"""
+
+
+README = """\
+# {fabric}: xoff's AWX project, one shard per {by}
+
+Written by `xoff inventory export --shard-by {by}`: re-export after every intent change rather than editing
+(the rendered configuration under `render/` is part of it). Shards: {shards}.
+
+- `awx/controller.yml` creates the AWX objects (awx.awx collection): `ansible-playbook awx/controller.yml -e @vault.yml
+  -e xoff_awx_scm_url=... -e xoff_awx_ee_image=...`, the AWX address and token in `CONTROLLER_HOST` and
+  `CONTROLLER_OAUTH_TOKEN`.
+- `execution-environment.yml`: `ansible-builder build`, after putting the xoff wheel in `ee/wheels/`.
+- One shard by hand: `ansible-playbook -i inventories/<shard>/hosts.yml push.yml -e xoff_dry_run=true`, the logins in
+  `XOFF_SWITCH_USERNAME`, `XOFF_SWITCH_PASSWORD`, `XOFF_HOST_USERNAME`, `XOFF_HOST_KEY`.
+
+No file here holds a secret. xoff's docs/scale-out.md has the rest.
 """
 
 
@@ -105,4 +123,6 @@ def write_project(
     ee.write(project)
     controller.write(project, state.fabric, by, shard_listing(parts))
     (project / ".ansible-lint").write_text(LINT_CONFIG, encoding="utf-8")
+    listing = ", ".join(f"`{s.name}` ({len(s.targets)} devices)" for s in parts)
+    (project / "README.md").write_text(README.format(fabric=state.fabric, by=by, shards=listing), encoding="utf-8")
     return Project(project, parts)

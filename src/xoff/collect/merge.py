@@ -6,7 +6,8 @@ Written over the Snapshot model's fields, so a field added later merges without 
   a device in two shards is an error naming it and both files;
 - any other map (``observed.networks``) and every scalar (fabric, versions, the intent's hash) must be the same in
   every shard, else an error naming the field and the two files; a nested model is merged field by field;
-- a list is the shards' items in order, each once (``errors``, ``lab_only``; ``observed.links`` is the same in all);
+- a list holds each shard's items once, ordered as one collect orders them (``errors`` by device, ``lab_only``
+  sorted; ``observed.links`` is the same in all);
 - a model a shard left empty (None) takes the others' value (``infiniband``: read by the shard with the SM host);
   a scalar one shard has and another has not (an intent hash) is a disagreement;
 - ``collected_at`` is the latest of the shards'.
@@ -77,17 +78,36 @@ class _Merge:
 
     @staticmethod
     def sequence(values: list[tuple[int, list[Any]]]) -> list[Any]:
+        """Each item once; sorted as one collect sorts them: by device (``errors``), or wholly where every shard's
+        list is sorted (``lab_only``); else in the shards' order."""
         out: list[Any] = []
         for _, items in values:
             out.extend(item for item in items if item not in out)
+        if out and all(isinstance(item, BaseModel) and isinstance(getattr(item, "device", None), str) for item in out):
+            return sorted(out, key=lambda item: item.device)
+        if all(isinstance(item, str) for item in out) and all(items == sorted(items) for _, items in values):
+            return sorted(out)
         return out
+
+
+def _device_names(snapshots: Sequence[Snapshot]) -> set[str]:
+    """Every device a shard speaks of: the observed ones, those with errors, and the keys of the snapshot's own maps
+    (every top-level map of a Snapshot is keyed by device)."""
+    names = {e.device for s in snapshots for e in s.errors}
+    for snap in snapshots:
+        names.update(snap.observed.devices)
+        for field in Snapshot.model_fields:
+            value = getattr(snap, field)
+            if isinstance(value, dict):
+                names.update(value)
+    return names
 
 
 def merge_snapshots(snapshots: Sequence[Snapshot], names: Sequence[str]) -> Snapshot:
     """One snapshot from the shards' (``names``: where each came from, for the errors)."""
     if not snapshots:
         raise InputError([Problem(None, "snapshot merge", "no snapshot given (allowed: two or more files)")])
-    devices = {name for s in snapshots for name in s.observed.devices} | {e.device for s in snapshots for e in s.errors}
+    devices = _device_names(snapshots)
     merge = _Merge(names, devices)
     indexed = list(enumerate(snapshots))
     fields = {

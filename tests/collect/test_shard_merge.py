@@ -65,9 +65,7 @@ def test_a_device_in_two_shards_is_named_once(tmp_path: Path) -> None:
     b = _write(tmp_path, "b.json", _snap(captures_absent={"leaf1": ["show x"]}, unmodelled={"leaf1": {"X": 1}}))
     with pytest.raises(InputError) as exc:
         merge([a, b])
-    assert exc.value.render().splitlines() == [
-        f"{b}:1:1: unmodelled: device leaf1 is also in {a} (allowed: one shard)"
-    ]
+    assert exc.value.render().splitlines() == [f"{b}:1:1: unmodelled: device leaf1 is also in {a} (allowed: one shard)"]
 
 
 def test_scalars_must_agree_and_lists_and_late_times_join(tmp_path: Path) -> None:

@@ -129,7 +129,7 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
     from xoff.platforms.registry import platforms  # noqa: PLC0415
     from xoff.push.job import PushJob  # noqa: PLC0415
     from xoff.push.job import PushOptions as EngineOptions  # noqa: PLC0415
-    from xoff.push.lock import LOCK_KIND, lock_paths  # noqa: PLC0415
+    from xoff.push.lock import locks_for  # noqa: PLC0415
     from xoff.render import render_fabric  # noqa: PLC0415
 
     _check_options(options)
@@ -177,8 +177,7 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
         backup_dir=options.backup_dir,
         canary_by=options.canary_by,
     )
-    pods = domains(fabric, LOCK_KIND)
-    locks = lock_paths(fabric.fabric, conn.lock_dir if conn else None, (pods[t.name] for t in targets))
+    locks = locks_for(fabric, [t.name for t in targets], conn.lock_dir if conn else None)
     return PushPlan(job, engine_options, engine, locks)
 
 

@@ -21,6 +21,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Literal
 
+from xoff.desired.domains import NO_DOMAIN, domains
+from xoff.desired.models import FabricState
+
 LOCK_DIR_ENV = "XOFF_LOCK_DIR"
 DEFAULT_LOCK_DIR = Path("/tmp/xoff-locks")
 
@@ -30,7 +33,6 @@ class LockedError(Exception):
 
 
 LOCK_KIND: Literal["pod"] = "pod"  # the failure domain locks go by
-NO_DOMAIN = "-"
 
 
 def lock_path(fabric: str, lab_dir: Path | None = None, domain: str = NO_DOMAIN) -> Path:
@@ -45,6 +47,12 @@ def lock_path(fabric: str, lab_dir: Path | None = None, domain: str = NO_DOMAIN)
 def lock_paths(fabric: str, lab_dir: Path | None, domains: Iterable[str]) -> tuple[Path, ...]:
     """The lock files of these domains, sorted (every push takes them in the same order)."""
     return tuple(sorted({lock_path(fabric, lab_dir, d) for d in domains}))
+
+
+def locks_for(state: FabricState, devices: Iterable[str], lab_dir: Path | None = None) -> tuple[Path, ...]:
+    """The lock files a push to ``devices`` takes: one per pod they are in."""
+    pods = domains(state, LOCK_KIND)
+    return lock_paths(state.fabric, lab_dir, (pods[name] for name in devices))
 
 
 @contextmanager

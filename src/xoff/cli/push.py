@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from xoff.cli.collect import ShardBy, domain_kind
 from xoff.errors import InputError, usage_error
 from xoff.exitcodes import ExitCode
 
@@ -35,7 +36,7 @@ class InventoryFormat(StrEnum):
     ansible = "ansible"
 
 
-class ShardBy(StrEnum):
+class ExportShardBy(StrEnum):  # inventory export --shard-by: the kinds issue 16 names (no rack)
     pod = "pod"
     su = "su"
     plane = "plane"
@@ -81,11 +82,26 @@ def push_command(
         bool | None,
         typer.Option("--show-diff/--no-show-diff", help="text: print each device's diff (default: with --dry-run)"),
     ] = None,
+    canary_by: Annotated[
+        ShardBy | None,
+        typer.Option("--canary-by", help="the canary is one whole failure domain; batches never mix domains"),
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option("--shard", help="K/N: push only part K of N (one controller each)")
+    ] = None,
+    shard_by: Annotated[
+        ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
+    ] = None,
 ) -> None:
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff import api
+    from xoff.desired.shard import parse_shard
     from xoff.push.display import JsonLines, RichDisplay
 
+    try:
+        part = None if shard is None else parse_shard(shard, domain_kind(shard_by))
+    except InputError as exc:
+        _fail(exc)
     options = api.PushOptions(
         lab=lab,
         secrets=secrets,
@@ -100,6 +116,8 @@ def push_command(
         timeout_factor=timeout_factor,
         engine=engine.value,
         backup_dir=backup_dir,
+        canary_by=domain_kind(canary_by),
+        shard=part,
     )
     try:
         prepared = api.prepare_push(intent, options)
@@ -134,7 +152,7 @@ def export_command(
     ] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="known_hosts file to reference")] = None,
     shard_by: Annotated[
-        ShardBy | None,
+        ExportShardBy | None,
         typer.Option(
             "--shard-by", help="one Ansible inventory per failure domain, in an AWX project (docs/scale-out.md)"
         ),
@@ -160,7 +178,7 @@ def export_command(
 
 def _export_awx(
     intent: Path,
-    shard_by: ShardBy,
+    shard_by: ExportShardBy,
     fmt: InventoryFormat | None,
     output: Path,
     lab: str | None,

@@ -18,6 +18,7 @@ task example. Importing this package is cheap: each job imports its machinery wh
 
 from __future__ import annotations
 
+from xoff.api.awx import AwxOptions, AwxResult, export_awx
 from xoff.api.collect import CollectOptions, CollectResult, NotCollectedError, collect
 from xoff.api.deadlock import DeadlockOptions, DeadlockResult, deadlock
 from xoff.api.intent import (
@@ -49,6 +50,8 @@ from xoff.api.validate import ValidateOptions, ValidateResult, validate
 from xoff.errors import InputError
 
 __all__ = [
+    "AwxOptions",
+    "AwxResult",
     "CheckReport",
     "CollectOptions",
     "CollectResult",
@@ -73,6 +76,7 @@ __all__ = [
     "check",
     "collect",
     "deadlock",
+    "export_awx",
     "export_inventory",
     "load",
     "plan",

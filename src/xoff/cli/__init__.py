@@ -73,6 +73,7 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.push", "inventory_app"),
         "Export the inventory built from intent (Nornir, Ansible).",
     ),
+    "snapshot": (_attr("xoff.cli.snapshot", "snapshot_app"), "Join shard snapshots into one (snapshot merge)."),
     "lab": (
         _lab_app,
         "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",

@@ -16,7 +16,8 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from xoff.errors import InputError
+from xoff.cli.collect import ShardBy, domain_kind
+from xoff.errors import InputError, usage_error
 from xoff.exitcodes import ExitCode
 
 
@@ -33,6 +34,12 @@ class EngineName(StrEnum):
 class InventoryFormat(StrEnum):
     nornir = "nornir"
     ansible = "ansible"
+
+
+class ExportShardBy(StrEnum):  # inventory export --shard-by: the kinds issue 16 names (no rack)
+    pod = "pod"
+    su = "su"
+    plane = "plane"
 
 
 def _fail(exc: InputError) -> NoReturn:
@@ -75,11 +82,26 @@ def push_command(
         bool | None,
         typer.Option("--show-diff/--no-show-diff", help="text: print each device's diff (default: with --dry-run)"),
     ] = None,
+    canary_by: Annotated[
+        ShardBy | None,
+        typer.Option("--canary-by", help="the canary is one whole failure domain; batches never mix domains"),
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option("--shard", help="K/N: push only part K of N (one controller each)")
+    ] = None,
+    shard_by: Annotated[
+        ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
+    ] = None,
 ) -> None:
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff import api
+    from xoff.desired.shard import parse_shard
     from xoff.push.display import JsonLines, RichDisplay
 
+    try:
+        part = None if shard is None else parse_shard(shard, domain_kind(shard_by))
+    except InputError as exc:
+        _fail(exc)
     options = api.PushOptions(
         lab=lab,
         secrets=secrets,
@@ -94,6 +116,8 @@ def push_command(
         timeout_factor=timeout_factor,
         engine=engine.value,
         backup_dir=backup_dir,
+        canary_by=domain_kind(canary_by),
+        shard=part,
     )
     try:
         prepared = api.prepare_push(intent, options)
@@ -121,19 +145,59 @@ inventory_app = typer.Typer(
 @inventory_app.command("export")
 def export_command(
     intent: Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")],
-    fmt: Annotated[InventoryFormat, typer.Option("--format", "-f", help="nornir or ansible")] = InventoryFormat.nornir,
+    fmt: Annotated[InventoryFormat | None, typer.Option("--format", "-f", help="nornir (default) or ansible")] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="directory to write into")] = Path("out/inventory"),
     lab: Annotated[
         str | None, typer.Option("--lab", "--name", help="the running lab's addresses and known_hosts")
     ] = None,
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="known_hosts file to reference")] = None,
+    shard_by: Annotated[
+        ExportShardBy | None,
+        typer.Option(
+            "--shard-by", help="one Ansible inventory per failure domain, in an AWX project (docs/scale-out.md)"
+        ),
+    ] = None,
 ) -> None:
-    """Write the inventory files (no credential in any of them)."""
+    """Write the inventory files (no credential in any of them).
+
+    With --shard-by pod|su|plane: an AWX / Ansible Automation Platform project (playbooks, rendered files,
+    inventories/<shard>/hosts.yml, execution-environment.yml, the job templates in awx/controller.yml)."""
     from xoff import api
 
+    if shard_by is not None:
+        _export_awx(intent, shard_by, fmt, output, lab, known_hosts)
+        return
+    fmt = fmt or InventoryFormat.nornir
     options = api.InventoryOptions(format=fmt.value, output=output, lab=lab, known_hosts=known_hosts)
     try:
         result = api.export_inventory(intent, options)
     except InputError as exc:
         _fail(exc)
     print(f"wrote the {fmt.value} inventory of {result.devices} devices to {output}/ (no credentials in it)")
+
+
+def _export_awx(
+    intent: Path,
+    shard_by: ExportShardBy,
+    fmt: InventoryFormat | None,
+    output: Path,
+    lab: str | None,
+    known_hosts: Path | None,
+) -> None:
+    from xoff import api
+
+    if fmt is InventoryFormat.nornir:
+        _fail(
+            usage_error("--shard-by writes Ansible inventories in an AWX project (allowed: --format ansible, or none)")
+        )
+    options = api.AwxOptions(shard_by=shard_by.value, output=output, lab=lab, known_hosts=known_hosts)
+    try:
+        result = api.export_awx(intent, options)
+    except InputError as exc:
+        _fail(exc)
+    counts = ", ".join(f"{name}: {n}" for name, n in result.shards.items())
+    print(
+        f"wrote the AWX project of {result.devices} devices in {len(result.shards)}"
+        f" shard{'s' if len(result.shards) != 1 else ''} by {shard_by.value}"
+        f" ({counts}) to {output}/ (no credentials in it)"
+    )

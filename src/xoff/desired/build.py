@@ -5,10 +5,11 @@ from __future__ import annotations
 from xoff.desired.builders.buffers import build_buffers
 from xoff.desired.builders.host import build_host
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
+from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
-from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Qos
+from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.resolved import Intent, Switch
@@ -30,9 +31,10 @@ def build_fabric_state(intent: Intent) -> FabricState:
 
     devices: dict[str, Device] = {}
     problems: list[Problem] = []
+    placements = build_placements(intent)
     for sw in intent.switches.values():
         try:
-            devices[sw.name] = _switch(facts, sw, qos_by_network.get(sw.network))
+            devices[sw.name] = _switch(facts, sw, qos_by_network.get(sw.network), placements[sw.name])
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
@@ -61,6 +63,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
             interfaces=interfaces,
             host=settings,
             subnet_manager=build_subnet_manager(facts) if host.name == sm_host else None,
+            placement=placements[host.name],
         )
     return FabricState(
         fabric=intent.name,
@@ -80,7 +83,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
     )
 
 
-def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
+def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> Device:
     policy = facts.policy_for(sw.network)
     interfaces = build_switch_interfaces(facts, sw, policy)
     buffers = watchdog = None
@@ -104,6 +107,7 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None) -> Device:
         buffers=buffers,
         pfc_watchdog=watchdog,
         static_routes=build_static_routes(facts, sw),
+        placement=placement,
     )
 
 

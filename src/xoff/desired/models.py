@@ -243,6 +243,15 @@ class SubnetManager(State):
     partitions: list[Partition]
 
 
+class Placement(State):
+    """Where a device stands: the failure domains it belongs to (``xoff.desired.domains``)."""
+
+    pod: int | None = None
+    unit: int | None = Field(default=None, description="scalable unit (SU)")
+    plane: int | None = None
+    rack: str | None = None
+
+
 class Device(State):
     name: str
     kind: Literal["switch", "host", "ib_switch"]
@@ -263,6 +272,7 @@ class Device(State):
     )
     host: HostSettings | None = None
     subnet_manager: SubnetManager | None = None
+    placement: Placement | None = Field(default=None, description="failure domains (desired state only)")
 
 
 class Link(State):

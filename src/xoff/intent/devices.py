@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 else:
     Platform = Literal[platform_names("switch")]
 NetworkName = Literal["compute", "storage"]
+# a rack's name as written on the floor plan (a failure domain: `push --canary-by rack`)
+Rack = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 
 
 class PortSpec(IntentModel):
@@ -105,6 +107,15 @@ class SwitchEntry(SwitchSettings):
     pod: Annotated[int, in_range(1, 1000, "pod"), schema_range(1, 1000)] | None = Field(
         default=None, description="pod number (3-tier fabrics); spines of pod n get ASN spine + n - 1", examples=[1]
     )
+    plane: Annotated[int, in_range(1, 1000, "plane"), schema_range(1, 1000)] | None = Field(
+        default=None,
+        description="plane of a spine or super-spine in a multi-plane fabric; the clos3 generator sets it"
+        " (spine i of every pod and the super-spines it cables to are plane i)",
+        examples=[1],
+    )
+    rack: Rack | None = Field(
+        default=None, description="rack the switch stands in (a failure domain)", examples=["r12"]
+    )
 
 
 class IbSwitchSettings(IntentModel):
@@ -167,7 +178,13 @@ class HostEntry(IntentModel):
     mgmt: IPv4Address | None = Field(default=None, description="defaults to the next free management address")
     bmc: IPv4Address | None = Field(default=None, description="BMC/IPMI address on the management network")
     unit: Annotated[int, in_range(1, 10000, "scalable unit"), schema_range(1, 10000)] | None = Field(
-        default=None, description="scalable unit the host belongs to (free grouping, shown in reports)"
+        default=None,
+        description="scalable unit the host belongs to (a failure domain; its leaves take the unit of their hosts)",
+    )
+    rack: Rack | None = Field(
+        default=None,
+        description="rack the host stands in; defaults to the rack of the leaf it hangs on",
+        examples=["r12"],
     )
 
 

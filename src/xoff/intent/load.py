@@ -156,13 +156,25 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only
         wiring.address()
         semantic.check_static_routes(ctx, switches, wiring.links)
-    for name, pod in wiring.pod_of.items():
-        placed = switches.get(name)
-        if placed is not None and placed.pod is not None and placed.pod != pod:
-            ctx.report((*paths[name], "pod"), f"{name} is in pod {placed.pod} here but cabling puts it in pod {pod}")
-        elif placed is not None:
-            switches[name] = dataclasses.replace(placed, pod=pod)
+    _place(ctx, dev, "pod", wiring.pod_of)
+    _place(ctx, dev, "plane", wiring.plane_of)
     return wiring
+
+
+def _place(ctx: Context, dev: _Devices, what: str, placed_by_cabling: dict[str, int]) -> None:
+    """Set the pod or plane the cabling generators gave each switch; one written otherwise is a located error."""
+    switches, paths = dev.switches, dev.paths
+    for name, value in placed_by_cabling.items():
+        placed = switches.get(name)
+        written = None if placed is None else getattr(placed, what)
+        if placed is not None and written is not None and written != value:
+            ctx.report(
+                (*paths[name], what), f"{name} is in {what} {written} here but cabling puts it in {what} {value}"
+            )
+        elif placed is not None:
+            switches[name] = (
+                dataclasses.replace(placed, pod=value) if what == "pod" else dataclasses.replace(placed, plane=value)
+            )
 
 
 def _allocate(

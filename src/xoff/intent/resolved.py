@@ -42,6 +42,8 @@ class Switch:
     static_routes: tuple[StaticRouteSpec, ...] = ()
     static_routes_at: tuple[str | int, ...] = ()  # the intent path of the list they come from (for errors)
     sku: str | None = None  # the catalogue's HWSKU (xoff.buffers.catalogue); its table and pools are the switch's
+    plane: int | None = None  # multi-plane fabrics: written, or set by the clos3 generator
+    rack: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,7 @@ class Host:
     bmc: IPv4Address | None
     unit: int | None
     nics: dict[str, Nic]
+    rack: str | None = None
 
 
 Device = Switch | IbSwitch | Host

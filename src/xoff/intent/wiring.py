@@ -39,6 +39,7 @@ class Wiring:
         self.used: dict[tuple[str, str], Path_] = {}
         self.links: list[Link] = []
         self.pod_of: dict[str, int] = {}
+        self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
         self._cursor: dict[tuple[str, str], int] = {}
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
@@ -281,7 +282,9 @@ class Wiring:
                 for spine in pod_spines:
                     self._pair(leaf, spine, gen.leaf_spine_length, path, origin)
             for plane, spine in enumerate(pod_spines):
+                self.plane_of[spine] = plane + 1
                 for sup in supers[plane * plane_size : (plane + 1) * plane_size]:
+                    self.plane_of[sup] = plane + 1
                     self._pair(spine, sup, gen.spine_super_spine_length, path, origin)
 
     def _rail(self, gen: RailOptimized, path: Path_) -> None:

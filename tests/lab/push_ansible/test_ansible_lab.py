@@ -259,3 +259,61 @@ def test_cumulus_from_factory_then_nothing(lab: LabConnection, tmp_path: Path) -
 def test_targets_cover_the_three_platforms(lab: LabConnection) -> None:
     chosen: list[Target] = select(build_targets(lab.fabric), DEVICES)
     assert sorted(t.platform for t in chosen) == ["eos", "linux", "sonic"]
+
+
+def test_awx_shard_runs_as_exported_in_dry_run(lab: LabConnection, tmp_path: Path) -> None:
+    """``xoff inventory export --shard-by su --lab``: one shard's inventory and the project's playbooks, run
+    by ``ansible-playbook`` from the project directory as an AWX job runs them (its logins in the environment
+    as the AWX credential injects them, host keys from the project's known_hosts), with ``xoff_dry_run``:
+    every device of the shard, and only those, is backed up and diffed, none is changed."""
+    from xoff import api
+
+    project = tmp_path / "project"
+    result = api.export_awx(
+        ROOT / "inventory" / "lab-mini", api.AwxOptions(shard_by="su", output=project, lab=lab.name)
+    )
+    assert result.shards == {"su1": 7, "shared": 2}
+    before = _host_state(lab, "gpu2")
+    creds = load_credentials(lab.secrets_file, environ={})
+    assert creds.switch is not None and creds.host is not None and creds.host.key_file is not None
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
+        "PYTHONPATH": XOFF_IMPORT_ROOT,  # the execution environment's xoff: this checkout's
+        "XOFF_SWITCH_USERNAME": creds.switch.username,
+        "XOFF_SWITCH_PASSWORD": creds.switch.password or "",
+        "XOFF_HOST_USERNAME": creds.host.username,
+        "XOFF_HOST_KEY": str(creds.host.key_file),
+    }
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "ansible-playbook"),
+            *("-i", "inventories/su1/hosts.yml", "push.yml"),
+            *("-e", "xoff_dry_run=true", "-e", f"xoff_backups={tmp_path / 'backups'}", "-e", "xoff_run_stamp=awx"),
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    report = json.loads(done.stdout)
+    outcomes = {
+        host: res["msg"]["outcome"]
+        for play in report["plays"]
+        for task in play["tasks"]
+        if task["task"]["name"] == "Done | report"
+        for host, res in task["hosts"].items()
+        if not res.get("skipped")
+    }
+    su1 = {"leaf1", "leaf2", "sleaf1", "gpu1", "gpu2", "gpu3", "gpu4"}
+    assert set(outcomes) == su1, outcomes
+    assert set(outcomes.values()) <= {"dry_run", "unchanged"}, outcomes
+    assert {p.name for p in (tmp_path / "backups" / "awx").iterdir()} == su1
+    assert _host_state(lab, "gpu2") == before, "a dry run changes nothing"
+    secrets = [*creds.secrets()]
+    assert secrets and not [s for s in secrets if s in done.stdout or s in done.stderr]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from xoff.api.intent import IntentSource, load
+from xoff.api.intent import IntentSource, Loaded, load
 from xoff.errors import InputError, Location, Problem, usage_error
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from xoff.push.job import PushJob
     from xoff.push.job import PushOptions as EngineOptions
     from xoff.push.model import PushEvent, PushSummary, StageEvent
+    from xoff.push.runs import RunRecord
 
 ENGINES = ("nornir", "ansible")
 
@@ -94,6 +95,7 @@ class PushPlan:
     engine_options: EngineOptions
     engine: str
     lock_file: Path
+    record: RunRecord  # the run's record as it starts (``push.runs``): written at the start and the end
 
     @property
     def targets(self) -> list[Target]:
@@ -113,6 +115,7 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
     from xoff.push.job import PushJob  # noqa: PLC0415
     from xoff.push.job import PushOptions as EngineOptions  # noqa: PLC0415
     from xoff.push.lock import lock_path  # noqa: PLC0415
+    from xoff.push.runs import RunRecord, intent_sha256  # noqa: PLC0415
     from xoff.render import render_fabric  # noqa: PLC0415
 
     if options.engine not in ENGINES:
@@ -161,11 +164,33 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
         timeout_factor=options.timeout_factor,
         backup_dir=options.backup_dir,
     )
-    return PushPlan(job, engine_options, engine, lock_path(fabric.fabric, conn.lock_dir if conn else None))
+    path = (source.path if isinstance(source, Loaded) else Path(source)).absolute()
+    run = RunRecord(
+        run_id,
+        fabric=fabric.fabric,
+        intent=str(path),
+        intent_sha256=intent_sha256(path),
+        engine=engine,
+        options=_recorded_options(options),
+    )
+    return PushPlan(job, engine_options, engine, lock_path(fabric.fabric, conn.lock_dir if conn else None), run)
+
+
+def _recorded_options(options: PushOptions) -> dict[str, object]:
+    """What says what the run did (never a secret nor a secrets file)."""
+    return {
+        "lab": options.lab,
+        "limit": list(options.limit),
+        "dry_run": options.dry_run,
+        "canary": options.canary,
+        "batch_size": options.batch_size,
+        "max_failures": options.max_failures,
+    }
 
 
 def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     """Run a prepared push under the fabric's lock; another push holding it is an InputError."""
+    from xoff.push import runs  # noqa: PLC0415
     from xoff.push.job import engine as engine_for  # noqa: PLC0415
     from xoff.push.lock import LockedError, fabric_lock  # noqa: PLC0415
 
@@ -173,11 +198,19 @@ def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     job, options = prepared.job, prepared.engine_options
     try:
         with fabric_lock(prepared.lock_file, f"fabric {job.fabric}"):
-            display.plan(job.targets, options.dry_run)
+            job.run_id = prepared.record.run_id = runs.claim(options.backup_dir, job.run_id)
+            runs.begin(options.backup_dir, prepared.record, job.targets, job.secrets)
             try:
-                summary = engine_for(prepared.engine)(job, options, display)
-            finally:
-                display.close()
+                display.plan(job.targets, options.dry_run)
+                try:
+                    summary = engine_for(prepared.engine)(job, options, display)
+                finally:
+                    display.close()
+            except BaseException:
+                runs.interrupt(options.backup_dir, prepared.record, job.secrets)
+                raise
+            summary.run_id = job.run_id
+            runs.finish(options.backup_dir, prepared.record, summary, job.secrets)
     except LockedError as exc:
         raise usage_error(str(exc)) from None
     return PushResult(summary)

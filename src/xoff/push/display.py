@@ -155,7 +155,8 @@ class RichDisplay:
         for line in stage_lines(summary):
             self.console.print(line, markup=False, highlight=False)
         stage_of = {st.number: st.name for st in summary.stages}
-        table = Table(title=f"push ({summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
+        run = f"run {summary.run_id}, " if summary.run_id else ""
+        table = Table(title=f"push ({run}{summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
         for column in ("stage",) * bool(stage_of) + ("device", "platform", "outcome", "changes", "seconds"):
             table.add_column(column)
         for column in ("backup", "error"):

@@ -16,9 +16,12 @@ from typing import Protocol
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
+from xoff.contracts.apply import ApplyStrategy, Capabilities
 from xoff.push.model import PushEvent, PushSummary, StageEvent
 
 EventHook = Callable[[PushEvent | StageEvent], None]  # device steps, and rollout stages (canary, batches)
+# (device, platform, run id) -> the strategy that device's flow drives and the capabilities it plans with
+StrategyFactory = Callable[[str, str, str], tuple[ApplyStrategy, Capabilities]]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class PushJob:
     credentials: CredentialSet
     known_hosts: Path | None
     secrets: list[str] = field(default_factory=list)  # values to mask everywhere
+    strategies: StrategyFactory | None = None  # None: the platform's own (a rollback restores backups instead)
 
     def __post_init__(self) -> None:
         if not self.secrets:

@@ -131,7 +131,8 @@ def prepare_rollback(run_id: str, options: RollbackOptions = RollbackOptions()) 
     chosen = {t.name for t in plan.job.targets}
     plan.job.targets = [t for t in plan.job.targets if t.name in restore]
     plan.job.strategies = _strategies(root, of)
-    skipped = {name: skipped.get(name, f"not in run {of.run_id}") for name in sorted(chosen) if name not in restore}
+    if options.limit:  # of the devices --limit chose, the ones not restored and why
+        skipped = {name: skipped.get(name, f"not in run {of.run_id}") for name in sorted(chosen) if name not in restore}
     plan.record.kind, plan.record.rollback_of = "rollback", of.run_id
     plan.record.options["limit"] = list(options.limit)
     return RollbackPlan(plan, of, skipped)

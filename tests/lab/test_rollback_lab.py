@@ -1,7 +1,8 @@
 """``xoff runs`` and ``xoff rollback`` against lab-mini: a push from factory state to intent on one device
 of every platform (SONiC spine1, EOS spine2, Cumulus sleaf1, the host gpu1), listed by ``xoff runs``,
 rolled back on one device (``--limit``), then on all, each restore verified by the platform and a
-collect showing the pre-push state; then the rollback itself rolled back."""
+collect showing the pre-push state; then the rollback itself rolled back (Nornir), and that one through
+the Ansible engine."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from xoff.lab import netns
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.state import LabState
 from xoff.lab.teardown import down
+from xoff.push import runs
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "inventory" / "lab-mini"
@@ -122,10 +124,18 @@ def test_push_runs_rollback_limit_all_and_the_rollback_of_a_rollback(lab: LabSta
     assert status == 0, out
     skipped = {e["device"]: e["message"] for e in _json_lines(out) if e["event"] == "skipped"}
     assert skipped == {"spine2": f"run {all_run} did not change it (unchanged)"}, out
-    _, outcomes = _results(out)
+    undo_run, outcomes = _results(out)
     assert outcomes == {"spine1": "changed", "sleaf1": "changed", "gpu1": "changed"}, out
     again = _observed()
     assert {d: again[d] for d in ("spine1", "sleaf1", "gpu1")} == {d: pushed[d] for d in ("spine1", "sleaf1", "gpu1")}
+
+    # and that one undone through the Ansible engine (playbooks/restore.yml): the pre-push state again
+    status, out = _invoke(rollback_command, undo_run, "--backup-dir", backups, "--engine", "ansible", "-f", "json")
+    assert status == 0, out
+    ansible_run, outcomes = _results(out)
+    assert outcomes == {"spine1": "changed", "sleaf1": "changed", "gpu1": "changed"}, out
+    assert _observed() == before
+    assert runs.read(Path(backups), ansible_run).engine == "ansible"
     password = str(yaml.safe_load((lab.dir / "secrets.yaml").read_text(encoding="utf-8"))["switch"]["password"])
     for f in Path(backups).rglob("*"):
         assert not f.is_file() or password not in f.read_text(encoding="utf-8"), f

@@ -101,8 +101,6 @@ def _strategies(root: Path, of: RunRecord):  # type: ignore[no-untyped-def]
 def prepare_rollback(run_id: str, options: RollbackOptions = RollbackOptions()) -> RollbackPlan:
     """The run's record read, the devices it changed chosen (``--limit`` among them), the rollback
     prepared as a push of those devices: nothing contacted yet."""
-    if options.engine != "nornir":
-        raise _bad("--engine", options.engine, "a rollback runs on the nornir engine (allowed: nornir)")
     root = options.backup_dir
     of = _record(run_id, root)
     intent = options.intent or (Path(of.intent) if of.intent else None)
@@ -130,7 +128,8 @@ def prepare_rollback(run_id: str, options: RollbackOptions = RollbackOptions()) 
     plan = prepare_push(intent, push_options)
     chosen = {t.name for t in plan.job.targets}
     plan.job.targets = [t for t in plan.job.targets if t.name in restore]
-    plan.job.strategies = _strategies(root, of)
+    plan.job.strategies = _strategies(root, of)  # the Nornir engine's device flow
+    plan.job.restore_from = root / of.run_id  # the Ansible engine's restore.yml
     if options.limit:  # of the devices --limit chose, the ones not restored and why
         skipped = {name: skipped.get(name, f"not in run {of.run_id}") for name in sorted(chosen) if name not in restore}
     plan.record.kind, plan.record.rollback_of = "rollback", of.run_id

@@ -31,7 +31,7 @@ def rollback_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="back up and show what would change; change nothing")
     ] = False,
-    engine: Annotated[EngineName, typer.Option("--engine", help="nornir")] = EngineName.nornir,
+    engine: Annotated[EngineName, typer.Option("--engine", help="nornir (default) or ansible")] = EngineName.nornir,
     intent: Annotated[
         Path | None, typer.Option("--intent", help="the intent to reach the devices by (default: the run's)")
     ] = None,

@@ -52,6 +52,7 @@ class PushJob:
     known_hosts: Path | None
     secrets: list[str] = field(default_factory=list)  # values to mask everywhere
     strategies: StrategyFactory | None = None  # None: the platform's own (a rollback restores backups instead)
+    restore_from: Path | None = None  # a rollback: the run's backup directory (the Ansible engine's restore.yml)
 
     def __post_init__(self) -> None:
         if not self.secrets:

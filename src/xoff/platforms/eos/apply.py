@@ -110,6 +110,11 @@ class Strategy(ApplyStrategy):
     def restore_change(self, running: str, backup: str) -> ChangeSet:
         """``configure replace`` of the backup: its lines against running (any other text difference,
         one line)."""
-        if running == backup:
+        if _lines(running) == _lines(backup):
             return ChangeSet()
         return ChangeSet(lines=config_diff(running, backup) or ["~ running-config differs from the backup"])
+
+
+def _lines(text: str) -> list[str]:
+    """A running-config's lines, as either engine's read gives them (trailing spaces and blank ends aside)."""
+    return [ln.rstrip() for ln in text.strip().splitlines()]

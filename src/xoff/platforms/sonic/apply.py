@@ -148,6 +148,12 @@ def rollback_problems(running: str, backup: str) -> list[str]:
     ]
 
 
+def restore_file(backup: str) -> str:
+    """The file ``config replace`` takes: the backup's CONFIG_DB (FRR's ``bgpraw`` left out)."""
+    db, _ = parse_running(backup)
+    return json.dumps(db, indent=4, sort_keys=True) + "\n"
+
+
 def restore_lines(running: str, backup: str) -> list[str]:
     """What ``config replace`` of the backup's CONFIG_DB would change (empty: running equals it)."""
     have, _ = parse_running(running)
@@ -205,9 +211,8 @@ class Strategy(ApplyStrategy):
         self._replace(session, backup)  # no checkpoint (or it is gone): replace with the backup itself
 
     def _replace(self, session: Session, backup: str) -> None:
-        db, _ = parse_running(backup)
         path = RESTORE_PATH.format(run=self.run_id)
-        session.put_file(path, json.dumps(db, indent=4, sort_keys=True) + "\n")
+        session.put_file(path, restore_file(backup))
         out = self._run(session, f"sudo config replace {path}")
         if OK_REPLACE not in out:
             raise ApplyError(f"config replace {path}: {_last_line(out)}")

@@ -74,13 +74,16 @@ def test_a_write_that_breaks_leaves_the_previous_record(tmp_path: Path, monkeypa
         (os.getpid(), None, runs.RUNNING),  # this process: still running
         (None, None, runs.INTERRUPTED),  # its process is gone: it died before its end
         (None, "another-controller", runs.RUNNING),  # another host's pid cannot be checked from here
+        (os.getpid(), "reused", runs.INTERRUPTED),  # a live pid, but a process started at another time
     ],
 )
 def test_a_running_record_whose_process_is_gone_reads_interrupted(
     tmp_path: Path, pid: int | None, host: str | None, status: str
 ) -> None:
     record = _record(pid=pid or _dead_pid())
-    if host:
+    if host == "reused":
+        record.pid_started = "1"
+    elif host:
         record.host = host
     runs.write(tmp_path, record)
     assert runs.read(tmp_path, record.run_id).status == status
@@ -271,3 +274,14 @@ def test_the_restore_flow(
     result = push_device(ctx, strategy, lambda: cast("Session", object()), lambda: None, events.append)
     assert (result.outcome, device.running) == (outcome, after), result.error
     assert (tmp_path / "rb" / "d").read_text(encoding="utf-8") == running  # the rollback run's own backup
+
+
+def test_an_interrupted_run_is_restored_where_it_backed_a_device_up(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    devices = [runs.RunDevice("leaf1", "sonic"), runs.RunDevice("spine2", "eos")]
+    runs.write(root, _record("r", status=runs.INTERRUPTED, devices=devices))
+    (root / "r" / "leaf1").write_text("{}", encoding="utf-8")
+    secrets, known = _secrets(tmp_path)
+    plan = prepare_rollback("r", RollbackOptions(backup_dir=root, secrets=secrets, known_hosts=known))
+    assert [t.name for t in plan.push.targets] == ["leaf1"]
+    assert plan.skipped == {"spine2": "run r was interrupted before it backed it up"}

@@ -18,7 +18,7 @@ from xoff.errors import InputError, Location, Problem
 if TYPE_CHECKING:
     from xoff.contracts.apply import ApplyStrategy, Capabilities
     from xoff.push.model import PushSummary
-    from xoff.push.runs import RunRecord
+    from xoff.push.runs import RunDevice, RunRecord
 
 # what a run did to a device that a rollback undoes (a device whose own rollback failed is restored too)
 RESTORE_OUTCOMES = ("changed", "rollback_failed")
@@ -76,6 +76,15 @@ def _record(run_id: str, root: Path) -> RunRecord:
     return record
 
 
+def _restores(root: Path, of: RunRecord, device: RunDevice) -> bool:
+    """The run changed it, or may have: it was interrupted after backing the device up (the diff decides)."""
+    from xoff.push.backups import backup_path  # noqa: PLC0415
+
+    if device.outcome is None:
+        return backup_path(root, of.run_id, device.name).is_file()
+    return device.outcome in RESTORE_OUTCOMES
+
+
 def _strategies(root: Path, of: RunRecord):  # type: ignore[no-untyped-def]
     from xoff.platforms.registry import get_platform, strategy_for  # noqa: PLC0415
     from xoff.push.backups import backup_path  # noqa: PLC0415
@@ -107,9 +116,11 @@ def prepare_rollback(run_id: str, options: RollbackOptions = RollbackOptions()) 
     if intent is None:
         raise _bad("--intent", run_id, "the run recorded no intent: name it with --intent")
     lab = options.lab or of.options.get("lab")
-    restore = [d.name for d in of.devices if d.outcome in RESTORE_OUTCOMES]
+    restore = [d.name for d in of.devices if _restores(root, of, d)]
     skipped = {
-        d.name: f"run {of.run_id} did not change it ({d.outcome or 'no outcome: the run was interrupted'})"
+        d.name: f"run {of.run_id} did not change it ({d.outcome})"
+        if d.outcome
+        else f"run {of.run_id} was interrupted before it backed it up"
         for d in of.devices
         if d.name not in restore
     }

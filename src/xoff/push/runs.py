@@ -84,6 +84,7 @@ class RunRecord:
     rollback_of: str | None = None
     exit_status: int | None = None
     pid: int = field(default_factory=os.getpid)
+    pid_started: str | None = field(default_factory=lambda: _start_time(os.getpid()))  # tells a reused pid
     host: str = field(default_factory=socket.gethostname)
     format: int = FORMAT
 
@@ -153,19 +154,32 @@ def write(root: Path, record: RunRecord, secrets: Iterable[str] = ()) -> Path:
     return path
 
 
-def _alive(pid: int) -> bool:
+def _start_time(pid: int) -> str | None:
+    """When the process started, in clock ticks since boot (``/proc/PID/stat`` field 22); None: unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()  # after the command name, which may hold spaces
+    return fields[19] if len(fields) > 19 else None
+
+
+def _alive(pid: int, started: str | None) -> bool:
+    """The run's process still lives: the pid exists and, where known, started when the run's did (a pid
+    the system gave to another process since is not the run)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # someone else's process: alive
-    return True
+        pass  # someone else's process: it exists
+    now = _start_time(pid)
+    return started is None or now is None or now == started
 
 
 def _settle(record: RunRecord) -> RunRecord:
     """A record still ``running`` whose process on this host is gone: ``interrupted``."""
-    if record.status == RUNNING and record.host == socket.gethostname() and not _alive(record.pid):
+    if record.status == RUNNING and record.host == socket.gethostname() and not _alive(record.pid, record.pid_started):
         record.status = INTERRUPTED
     return record
 
@@ -195,6 +209,7 @@ def runs(root: Path) -> list[RunRecord]:
 def begin(root: Path, record: RunRecord, targets: Iterable[Target], secrets: Iterable[str]) -> Path:
     """The record as the run starts: ``running``, every targeted device with no outcome yet."""
     record.status, record.pid, record.host = RUNNING, os.getpid(), socket.gethostname()
+    record.pid_started = _start_time(record.pid)
     record.devices = [RunDevice(t.name, t.platform) for t in targets]
     return write(root, record, secrets)
 

@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+import typer
 import yaml
+from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
 from xoff.api.push import PushOptions, prepare_push, run_push
 from xoff.api.rollback import RollbackOptions, prepare_rollback
+from xoff.cli.rollback import rollback_command
+from xoff.cli.runs import runs_command
 from xoff.connect.targets import Target
 from xoff.contracts.apply import ApplyError, ApplyStrategy, Capabilities, ChangeSet
 from xoff.contracts.session import Session
@@ -285,3 +289,27 @@ def test_an_interrupted_run_is_restored_where_it_backed_a_device_up(tmp_path: Pa
     plan = prepare_rollback("r", RollbackOptions(backup_dir=root, secrets=secrets, known_hosts=known))
     assert [t.name for t in plan.push.targets] == ["leaf1"]
     assert plan.skipped == {"spine2": "run r was interrupted before it backed it up"}
+
+
+def _cli(command: object, *args: str) -> tuple[int, str]:
+    app = typer.Typer()
+    app.command()(command)  # type: ignore[arg-type]
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout + result.stderr
+
+
+def test_the_runs_and_rollback_commands(tmp_path: Path) -> None:
+    root = _pushed(tmp_path)
+    runs.write(root, _record("u", started="2027-01-01T00:00:00Z", status=runs.DONE, kind="rollback", rollback_of="r"))
+    status, out = _cli(runs_command, "--backup-dir", str(root))
+    assert status == 0 and out.index("u  rollback of r  done") < out.index("r  push  done"), out
+    assert "3 devices: 1 changed, 1 failed, 1 unchanged" in out and "gpu1 (linux): failed" in out, out
+    status, out = _cli(runs_command, "--backup-dir", str(root), "-f", "json")
+    assert status == 0 and [r["run_id"] for r in json.loads(out)] == ["u", "r"]
+    status, out = _cli(runs_command, "--backup-dir", str(tmp_path / "none"))
+    assert (status, out.strip()) == (0, f"no runs recorded in {tmp_path / 'none'}")
+    status, out = _cli(rollback_command, "nope", "--backup-dir", str(root))
+    assert (
+        status == 2
+        and out.strip() == f"RUN_ID:1:1: nope: no run 'nope' in {root} (xoff runs --backup-dir {root} lists them)"
+    )

@@ -67,7 +67,11 @@ def rollback_command(
     except InputError as exc:
         _fail(exc)
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-    display = JsonLines() if fmt is PushFormat.json else RichDisplay(console, len(prepared.push.targets), dry_run)
+    display = (
+        JsonLines()
+        if fmt is PushFormat.json
+        else RichDisplay(console, len(prepared.push.targets), dry_run, what=f"rollback of {run_id}")
+    )
     for device, why in prepared.skipped.items():
         if fmt is PushFormat.json:
             print(json.dumps({"event": "skipped", "device": device, "message": why}), flush=True)

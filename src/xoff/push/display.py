@@ -90,8 +90,9 @@ class RichDisplay:
     a line as each rollout stage starts and ends (the canaries named), the final table (with each
     device's stage when there was more than one)."""
 
-    def __init__(self, console: Console, total: int, show_diff: bool = True) -> None:
+    def __init__(self, console: Console, total: int, show_diff: bool = True, what: str = "push") -> None:
         self.console = console
+        self.what = what  # the job named in the bar and the table's title (push, rollback)
         self.show_diff = show_diff  # the per-device diff before the table (a dry run's whole point)
         self.lock = threading.Lock()
         self.counts = {"failed": 0, "rolled back": 0}
@@ -104,7 +105,7 @@ class RichDisplay:
             console=console,
             transient=False,
         )
-        self.task = self.progress.add_task("push", total=total, status="")
+        self.task = self.progress.add_task(what, total=total, status="")
         self.started = time.monotonic()
 
     def plan(self, targets: list[Target], dry_run: bool) -> None:
@@ -142,7 +143,7 @@ class RichDisplay:
             f"[{style}]{stage_line(event)}[/{style}]" if style else stage_line(event), highlight=False
         )
         if event.status == "start":
-            self.progress.update(self.task, description=f"push: {event.name}")
+            self.progress.update(self.task, description=f"{self.what}: {event.name}")
 
     def close(self) -> None:
         self.progress.stop()
@@ -156,7 +157,7 @@ class RichDisplay:
             self.console.print(line, markup=False, highlight=False)
         stage_of = {st.number: st.name for st in summary.stages}
         run = f"run {summary.run_id}, " if summary.run_id else ""
-        table = Table(title=f"push ({run}{summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
+        table = Table(title=f"{self.what} ({run}{summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
         for column in ("stage",) * bool(stage_of) + ("device", "platform", "outcome", "changes", "seconds"):
             table.add_column(column)
         for column in ("backup", "error"):

@@ -83,3 +83,10 @@ def test_the_ansible_filter_is_the_same_code(platform: str, running: str, backup
     )
     assert filters["xoff_restore_on_trial"](platform) is (platform == "cumulus")
     assert filters["xoff_sonic_restore_path"]("r1") == "/tmp/xoff-r1.restore.json"
+
+
+def test_the_ansible_filter_never_restores_a_masked_secret() -> None:
+    from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
+
+    with pytest.raises(AnsibleFilterError, match="masked secret"):
+        _filters().restore_change("a", "username x secret ********", "eos")

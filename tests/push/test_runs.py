@@ -266,6 +266,7 @@ class _Device(ApplyStrategy):
         ("pushed", "wrong", "before", Outcome.ROLLED_BACK, "pushed"),  # did not verify: undone
         ("pushed", "refuse", "before", Outcome.ROLLED_BACK, "pushed"),
         ("pushed", "", None, Outcome.FAILED, "pushed"),  # no backup: this device fails, untouched
+        ("pushed", "", "pw ********", Outcome.FAILED, "pushed"),  # a masked secret is never restored
     ],
 )
 def test_the_restore_flow(

@@ -12,6 +12,7 @@ verified against the state it found.
 
 from __future__ import annotations
 
+from xoff.connect.credentials import MASK
 from xoff.contracts.apply import ApplyError, ApplyStrategy, Capabilities, ChangeSet
 from xoff.contracts.session import Session
 
@@ -29,6 +30,11 @@ class RestoreStrategy(ApplyStrategy):
     def _target(self) -> str:
         if self.target is None:
             raise ApplyError(self.missing or f"run {self.of_run} has no backup of this device")
+        if MASK in self.target:  # backups are written masked: this one held a secret in clear
+            raise ApplyError(
+                f"run {self.of_run}'s backup holds a masked secret ({MASK}): restoring it would write the mask;"
+                " restore this device by hand"
+            )
         return self.target
 
     def prepare(self, session: Session) -> None:

@@ -314,3 +314,12 @@ def test_the_runs_and_rollback_commands(tmp_path: Path) -> None:
         status == 2
         and out.strip() == f"RUN_ID:1:1: nope: no run 'nope' in {root} (xoff runs --backup-dir {root} lists them)"
     )
+
+
+def test_a_backup_dir_that_cannot_hold_the_record_is_bad_input(tmp_path: Path) -> None:
+    secrets, known = _secrets(tmp_path)
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    options = PushOptions(secrets=secrets, known_hosts=known, backup_dir=blocked / "b", limit=("leaf1",))
+    with pytest.raises(InputError, match="cannot record the run there"):
+        run_push(prepare_push(INTENT, options))

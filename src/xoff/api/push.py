@@ -188,6 +188,19 @@ def _recorded_options(options: PushOptions) -> dict[str, object]:
     }
 
 
+def _start_record(prepared: PushPlan) -> None:
+    """A fresh run id claimed under the backup directory and the run's record written (``running``);
+    a directory that cannot hold it is bad input: nothing is pushed without its record."""
+    from xoff.push import runs  # noqa: PLC0415
+
+    job, root = prepared.job, prepared.engine_options.backup_dir
+    try:
+        job.run_id = prepared.record.run_id = runs.claim(root, job.run_id)
+        runs.begin(root, prepared.record, job.targets, job.secrets)
+    except OSError as exc:
+        raise _bad("--backup-dir", str(root), f"cannot record the run there ({exc.strerror or exc})") from None
+
+
 def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     """Run a prepared push under the fabric's lock; another push holding it is an InputError."""
     from xoff.push import runs  # noqa: PLC0415
@@ -198,8 +211,7 @@ def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     job, options = prepared.job, prepared.engine_options
     try:
         with fabric_lock(prepared.lock_file, f"fabric {job.fabric}"):
-            job.run_id = prepared.record.run_id = runs.claim(options.backup_dir, job.run_id)
-            runs.begin(options.backup_dir, prepared.record, job.targets, job.secrets)
+            _start_record(prepared)
             try:
                 display.plan(job.targets, options.dry_run)
                 try:

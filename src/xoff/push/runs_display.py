@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xoff.push.runs import RunRecord
+from xoff.push.runs import RUNNING, RunRecord
 
 
 def _what(record: RunRecord) -> str:
@@ -15,7 +15,8 @@ def _what(record: RunRecord) -> str:
 def run_lines(record: RunRecord) -> list[str]:
     """A run: its id, what it was, its status and times; its devices' outcomes counted; the failed by name."""
     ended = f" -> {record.ended}" if record.ended else ""
-    lines = [f"{record.run_id}  {_what(record)}  {record.status}  {record.started}{ended}  {record.engine}"]
+    status = f"{record.status} (pid {record.pid} on {record.host})" if record.status == RUNNING else record.status
+    lines = [f"{record.run_id}  {_what(record)}  {status}  {record.started}{ended}  {record.engine}"]
     lines.append(f"  fabric {record.fabric}, intent {record.intent} (sha256 {(record.intent_sha256 or '-')[:12]})")
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(record.counts().items()))
     lines.append(f"  {len(record.devices)} devices: {counts or 'none'}")

@@ -35,6 +35,7 @@ class Capabilities:
     on_box_diff: bool
     apply_means: str  # how it will be changed, e.g. "checkpoint + config apply-patch"
     undo_means: str  # how it would be undone, e.g. "config rollback <checkpoint>"
+    restore_means: str = ""  # how ``xoff rollback`` restores an earlier run's backup (``restore``)
 
 
 class ApplyError(Exception):

@@ -48,14 +48,16 @@ def stage_lines(summary: PushSummary) -> list[str]:
     return [stage_line(st) for st in summary.stages]
 
 
-def plan_rows(targets: list[Target]) -> list[dict[str, Any]]:
-    """Per device: platform, how it will be changed, how it would be undone (from Capabilities)."""
+def plan_rows(targets: list[Target], restore: bool = False) -> list[dict[str, Any]]:
+    """Per device: platform, how it will be changed (a rollback: how the backup is restored), how it would
+    be undone (from Capabilities)."""
     rows = []
     for t in targets:
         caps = get_platform(t.platform).capabilities
         if caps is None:
             raise KeyError(f"no push strategy for platform {t.platform!r}")
-        rows.append({"device": t.name, "platform": t.platform, "apply": caps.apply_means, "undo": caps.undo_means})
+        apply = caps.restore_means if restore else caps.apply_means
+        rows.append({"device": t.name, "platform": t.platform, "apply": apply, "undo": caps.undo_means})
     return rows
 
 
@@ -112,7 +114,7 @@ class RichDisplay:
         table = Table(title="plan (dry run: nothing will be sent)" if dry_run else "plan", title_justify="left")
         for column in ("device", "platform", "how it will be changed", "how it would be undone"):
             table.add_column(column)
-        for row in plan_rows(targets):
+        for row in plan_rows(targets, restore=self.what != "push"):
             table.add_row(row["device"], row["platform"], row["apply"], row["undo"])
         self.console.print(table)
         self.progress.start()

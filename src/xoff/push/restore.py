@@ -71,6 +71,7 @@ def restore_capabilities(caps: Capabilities) -> Capabilities:
         commit_confirm=True,
         rollback=caps.rollback,
         on_box_diff=caps.on_box_diff,
-        apply_means=f"restore the backup ({caps.undo_means})",
+        apply_means=caps.restore_means or "the platform's rollback from the run's backup",
         undo_means=caps.undo_means,
+        restore_means=caps.restore_means,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from xoff.api.intent import IntentSource, load
+from xoff.api.intent import IntentSource, Loaded, load
 from xoff.errors import InputError, Location, Problem, usage_error
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from xoff.push.job import PushJob
     from xoff.push.job import PushOptions as EngineOptions
     from xoff.push.model import PushEvent, PushSummary, StageEvent
+    from xoff.push.runs import RunRecord
 
 ENGINES = ("nornir", "ansible")
 
@@ -98,6 +99,7 @@ class PushPlan:
     engine_options: EngineOptions
     engine: str
     lock_files: tuple[Path, ...]  # one per pod the push's devices are in (``push.lock``), sorted
+    record: RunRecord  # the run's record as it starts (``push.runs``): written at the start and the end
 
     @property
     def targets(self) -> list[Target]:
@@ -126,15 +128,18 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
     from xoff.connect.credentials import load_credentials  # noqa: PLC0415
     from xoff.connect.targets import build_targets, select  # noqa: PLC0415
     from xoff.desired.domains import domains  # noqa: PLC0415
+    from xoff.intent.fingerprint import document_sha256  # noqa: PLC0415
     from xoff.platforms.registry import platforms  # noqa: PLC0415
     from xoff.push.job import PushJob  # noqa: PLC0415
     from xoff.push.job import PushOptions as EngineOptions  # noqa: PLC0415
     from xoff.push.lock import locks_for  # noqa: PLC0415
+    from xoff.push.runs import RunRecord  # noqa: PLC0415
     from xoff.render import render_fabric  # noqa: PLC0415
 
     _check_options(options)
     lab, secrets, known_hosts, engine = options.lab, options.secrets, options.known_hosts, options.engine
-    fabric, conn = _fabric(source, lab)
+    loaded = load(source)
+    fabric, conn = _fabric(loaded, lab)
     targets = sharded(fabric, select(build_targets(fabric), list(options.limit)), options.shard)
     for t in targets:
         record = platforms().get(t.platform)
@@ -177,12 +182,47 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
         backup_dir=options.backup_dir,
         canary_by=options.canary_by,
     )
+    path = (source.path if isinstance(source, Loaded) else Path(source)).absolute()
+    run = RunRecord(
+        run_id,
+        fabric=fabric.fabric,
+        intent=str(path),
+        intent_sha256=document_sha256(loaded.intent),
+        engine=engine,
+        options=_recorded_options(options),
+    )
     locks = locks_for(fabric, [t.name for t in targets], conn.lock_dir if conn else None)
-    return PushPlan(job, engine_options, engine, locks)
+    return PushPlan(job, engine_options, engine, locks, run)
+
+
+def _recorded_options(options: PushOptions) -> dict[str, object]:
+    """What says what the run did (never a secret nor a secrets file)."""
+    return {
+        "lab": options.lab,
+        "limit": list(options.limit),
+        "dry_run": options.dry_run,
+        "canary": options.canary,
+        "batch_size": options.batch_size,
+        "max_failures": options.max_failures,
+    }
+
+
+def _start_record(prepared: PushPlan) -> None:
+    """A fresh run id claimed under the backup directory and the run's record written (``running``);
+    a directory that cannot hold it is bad input: nothing is pushed without its record."""
+    from xoff.push import runs  # noqa: PLC0415
+
+    job, root = prepared.job, prepared.engine_options.backup_dir
+    try:
+        job.run_id = prepared.record.run_id = runs.claim(root, job.run_id)
+        runs.begin(root, prepared.record, job.targets, job.secrets)
+    except OSError as exc:
+        raise _bad("--backup-dir", str(root), f"cannot record the run there ({exc.strerror or exc})") from None
 
 
 def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     """Run a prepared push under the locks of its pods; another push holding one is an InputError."""
+    from xoff.push import runs  # noqa: PLC0415
     from xoff.push.job import engine as engine_for  # noqa: PLC0415
     from xoff.push.lock import LockedError, domain_locks  # noqa: PLC0415
 
@@ -190,11 +230,18 @@ def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
     job, options = prepared.job, prepared.engine_options
     try:
         with domain_locks(prepared.lock_files, f"fabric {job.fabric}"):
-            display.plan(job.targets, options.dry_run)
+            _start_record(prepared)
             try:
-                summary = engine_for(prepared.engine)(job, options, display)
-            finally:
-                display.close()
+                display.plan(job.targets, options.dry_run)
+                try:
+                    summary = engine_for(prepared.engine)(job, options, display)
+                finally:
+                    display.close()
+            except BaseException:
+                runs.interrupt(options.backup_dir, prepared.record, job.secrets)
+                raise
+            summary.run_id = job.run_id
+            runs.finish(options.backup_dir, prepared.record, summary, job.secrets)
     except LockedError as exc:
         raise usage_error(str(exc)) from None
     return PushResult(summary)

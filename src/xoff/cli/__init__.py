@@ -69,6 +69,8 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.push", "push_command"),
         "Push the rendered configuration: back up, diff, apply, verify, roll back on failure.",
     ),
+    "runs": (_attr("xoff.cli.runs", "runs_command"), "List the push and rollback runs, their devices and outcomes."),
+    "rollback": (_attr("xoff.cli.rollback", "rollback_command"), "Restore the backups a push run took, verify."),
     "inventory": (
         _attr("xoff.cli.push", "inventory_app"),
         "Export the inventory built from intent (Nornir, Ansible).",

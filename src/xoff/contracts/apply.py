@@ -35,6 +35,7 @@ class Capabilities:
     on_box_diff: bool
     apply_means: str  # how it will be changed, e.g. "checkpoint + config apply-patch"
     undo_means: str  # how it would be undone, e.g. "config rollback <checkpoint>"
+    restore_means: str = ""  # how ``xoff rollback`` restores an earlier run's backup (``restore``)
 
 
 class ApplyError(Exception):
@@ -98,3 +99,20 @@ class ApplyStrategy(ABC):
         """The differences between running and ``backup`` after a rollback (empty: restored)."""
         running = self.backup(session)
         return [] if running == backup else [f"running differs from the backup after rollback ({self.platform})"]
+
+    # Restoring a backup an earlier run took (``xoff rollback``): the push flow drives these through
+    # ``push.restore.RestoreStrategy``, so a restore is backed up, diffed, applied, verified and undone
+    # like any change.
+    restore_on_trial: ClassVar[bool] = False  # ``restore`` leaves the change on a timer ``confirm`` ends
+
+    def restore_change(self, running: str, backup: str) -> ChangeSet:
+        """Pure: what restoring ``backup`` (a backup this platform took) would change in ``running``;
+        empty when running already equals it."""
+        if running == backup:
+            return ChangeSet()
+        return ChangeSet(lines=[f"~ the running configuration differs from the backup ({self.platform})"])
+
+    def restore(self, session: Session, change: ChangeSet, backup: str, of_run: str) -> None:  # noqa: ARG002
+        """Return the device to ``backup``, taken by the earlier run ``of_run``, by the platform's own
+        means (by default its ``rollback`` from a backup); raise ApplyError if it cannot."""
+        self.rollback(session, backup)

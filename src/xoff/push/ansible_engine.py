@@ -52,6 +52,7 @@ from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
 from xoff.push.rollout import roll_out
 
 PLAYBOOK = "push.yml"
+RESTORE_PLAYBOOK = "restore.yml"  # a rollback (``PushJob.restore_from``): the run's backups restored
 MAX_ERROR_CHARS = 300
 COMMAND_TIMEOUT_S = 120
 STEPS = {s.value: s for s in Step}
@@ -277,20 +278,22 @@ exec ansible-playbook "$@"
 """
 
 
-def runner_arguments(work: Path, creds: CredentialSet, options: PushOptions) -> dict[str, Any]:
-    """How ansible-runner starts ``push.yml``: the environment without the switch password, and with
-    one, the prompting wrapper above and the answer to its prompt."""
+def runner_arguments(
+    work: Path, creds: CredentialSet, options: PushOptions, playbook: str = PLAYBOOK
+) -> dict[str, Any]:
+    """How ansible-runner starts ``push.yml`` (or ``restore.yml``): the environment without the switch
+    password, and with one, the prompting wrapper above and the answer to its prompt."""
     env = ansible_environment(work, creds, options)
     password = env.pop(PASSWORD_VAR, None)
     if not password:
-        return {"playbook": PLAYBOOK, "envvars": env}
+        return {"playbook": playbook, "envvars": env}
     env[PASSWORD_VAR] = ""  # also hides one the controller's environment has (ansible-runner copies it)
     wrapper = work / "ansible-playbook-prompting"
     wrapper.write_text(PROMPTING_PLAYBOOK, encoding="utf-8")
     wrapper.chmod(0o700)
     return {
         "binary": str(wrapper),
-        "cmdline": shlex.quote(str((playbooks_dir() / PLAYBOOK).resolve())),
+        "cmdline": shlex.quote(str((playbooks_dir() / playbook).resolve())),
         "envvars": env,
         "passwords": {re.escape(PASSWORD_PROMPT) + "$": password},
     }
@@ -328,6 +331,14 @@ def _write_tree(work: Path, job: PushJob, batch: list[Target]) -> Path:
     return render
 
 
+def _playbook(job: PushJob) -> str:
+    return PLAYBOOK if job.restore_from is None else RESTORE_PLAYBOOK
+
+
+def _restore_vars(job: PushJob) -> dict[str, str]:
+    return {} if job.restore_from is None else {"xoff_restore_from": str(job.restore_from.resolve())}
+
+
 def _run_batch(
     job: PushJob, options: PushOptions, on_event: EventHook
 ) -> Callable[[list[Target], int], list[DeviceResult]]:
@@ -343,8 +354,9 @@ def _run_batch(
                     private_data_dir=str(work),
                     project_dir=str(playbooks_dir()),
                     inventory=str(work / "inventory" / INVENTORY_FILE),
-                    **runner_arguments(work, job.credentials, options),
+                    **runner_arguments(work, job.credentials, options, _playbook(job)),
                     extravars={
+                        **_restore_vars(job),
                         "xoff_render_dir": str(render),
                         "xoff_backups": str(options.backup_dir.resolve()),
                         "xoff_run_stamp": job.run_id,

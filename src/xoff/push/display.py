@@ -48,14 +48,16 @@ def stage_lines(summary: PushSummary) -> list[str]:
     return [stage_line(st) for st in summary.stages]
 
 
-def plan_rows(targets: list[Target]) -> list[dict[str, Any]]:
-    """Per device: platform, how it will be changed, how it would be undone (from Capabilities)."""
+def plan_rows(targets: list[Target], restore: bool = False) -> list[dict[str, Any]]:
+    """Per device: platform, how it will be changed (a rollback: how the backup is restored), how it would
+    be undone (from Capabilities)."""
     rows = []
     for t in targets:
         caps = get_platform(t.platform).capabilities
         if caps is None:
             raise KeyError(f"no push strategy for platform {t.platform!r}")
-        rows.append({"device": t.name, "platform": t.platform, "apply": caps.apply_means, "undo": caps.undo_means})
+        apply = caps.restore_means if restore else caps.apply_means
+        rows.append({"device": t.name, "platform": t.platform, "apply": apply, "undo": caps.undo_means})
     return rows
 
 
@@ -90,8 +92,9 @@ class RichDisplay:
     a line as each rollout stage starts and ends (the canaries named), the final table (with each
     device's stage when there was more than one)."""
 
-    def __init__(self, console: Console, total: int, show_diff: bool = True) -> None:
+    def __init__(self, console: Console, total: int, show_diff: bool = True, what: str = "push") -> None:
         self.console = console
+        self.what = what  # the job named in the bar and the table's title (push, rollback)
         self.show_diff = show_diff  # the per-device diff before the table (a dry run's whole point)
         self.lock = threading.Lock()
         self.counts = {"failed": 0, "rolled back": 0}
@@ -104,14 +107,14 @@ class RichDisplay:
             console=console,
             transient=False,
         )
-        self.task = self.progress.add_task("push", total=total, status="")
+        self.task = self.progress.add_task(what, total=total, status="")
         self.started = time.monotonic()
 
     def plan(self, targets: list[Target], dry_run: bool) -> None:
         table = Table(title="plan (dry run: nothing will be sent)" if dry_run else "plan", title_justify="left")
         for column in ("device", "platform", "how it will be changed", "how it would be undone"):
             table.add_column(column)
-        for row in plan_rows(targets):
+        for row in plan_rows(targets, restore=self.what != "push"):
             table.add_row(row["device"], row["platform"], row["apply"], row["undo"])
         self.console.print(table)
         self.progress.start()
@@ -142,7 +145,7 @@ class RichDisplay:
             f"[{style}]{stage_line(event)}[/{style}]" if style else stage_line(event), highlight=False
         )
         if event.status == "start":
-            self.progress.update(self.task, description=f"push: {event.name}")
+            self.progress.update(self.task, description=f"{self.what}: {event.name}")
 
     def close(self) -> None:
         self.progress.stop()
@@ -155,7 +158,8 @@ class RichDisplay:
         for line in stage_lines(summary):
             self.console.print(line, markup=False, highlight=False)
         stage_of = {st.number: st.name for st in summary.stages}
-        table = Table(title=f"push ({summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
+        run = f"run {summary.run_id}, " if summary.run_id else ""
+        table = Table(title=f"{self.what} ({run}{summary.engine}, {summary.elapsed_s:.1f} s)", title_justify="left")
         for column in ("stage",) * bool(stage_of) + ("device", "platform", "outcome", "changes", "seconds"):
             table.add_column(column)
         for column in ("backup", "error"):

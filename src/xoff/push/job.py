@@ -16,10 +16,13 @@ from typing import Protocol
 from xoff.connect.credentials import CredentialSet
 from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
+from xoff.contracts.apply import ApplyStrategy, Capabilities
 from xoff.push.model import PushEvent, PushSummary, StageEvent
 from xoff.push.rollout import batches
 
 EventHook = Callable[[PushEvent | StageEvent], None]  # device steps, and rollout stages (canary, batches)
+# (device, platform, run id) -> the strategy that device's flow drives and the capabilities it plans with
+StrategyFactory = Callable[[str, str, str], tuple[ApplyStrategy, Capabilities]]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class PushJob:
     known_hosts: Path | None
     secrets: list[str] = field(default_factory=list)  # values to mask everywhere
     domain_of: dict[str, str] | None = None  # device -> its failure domain of ``canary_by`` (None: not by domain)
+    strategies: StrategyFactory | None = None  # None: the platform's own (a rollback restores backups instead)
+    restore_from: Path | None = None  # a rollback: the run's backup directory (the Ansible engine's restore.yml)
 
     def __post_init__(self) -> None:
         if not self.secrets:

@@ -97,6 +97,7 @@ class PushSummary:
     elapsed_s: float = 0.0
     engine: str = "nornir"
     stages: list[StageEvent] = field(default_factory=list)  # how each stage ended (none for a single batch)
+    run_id: str = ""  # the run's id in the run store (``xoff runs``, ``xoff rollback RUN_ID``)
 
     def count(self, *outcomes: Outcome) -> int:
         return sum(1 for r in self.results if r.outcome in outcomes)
@@ -114,6 +115,7 @@ class PushSummary:
         """The last JSON line: the counts the issue names, then the per-device list."""
         return {
             "event": "summary",
+            "run_id": self.run_id,
             "engine": self.engine,
             "devices": len(self.results),
             "changed": self.count(Outcome.CHANGED),

@@ -41,6 +41,10 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
         with contextlib.suppress(Exception):
             host.close_connection(CONNECTION)
 
+    if job.strategies is None:
+        strategy, capabilities = strategy_for(platform, job.run_id), _capabilities(platform)
+    else:
+        strategy, capabilities = job.strategies(host.name, platform, job.run_id)
     ctx = DeviceContext(
         device=host.name,
         platform=platform,
@@ -50,10 +54,10 @@ def _device_task(task: Task, job: PushJob, options: PushOptions, on_event: Event
         dry_run=options.dry_run,
         secrets=job.secrets,
         batch=batch,
-        capabilities=_capabilities(platform),
+        capabilities=capabilities,
         timeouts=options.timeouts,
     )
-    result = push_device(ctx, strategy_for(platform, job.run_id), connect, disconnect, on_event)
+    result = push_device(ctx, strategy, connect, disconnect, on_event)
     return Result(host=host, result=result, changed=result.outcome is Outcome.CHANGED)
 
 

@@ -70,6 +70,7 @@ PLATFORM = Platform(
         apply_means=f"nv unset/set into a pending revision, nv config diff, nv config apply --confirm {CONFIRM_TIMER_S}s -y "
         "(whole revision or nothing), verify, nv config apply --confirm-yes",
         undo_means="nv config apply --confirm-no (or the confirm timer lapses); else nv config apply <previous revision> -y",
+        restore_means="the run's backup as a revision: nv config apply --confirm, verify, --confirm-yes",
     ),
     renderers=(Renderer("cumulus", Ref("xoff.platforms.cumulus.render:render")),),
     strategy=Ref("xoff.platforms.cumulus.apply:Strategy"),

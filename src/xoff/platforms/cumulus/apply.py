@@ -55,6 +55,7 @@ def _refusal(text: str) -> str | None:
 
 class Strategy(ApplyStrategy):
     platform = "cumulus"
+    restore_on_trial = True  # a restore is a revision applied on trial, confirmed after its verify
 
     def __init__(self, run_id: str = "manual") -> None:
         super().__init__(run_id)
@@ -138,3 +139,12 @@ class Strategy(ApplyStrategy):
             out = self._run(session, f"nv config apply {self.previous} -y")
             if not _APPLIED.search(out):
                 raise ApplyError(f"nv config apply {self.previous}: {out.strip() or 'no answer'}")
+
+    def restore_change(self, running: str, backup: str) -> ChangeSet:
+        """The backup (``nv config show -o commands``) as the revision to apply: unset/set lines."""
+        return self.diff(running, {COMMANDS_FILE: backup})
+
+    def restore(self, session: Session, change: ChangeSet, backup: str, of_run: str) -> None:  # noqa: ARG002
+        """The backup applied as a new revision, as a push applies one (on trial, atomically); a failed
+        restore goes back to the revision before it."""
+        self.apply(session, change, {COMMANDS_FILE: backup})

@@ -27,6 +27,7 @@ PLATFORM = Platform(
         apply_means=f"configure session xoff-<run>: rollback clean-config + full config, commit timer {COMMIT_TIMER}, "
         "verify, confirm",
         undo_means="configure session xoff-<run> abort (or the commit timer lapses); else configure replace backup",
+        restore_means="configure replace of the run's backup",
     ),
     renderers=(Renderer("eos", Ref("xoff.platforms.eos.render:render")),),
     strategy=Ref("xoff.platforms.eos.apply:Strategy"),

@@ -106,3 +106,15 @@ class Strategy(ApplyStrategy):
         path = FLASH_BACKUP.format(run=self.run_id)  # no session to abort (gone, or the timer lapsed)
         session.put_file(path, backup)
         self._run(session, f"configure replace flash:{path.rsplit('/', 1)[1]}")
+
+    def restore_change(self, running: str, backup: str) -> ChangeSet:
+        """``configure replace`` of the backup: its lines against running (any other text difference,
+        one line)."""
+        if _lines(running) == _lines(backup):
+            return ChangeSet()
+        return ChangeSet(lines=config_diff(running, backup) or ["~ running-config differs from the backup"])
+
+
+def _lines(text: str) -> list[str]:
+    """A running-config's lines, as either engine's read gives them (trailing spaces and blank ends aside)."""
+    return [ln.rstrip() for ln in text.strip().splitlines()]

@@ -21,6 +21,7 @@ PLATFORM = Platform(
         on_box_diff=True,
         apply_means="one read of the host, then a script of only what differs, in one batch (set -e)",
         undo_means="restore script generated from the backup snapshot (links, routes, rules, NIC QoS, RoCE, ECN, NCCL)",
+        restore_means="restore script generated from the run's backup snapshot",
     ),
     renderers=(Renderer("host", Ref("xoff.platforms.linux.render:render")),),
     strategy=Ref("xoff.platforms.linux.apply:Strategy"),

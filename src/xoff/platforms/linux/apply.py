@@ -130,3 +130,6 @@ class Strategy(ApplyStrategy):
 
     def verify_rollback(self, session: Session, backup: str) -> list[str]:
         return rollback_mismatches(self._state(session), json.loads(backup))
+
+    def restore_change(self, running: str, backup: str) -> ChangeSet:
+        return ChangeSet(lines=rollback_mismatches(json.loads(running), json.loads(backup)))

@@ -23,6 +23,7 @@ PLATFORM = Platform(
         on_box_diff=True,
         apply_means="config checkpoint xoff-<run> + config apply-patch (JSON Patch, YANG-validated whole)",
         undo_means="config rollback xoff-<run> (or config replace with the backup's CONFIG_DB)",
+        restore_means="config checkpoint xoff-<run>, config replace with the run's backup's CONFIG_DB",
     ),
     renderers=(Renderer("sonic", Ref("xoff.platforms.sonic.render:render")), frr.RENDERER),
     strategy=Ref("xoff.platforms.sonic.apply:Strategy"),

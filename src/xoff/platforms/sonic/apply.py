@@ -148,6 +148,23 @@ def rollback_problems(running: str, backup: str) -> list[str]:
     ]
 
 
+def restore_file(backup: str) -> str:
+    """The file ``config replace`` takes: the backup's CONFIG_DB (FRR's ``bgpraw`` left out)."""
+    db, _ = parse_running(backup)
+    return json.dumps(db, indent=4, sort_keys=True) + "\n"
+
+
+def restore_lines(running: str, backup: str) -> list[str]:
+    """What ``config replace`` of the backup's CONFIG_DB would change (empty: running equals it)."""
+    have, _ = parse_running(running)
+    want, _ = parse_running(backup)
+    if have == want:
+        return []
+    _, lines = config_patch(have, want)
+    lines += [f"- {table}" for table in sorted(set(have) - set(want))]
+    return lines or ["~ CONFIG_DB differs from the backup in fields xoff does not model"]
+
+
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else "(no output)"
@@ -191,12 +208,27 @@ class Strategy(ApplyStrategy):
             out = self._run(session, f"sudo config rollback {self.checkpoint}")
             if OK_ROLLBACK in out:
                 return
-        db, _ = parse_running(backup)  # no checkpoint (or it is gone): replace with the backup itself
+        self._replace(session, backup)  # no checkpoint (or it is gone): replace with the backup itself
+
+    def _replace(self, session: Session, backup: str) -> None:
         path = RESTORE_PATH.format(run=self.run_id)
-        session.put_file(path, json.dumps(db, indent=4, sort_keys=True) + "\n")
+        session.put_file(path, restore_file(backup))
         out = self._run(session, f"sudo config replace {path}")
         if OK_REPLACE not in out:
             raise ApplyError(f"config replace {path}: {_last_line(out)}")
 
     def verify_rollback(self, session: Session, backup: str) -> list[str]:
         return rollback_problems(self.backup(session), backup)
+
+    def restore_change(self, running: str, backup: str) -> ChangeSet:
+        return ChangeSet(lines=restore_lines(running, backup))
+
+    def restore(self, session: Session, change: ChangeSet, backup: str, of_run: str) -> None:  # noqa: ARG002
+        """``config checkpoint xoff-<this run>`` (what undoes the restore, and a later rollback of it),
+        then ``config replace`` of the backup's CONFIG_DB."""
+        name = f"xoff-{self.run_id}"
+        out = self._run(session, f"sudo config checkpoint {name}")
+        if OK_CHECKPOINT not in out:
+            raise ApplyError(f"config checkpoint {name}: {_last_line(out)}")
+        self.checkpoint = name
+        self._replace(session, backup)

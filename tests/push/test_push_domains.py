@@ -173,3 +173,10 @@ def test_canary_count_and_canary_domain_are_one_or_the_other() -> None:
     with pytest.raises(InputError) as exc:
         api.prepare_push(INVENTORY / "lab-mini", api.PushOptions(canary=2, canary_by="pod"))
     assert exc.value.render() == "--canary-by:1:1: pod: give one of --canary N, --canary-by DOMAIN (allowed: one)"
+
+
+def test_shard_by_needs_a_shard() -> None:
+    assert parse_shard(None) is None
+    with pytest.raises(InputError) as exc:
+        parse_shard(None, "pod")
+    assert exc.value.render() == "--shard-by:1:1: pod: needs --shard K/N (allowed: with --shard)"

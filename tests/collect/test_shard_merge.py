@@ -22,7 +22,7 @@ from xoff.errors import InputError
 
 
 def _collect(folder: Path, out: Path, shard: str | None) -> Snapshot:
-    part = None if shard is None else parse_shard(shard)
+    part = parse_shard(shard)
     return api.collect(LAB_MINI, api.CollectOptions(from_captures=folder, output=out, shard=part)).snapshot
 
 

@@ -152,3 +152,31 @@ def test_two_processes_lock_two_pods_at_once_and_never_one(state: FabricState, t
         holder.wait(timeout=30)
     with domain_locks(pod1, "fabric clos"):  # released with its process
         pass
+
+
+def test_both_engines_stage_by_the_jobs_domains(state: FabricState) -> None:
+    from xoff.connect.credentials import CredentialSet
+    from xoff.push.job import PushJob, PushOptions, rollout_stages
+
+    job = PushJob("clos", "r1", build_targets(state), {}, CredentialSet(None, None), None, secrets=["x"])
+    plan, canary = rollout_stages(job, PushOptions())
+    assert (len(plan), canary) == (1, False)  # no domains: one batch, no canary
+    job.domain_of = domains(state, "pod")
+    plan, canary = rollout_stages(job, PushOptions(batch_size=4))
+    assert canary and _names(plan)[0] == ["gpu1", "gpu2", "leaf1", "leaf2", "spine1", "spine2"]
+
+
+def test_canary_count_and_canary_domain_are_one_or_the_other() -> None:
+    from tests.support.paths import INVENTORY
+    from xoff import api
+
+    with pytest.raises(InputError) as exc:
+        api.prepare_push(INVENTORY / "lab-mini", api.PushOptions(canary=2, canary_by="pod"))
+    assert exc.value.render() == "--canary-by:1:1: pod: give one of --canary N, --canary-by DOMAIN (allowed: one)"
+
+
+def test_shard_by_needs_a_shard() -> None:
+    assert parse_shard(None) is None
+    with pytest.raises(InputError) as exc:
+        parse_shard(None, "pod")
+    assert exc.value.render() == "--shard-by:1:1: pod: needs --shard K/N (allowed: with --shard)"

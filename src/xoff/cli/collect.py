@@ -70,7 +70,7 @@ def collect_command(
     from xoff.progress.display import progress_display
 
     try:
-        part = None if shard is None else parse_shard(shard, domain_kind(shard_by))
+        part = parse_shard(shard, domain_kind(shard_by))
     except InputError as exc:
         _bad(exc)
     options = api.CollectOptions(

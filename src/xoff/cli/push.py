@@ -99,7 +99,7 @@ def push_command(
     from xoff.push.display import JsonLines, RichDisplay
 
     try:
-        part = None if shard is None else parse_shard(shard, domain_kind(shard_by))
+        part = parse_shard(shard, domain_kind(shard_by))
     except InputError as exc:
         _fail(exc)
     options = api.PushOptions(

@@ -29,8 +29,13 @@ class Shard:
         return f"{self.index}/{self.count}" + (f" by {self.by}" if self.by else "")
 
 
-def parse_shard(text: str, by: DomainKind | None = None) -> Shard:
-    """``"2/4"`` -> Shard(2, 4); anything else is a located input error."""
+def parse_shard(text: str | None, by: DomainKind | None = None) -> Shard | None:
+    """``"2/4"`` -> Shard(2, 4); None: no sharding; anything else (or ``by`` without a shard) is a located input
+    error."""
+    if text is None:
+        if by is not None:
+            raise InputError([Problem(Location("--shard-by", 1, 1), by, "needs --shard K/N (allowed: with --shard)")])
+        return None
     match = _SHARD.match(text.strip())
     if match is None or not 1 <= int(match[1]) <= int(match[2]):
         raise InputError(

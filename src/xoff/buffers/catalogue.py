@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from xoff.buffers.asics import AsicSpec, LookupRow, PoolSizes, get_asic, vendor_asic
+from xoff.buffers.pools import PoolAccounting
 from xoff.errors import InputError, Problem
 
 __all__ = [
@@ -61,7 +62,12 @@ class SkuPools(_Data):
     egress_lossless_pool: _Bytes | None = None
     egress_lossy_pool: _Bytes | None = None
     shared_headroom_pool_xoff: _Bytes | None = None
-    total_buffer: _Bytes | None = None
+    total_buffer: _Bytes | None = Field(None, description="bytes the pools must fit in; None: no source gives it")
+    total_buffer_published: str | None = Field(None, description="the number as its source writes it, and its unit")
+    total_buffer_source: str | None = Field(None, description="where the total is from (URL or repository path)")
+    pool_accounting: PoolAccounting | None = Field(
+        None, description="how the pools count in the total (buffers.pools.pool_fit); None: pools_and_headroom"
+    )
 
 
 class SkuRow(_Data):
@@ -115,9 +121,12 @@ class Sku(_Data):
             for r in self.lookup.rows
         )
 
-    def pool_sizes(self) -> PoolSizes | None:
+    def planned_pools(self) -> SkuPools | None:
         """The t1 pools (xoff plans leaf and spine fabrics); the t0 ones where the SKU ships no t1 template."""
-        p = self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
+        return self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
+
+    def pool_sizes(self) -> PoolSizes | None:
+        p = self.planned_pools()
         if p is None:
             return None
         return PoolSizes(
@@ -128,6 +137,8 @@ class Sku(_Data):
             shared_headroom_pool_xoff=p.shared_headroom_pool_xoff,
             source=self.where(p.file) if p.file is not None else None,
             total_buffer=p.total_buffer,
+            total_buffer_source=p.total_buffer_source,
+            pool_accounting=p.pool_accounting or "pools_and_headroom",
         )
 
     def rows_summary(self) -> str:

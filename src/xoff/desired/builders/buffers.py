@@ -136,7 +136,8 @@ def build_buffers(
         totals[port] = room.size * len(pgs)
     problems = [_missing(switch.name, policy_name, why, ports) for why, ports in missing.items()]
     pools = _pools(asic, spec.model)
-    fit = pool_fit({p.name: p.size for p in pools}, asic.pools.shared_headroom_pool_xoff, asic.pools.total_buffer)
+    ap = asic.pools
+    fit = pool_fit({p.name: p.size for p in pools}, ap.shared_headroom_pool_xoff, ap.total_buffer, ap.pool_accounting)
     if fit is not None and not fit.fits:
         problems.append(
             Problem(

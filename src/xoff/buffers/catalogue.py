@@ -107,8 +107,9 @@ class Sku(_Data):
     notes: list[str] = Field(default_factory=list)
 
     def where(self, file: str) -> str:
-        """``sonic-net/sonic-buildimage@<commit>:<dir><file>``; a file with a ``/`` is from the repository root."""
-        path = file if "/" in file else self.source.dir.rstrip("/") + "/" + file
+        """``sonic-net/sonic-buildimage@<commit>:<dir><file>``; a file under ``device/`` is from the repository root,
+        any other (``BALANCED/pg_profile_lookup.ini``) from the HWSKU's directory."""
+        path = file if file.startswith("device/") else self.source.dir.rstrip("/") + "/" + file
         return f"{self.source.repo}@{self.source.commit[:12]}:{path}"
 
     def lookup_rows(self) -> tuple[LookupRow, ...]:

@@ -99,12 +99,32 @@ def _guidance(root: Path) -> list[str]:
     paths = sorted((root / "guidance").glob("*.yaml"))
     if not paths:
         return []
-    lines = ["", "## Published guidance where SONiC has no table", "", "| name | platform | summary | source |"]
-    lines.append("|---|---|---|---|")
+    lines = ["", "## Published guidance where SONiC has no table", "", _GUIDANCE_INTRO, ""]
+    lines += ["| name | platform | summary | the plan uses it | source |", "|---|---|---|---|---|"]
     for path in paths:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        lines.append(f"| `{data['name']}` | {data['platform']} | {data['summary']} | <{data['url']}> |")
+        use = _use(data)
+        lines.append(f"| `{data['name']}` | {data['platform']} | {data['summary']} | {use} | <{data['url']}> |")
     return lines
+
+
+_GUIDANCE_INTRO = """The plan reads these (`xoff/buffers/guidance.py`) for a switch of the file's `nos` and ASIC, and names
+the file and the numbers in the profile's source (`xoff plan --device D --format text`): `nos_computed` says the
+NOS sizes the headroom itself and shows its documented defaults beside xoff's model; `per_port` gives the headroom
+where xoff's model has none and is shown beside the model's numbers where it has."""
+
+
+def _use(data: dict[str, Any]) -> str:
+    use = data.get("use")
+    if not use:
+        return "no (informational)"
+    asics = ", ".join(data["asics"]) or f"{data.get('asic_family')}*"
+    what = (
+        use["headroom"]
+        + (f" ({use['by']})" if use.get("by") else "")
+        + (f": {use['number']}" if use.get("number") else "")
+    )
+    return f"{data['nos']} on {asics}: {what}; shows {', '.join(use.get('show', []))}"
 
 
 def render(root: Path | None = None) -> str:

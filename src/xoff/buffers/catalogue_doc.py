@@ -36,8 +36,9 @@ takes is the SKU's `pool_accounting`:
   total is SONiC's own: sonic-swss `cfgmgr/buffer_pool_mellanox.lua` shares the chip's `mmu_size` (from SAI
   `SAI_SWITCH_ATTR_TOTAL_BUFFER_SIZE`, falling back to the `egress_lossless_pool` size) between the ports'
   reserved buffer, the shared headroom pool and the ingress pools; `egress_lossy_pool` is the egress view of the
-  same memory (the Lua gives it the ingress pools' size) and is not added. The datasheets' round numbers (Spectrum
-  16, 42, 64, 160 MB) are larger: they count the reserved buffer too.
+  same memory (the Lua gives it the ingress pools' size) and is not added. The published round numbers (Spectrum-1
+  to -4: 16, 42, 64, 160 MB) are larger than SONiC's; xoff judges against SONiC's, the smaller, so a fit holds
+  under either.
 - `headroom_in_lossless_pool` (Broadcom): ingress_lossless_pool <= total, and its `xoff` (SAI
   `SAI_BUFFER_POOL_ATTR_XOFF_SIZE`, the headroom partition of the ingress pool) <= the pool. The ingress pool is the
   ingress view of the whole shared buffer and lossy traffic shares it (the templates map lossy PGs to it); the

@@ -271,7 +271,25 @@ def _switch_asic(asic: str, sku: str | None, dirs: tuple[Path, ...]) -> AsicSpec
         return sku_asic(get_sku(sku))
     spec = get_asic(asic)
     ref = _skus().get(REFERENCE_SKUS.get(spec.name, ""))
-    return replace(spec, lookup_rows=ref.lookup_rows()) if ref is not None and ref.lookup else spec
+    if ref is None:
+        return spec
+    if ref.lookup:
+        spec = replace(spec, lookup_rows=ref.lookup_rows())
+    return replace(spec, pools=_with_reference_total(spec.pools, ref))
+
+
+def _with_reference_total(pools: PoolSizes, ref: Sku) -> PoolSizes:
+    """The ASIC's own pools (its reference SKU's, asics.py) judged against that SKU's total buffer: the total is
+    the chip's (SONiC's Spectrum SKUs of one ASIC all give the same), so it holds for an ASIC-only switch too."""
+    given = ref.planned_pools()
+    if pools.ingress_lossless_pool is None or given is None or given.total_buffer is None:
+        return pools
+    return replace(
+        pools,
+        total_buffer=given.total_buffer,
+        total_buffer_source=f"{given.total_buffer_source} (reference SKU {ref.hwsku})",
+        pool_accounting=given.pool_accounting or "pools_and_headroom",
+    )
 
 
 def sku_asic(sku: Sku) -> AsicSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from xoff.buffers.catalogue import get_sku
+from xoff.buffers.catalogue import switch_asic
 from xoff.buffers.pools import ACCOUNTING_RULES, PoolFit, pool_fit
 from xoff.desired.models import Device
 from xoff.validate.context import CheckContext
@@ -17,22 +17,21 @@ from xoff.validate.registry import Check, register
 class _Total:
     """What a switch's pools are judged against: its SKU's total buffer and how SONiC's pools count in it."""
 
-    sku: str
+    owner: str  # "SKU ACS-SN5600" or "ASIC tomahawk5 (no sku named)"
     bytes: int | None
     accounting: str
     source: str | None
 
 
 def _total(plan: Device | None) -> _Total | None:
-    """The total buffer of the switch's catalogue SKU (``bytes`` None: no source gives it); None: no SKU named."""
-    if plan is None or plan.buffers is None or plan.buffers.sku is None:
+    """The total buffer of the switch as planned: its catalogue SKU's, or its ASIC's reference SKU's (``bytes``
+    None: no source gives it); None: the plan has no buffers for it."""
+    if plan is None or plan.buffers is None or plan.asic is None:
         return None
-    sku = get_sku(plan.buffers.sku)
-    pools = sku.planned_pools()
-    if pools is None:
-        return _Total(sku.hwsku, None, "pools_and_headroom", None)
-    accounting = pools.pool_accounting or "pools_and_headroom"
-    return _Total(sku.hwsku, pools.total_buffer, accounting, pools.total_buffer_source)
+    spec = switch_asic(plan.asic, plan.buffers.sku)
+    owner = f"SKU {spec.sku}" if spec.sku else f"ASIC {spec.name} (no sku named)"
+    p = spec.pools
+    return _Total(owner, p.total_buffer, p.pool_accounting, p.total_buffer_source)
 
 
 def device_fit(dev: Device, total: int | None, accounting: str = "pools_and_headroom") -> PoolFit | None:
@@ -56,9 +55,9 @@ def _fits(ctx: CheckContext) -> Iterator[tuple[str, PoolFit | None, _Total | Non
 
 def _why(name: str, total: _Total | None) -> str:
     if total is None:
-        return f"{name} names no catalogue SKU"
+        return f"{name} has no buffer plan"
     if total.bytes is None:
-        return f"{name}: SKU {total.sku} gives no total buffer"
+        return f"{name}: {total.owner} gives no total buffer"
     return f"{name}: the size of its ingress_lossless_pool is not known"
 
 
@@ -102,7 +101,7 @@ class PoolFitCheck(Check):
                     name,
                     "buffer pools",
                     "the pools exceed the total buffer",
-                    f"<= {fit.total} ({ACCOUNTING_RULES[total.accounting]}; the total of SKU {total.sku}"
+                    f"<= {fit.total} ({ACCOUNTING_RULES[total.accounting]}; the total of {total.owner}"
                     + (f", from {total.source})" if total.source else ")"),
                     fit.describe(),
                 )

@@ -73,10 +73,11 @@ class PoolFitCheck(Check):
     shared headroom pool (the lossless pool's ``xoff``) above the total (SONiC's ``buffer_pool_mellanox.lua`` shares
     ``mmu_size`` that way); on Broadcom, the ingress lossless pool above the total, or its shared headroom pool above
     the pool (the headroom pool is a partition of the ingress pool, SAI ``XOFF_SIZE``). Egress pools are other views
-    of the same memory and are not added. The total is the SKU's ``pools.total_buffer`` with its source. Pools that do
-    not fit are promised memory the ASIC cannot give, so lossless headroom runs out before the plan says it can. The
-    margin left is shown for every switch judged; a switch whose SKU gives no total (or names no SKU) is not judged
-    and named, and the check is skipped when no switch is."""
+    of the same memory and are not added. The total is the SKU's ``pools.total_buffer`` with its source (a switch
+    naming only its ASIC: the ASIC's reference SKU's). Pools that do not fit are promised memory the ASIC cannot
+    give, so lossless headroom runs out before the plan says it can. The margin left is shown for every switch
+    judged; a switch whose SKU (or ASIC) gives no total is not judged and named, and the check is skipped when no
+    switch is."""
 
     id = "buffers.pool_fit"
     tags = ("lossless",)

@@ -73,7 +73,8 @@ class PgHeadroom(Check):
     """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the intent's
     ``headroom_rows`` entry for the switch's SKU or ASIC when there is one, as the plan used; else the row of
     the SKU's own ``pg_profile_lookup.ini`` (the ASIC's table without a SKU; never a formula in the static model),
-    or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
+    or SONiC's Mellanox formula in the dynamic model; on EOS and Cumulus, the vendors' published guidance as the
+    plan applies it, ``buffers/guidance.py``): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
     cap with SHP). On Mellanox the port total is SONiC's ``buffer_check_headroom_mellanox.lua``: 4096 +

@@ -205,10 +205,63 @@ def parse_pools(text: str, imported: dict[str, str] | None = None) -> tuple[dict
             given = bool(found) or f"{name}_size" in jinja
             shp = _int_or_none(xoff) if xoff else (0 if given else None)
     pools["shared_headroom_pool_xoff"] = shp
-    pools["total_buffer"] = None
     other = sorted(set(re.findall(r'"(\w+_pool)"\s*:\s*\{', body)) - set(POOL_NAMES))
     notes = [f"BUFFER_POOL names pools xoff does not know: {', '.join(other)}"] if other else []
     return pools, notes
+
+
+# The total buffer each pools block is judged against (``buffers.pool_fit``), and how SONiC's pools count in it.
+# Mellanox: SONiC's own number. cfgmgr/buffer_pool_mellanox.lua (sonic-swss) takes the chip's ``mmu_size`` and, where
+# the SAI gives none, the egress_lossless_pool size; it then shares ``mmu_size`` minus what the ports reserve minus
+# the shared headroom pool between the ingress pools (two pools: half each; egress_lossy_pool is the egress view of
+# the same memory). So: ingress lossless + ingress lossy + shared headroom pool <= egress_lossless_pool size.
+# Broadcom: SONiC's templates give no total, so the total is the ASIC's published buffer ("MB" as Broadcom and the
+# switch vendors write it, read as MiB, 2**20 bytes: SONiC's own Tomahawk 3 templates size a pool at exactly 64 MiB,
+# 67108864, so Broadcom's "64 MB" is binary). The ingress_lossless_pool is the ingress view of the whole shared
+# buffer and its ``xoff`` (SAI_BUFFER_POOL_ATTR_XOFF_SIZE) is the headroom partition inside it (the shipped Tomahawk 3
+# pools, 66394076 + 27200352, would not fit 64 MiB side by side); lossy traffic shares that pool on Broadcom, and
+# the egress pools are egress views of the same cells. So: ingress_lossless_pool (holding the shared headroom pool)
+# <= the total, and the shared headroom pool <= ingress_lossless_pool.
+TOTAL_KEYS = ("total_buffer", "total_buffer_published", "total_buffer_source", "pool_accounting")
+MLNX_TOTAL_SOURCE = (
+    "sonic-net/sonic-swss@e6b0c5b5d2ab:cfgmgr/buffer_pool_mellanox.lua (mmu_size falls back to egress_lossless_pool)"
+)
+_FP = "https://port-buffers.forwardingplane.net/concepts/"
+_UCSC = "https://people.ucsc.edu/~warner/Bufs/"
+# asic -> (MB as published, URL); per HWSKU where a SKU's chip variant differs from the family's top part.
+PUBLISHED_TOTALS: dict[str, tuple[int, str]] = {
+    "tomahawk": (16, "https://www.easymanua.ls/delta/ag9032/manual?p=9 (Delta AG9032, a Tomahawk switch: 16MB)"),
+    "tomahawk2": (42, _FP + "broadcom-tomahawk2/ (BCM56970: 42 MB on-chip buffer)"),
+    "tomahawk3": (64, "https://gist.github.com/jopietsch/c1573518516af6071ae9cd0462ff0fd3 (Tomahawk 3: 64 MB)"),
+    "trident3": (32, _FP + "broadcom-trident3 (BCM56870 X7 / X5: 32 MB unified buffer)"),
+}
+PUBLISHED_SKU_TOTALS: dict[str, tuple[int, str]] = {
+    # a 48 x 1G + 4 x 10G + 2 x 100G switch: Trident 3 X3, whose buffer is 8 MB (its pools are sized to 8 MiB)
+    "DELLEMC-N3248PXE": (8, _UCSC + "trident3.html (Trident 3 X3: 8 Mbyte of packet buffer)"),
+}
+
+
+def add_total(hwsku: str, vendor: str, asic: str, pools: dict[str, object]) -> None:
+    """``total_buffer`` (bytes), where it is from, as published, and how the pools count in it (see above)."""
+    given: dict[str, object] = dict.fromkeys(TOTAL_KEYS)
+    egress = pools.get("egress_lossless_pool")
+    if vendor == "mellanox" and isinstance(egress, int) and egress > 0:
+        given = {
+            "total_buffer": egress,
+            "total_buffer_published": f"egress_lossless_pool {egress} B in {pools['file']}",
+            "total_buffer_source": MLNX_TOTAL_SOURCE,
+            "pool_accounting": "pools_and_headroom",
+        }
+    elif vendor == "broadcom":
+        found = PUBLISHED_SKU_TOTALS.get(hwsku) or PUBLISHED_TOTALS.get(asic)
+        if found is not None:
+            given = {
+                "total_buffer": found[0] * 2**20,
+                "total_buffer_published": f"{found[0]} MB (read as MiB: {found[0]} x 2**20 B)",
+                "total_buffer_source": found[1],
+            }
+        given["pool_accounting"] = "headroom_in_lossless_pool"
+    pools.update(given)
 
 
 def mellanox_asics(tree: Tree) -> dict[str, str]:
@@ -367,15 +420,19 @@ def build(tree: Tree, sku: Sku, asic: str, evidence: str, default_sku: str | Non
     pools_t1 = pools_block(tree, sku, "t1")
     pools_t0 = pools_block(tree, sku, "t0")
     empty: dict[str, object] = {"file": None, **dict.fromkeys(POOL_NAMES), "shared_headroom_pool_xoff": None}
+    vendor = next(v for k, v in ASIC_VENDOR.items() if asic.startswith(k))
+    for block in (pools_t1, pools_t0):
+        if block is not None:
+            add_total(sku.hwsku, vendor, asic, block)
     data: dict[str, object] = {
         "hwsku": sku.hwsku,
         "aliases": _aliases(sku, default_sku),
-        "vendor": next(v for k, v in ASIC_VENDOR.items() if asic.startswith(k)),
+        "vendor": vendor,
         "asic": asic,
         "platform": sku.platform,
         "models": _models(tree, sku, asic),
         "source": {"repo": REPO, "commit": tree.commit, "dir": sku.dir},
-        "pools": pools_t1 or {**empty, "total_buffer": None},
+        "pools": pools_t1 or {**empty, **dict.fromkeys(TOTAL_KEYS)},
     }
     if pools_t1 is None:
         sku.notes.append("no buffers_defaults_t1.j2: t1 pools not given")

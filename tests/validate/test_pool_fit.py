@@ -54,13 +54,15 @@ def _grown(state: FabricState, extra: int) -> FabricState:
             "platform: eos, sku: 7060X6-64PE",
             TOTAL - USED + 1,
             Status.FAILURE,
-            f"spine1: buffer pools - the pools exceed the total buffer - Expected: <= {TOTAL} Actual: "
-            f"ingress_lossless_pool {166115492 + TOTAL - USED + 1} + shared headroom pool 22035008 = {TOTAL + 1}"
-            f" of {TOTAL} bytes, margin -1",
+            f"spine1: buffer pools - the pools exceed the total buffer - Expected: <= {TOTAL} (ingress lossless +"
+            " ingress lossy + shared headroom pool <= total (SONiC's Mellanox Lua); the total of SKU"
+            f" Arista-7060X6-64PE) Actual: ingress_lossless_pool {166115492 + TOTAL - USED + 1} + shared headroom"
+            f" pool 22035008 = {TOTAL + 1} of {TOTAL} bytes, margin -1",
         ),
         # the SN5600 fixture gives no total; the ASIC alone gives none either: nothing to judge
-        ("sku: SN5600", None, Status.SKIPPED, "no switch names a catalogue SKU whose source gives its total buffer"),
-        ("platform: eos, asic: tomahawk5", None, Status.SKIPPED, "pools.total_buffer"),
+        ("sku: SN5600", None, Status.SKIPPED, "spine1: SKU ACS-SN5600 gives no total buffer"),
+        # an ASIC without a SKU: its reference SKU's total (none here: the fixture SN5600 gives none, TH5 has none)
+        ("platform: eos, asic: tomahawk5", None, Status.SKIPPED, "spine1: ASIC tomahawk5 (no sku named) gives no"),
     ],
 )
 def test_pool_fit(tmp_path: Path, spine: str, extra: int | None, status: Status, text: str) -> None:

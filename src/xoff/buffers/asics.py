@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from xoff.buffers.pools import PoolAccounting
+
 __all__ = ["ASICS", "AsicSpec", "LookupRow", "PoolSizes", "get_asic", "vendor_asic"]
 
 # SONiC's ASIC vendors (``asic_type``); a SKU file may name another, which is kept as written.
@@ -51,8 +53,10 @@ class PoolSizes:
     egress_lossy_pool: int | None = None
     shared_headroom_pool_xoff: int | None = None
     source: str | None = None
-    # The ASIC's whole buffer (MMU size) where the source gives it; the pools must fit in it.
+    # The ASIC's whole buffer (MMU size) where the source gives it; the pools must fit in it (buffers/pools.py).
     total_buffer: int | None = None
+    total_buffer_source: str | None = None
+    pool_accounting: PoolAccounting = "pools_and_headroom"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from xoff.buffers.asics import AsicSpec, LookupRow, PoolSizes, get_asic, vendor_asic
+from xoff.buffers.pools import PoolAccounting
 from xoff.errors import InputError, Problem
 
 __all__ = [
@@ -61,7 +62,12 @@ class SkuPools(_Data):
     egress_lossless_pool: _Bytes | None = None
     egress_lossy_pool: _Bytes | None = None
     shared_headroom_pool_xoff: _Bytes | None = None
-    total_buffer: _Bytes | None = None
+    total_buffer: _Bytes | None = Field(None, description="bytes the pools must fit in; None: no source gives it")
+    total_buffer_published: str | None = Field(None, description="the number as its source writes it, and its unit")
+    total_buffer_source: str | None = Field(None, description="where the total is from (URL or repository path)")
+    pool_accounting: PoolAccounting | None = Field(
+        None, description="how the pools count in the total (buffers.pools.pool_fit); None: pools_and_headroom"
+    )
 
 
 class SkuRow(_Data):
@@ -101,8 +107,9 @@ class Sku(_Data):
     notes: list[str] = Field(default_factory=list)
 
     def where(self, file: str) -> str:
-        """``sonic-net/sonic-buildimage@<commit>:<dir><file>``; a file with a ``/`` is from the repository root."""
-        path = file if "/" in file else self.source.dir.rstrip("/") + "/" + file
+        """``sonic-net/sonic-buildimage@<commit>:<dir><file>``; a file under ``device/`` is from the repository root,
+        any other (``BALANCED/pg_profile_lookup.ini``) from the HWSKU's directory."""
+        path = file if file.startswith("device/") else self.source.dir.rstrip("/") + "/" + file
         return f"{self.source.repo}@{self.source.commit[:12]}:{path}"
 
     def lookup_rows(self) -> tuple[LookupRow, ...]:
@@ -115,9 +122,12 @@ class Sku(_Data):
             for r in self.lookup.rows
         )
 
-    def pool_sizes(self) -> PoolSizes | None:
+    def planned_pools(self) -> SkuPools | None:
         """The t1 pools (xoff plans leaf and spine fabrics); the t0 ones where the SKU ships no t1 template."""
-        p = self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
+        return self.pools if self.pools is not None and self.pools.file is not None else self.pools_t0
+
+    def pool_sizes(self) -> PoolSizes | None:
+        p = self.planned_pools()
         if p is None:
             return None
         return PoolSizes(
@@ -128,6 +138,8 @@ class Sku(_Data):
             shared_headroom_pool_xoff=p.shared_headroom_pool_xoff,
             source=self.where(p.file) if p.file is not None else None,
             total_buffer=p.total_buffer,
+            total_buffer_source=p.total_buffer_source,
+            pool_accounting=p.pool_accounting or "pools_and_headroom",
         )
 
     def rows_summary(self) -> str:
@@ -259,7 +271,25 @@ def _switch_asic(asic: str, sku: str | None, dirs: tuple[Path, ...]) -> AsicSpec
         return sku_asic(get_sku(sku))
     spec = get_asic(asic)
     ref = _skus().get(REFERENCE_SKUS.get(spec.name, ""))
-    return replace(spec, lookup_rows=ref.lookup_rows()) if ref is not None and ref.lookup else spec
+    if ref is None:
+        return spec
+    if ref.lookup:
+        spec = replace(spec, lookup_rows=ref.lookup_rows())
+    return replace(spec, pools=_with_reference_total(spec.pools, ref))
+
+
+def _with_reference_total(pools: PoolSizes, ref: Sku) -> PoolSizes:
+    """The ASIC's own pools (its reference SKU's, asics.py) judged against that SKU's total buffer: the total is
+    the chip's (SONiC's Spectrum SKUs of one ASIC all give the same), so it holds for an ASIC-only switch too."""
+    given = ref.planned_pools()
+    if pools.ingress_lossless_pool is None or given is None or given.total_buffer is None:
+        return pools
+    return replace(
+        pools,
+        total_buffer=given.total_buffer,
+        total_buffer_source=f"{given.total_buffer_source} (reference SKU {ref.hwsku})",
+        pool_accounting=given.pool_accounting or "pools_and_headroom",
+    )
 
 
 def sku_asic(sku: Sku) -> AsicSpec:

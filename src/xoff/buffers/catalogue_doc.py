@@ -24,7 +24,27 @@ The data files are written by `scripts/extract_skus.py` from a sonic-buildimage 
 `pg_profile_lookup.ini` (every row as written) and the pools of its `buffers_defaults_t1.j2`, with the commit
 and directory they were read from. *Models*: `static` is the SKU's table; `dynamic` means the HWSKU ships
 `buffers_dynamic.json.j2` (SONiC's dynamic headroom calculation). *Covers*: the table's speeds and, for each,
-its cable lengths.
+its cable lengths. *Total buffer*: what `buffers.pool_fit` judges the t1 pools (t0 where there is no t1) against,
+in bytes, as its source writes it; `-`: no source found, and the check skips that switch, naming it.
+
+## How the pools are counted against the total
+
+SONiC's pool sizes are views of one memory, and the vendors count them differently; the sum `buffers.pool_fit`
+takes is the SKU's `pool_accounting`:
+
+- `pools_and_headroom` (NVIDIA Spectrum): ingress lossless + ingress lossy + shared headroom pool <= total. The
+  total is SONiC's own: sonic-swss `cfgmgr/buffer_pool_mellanox.lua` shares the chip's `mmu_size` (from SAI
+  `SAI_SWITCH_ATTR_TOTAL_BUFFER_SIZE`, falling back to the `egress_lossless_pool` size) between the ports'
+  reserved buffer, the shared headroom pool and the ingress pools; `egress_lossy_pool` is the egress view of the
+  same memory (the Lua gives it the ingress pools' size) and is not added. The published round numbers (Spectrum-1
+  to -4: 16, 42, 64, 160 MB) are larger than SONiC's; xoff judges against SONiC's, the smaller, so a fit holds
+  under either.
+- `headroom_in_lossless_pool` (Broadcom): ingress_lossless_pool <= total, and its `xoff` (SAI
+  `SAI_BUFFER_POOL_ATTR_XOFF_SIZE`, the headroom partition of the ingress pool) <= the pool. The ingress pool is the
+  ingress view of the whole shared buffer and lossy traffic shares it (the templates map lossy PGs to it); the
+  egress pools are egress views of the same cells. SONiC's shipped Tomahawk 3 pools show it: 66394076 + 27200352
+  side by side would not fit 64 MiB. The totals are the ASICs' published buffers, in "MB" as the sources write
+  them and read as MiB (2**20 bytes): SONiC's Tomahawk 3 templates size a pool at exactly 67108864 bytes.
 """
 
 
@@ -55,6 +75,13 @@ def _covers(rows: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def _total(data: dict[str, Any]) -> str:
+    pools = data["pools"] if data["pools"].get("file") else data.get("pools_t0") or data["pools"]
+    if pools.get("total_buffer") is None:
+        return "-"
+    return f"{pools['total_buffer']} ({pools['total_buffer_published']}; {pools['total_buffer_source']})"
+
+
 def _sku_row(data: dict[str, Any]) -> str:
     source = data["source"]
     cells = [
@@ -63,6 +90,7 @@ def _sku_row(data: dict[str, Any]) -> str:
         data["asic"],
         ", ".join(data["models"]),
         _covers(data["lookup"]["rows"]),
+        _total(data),
         f"`{source['dir']}` @ `{source['commit'][:12]}`",
     ]
     return "| " + " | ".join(cells) + " |"
@@ -72,12 +100,32 @@ def _guidance(root: Path) -> list[str]:
     paths = sorted((root / "guidance").glob("*.yaml"))
     if not paths:
         return []
-    lines = ["", "## Published guidance where SONiC has no table", "", "| name | platform | summary | source |"]
-    lines.append("|---|---|---|---|")
+    lines = ["", "## Published guidance where SONiC has no table", "", _GUIDANCE_INTRO, ""]
+    lines += ["| name | platform | summary | the plan uses it | source |", "|---|---|---|---|---|"]
     for path in paths:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        lines.append(f"| `{data['name']}` | {data['platform']} | {data['summary']} | <{data['url']}> |")
+        use = _use(data)
+        lines.append(f"| `{data['name']}` | {data['platform']} | {data['summary']} | {use} | <{data['url']}> |")
     return lines
+
+
+_GUIDANCE_INTRO = """The plan reads these (`xoff/buffers/guidance.py`) for a switch of the file's `nos` and ASIC, and names
+the file and the numbers in the profile's source (`xoff plan --device D --format text`): `nos_computed` says the
+NOS sizes the headroom itself and shows its documented defaults beside xoff's model; `per_port` gives the headroom
+where xoff's model has none and is shown beside the model's numbers where it has."""
+
+
+def _use(data: dict[str, Any]) -> str:
+    use = data.get("use")
+    if not use:
+        return "no (informational)"
+    asics = ", ".join(data["asics"]) or f"{data.get('asic_family')}*"
+    what = (
+        use["headroom"]
+        + (f" ({use['by']})" if use.get("by") else "")
+        + (f": {use['number']}" if use.get("number") else "")
+    )
+    return f"{data['nos']} on {asics}: {what}; shows {', '.join(use.get('show', []))}"
 
 
 def render(root: Path | None = None) -> str:
@@ -90,8 +138,8 @@ def render(root: Path | None = None) -> str:
     total = sum(len(v) for v in by_vendor.values())
     lines.append(f"{total} SKUs: " + ", ".join(f"{vendor} {len(skus)}" for vendor, skus in by_vendor.items()) + ".")
     for vendor, skus in by_vendor.items():
-        lines += ["", f"## {vendor}", "", "| HWSKU | aliases | ASIC | models | covers | source |"]
-        lines.append("|---|---|---|---|---|---|")
+        lines += ["", f"## {vendor}", "", "| HWSKU | aliases | ASIC | models | covers | total buffer | source |"]
+        lines.append("|---|---|---|---|---|---|---|")
         lines += [_sku_row(data) for data in sorted(skus, key=lambda d: (d["asic"], d["hwsku"]))]
     lines += _guidance(base)
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ from typing import Literal
 
 from xoff.buffers import AsicSpec, Headroom, HeadroomUnavailable, always_eight_lanes, get_asic, headroom_for
 from xoff.buffers.catalogue import get_sku, switch_asic
+from xoff.buffers.guidance import Guidance, guidance_for, guided
 from xoff.buffers.pools import pool_fit
 from xoff.desired.models import BufferPool, BufferProfile, Buffers, HeadroomRule
 from xoff.errors import InputError, Problem
@@ -64,6 +65,43 @@ def _headroom(
     )
 
 
+HeadroomArgs = tuple[
+    AsicSpec, int, int, Literal["static", "dynamic"], int, tuple[int, int, bool, int, Literal["exact", "up"]]
+]
+
+
+def port_headroom(guides: tuple[Guidance, ...], args: HeadroomArgs) -> Headroom:
+    """xoff's model for the port, under the NOS's published guidance where there is some (``buffers/guidance.py``):
+    the guidance gives the numbers where the model has none, and is shown beside the model's where it has. ``args``:
+    (ASIC, speed, cable, model, port MTU, (lossless MTU, small packets %, SHP, gearbox ns, cable rounding)). The plan
+    and ``lossless.headroom`` both ask here."""
+    if not guides:
+        return _headroom(*args)
+    speed, cable = args[1], args[2]
+    try:
+        room: Headroom | None = _headroom(*args)
+        why = ""
+    except HeadroomUnavailable as exc:
+        room, why = _comparison(guides, args), str(exc)
+    guided_room = guided(guides, room, why, speed, cable)
+    if guided_room is None:
+        raise HeadroomUnavailable(why)
+    return guided_room
+
+
+def _comparison(guides: tuple[Guidance, ...], args: HeadroomArgs) -> Headroom | None:
+    """Where the NOS sizes the headroom itself and the chosen model has no numbers, the ASIC's formula (if it has
+    one) stands beside the NOS's defaults for comparison."""
+    asic, speed, cable, model, mtu, knobs = args
+    computed = any(g.use is not None and g.use.headroom == "nos_computed" for g in guides)
+    if not computed or model == "dynamic" or not asic.dynamic_formula:
+        return None
+    try:
+        return _headroom(asic, speed, cable, "dynamic", mtu, knobs)
+    except HeadroomUnavailable:
+        return None
+
+
 def _applies(row: HeadroomRow, asic: str, sku: str | None) -> bool:
     """A row naming neither ASICs nor SKUs applies everywhere; else where one of its names matches."""
     if row.asics is None and row.skus is None:
@@ -114,9 +152,12 @@ def build_buffers(
     # SONiC turns the shared headroom pool on for a pool xoff or a non-zero over_subscribe_ratio.
     shp = spec.shared_headroom_pool or bool(spec.over_subscribe_ratio)
     knobs = (spec.lossless_mtu, spec.small_packet_percent, shp, spec.gearbox_delay_ns, spec.cable_rounding)
+    guides = guidance_for(switch.platform, asic.name)
     for port, speed, cable in lossless_ports:
         try:
-            room = rule_headroom(rules, speed, cable) or _headroom(asic, speed, cable, spec.model, switch.mtu, knobs)
+            room = rule_headroom(rules, speed, cable) or port_headroom(
+                guides, (asic, speed, cable, spec.model, switch.mtu, knobs)
+            )
         except HeadroomUnavailable as exc:
             missing.setdefault(str(exc), []).append(port)
             continue
@@ -136,7 +177,8 @@ def build_buffers(
         totals[port] = room.size * len(pgs)
     problems = [_missing(switch.name, policy_name, why, ports) for why, ports in missing.items()]
     pools = _pools(asic, spec.model)
-    fit = pool_fit({p.name: p.size for p in pools}, asic.pools.shared_headroom_pool_xoff, asic.pools.total_buffer)
+    ap = asic.pools
+    fit = pool_fit({p.name: p.size for p in pools}, ap.shared_headroom_pool_xoff, ap.total_buffer, ap.pool_accounting)
     if fit is not None and not fit.fits:
         problems.append(
             Problem(

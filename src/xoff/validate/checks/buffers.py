@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Literal
 
 from xoff.buffers import (
     AsicSpec,
@@ -11,10 +12,10 @@ from xoff.buffers import (
     PgReservation,
     always_eight_lanes,
     check_port_headroom,
-    headroom_for,
 )
 from xoff.buffers.catalogue import switch_asic
-from xoff.desired.builders.buffers import rule_headroom
+from xoff.buffers.guidance import guidance_for
+from xoff.desired.builders.buffers import port_headroom, rule_headroom
 from xoff.desired.models import BufferProfile, Buffers, Device, HeadroomRule
 from xoff.validate.checks.common import needs_roce
 from xoff.validate.context import CheckContext
@@ -41,14 +42,16 @@ class _Required:
     """The headroom rule's answer per (speed, cable, MTU), computed once per device: the intent's row for
     the device's ASIC when there is one (the plan used it), else the ASIC's lookup row or formula."""
 
-    def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None) -> None:
+    def __init__(self, asic: AsicSpec, buffers: Buffers, plan: Buffers | None, platform: str) -> None:
         self.asic, self.buffers = asic, buffers
         self.rules: list[HeadroomRule] = plan.headroom_rules if plan is not None else []
-        self.rounding = plan.cable_rounding if plan is not None else "exact"
+        self.rounding: Literal["exact", "up"] = plan.cable_rounding if plan is not None else "exact"
         # A gearbox is hardware: its delay comes from the plan (SONiC keeps it in STATE_DB, not collected).
         self.gearbox_ns = (plan.gearbox_delay_ns if plan is not None else None) or 0
         pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
         self.shp = bool(pool is not None and pool.xoff) or bool(buffers.over_subscribe_ratio)
+        # the NOS's published guidance, as the plan applies it (EOS on Trident, Cumulus on Spectrum)
+        self.guides = guidance_for(platform, asic.name)
         self._cache: dict[tuple[int, int, int], Headroom | str] = {}
 
     def __call__(self, speed: int, cable: int, mtu: int) -> Headroom | str:
@@ -56,20 +59,10 @@ class _Required:
         if key not in self._cache and (row := rule_headroom(self.rules, speed, cable)) is not None:
             self._cache[key] = row
         if key not in self._cache:
+            b = self.buffers
+            knobs = (b.lossless_mtu, b.small_packet_percent, self.shp, self.gearbox_ns, self.rounding)
             try:
-                self._cache[key] = headroom_for(
-                    self.asic,
-                    speed,
-                    cable,
-                    model=self.buffers.model,
-                    port_mtu=mtu,
-                    lossless_mtu=self.buffers.lossless_mtu,
-                    small_packet_percent=self.buffers.small_packet_percent,
-                    shared_headroom_pool=self.shp,
-                    gearbox_delay_ns=self.gearbox_ns,
-                    eight_lanes=always_eight_lanes(self.asic.name, speed),
-                    cable_rounding=self.rounding,
-                )
+                self._cache[key] = port_headroom(self.guides, (self.asic, speed, cable, b.model, mtu, knobs))
             except HeadroomUnavailable as exc:
                 self._cache[key] = str(exc)
         return self._cache[key]
@@ -80,7 +73,8 @@ class PgHeadroom(Check):
     """A lossless PG whose headroom is below what its port's speed, cable length and MTU need (the intent's
     ``headroom_rows`` entry for the switch's SKU or ASIC when there is one, as the plan used; else the row of
     the SKU's own ``pg_profile_lookup.ini`` (the ASIC's table without a SKU; never a formula in the static model),
-    or SONiC's Mellanox formula in the dynamic model): in-flight bytes after a pause overflow
+    or SONiC's Mellanox formula in the dynamic model; on EOS and Cumulus, the vendors' published guidance as the
+    plan applies it, ``buffers/guidance.py``): in-flight bytes after a pause overflow
     and the lossless class drops. Also a port whose lossless PGs together reserve more than the ASIC can
     give (the catalog's ``max_port_headroom_bytes``, else the ingress lossless pool; the shared-headroom
     cap with SHP). On Mellanox the port total is SONiC's ``buffer_check_headroom_mellanox.lua``: 4096 +
@@ -116,7 +110,8 @@ class PgHeadroom(Check):
                 want = ctx.desired.devices.get(dev.name)
                 plan = want.buffers if want is not None else None
                 asic = switch_asic(dev.asic, plan.sku if plan is not None else None)
-                yield from _device(dev, dev.buffers, _Required(asic, dev.buffers, plan), limit)
+                required = _Required(asic, dev.buffers, plan, dev.platform)
+                yield from _device(dev, dev.buffers, required, limit)
 
 
 def _min_size(profile: BufferProfile, need: Headroom) -> int:

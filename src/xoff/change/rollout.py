@@ -66,7 +66,7 @@ def _domain_kind(state: FabricState, names: list[str]) -> tuple[str | None, dict
     for kind in _KINDS:
         labels = domains(state, kind)  # type: ignore[arg-type]
         used = {labels.get(n, "-") for n in names}
-        if len(used - {"-"}) > 1 or (len(used) == 1 and used != {"-"} and len(names) > 1):
+        if used - {"-"}:
             return kind, labels
     return None, {}
 

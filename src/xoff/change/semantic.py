@@ -70,4 +70,7 @@ def device_changes(before: Device, after: Device) -> list[ValueChange]:
     old = flatten(before.model_dump(mode="json"))
     new = flatten(after.model_dump(mode="json"))
     paths = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p) or (p in old) != (p in new))
+    # an empty container on one side whose items appear on the other is said by those items
+    parents = {p.rsplit(".", 1)[0] for p in paths if "." in p}
+    paths = [p for p in paths if not (p in parents and old.get(p) in ([], {}, None) and new.get(p) in ([], {}, None))]
     return [ValueChange(group=group_of(p), path=p, before=old.get(p), after=new.get(p)) for p in paths]

@@ -72,6 +72,10 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.push", "inventory_app"),
         "Export the inventory built from intent (Nornir, Ansible).",
     ),
+    "change": (
+        _attr("xoff.cli.change", "change_command"),
+        "What a change of intent (BASE -> HEAD: paths or git revisions) does to the fabric, and whether it is safe.",
+    ),
     "lab": (
         _lab_app,
         "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",

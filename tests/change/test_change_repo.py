@@ -61,10 +61,19 @@ def test_short_cable_with_a_short_headroom_row_is_a_new_failing_finding(
     assert code == 1
     added = [f for f in doc["findings"]["added"] if f["check"] == "lossless.headroom"]
     assert {(f["device"], f["subject"]) for f in added} >= {("leaf1", "Ethernet32 PG 3"), ("spine1", "Ethernet0 PG 3")}
-    assert any(r["kind"] == "finding" and "size of pg_lossless_400000_3m_profile below xon + xoff" in r["cause"] for r in doc["risks"])
+    assert any(
+        r["kind"] == "finding" and "size of pg_lossless_400000_3m_profile below xon + xoff" in r["cause"]
+        for r in doc["risks"]
+    )
     leaf1_ports = {m["subject"]: m for m in doc["headroom"] if m["device"] == "leaf1"}
     assert leaf1_ports["Ethernet32"]["before"] > leaf1_ports["Ethernet32"]["after"] == 40960
-    cable = next(c for d in doc["devices"] if d["name"] == "leaf1" for c in d["changes"] if c["path"] == "interfaces.Ethernet32.cable_m")
+    cable = next(
+        c
+        for d in doc["devices"]
+        if d["name"] == "leaf1"
+        for c in d["changes"]
+        if c["path"] == "interfaces.Ethernet32.cable_m"
+    )
     assert (cable["group"], cable["before"], cable["after"]) == ("buffers/headroom", 40, 3)
 
 

@@ -37,7 +37,9 @@ def change(options: ChangeOptions) -> ChangeReport:
     base_spec, head_spec, merge = split_range(options.base, options.head)
     with tempfile.TemporaryDirectory(prefix="xoff-change-") as tmp:
         repo, inside, where = options.repo, options.intent, Path(tmp)
-        base = resolve(base_spec, "BASE", repo=repo, intent=inside, tmp=where, merge_base_with=head_spec if merge else None)
+        base = resolve(
+            base_spec, "BASE", repo=repo, intent=inside, tmp=where, merge_base_with=head_spec if merge else None
+        )
         head = resolve(head_spec, "HEAD", repo=repo, intent=inside, tmp=where, merge_base_with=None)
         loaded = []
         for side in (base, head):

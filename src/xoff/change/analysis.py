@@ -157,7 +157,9 @@ def headroom_delta(base: FabricState, head: FabricState, names: list[str]) -> li
     out: list[MarginDelta] = []
     for name in names:
         old, new = _buffers(base.devices.get(name)), _buffers(head.devices.get(name))
-        out.extend(_delta(name, dict(old.port_headroom_bytes) if old else {}, dict(new.port_headroom_bytes) if new else {}))
+        out.extend(
+            _delta(name, dict(old.port_headroom_bytes) if old else {}, dict(new.port_headroom_bytes) if new else {})
+        )
     return out
 
 

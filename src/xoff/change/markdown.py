@@ -5,6 +5,8 @@ per comment): devices that do not fit are left out with a note saying how many a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xoff.change.model import ChangeReport, DeviceChange
 from xoff.change.text import side, value, verdict
 
@@ -16,7 +18,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[object, ...]]) -> list[str]:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[object, ...]]) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return [*out, ""]
@@ -53,7 +55,9 @@ def _sections(report: ChangeReport) -> list[str]:
         rows += [("resolved", x.check, x.device, x.subject) for x in f.resolved]
         lines += _table(("", "check", "device", "subject"), rows)
     lines += ["### PFC deadlock (baseline and single link failures)", ""]
-    lines += _table(("network", "before", "after"), [(d.network, side(d.before), side(d.after)) for d in report.deadlock])
+    lines += _table(
+        ("network", "before", "after"), [(d.network, side(d.before), side(d.after)) for d in report.deadlock]
+    )
     margins = [("headroom", m.device, m.subject, value(m.before), value(m.after)) for m in report.headroom]
     margins += [("pool", m.device, m.subject, value(m.before), value(m.after)) for m in report.pools]
     if margins:
@@ -79,7 +83,10 @@ def _device(dev: DeviceChange) -> str:
         "",
     ]
     if dev.changes:
-        lines += _table(("group", "path", "before", "after"), [(c.group, f"`{c.path}`", value(c.before), value(c.after)) for c in dev.changes])
+        lines += _table(
+            ("group", "path", "before", "after"),
+            [(c.group, f"`{c.path}`", value(c.before), value(c.after)) for c in dev.changes],
+        )
     diff = dev.config_diff.splitlines()
     if diff:
         shown = diff[:DIFF_LINES]

@@ -143,11 +143,3 @@ class ChangeReport(Model):
     @property
     def risky(self) -> bool:
         return bool(self.risks)
-
-    @property
-    def added(self) -> list[str]:
-        return [d.name for d in self.devices if d.status == "added"]
-
-    @property
-    def removed(self) -> list[str]:
-        return [d.name for d in self.devices if d.status == "removed"]

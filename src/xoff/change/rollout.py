@@ -71,7 +71,9 @@ def _domain_kind(state: FabricState, names: list[str]) -> tuple[str | None, dict
     return None, {}
 
 
-def rollout(state: FabricState, devices: list[DeviceChange], radius: list[BlastRadius]) -> tuple[list[RolloutStage], str | None]:
+def rollout(
+    state: FabricState, devices: list[DeviceChange], radius: list[BlastRadius]
+) -> tuple[list[RolloutStage], str | None]:
     """The canary and the batches for the devices HEAD changes or adds."""
     names = [d.name for d in devices if d.status != "removed"]
     if not names:

@@ -53,9 +53,9 @@ def change_command(
     """What a change of intent (BASE -> HEAD) does to the fabric: per-device semantic and rendered diffs,
     findings added/resolved/kept, PFC deadlock risk before/after, headroom and pool deltas, the rollout plan
     and the blast radius. Exit 0 no new risk, 1 new risk, 2 bad input."""
-    from xoff.api.change import ChangeOptions, change  # noqa: PLC0415
-    from xoff.change.markdown import to_markdown  # noqa: PLC0415
-    from xoff.change.text import to_junit, to_text  # noqa: PLC0415
+    from xoff.api.change import ChangeOptions, change
+    from xoff.change.markdown import to_markdown
+    from xoff.change.text import to_junit, to_text
 
     try:
         report = change(ChangeOptions(base=base, head=head, intent=intent, repo=repo, failures=failures))

@@ -62,6 +62,7 @@ def build_report(
     stages, by = rollout(head, devices, radius)
     risks = _risks(findings, deadlock, dscp_risks(base, head))
     summary = ChangeSummary(
+        new_risk=bool(risks),
         devices_changed=sum(d.status == "changed" for d in devices),
         devices_added=sum(d.status == "added" for d in devices),
         devices_removed=sum(d.status == "removed" for d in devices),

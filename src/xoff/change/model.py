@@ -113,6 +113,7 @@ class BlastRadius(Model):
 
 
 class ChangeSummary(Model):
+    new_risk: bool = Field(description="the change adds risk (exit 1): see ``risks``")
     devices_changed: int
     devices_added: int
     devices_removed: int

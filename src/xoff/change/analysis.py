@@ -130,19 +130,36 @@ def _deadlock_side(state: FabricState, network: str, failures: int) -> DeadlockS
     )
 
 
+def _deadlock_inputs(state: FabricState, network: str) -> tuple[object, ...]:
+    """What the deadlock analysis of ``network`` reads (``deadlock.index_state``): the network's plan, the links,
+    and per device its identity, interfaces, BGP, static routes and host NICs' PFC flags and addresses. Equal on
+    both sides: the same answer, computed once (a QoS-only change at 10k GPUs does not sweep twice)."""
+    devices = tuple(
+        (
+            d.name,
+            d.kind,
+            d.role,
+            d.network,
+            d.interfaces,
+            d.bgp,
+            d.static_routes,
+            {n: (nic.pfc, nic.address) for n, nic in d.host.nics.items()} if d.host is not None else None,
+        )
+        for d in state.devices.values()
+    )
+    return (state.networks.get(network), state.links, devices)
+
+
 def deadlock_delta(base: FabricState, head: FabricState, failures: int) -> list[DeadlockDelta]:
     """PFC deadlock risk per lossless RoCE network, BASE and HEAD, at baseline and after single link failures
     (``failures`` 1; 0: baseline only), with the intent's routing model (eBGP) and static routes."""
-    networks = dict.fromkeys([*_roce_networks(base), *_roce_networks(head)])
-    return [
-        DeadlockDelta(
-            network=n,
-            failures_checked=failures,
-            before=_deadlock_side(base, n, failures),
-            after=_deadlock_side(head, n, failures),
-        )
-        for n in networks
-    ]
+    out: list[DeadlockDelta] = []
+    for n in dict.fromkeys([*_roce_networks(base), *_roce_networks(head)]):
+        before = _deadlock_side(base, n, failures)
+        same = _deadlock_inputs(base, n) == _deadlock_inputs(head, n)
+        after = before if same else _deadlock_side(head, n, failures)
+        out.append(DeadlockDelta(network=n, failures_checked=failures, before=before, after=after))
+    return out
 
 
 def _delta(device: str, before: dict[str, int | None], after: dict[str, int | None]) -> Iterable[MarginDelta]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,16 @@ def test_intent_missing_at_a_revision_or_broken_is_exit_2(repo: Path, tmp_path: 
     (broken / "fabric.yaml").write_text("fabric: {name: x}\nbogus: 1\n", encoding="utf-8")
     code = CliRunner().invoke(app, ["change", str(repo / "intent"), str(broken)])
     assert code.exit_code == 2 and "bogus" in code.stderr
+
+
+def test_a_revision_whose_intent_does_not_load_names_the_revision_and_file(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "broken", "main")
+    try:
+        fabric = repo / "intent" / "fabric.yaml"
+        fabric.write_text(fabric.read_text(encoding="utf-8") + "bogus: 1\n", encoding="utf-8")
+        git(repo, "commit", "-qam", "broken")
+    finally:
+        git(repo, "checkout", "-q", "main")
+    code, stdout, stderr = run(repo, "main", "broken")
+    assert code == 2 and stdout == ""
+    assert re.fullmatch(r"broken@[0-9a-f]{12}:intent/fabric\.yaml:\d+:1: bogus: unknown key \(allowed: .*\)\n", stderr)

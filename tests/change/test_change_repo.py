@@ -109,7 +109,7 @@ def test_a_new_rack_is_no_risk_and_lists_the_devices_and_a_canary(
 def test_text_and_junit(repo: Path) -> None:
     code, text, _ = run(repo, "main...rack")
     assert code == 0 and "no new risk" in text.splitlines()[0]
-    assert "canary [su2]: leaf3" in text
+    assert "canary [su2]: leaf3" in text and "devices added: leaf3, gpu5, gpu6" in text
     code, xml, _ = run(repo, "main...static", "--format", "junit")
     assert code == 1
     suite = ET.fromstring(xml)
@@ -132,6 +132,8 @@ def test_markdown_renders_with_a_summary_table_and_details_per_device(repo: Path
     for dev in doc["devices"]:
         assert f"<summary><b>{dev['name']}</b>" in html
     assert ('<code class="language-diff">' in html) and (code == (1 if branch == "static" else 0))
+    if branch == "rack":
+        assert "<p><strong>Devices added:</strong> leaf3, gpu5, gpu6</p>" in html
 
 
 def test_markdown_is_cut_to_fit_a_comment_with_a_note(repo: Path) -> None:

@@ -41,6 +41,10 @@ def _summary(report: ChangeReport) -> list[str]:
         ("rollout stages", len(report.rollout)),
     ]
     lines += _table(("", ""), rows)
+    for status in ("added", "removed"):
+        names = [d.name for d in report.devices if d.status == status]
+        if names:
+            lines += [f"**Devices {status}:** {', '.join(names)}", ""]
     if report.risks:
         lines += ["### Risks", ""] + [f"- **{r.kind}**: {_cell(r.cause)}" for r in report.risks] + [""]
     return lines
@@ -54,7 +58,8 @@ def _sections(report: ChangeReport) -> list[str]:
         rows = [("added", x.check, x.device, x.subject) for x in f.added]
         rows += [("resolved", x.check, x.device, x.subject) for x in f.resolved]
         lines += _table(("", "check", "device", "subject"), rows)
-    lines += ["### PFC deadlock (baseline and single link failures)", ""]
+    scope = "baseline and single link failures" if any(d.failures_checked for d in report.deadlock) else "baseline"
+    lines += [f"### PFC deadlock ({scope})", ""]
     lines += _table(
         ("network", "before", "after"), [(d.network, side(d.before), side(d.after)) for d in report.deadlock]
     )

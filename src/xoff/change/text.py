@@ -58,11 +58,16 @@ def _headline(report: ChangeReport) -> list[str]:
 def to_text(report: ChangeReport, *, diffs: bool = True) -> str:
     lines = _headline(report)
     lines += [f"  RISK {r.kind}: {r.cause}" for r in report.risks]
+    for status in ("added", "removed"):
+        names = [d.name for d in report.devices if d.status == status]
+        if names:
+            lines.append(f"devices {status}: {', '.join(names)}")
     for title, items in (("findings added", report.findings.added), ("findings resolved", report.findings.resolved)):
         if items:
             lines.append(f"{title}:")
             lines += [f"  {f.check}: {f.message}" for f in items]
-    lines.append("PFC deadlock (baseline and single link failures):")
+    scope = "baseline and single link failures" if any(d.failures_checked for d in report.deadlock) else "baseline"
+    lines.append(f"PFC deadlock ({scope}):")
     lines += [f"  {d.network}: before {side(d.before)}; after {side(d.after)}" for d in report.deadlock]
     for title, deltas in (("headroom per port (bytes)", report.headroom), ("buffer pools", report.pools)):
         if deltas:

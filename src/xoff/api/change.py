@@ -41,6 +41,7 @@ def change(options: ChangeOptions) -> ChangeReport:
             base_spec, "BASE", repo=repo, intent=inside, tmp=where, merge_base_with=head_spec if merge else None
         )
         head = resolve(head_spec, "HEAD", repo=repo, intent=inside, tmp=where, merge_base_with=None)
+        seconds = {"git": round(time.perf_counter() - started, 3)}
         loaded = []
         for side in (base, head):
             try:
@@ -48,13 +49,18 @@ def change(options: ChangeOptions) -> ChangeReport:
             except InputError as exc:
                 raise relabel(exc, side) from None
     old, new = loaded
+    seconds["load + plan"] = round(time.perf_counter() - started - seconds["git"], 3)
+    mark = time.perf_counter()
+    base_results, head_results = pre_change_results(old.state), pre_change_results(new.state)
+    seconds["pre-change catalog"] = round(time.perf_counter() - mark, 3)
     return build_report(
         old.state,
         new.state,
         base_label=base.label,
         head_label=head.label,
-        base_results=pre_change_results(old.state),
-        head_results=pre_change_results(new.state),
+        base_results=base_results,
+        head_results=head_results,
         failures=options.failures,
         started=started,
+        seconds=seconds,
     )

@@ -43,6 +43,18 @@ def _risks(findings: Findings, deadlock: list[DeadlockDelta], dscp: list[Risk]) 
     return [*dscp, *risks]
 
 
+class _Laps:
+    """Seconds per stage, in the order they ran."""
+
+    def __init__(self, seconds: dict[str, float]) -> None:
+        self.seconds, self.last = seconds, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + now - self.last, 3)
+        self.last = now
+
+
 def build_report(
     base: FabricState,
     head: FabricState,
@@ -53,14 +65,23 @@ def build_report(
     head_results: list[CheckResult],
     failures: int,
     started: float,
+    seconds: dict[str, float],
 ) -> ChangeReport:
-    devices = with_config_diffs(base, head, device_diffs(base, head))
+    """``seconds``: the stages already timed (load, catalog); the comparison's stages are added to it."""
+    laps = _Laps(seconds)
+    devices = device_diffs(base, head)
+    laps.lap("semantic diff")
+    devices = with_config_diffs(base, head, devices)
+    laps.lap("render + diff")
     switches = [d.name for d in devices if d.kind == "switch"]
     findings = findings_delta(base_results, head_results)
     deadlock = deadlock_delta(base, head, failures)
+    laps.lap("deadlock")
     radius = blast_radius(head, base, devices)
     stages, by = rollout(head, devices, radius)
     risks = _risks(findings, deadlock, dscp_risks(base, head))
+    headroom, pools = headroom_delta(base, head, switches), pool_delta(base, head, switches)
+    laps.lap("margins + rollout")
     summary = ChangeSummary(
         new_risk=bool(risks),
         devices_changed=sum(d.status == "changed" for d in devices),
@@ -82,10 +103,11 @@ def build_report(
         devices=devices,
         findings=findings,
         deadlock=deadlock,
-        headroom=headroom_delta(base, head, switches),
-        pools=pool_delta(base, head, switches),
+        headroom=headroom,
+        pools=pools,
         rollout=stages,
         rollout_by=by,
         blast_radius=radius,
         seconds=round(time.perf_counter() - started, 3),
+        stage_seconds=seconds,
     )

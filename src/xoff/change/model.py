@@ -140,6 +140,7 @@ class ChangeReport(Model):
     rollout_by: str | None = Field(description="the failure-domain kind batches follow (None: no domains)")
     blast_radius: list[BlastRadius]
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(default_factory=dict, description="seconds per stage (load, catalog, ...)")
 
     @property
     def risky(self) -> bool:

@@ -204,16 +204,16 @@ def pool_delta(base: FabricState, head: FabricState, names: list[str]) -> list[M
     return out
 
 
-def lossless_dscps(state: FabricState) -> dict[str, dict[int, str]]:
-    """Network -> lossless DSCP -> the class carrying it, from the network's switches' QoS plans."""
-    out: dict[str, dict[int, str]] = {}
+def lossless_dscps(state: FabricState) -> dict[str, dict[int, tuple[str, int]]]:
+    """Network -> lossless DSCP -> (the class carrying it, its priority), from the network's switches' QoS plans."""
+    out: dict[str, dict[int, tuple[str, int]]] = {}
     for dev in state.devices.values():
         if dev.kind != "switch" or dev.qos is None or dev.network is None:
             continue
         seen = out.setdefault(dev.network, {})
         for cls in dev.qos.classes:
             if cls.lossless:
-                seen.update(dict.fromkeys(cls.dscp, f"{cls.name} (priority {cls.priority})"))
+                seen.update(dict.fromkeys(cls.dscp, (cls.name, cls.priority)))
     return out
 
 
@@ -228,24 +228,28 @@ def _class_of(state: FabricState, network: str, dscp: int) -> str:
     return "no switch of the network"
 
 
+def _dscp_risk(network: str, dscp: int, was: tuple[str, int], now: str) -> Risk:
+    return Risk(
+        kind="lossless_dscp",
+        cause=(
+            f"network {network}: DSCP {dscp} moved off the lossless class {was[0]} (priority {was[1]}) (now {now}): "
+            f"traffic still marked DSCP {dscp} (hosts not yet pushed during the rollout, NCCL_IB_TC or applications "
+            "setting their own TOS) "
+            + ("loses PFC and drops under congestion" if "lossy" in now else "is paused on the old priority")
+        ),
+    )
+
+
 def dscp_risks(base: FabricState, head: FabricState) -> list[Risk]:
-    """A DSCP that was lossless on a network and is not any more: senders that still mark it (hosts not yet
-    pushed while the rollout runs, applications that set their own traffic class) lose PFC protection."""
+    """A DSCP that was lossless on a network and is not any more, or is on another lossless priority: senders that
+    still mark it (hosts not yet pushed while the rollout runs, applications that set their own traffic class)
+    lose PFC protection, or are paused on a priority the pushed devices no longer treat as theirs."""
     old, new = lossless_dscps(base), lossless_dscps(head)
     risks: list[Risk] = []
     for network, dscps in old.items():
         if network not in new:
             continue
-        for dscp in sorted(set(dscps) - set(new[network])):
-            risks.append(
-                Risk(
-                    kind="lossless_dscp",
-                    cause=(
-                        f"network {network}: DSCP {dscp} moved off the lossless class {dscps[dscp]} "
-                        f"(now {_class_of(head, network, dscp)}): traffic still marked DSCP {dscp} (hosts not yet "
-                        "pushed during the rollout, NCCL_IB_TC or applications setting their own TOS) loses PFC "
-                        "and drops under congestion"
-                    ),
-                )
-            )
+        for dscp, was in sorted(dscps.items()):
+            if new[network].get(dscp, (None, was[1]))[1] != was[1] or dscp not in new[network]:
+                risks.append(_dscp_risk(network, dscp, was, _class_of(head, network, dscp)))
     return risks

@@ -148,6 +148,15 @@ def test_markdown_is_cut_to_fit_a_comment_with_a_note(repo: Path) -> None:
     assert f"{len(report.devices) - shown} more device(s) not shown" in md
 
 
+def test_config_diffs_limit_renders_the_first_devices_only(repo: Path) -> None:
+    code, stdout, _ = run(repo, "main", "dscp", "--format", "json", "--failures", "0", "--config-diffs", "2")
+    doc = json.loads(stdout)
+    diffs = [bool(d["config_diff"]) for d in doc["devices"]]
+    assert code == 1 and diffs[:2] == [True, True] and not any(diffs[2:])
+    assert doc["config_diffs_left_out"] == len(diffs) - 2 > 0
+    assert all(d["changes"] for d in doc["devices"])  # the semantic changes stay
+
+
 def test_range_from_inside_the_repository_reads_the_intent_at_the_current_directory(repo: Path) -> None:
     """As CI runs it: one range, the intent found from the current directory, the work tree untouched."""
     before = git(repo, "status", "--porcelain")
@@ -171,6 +180,10 @@ def test_range_from_inside_the_repository_reads_the_intent_at_the_current_direct
         (["no-such-rev", "main"], "BASE: 'no-such-rev' is neither an intent path nor a git revision"),
         (["main"], "HEAD: missing (give BASE HEAD, or one range BASE...HEAD)"),
         (["main", "dscp", "--failures", "3"], "--failures: 3 is not supported (allowed: 0, 1)"),
+        (
+            ["main", "dscp", "--config-diffs", "some"],
+            "--config-diffs: 'some' is not a count (allowed: 0, 1, ..., or all)",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(repo: Path, args: list[str], message: str) -> None:

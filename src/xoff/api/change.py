@@ -22,6 +22,7 @@ class ChangeOptions:
     intent: str | None = None  # the intent's path inside the repository when the sides are revisions
     repo: Path = Path()  # the git repository revisions are read from (the work tree is never touched)
     failures: int = 1  # PFC deadlock: 0 baseline only, 1 also every single fabric-link failure
+    config_diffs: int | None = 200  # render and diff the first N touched devices (None: all)
 
 
 def change(options: ChangeOptions) -> ChangeReport:
@@ -31,6 +32,8 @@ def change(options: ChangeOptions) -> ChangeReport:
     from xoff.change.source import relabel, resolve, split_range  # noqa: PLC0415
     from xoff.validate.run import pre_change_results  # noqa: PLC0415
 
+    if options.config_diffs is not None and options.config_diffs < 0:
+        raise usage_error(f"--config-diffs: {options.config_diffs} (allowed: 0 or more; all: every device)")
     if options.failures not in (0, 1):
         raise usage_error(f"--failures: {options.failures} is not supported (allowed: 0, 1)")
     started = time.perf_counter()
@@ -63,4 +66,5 @@ def change(options: ChangeOptions) -> ChangeReport:
         failures=options.failures,
         started=started,
         seconds=seconds,
+        config_diffs=options.config_diffs,
     )

@@ -52,12 +52,15 @@ def _rendered(state: FabricState, names: list[str]) -> dict[str, dict[str, str]]
     return files
 
 
-def with_config_diffs(base: FabricState, head: FabricState, devices: list[DeviceChange]) -> list[DeviceChange]:
-    """Each device's unified diff of xoff's rendered files, BASE -> HEAD (rendered for the touched devices only)."""
-    names = [d.name for d in devices]
+def with_config_diffs(
+    base: FabricState, head: FabricState, devices: list[DeviceChange], limit: int | None = None
+) -> list[DeviceChange]:
+    """Each device's unified diff of xoff's rendered files, BASE -> HEAD, rendered for the touched devices only,
+    and for the first ``limit`` of them (None: all; the rest keep their semantic changes and an empty diff)."""
+    names = [d.name for d in devices][:limit]
     old, new = _rendered(base, names), _rendered(head, names)
-    out: list[DeviceChange] = []
-    for dev in devices:
+    out: list[DeviceChange] = list(devices[len(names) :])
+    for dev in reversed(devices[: len(names)]):
         before, after = old.get(dev.name, {}), new.get(dev.name, {})
         chunks: list[str] = []
         for fname in sorted(before.keys() | after.keys()):
@@ -70,7 +73,7 @@ def with_config_diffs(base: FabricState, head: FabricState, devices: list[Device
                     f"b/{path}",
                 )
             )
-        out.append(dev.model_copy(update={"config_diff": "".join(chunks)}))
+        out.insert(0, dev.model_copy(update={"config_diff": "".join(chunks)}))
     return out
 
 

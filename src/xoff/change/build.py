@@ -66,12 +66,14 @@ def build_report(
     failures: int,
     started: float,
     seconds: dict[str, float],
+    config_diffs: int | None = None,
 ) -> ChangeReport:
     """``seconds``: the stages already timed (load, catalog); the comparison's stages are added to it."""
     laps = _Laps(seconds)
     devices = device_diffs(base, head)
     laps.lap("semantic diff")
-    devices = with_config_diffs(base, head, devices)
+    left_out = max(0, len(devices) - config_diffs) if config_diffs is not None else 0
+    devices = with_config_diffs(base, head, devices, config_diffs)
     laps.lap("render + diff")
     switches = [d.name for d in devices if d.kind == "switch"]
     findings = findings_delta(base_results, head_results)
@@ -110,4 +112,5 @@ def build_report(
         blast_radius=radius,
         seconds=round(time.perf_counter() - started, 3),
         stage_seconds=seconds,
+        config_diffs_left_out=left_out,
     )

@@ -117,6 +117,8 @@ def to_markdown(report: ChangeReport, limit: int = LIMIT) -> str:
         body.append(block)
         used += len(block) + 1
     text = head + "\n".join(body)
+    if report.config_diffs_left_out:
+        text += f"\n_Rendered diffs computed for the first devices only; {report.config_diffs_left_out} left out._\n"
     if cut:
         text += (
             f"\n_{cut} more device(s) not shown: cut to fit a pull-request comment ({limit} characters); "

@@ -139,6 +139,9 @@ class ChangeReport(Model):
     rollout: list[RolloutStage]
     rollout_by: str | None = Field(description="the failure-domain kind batches follow (None: no domains)")
     blast_radius: list[BlastRadius]
+    config_diffs_left_out: int = Field(
+        default=0, description="touched devices whose rendered diff was not computed (--config-diffs)"
+    )
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict, description="seconds per stage (load, catalog, ...)")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from xoff.change.model import Group, ValueChange
 from xoff.desired.models import Device
 
@@ -65,10 +67,49 @@ def flatten(value: Any, prefix: str = "", out: dict[str, Any] | None = None) -> 
     return out
 
 
+def _plain(value: Any) -> Any:
+    """Models, mappings and sequences as JSON-like data (what ``model_dump(mode="json")`` gives)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _differing(before: Device, after: Device) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both sides' leaves, flattened only where the values differ: a field, or one entry of a mapping field
+    (an interface, a NIC), equal on both sides is skipped without being dumped (a QoS change on 10,000 GPUs'
+    devices dumps their QoS, not their 64 interfaces each)."""
+    old: dict[str, Any] = {}
+    new: dict[str, Any] = {}
+    for name in type(before).model_fields:
+        a, b = getattr(before, name), getattr(after, name)
+        if a == b:
+            continue
+        if isinstance(a, BaseModel) and isinstance(b, BaseModel) and type(a) is type(b):
+            parts = [(f"{name}.{f}", getattr(a, f), getattr(b, f)) for f in type(a).model_fields]
+        else:
+            parts = [(name, a, b)]
+        for path, x, y in parts:
+            if x == y:
+                continue
+            if isinstance(x, dict) and isinstance(y, dict):
+                for key in x.keys() | y.keys():
+                    if x.get(key) != y.get(key):
+                        for side, value in ((old, x), (new, y)):
+                            if key in value:
+                                flatten(_plain(value[key]), f"{path}.{key}", side)
+            else:
+                flatten(_plain(x), path, old)
+                flatten(_plain(y), path, new)
+    return old, new
+
+
 def device_changes(before: Device, after: Device) -> list[ValueChange]:
     """Every leaf that differs, in path order."""
-    old = flatten(before.model_dump(mode="json"))
-    new = flatten(after.model_dump(mode="json"))
+    old, new = _differing(before, after)
     paths = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p) or (p in old) != (p in new))
     # an empty container on one side whose items appear on the other is said by those items
     parents = {p.rsplit(".", 1)[0] for p in paths if "." in p}

@@ -82,6 +82,8 @@ def to_text(report: ChangeReport, *, diffs: bool = True) -> str:
         lines += _device_lines(dev)
         if diffs and dev.config_diff:
             lines += ["    " + line for line in dev.config_diff.splitlines()]
+    if report.config_diffs_left_out:
+        lines.append(f"rendered diff not computed for {report.config_diffs_left_out} more device(s) (--config-diffs)")
     took = ", ".join(f"{k} {v:.1f}" for k, v in report.stage_seconds.items())
     lines.append(f"took {report.seconds:.1f} s ({took})")
     return "\n".join(lines) + "\n"

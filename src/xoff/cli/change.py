@@ -46,6 +46,9 @@ def change_command(
     ),
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write the report to this file")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="also write JUnit XML to this file")] = None,
+    config_diffs: Annotated[
+        str, typer.Option("--config-diffs", help="render and diff the first N touched devices, or all")
+    ] = "200",
     failures: Annotated[
         int, typer.Option("--failures", help="PFC deadlock: 0 baseline only, 1 also every single link failure")
     ] = 1,
@@ -57,8 +60,13 @@ def change_command(
     from xoff.change.markdown import to_markdown
     from xoff.change.text import to_junit, to_text
 
+    if config_diffs != "all" and not config_diffs.isdigit():
+        print(f"--config-diffs: {config_diffs!r} is not a count (allowed: 0, 1, ..., or all)", file=sys.stderr)
+        raise typer.Exit(ExitCode.BAD_INPUT)
     try:
-        report = change(ChangeOptions(base=base, head=head, intent=intent, repo=repo, failures=failures))
+        limit = None if config_diffs == "all" else int(config_diffs)
+        options = ChangeOptions(base=base, head=head, intent=intent, repo=repo, failures=failures, config_diffs=limit)
+        report = change(options)
     except InputError as exc:
         for p in exc.sorted():
             print(str(p), file=sys.stderr)

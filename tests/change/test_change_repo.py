@@ -104,6 +104,7 @@ def test_a_new_rack_is_no_risk_and_lists_the_devices_and_a_canary(
     assert sorted(n for st in stages for n in st["devices"]) == sorted([*added, *changed])
     radius = {b["switch"]: (b["hosts"], b["gpus"]) for b in doc["blast_radius"]}
     assert radius == {"leaf3": (2, 4), "spine1": (6, 12), "spine2": (6, 12)}
+    assert (doc["summary"]["hosts_behind"], doc["summary"]["gpus_behind"]) == (6, 12)  # each host once
 
 
 def test_text_and_junit(repo: Path) -> None:

@@ -134,9 +134,9 @@ def _deadlock_side(state: FabricState, network: str, failures: int) -> DeadlockS
 
 
 def _deadlock_inputs(state: FabricState, network: str) -> tuple[object, ...]:
-    """What the deadlock analysis of ``network`` reads (``deadlock.index_state``): the network's plan, the links,
-    and per device its identity, interfaces, BGP, static routes and host NICs' PFC flags and addresses. Equal on
-    both sides: the same answer, computed once (a QoS-only change at 10k GPUs does not sweep twice)."""
+    """What the deadlock analysis of ``network`` reads (``deadlock.index_state``): the network's kind and lossless
+    priorities, the links, and per device its identity, interfaces, BGP, static routes and host NICs' PFC flags and
+    addresses. Equal on both sides: the same answer, computed once (a QoS-only change at 10k GPUs sweeps once)."""
     devices = tuple(
         (
             d.name,
@@ -150,7 +150,8 @@ def _deadlock_inputs(state: FabricState, network: str) -> tuple[object, ...]:
         )
         for d in state.devices.values()
     )
-    return (state.networks.get(network), state.links, devices)
+    plan = state.networks.get(network)
+    return ((plan.kind, plan.lossless_priorities) if plan is not None else None, state.links, devices)
 
 
 def deadlock_delta(base: FabricState, head: FabricState, failures: int) -> list[DeadlockDelta]:

@@ -79,7 +79,7 @@ def build_report(
     findings = findings_delta(base_results, head_results)
     deadlock = deadlock_delta(base, head, failures)
     laps.lap("deadlock")
-    radius = blast_radius(head, base, devices)
+    radius, hosts_behind, gpus_behind = blast_radius(head, base, devices)
     stages, by = rollout(head, devices, radius)
     risks = _risks(findings, deadlock, dscp_risks(base, head))
     headroom, pools = headroom_delta(base, head, switches), pool_delta(base, head, switches)
@@ -93,8 +93,8 @@ def build_report(
         findings_resolved=len(findings.resolved),
         findings_kept=len(findings.kept),
         new_deadlock_risk=any(d.new_risk for d in deadlock),
-        hosts_behind=sum(b.hosts for b in radius),
-        gpus_behind=sum(b.gpus for b in radius),
+        hosts_behind=hosts_behind,
+        gpus_behind=gpus_behind,
     )
     return ChangeReport(
         base=base_label,

@@ -121,7 +121,7 @@ class ChangeSummary(Model):
     findings_resolved: int
     findings_kept: int
     new_deadlock_risk: bool
-    hosts_behind: int
+    hosts_behind: int = Field(description="distinct hosts behind the touched switches")
     gpus_behind: int
 
 

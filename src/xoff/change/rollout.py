@@ -44,18 +44,23 @@ def _hosts_behind(state: FabricState, switch: str, adj: dict[str, set[str]]) -> 
     return hosts
 
 
-def blast_radius(state: FabricState, base: FabricState, touched: list[DeviceChange]) -> list[BlastRadius]:
-    """Per touched switch (HEAD's cabling; BASE's for a removed one): the hosts and GPUs behind it."""
+def blast_radius(
+    state: FabricState, base: FabricState, touched: list[DeviceChange]
+) -> tuple[list[BlastRadius], int, int]:
+    """Per touched switch (HEAD's cabling; BASE's for a removed one): the hosts and GPUs behind it; and the
+    distinct hosts and GPUs behind any of them (a host behind two touched switches counts once)."""
     out: list[BlastRadius] = []
+    every: dict[str, int] = {}
     adjs = {id(state): _neighbours(state), id(base): _neighbours(base)}
     for dev in touched:
         side = base if dev.status == "removed" else state
         if dev.kind == "host" or dev.name not in side.devices:
             continue
         hosts = _hosts_behind(side, dev.name, adjs[id(side)])
-        gpus = sum(h.gpus if (h := side.devices[n].host) is not None else 0 for n in hosts)
-        out.append(BlastRadius(switch=dev.name, hosts=len(hosts), gpus=gpus))
-    return out
+        gpus = {n: h.gpus if (h := side.devices[n].host) is not None else 0 for n in hosts}
+        every.update(gpus)
+        out.append(BlastRadius(switch=dev.name, hosts=len(hosts), gpus=sum(gpus.values())))
+    return out, len(every), sum(every.values())
 
 
 def _domain_kind(state: FabricState, names: list[str]) -> tuple[str | None, dict[str, str]]:

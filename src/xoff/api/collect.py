@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from xoff.contracts.infiniband import IbObservation
     from xoff.contracts.observed import Snapshot
     from xoff.desired.models import FabricState
+    from xoff.desired.shard import Shard
 
 
 class NotCollectedError(Exception):
@@ -51,6 +52,7 @@ class CollectOptions:
     timeout_s: float = 20.0
     output: Path | None = None  # write the snapshot here (JSON), raw captures beside it in <output>.raw
     from_captures: Path | None = None  # read DIR/<device>/<slug>.txt instead of connecting (docs/captures.md)
+    shard: Shard | None = None  # only this controller's part of the devices (``--shard K/N``), after ``limit``
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def read_devices(
     limit: list[str] | frozenset[str],
     raw_dir: Path | None,
     progress: ProgressHook = no_progress,
+    shard: Shard | None = None,
 ) -> tuple[FabricState, Snapshot, int]:
     """Load, find the targets (``limit``: ``--limit`` terms, or the exact device names validate selected), read them;
     each device a step of the stage ``collect``."""
@@ -106,7 +109,8 @@ def read_devices(
         targets = [t for t in build_targets(desired) if t.name in limit]
     else:
         targets = select(build_targets(desired), limit)
-    limited = bool(limit) and len(targets) < len(build_targets(desired))
+    targets = sharded(desired, targets, shard)
+    limited = (bool(limit) or shard is not None) and len(targets) < len(build_targets(desired))
     snapshot = run_collect(
         desired,
         targets,
@@ -123,6 +127,17 @@ def read_devices(
     return desired, snapshot, len(targets)
 
 
+def sharded(desired: FabricState, targets: list[Target], shard: Shard | None) -> list[Target]:
+    """The targets that are ``shard``'s part of the fabric (every SSH device split the same way on each controller)."""
+    if shard is None:
+        return targets
+    from xoff.connect.targets import build_targets  # noqa: PLC0415
+    from xoff.desired.shard import shard_names  # noqa: PLC0415
+
+    mine = shard_names(desired, [t.name for t in build_targets(desired)], shard)
+    return [t for t in targets if t.name in mine]
+
+
 def _sm_chosen(desired: FabricState, targets: list[Target], limited: bool) -> bool:
     """The InfiniBand fabric is read on the subnet manager host: under a ``--limit`` only when that host is chosen
     (a device not chosen is not contacted)."""
@@ -132,12 +147,14 @@ def _sm_chosen(desired: FabricState, targets: list[Target], limited: bool) -> bo
     return sm is not None and any(t.name == sm for t in targets)
 
 
-def _from_captures(source: IntentSource, captures: Path, limit: list[str]) -> tuple[FabricState, Snapshot, int]:
+def _from_captures(
+    source: IntentSource, captures: Path, limit: list[str], shard: Shard | None
+) -> tuple[FabricState, Snapshot, int]:
     from xoff.collect.captures import collect_from_captures  # noqa: PLC0415
     from xoff.connect.targets import build_targets, select  # noqa: PLC0415
 
     desired = load(source).state
-    targets = select(build_targets(desired), limit)
+    targets = sharded(desired, select(build_targets(desired), limit), shard)
     try:
         snapshot = collect_from_captures(desired, targets, captures)
     except FileNotFoundError as exc:
@@ -159,11 +176,11 @@ def collect(
     if options.from_captures is not None:
         if options.lab is not None:
             raise InputError([Problem(None, "collect", "give one of --lab NAME, --from-captures DIR (allowed: one)")])
-        desired, snapshot, targets = _from_captures(source, options.from_captures, list(options.limit))
+        desired, snapshot, targets = _from_captures(source, options.from_captures, list(options.limit), options.shard)
     else:
         raw_dir = raw_dir_for(options.output) if options.output is not None else None
         reach = Reach(options.lab, options.secrets, options.known_hosts, options.workers, options.timeout_s)
-        desired, snapshot, targets = read_devices(source, reach, list(options.limit), raw_dir, progress)
+        desired, snapshot, targets = read_devices(source, reach, list(options.limit), raw_dir, progress, options.shard)
     if options.output is not None:
         options.output.parent.mkdir(parents=True, exist_ok=True)
         options.output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -19,7 +19,9 @@ from xoff.errors import InputError, Location, Problem, usage_error
 if TYPE_CHECKING:
     from xoff.connect.sources import TargetSource
     from xoff.connect.targets import Target
+    from xoff.desired.domains import DomainKind
     from xoff.desired.models import FabricState
+    from xoff.desired.shard import Shard
     from xoff.push.job import PushJob
     from xoff.push.job import PushOptions as EngineOptions
     from xoff.push.model import PushEvent, PushSummary, StageEvent
@@ -60,6 +62,8 @@ class PushOptions:
     engine: str = "nornir"  # nornir | ansible
     backup_dir: Path = Path("backups")
     run_id: str | None = None  # default: the UTC time, 20260101T120000Z
+    canary_by: DomainKind | None = None  # the canary is one whole failure domain; batches never mix domains
+    shard: Shard | None = None  # only this controller's part of the devices (``--shard K/N``), after ``limit``
 
 
 class PushHooks(Protocol):
@@ -93,7 +97,7 @@ class PushPlan:
     job: PushJob
     engine_options: EngineOptions
     engine: str
-    lock_file: Path
+    lock_files: tuple[Path, ...]  # one per pod the push's devices are in (``push.lock``), sorted
 
     @property
     def targets(self) -> list[Target]:
@@ -105,24 +109,33 @@ class PushResult:
     summary: PushSummary
 
 
-def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> PushPlan:
-    """Targets, strategies, credentials, known_hosts and the engine checked; the files rendered."""
-    from xoff.connect.credentials import load_credentials  # noqa: PLC0415
-    from xoff.connect.targets import build_targets, select  # noqa: PLC0415
-    from xoff.platforms.registry import platforms  # noqa: PLC0415
-    from xoff.push.job import PushJob  # noqa: PLC0415
-    from xoff.push.job import PushOptions as EngineOptions  # noqa: PLC0415
-    from xoff.push.lock import lock_path  # noqa: PLC0415
-    from xoff.render import render_fabric  # noqa: PLC0415
-
+def _check_options(options: PushOptions) -> None:
+    """The options that need no intent: engine, timeouts, one kind of canary."""
     if options.engine not in ENGINES:
         raise _bad("--engine", options.engine, f"no push engine {options.engine!r} (allowed: {', '.join(ENGINES)})")
     for flag, value in (("--timeout", options.timeout_s), ("--timeout-factor", options.timeout_factor)):
         if value is not None and not value > 0:
             raise _bad(flag, str(value), "must be above 0")
+    if options.canary_by is not None and options.canary > 0:
+        raise _bad("--canary-by", options.canary_by, "give one of --canary N, --canary-by DOMAIN (allowed: one)")
+
+
+def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> PushPlan:
+    """Targets, strategies, credentials, known_hosts and the engine checked; the files rendered."""
+    from xoff.api.collect import sharded  # noqa: PLC0415
+    from xoff.connect.credentials import load_credentials  # noqa: PLC0415
+    from xoff.connect.targets import build_targets, select  # noqa: PLC0415
+    from xoff.desired.domains import domains  # noqa: PLC0415
+    from xoff.platforms.registry import platforms  # noqa: PLC0415
+    from xoff.push.job import PushJob  # noqa: PLC0415
+    from xoff.push.job import PushOptions as EngineOptions  # noqa: PLC0415
+    from xoff.push.lock import locks_for  # noqa: PLC0415
+    from xoff.render import render_fabric  # noqa: PLC0415
+
+    _check_options(options)
     lab, secrets, known_hosts, engine = options.lab, options.secrets, options.known_hosts, options.engine
     fabric, conn = _fabric(source, lab)
-    targets = select(build_targets(fabric), list(options.limit))
+    targets = sharded(fabric, select(build_targets(fabric), list(options.limit)), options.shard)
     for t in targets:
         record = platforms().get(t.platform)
         try:
@@ -151,6 +164,8 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
         desired.setdefault(f.device, {})[f.name] = f.content
     run_id = options.run_id or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     job = PushJob(fabric.fabric, run_id, targets, desired, creds, hosts_file)
+    if options.canary_by is not None:
+        job.domain_of = domains(fabric, options.canary_by)
     engine_options = EngineOptions(
         dry_run=options.dry_run,
         canary=options.canary,
@@ -160,19 +175,21 @@ def prepare_push(source: IntentSource, options: PushOptions = PushOptions()) -> 
         timeout_s=options.timeout_s,
         timeout_factor=options.timeout_factor,
         backup_dir=options.backup_dir,
+        canary_by=options.canary_by,
     )
-    return PushPlan(job, engine_options, engine, lock_path(fabric.fabric, conn.lock_dir if conn else None))
+    locks = locks_for(fabric, [t.name for t in targets], conn.lock_dir if conn else None)
+    return PushPlan(job, engine_options, engine, locks)
 
 
 def run_push(prepared: PushPlan, hooks: PushHooks | None = None) -> PushResult:
-    """Run a prepared push under the fabric's lock; another push holding it is an InputError."""
+    """Run a prepared push under the locks of its pods; another push holding one is an InputError."""
     from xoff.push.job import engine as engine_for  # noqa: PLC0415
-    from xoff.push.lock import LockedError, fabric_lock  # noqa: PLC0415
+    from xoff.push.lock import LockedError, domain_locks  # noqa: PLC0415
 
     display = hooks if hooks is not None else SilentHooks()
     job, options = prepared.job, prepared.engine_options
     try:
-        with fabric_lock(prepared.lock_file, f"fabric {job.fabric}"):
+        with domain_locks(prepared.lock_files, f"fabric {job.fabric}"):
             display.plan(job.targets, options.dry_run)
             try:
                 summary = engine_for(prepared.engine)(job, options, display)

@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from xoff.cli.collect import ShardBy, domain_kind
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
@@ -75,11 +76,26 @@ def push_command(
         bool | None,
         typer.Option("--show-diff/--no-show-diff", help="text: print each device's diff (default: with --dry-run)"),
     ] = None,
+    canary_by: Annotated[
+        ShardBy | None,
+        typer.Option("--canary-by", help="the canary is one whole failure domain; batches never mix domains"),
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option("--shard", help="K/N: push only part K of N (one controller each)")
+    ] = None,
+    shard_by: Annotated[
+        ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
+    ] = None,
 ) -> None:
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff import api
+    from xoff.desired.shard import parse_shard
     from xoff.push.display import JsonLines, RichDisplay
 
+    try:
+        part = parse_shard(shard, domain_kind(shard_by))
+    except InputError as exc:
+        _fail(exc)
     options = api.PushOptions(
         lab=lab,
         secrets=secrets,
@@ -94,6 +110,8 @@ def push_command(
         timeout_factor=timeout_factor,
         engine=engine.value,
         backup_dir=backup_dir,
+        canary_by=domain_kind(canary_by),
+        shard=part,
     )
     try:
         prepared = api.prepare_push(intent, options)

@@ -47,9 +47,9 @@ from xoff.connect.ansible_inventory import INVENTORY_FILE, export_ansible, unsup
 from xoff.connect.credentials import CredentialSet, mask
 from xoff.connect.pace import CONNECT_S, Timeouts
 from xoff.connect.targets import Target
-from xoff.push.job import EventHook, PushJob, PushOptions
+from xoff.push.job import EventHook, PushJob, PushOptions, rollout_stages
 from xoff.push.model import DeviceResult, Outcome, PushEvent, PushSummary, Step
-from xoff.push.rollout import batches, roll_out
+from xoff.push.rollout import roll_out
 
 PLAYBOOK = "push.yml"
 MAX_ERROR_CHARS = 300
@@ -379,11 +379,11 @@ def _run_batch(
 def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
     """The engine contract (``xoff.push.job.ENGINES``): canary, batches and max failures as with Nornir."""
     started = time.monotonic()
-    plan = batches(job.targets, options.canary, options.batch_size)
+    plan, canary = rollout_stages(job, options)
     results, stages = roll_out(
         plan,
         _run_batch(job, options, on_event),
-        canary=options.canary > 0,
+        canary=canary,
         max_failures=options.max_failures,
         on_stage=on_event,
     )

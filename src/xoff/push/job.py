@@ -17,6 +17,7 @@ from xoff.connect.credentials import CredentialSet
 from xoff.connect.pace import Timeouts
 from xoff.connect.targets import Target
 from xoff.push.model import PushEvent, PushSummary, StageEvent
+from xoff.push.rollout import batches
 
 EventHook = Callable[[PushEvent | StageEvent], None]  # device steps, and rollout stages (canary, batches)
 
@@ -31,6 +32,7 @@ class PushOptions:
     timeout_s: float | None = None  # fixed, per SSH operation; None: adaptive (``connect.pace``)
     timeout_factor: float = 1.0  # times every adaptive timeout (``--timeout-factor``)
     backup_dir: Path = Path("backups")
+    canary_by: str | None = None  # pod | su | plane | rack: the canary is one whole domain, batches never mix domains
 
     @property
     def timeouts(self) -> Timeouts:
@@ -48,6 +50,7 @@ class PushJob:
     credentials: CredentialSet
     known_hosts: Path | None
     secrets: list[str] = field(default_factory=list)  # values to mask everywhere
+    domain_of: dict[str, str] | None = None  # device -> its failure domain of ``canary_by`` (None: not by domain)
 
     def __post_init__(self) -> None:
         if not self.secrets:
@@ -56,6 +59,12 @@ class PushJob:
 
 class Engine(Protocol):
     def __call__(self, job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary: ...
+
+
+def rollout_stages(job: PushJob, options: PushOptions) -> tuple[list[list[Target]], bool]:
+    """The rollout's stages (``rollout.batches``) and whether the first is a canary: what both engines run."""
+    plan = batches(job.targets, options.canary, options.batch_size, job.domain_of)
+    return plan, options.canary > 0 or job.domain_of is not None
 
 
 # engine name -> module holding ``run`` (one line per engine)

@@ -1,4 +1,9 @@
-"""One push per fabric at a time: an exclusive ``flock`` on a lock file that names its holder.
+"""One push per failure domain at a time: an exclusive ``flock`` on a lock file per pod that names its holder.
+
+A push takes the lock of every pod its devices are in (``xoff.desired.domains``; devices in no pod, such as
+super-spines or a fabric without pods, share the fabric's lock), in sorted order, all or none: two pushes to
+different pods run at once, two touching one pod do not (the second names the holder). Locks always go by pod,
+whatever ``--canary-by`` says, so every push agrees on what it locks.
 
 The lock dies with its process (the kernel drops a flock when the file closes), so a crashed push
 never leaves a stale lock behind; the holder line is only for the message the second push prints.
@@ -11,9 +16,13 @@ import getpass
 import os
 import socket
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Literal
+
+from xoff.desired.domains import NO_DOMAIN, domains
+from xoff.desired.models import FabricState
 
 LOCK_DIR_ENV = "XOFF_LOCK_DIR"
 DEFAULT_LOCK_DIR = Path("/tmp/xoff-locks")
@@ -23,11 +32,36 @@ class LockedError(Exception):
     """Another push holds the fabric's lock; the message names it."""
 
 
-def lock_path(fabric: str, lab_dir: Path | None = None) -> Path:
+LOCK_KIND: Literal["pod"] = "pod"  # the failure domain locks go by
+
+
+def lock_path(fabric: str, lab_dir: Path | None = None, domain: str = NO_DOMAIN) -> Path:
+    """The lock file of one of the fabric's pods (``-``: the devices in no pod)."""
+    suffix = "" if domain == NO_DOMAIN else f".{domain}"
     if lab_dir is not None:
-        return lab_dir / "push.lock"
+        return lab_dir / f"push{suffix}.lock"
     root = Path(os.environ.get(LOCK_DIR_ENV) or DEFAULT_LOCK_DIR)
-    return root / f"{fabric}.lock"
+    return root / f"{fabric}{suffix}.lock"
+
+
+def lock_paths(fabric: str, lab_dir: Path | None, domains: Iterable[str]) -> tuple[Path, ...]:
+    """The lock files of these domains, sorted (every push takes them in the same order)."""
+    return tuple(sorted({lock_path(fabric, lab_dir, d) for d in domains}))
+
+
+def locks_for(state: FabricState, devices: Iterable[str], lab_dir: Path | None = None) -> tuple[Path, ...]:
+    """The lock files a push to ``devices`` takes: one per pod they are in."""
+    pods = domains(state, LOCK_KIND)
+    return lock_paths(state.fabric, lab_dir, (pods[name] for name in devices))
+
+
+@contextmanager
+def domain_locks(paths: Iterable[Path], what: str) -> Iterator[None]:
+    """Hold every lock of ``paths`` (in sorted order), or none: the first one held elsewhere raises."""
+    with ExitStack() as stack:
+        for path in sorted(paths):
+            stack.enter_context(fabric_lock(path, what))
+        yield
 
 
 @contextmanager

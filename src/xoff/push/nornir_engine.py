@@ -18,9 +18,9 @@ from xoff.contracts.apply import Capabilities
 from xoff.contracts.session import Session
 from xoff.platforms.registry import get_platform, strategy_for
 from xoff.push.device_flow import DeviceContext, push_device
-from xoff.push.job import EventHook, PushJob, PushOptions
+from xoff.push.job import EventHook, PushJob, PushOptions, rollout_stages
 from xoff.push.model import DeviceResult, Outcome, PushSummary
-from xoff.push.rollout import batches, roll_out
+from xoff.push.rollout import roll_out
 
 
 def _capabilities(platform: str) -> Capabilities:
@@ -81,11 +81,11 @@ def run(job: PushJob, options: PushOptions, on_event: EventHook) -> PushSummary:
         timeout_s=options.timeout_s,
         timeout_factor=options.timeout_factor,
     )
-    plan = batches(job.targets, options.canary, options.batch_size)
+    plan, canary = rollout_stages(job, options)
     results, stages = roll_out(
         plan,
         _run_batch(nr, job, options, on_event),
-        canary=options.canary > 0,
+        canary=canary,
         max_failures=options.max_failures,
         on_stage=on_event,
     )

@@ -9,18 +9,25 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xoff.connect.targets import Target
+from xoff.desired.domains import members
 from xoff.push.model import DeviceResult, Outcome, StageEvent, StageKind
 
 FAILED_OUTCOMES = (Outcome.FAILED, Outcome.ROLLED_BACK, Outcome.ROLLBACK_FAILED)
 GOOD_OUTCOMES = (Outcome.CHANGED, Outcome.UNCHANGED, Outcome.DRY_RUN)
 
 
-def batches(targets: list[Target], canary: int, batch_size: int) -> list[list[Target]]:
-    """``[canary batch], then batches of batch_size`` (0: one batch for the rest).
+def batches(
+    targets: list[Target], canary: int, batch_size: int, domain_of: dict[str, str] | None = None
+) -> list[list[Target]]:
+    """``[canary batch], then batches of batch_size`` (0: one batch for the rest). With ``domain_of`` (device ->
+    failure domain, ``push --canary-by``): the canary is the first domain whole, then each domain in turn in
+    batches of batch_size (0: the domain in one batch); a batch never mixes domains.
 
     >>> [len(b) for b in batches([Target(str(i), "eos", "switch", "leaf", None, "x") for i in range(7)], 2, 3)]
     [2, 3, 2]
     """
+    if domain_of is not None:
+        return _by_domain(targets, batch_size, domain_of)
     rest = list(targets)
     out: list[list[Target]] = []
     if canary > 0 and rest:
@@ -28,6 +35,17 @@ def batches(targets: list[Target], canary: int, batch_size: int) -> list[list[Ta
         rest = rest[canary:]
     size = batch_size if batch_size > 0 else max(1, len(rest))
     out.extend(rest[i : i + size] for i in range(0, len(rest), size))
+    return out
+
+
+def _by_domain(targets: list[Target], batch_size: int, domain_of: dict[str, str]) -> list[list[Target]]:
+    """The canary domain (the first by name, a real one before ``-``), then every other domain's batches."""
+    by_name = {t.name: t for t in targets}
+    groups = [[by_name[n] for n in names] for names in members({t.name: domain_of[t.name] for t in targets}).values()]
+    out = groups[:1]
+    for group in groups[1:]:
+        size = batch_size if batch_size > 0 else len(group)
+        out.extend(group[i : i + size] for i in range(0, len(group), size))
     return out
 
 

@@ -101,7 +101,7 @@ def validate(
     return validation
 
 
-def load_snapshot(path: Path, fabric: str) -> Snapshot:
+def load_snapshot(path: Path, fabric: str | None) -> Snapshot:
     """A snapshot file (JSON, as ``xoff collect`` writes it); InputError with located lines if it is not one.
 
     The fast path is pydantic's own JSON parser: a 10,000-GPU snapshot is a few million small objects
@@ -118,7 +118,7 @@ def load_snapshot(path: Path, fabric: str) -> Snapshot:
         snap = Snapshot.model_validate_json(raw)
     except ValidationError:
         snap = _located_snapshot(path, raw, name)
-    if snap.fabric != fabric:
+    if fabric is not None and snap.fabric != fabric:  # None: any fabric (snapshot merge compares them itself)
         raise InputError(
             [
                 Problem(

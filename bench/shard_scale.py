@@ -1,0 +1,290 @@
+"""Shard benchmark: collect (and optionally push) a 256-device lab fabric as 4 shards in 4 processes vs one process.
+
+The fabric (generated here): a 3-tier Clos of 4 pods (8 SONiC leaves and 4 spines per pod, 4 super-spines, one
+per plane) and single-NIC hosts spread over the leaves, 256 devices in all (52 switches, 204 hosts), every host
+in its pod's scalable unit. It comes up as one lab (``xoff.lab.lab.up``, --remap), BGP settles, then:
+
+- one: ``xoff collect --lab`` in one process (``--workers``);
+- sharded: ``xoff collect --lab --shard K/4 --shard-by pod`` as 4 processes started together (each ``--workers``),
+  then ``xoff snapshot merge``; per-shard times, the wall time of the 4, the merge, and the ratio to one;
+- the merged snapshot compared with the single one, minus ``collected_at`` (they must be equal);
+- with --push: the same for ``xoff push`` from factory (4 shards by pod at once: each holds only its pods' locks),
+  then one push that must change nothing.
+
+On these 2-core machines 4 processes do not make it 4x faster: the point is that the split and the merge are right,
+and what each shard costs. Runs as root (namespaces). Writes bench/results/shard_scale.md with --record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from xoff.contracts.observed import Snapshot
+from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.observe import bgp_sessions
+from xoff.lab.teardown import down
+
+ROOT = Path(__file__).resolve().parents[1]
+BGP_TIMEOUT_S = 300.0
+
+FABRIC = """\
+fabric: {{name: shard-bench, site: bench}}
+networks:
+  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
+  compute:
+    kind: roce
+    qos_policy: rdma
+    p2p_prefix: 198.18.0.0/21
+    loopback_prefix: 198.18.255.0/24
+    underlay: {{asn_plan: {{super_spine: 65000, spine: 65100, leaf: 65201}}}}
+qos_policies:
+  rdma:
+    trust: dscp
+    classes:
+      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
+             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
+      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
+      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
+    default_class: bulk
+    cnp_class: cnp
+    buffers: {{model: static}}
+    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+defaults:
+  switch: {{platform: sonic, asic: spectrum4}}
+roles:
+  leaf:
+    ports:
+      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
+      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
+  spine:
+    ports:
+      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
+      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
+  super-spine: {{ports: [{{name: "Ethernet{{0..504..8}}", speed: 400G, use: downlink}}]}}
+switches:
+  - {{name: "leaf{{01..{leaves:02d}}}", role: leaf}}
+  - {{name: "spine{{01..{spines:02d}}}", role: spine}}
+  - {{name: "ss{{1..{supers}}}", role: super-spine}}
+cabling:
+  - {{kind: clos3, pods: {pods}, leaves: "leaf{{01..{leaves:02d}}}", spines: "spine{{01..{spines:02d}}}",
+     super_spines: "ss{{1..{supers}}}"}}
+host_profiles:
+  one-nic:
+    gpus: 1
+    nic_model: connectx7
+    nics: [{{netdev: eth0, rdma: mlx5_0, network: compute, rail: 0, gpu: 0, speed: 400G}}]
+hosts:
+{hosts}
+links:
+{links}
+"""
+
+
+def generate(where: Path, devices: int, pods: int = 4, leaves_per_pod: int = 8, spines_per_pod: int = 4) -> Path:
+    """The intent of a ``devices``-device Clos: the switches, then hosts over the leaves (round robin)."""
+    leaves, spines, supers = pods * leaves_per_pod, pods * spines_per_pod, spines_per_pod
+    count = devices - leaves - spines - supers
+    per_pod = -(-count // pods)
+    hosts, links = [], []
+    for h in range(count):
+        pod, index = divmod(h, per_pod)
+        leaf = pod * leaves_per_pod + index % leaves_per_pod + 1
+        port = (index // leaves_per_pod) * 8
+        hosts.append(f"  - {{name: gpu{h + 1:03d}, profile: one-nic, unit: {pod + 1}}}")
+        links.append(f'  - {{a: "gpu{h + 1:03d}:eth0", b: "leaf{leaf:02d}:Ethernet{port}"}}')
+    text = FABRIC.format(
+        leaves=leaves, spines=spines, supers=supers, pods=pods, hosts="\n".join(hosts), links="\n".join(links)
+    )
+    path = where / "fabric.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _wait_bgp(lab: str) -> float:
+    state = resolve(lab)
+    switches = [d for d, r in state.devices.items() if r.kind == "switch"]
+    t0 = time.perf_counter()
+    while True:
+        sessions = [s for d in switches for s in bgp_sessions(state, d)]
+        if sessions and all(s.state == "Established" for s in sessions):
+            return time.perf_counter() - t0
+        if time.perf_counter() - t0 > BGP_TIMEOUT_S:
+            raise SystemExit(f"{lab}: BGP not all Established after {BGP_TIMEOUT_S:.0f} s")
+        time.sleep(0.5)
+
+
+@dataclass
+class Timed:
+    seconds: float
+    code: int
+    stderr: str
+
+
+def _start(args: list[str]) -> tuple[subprocess.Popen[str], float]:
+    cmd = [sys.executable, "-m", "xoff", *args]
+    return subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    ), time.perf_counter()
+
+
+def _finish(proc: subprocess.Popen[str], started: float) -> Timed:
+    _, err = proc.communicate()
+    return Timed(time.perf_counter() - started, proc.returncode, err[-2000:])
+
+
+def run_all(commands: list[list[str]]) -> tuple[list[Timed], float]:
+    """Start every command at once; each one's time and the wall time of all."""
+    t0 = time.perf_counter()
+    running = [_start(c) for c in commands]
+    done = [_finish(p, s) for p, s in running]
+    return done, time.perf_counter() - t0
+
+
+@dataclass
+class Measured:
+    name: str
+    one: Timed
+    shards: list[Timed]
+    wall: float
+    merge_s: float = 0.0
+    equal: str = ""
+    comparable: bool = True  # the one-process run did the same work as the shards together
+
+
+def measure_collect(intent: Path, lab: str, tmp: Path, n: int, workers: int) -> Measured:
+    base = ["collect", str(intent), "--lab", lab, "-q", "--workers", str(workers), "--timeout", "120"]
+    ((one,), _) = run_all([[*base, "-o", str(tmp / "one.json")]])
+    parts = [tmp / f"shard{k}.json" for k in range(1, n + 1)]
+    shards, wall = run_all(
+        [[*base, "-o", str(p), "--shard", f"{k}/{n}", "--shard-by", "pod"] for k, p in enumerate(parts, 1)]
+    )
+    ((merged,), _) = run_all([["snapshot", "merge", *map(str, parts), "-o", str(tmp / "merged.json")]])
+    result = Measured("collect", one, shards, wall, merged.seconds)
+    if merged.code != 0:
+        result.equal = f"merge failed: {merged.stderr.strip()}"
+        return result
+    a, b = (Snapshot.model_validate_json((tmp / f).read_text(encoding="utf-8")) for f in ("one.json", "merged.json"))
+    same = a.model_dump(exclude={"collected_at"}) == b.model_dump(exclude={"collected_at"})
+    result.equal = (
+        f"equal ({len(b.observed.devices)} devices observed, {len(b.errors)} errors)"
+        if same
+        else _difference(a.model_dump(exclude={"collected_at"}), b.model_dump(exclude={"collected_at"}))
+    )
+    return result
+
+
+def _difference(a: dict[str, object], b: dict[str, object]) -> str:
+    fields = [k for k in a if a[k] != b.get(k)]
+    return "DIFFERENT in " + ", ".join(fields)
+
+
+def measure_push(intent: Path, lab: str, tmp: Path, n: int, workers: int) -> Measured:
+    """Sharded push from factory (4 processes at once, by pod), then one push (must change nothing)."""
+    base = ["push", str(intent), "--lab", lab, "-f", "json", "--workers", str(workers), "--backup-dir", str(tmp / "b")]
+    shards, wall = run_all([[*base, "--shard", f"{k}/{n}", "--shard-by", "pod"] for k in range(1, n + 1)])
+    proc, started = _start(base)
+    out, err = proc.communicate()
+    one = Timed(time.perf_counter() - started, proc.returncode, err[-2000:])
+    summary = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")][-1:]
+    changed = summary[0].get("changed") if summary else "?"
+    return Measured(
+        "push from factory (one process: the push after the shards, 0 changes expected)",
+        one,
+        shards,
+        wall,
+        equal=f"the push after the shards: {changed} changed, exit {one.code}",
+        comparable=False,
+    )
+
+
+def report(results: list[Measured], devices: int, lab_up_s: float, bgp_s: float, args: argparse.Namespace) -> str:
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    lines = [
+        f"# shard_scale: {args.shards} shards of a {devices}-device lab fabric vs one process",
+        "",
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code: `{commit.stdout.strip() or '?'}`",
+        f"- command: `python bench/shard_scale.py --devices {args.devices} --shards {args.shards} --workers {args.workers}"
+        + (" --push" if args.push else "")
+        + "`",
+        f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        f"- lab up {lab_up_s:.1f} s, BGP all Established {bgp_s:.1f} s later",
+        "",
+        "| job | one process s | "
+        + " | ".join(f"shard {k} s" for k in range(1, args.shards + 1))
+        + " | shards wall s | merge s | one / shards | exit codes | result |",
+        "|---|---:|" + "---:|" * args.shards + "---:|---:|---:|---|---|",
+    ]
+    for r in results:
+        cells = " | ".join(f"{t.seconds:.1f}" for t in r.shards)
+        codes = f"{r.one.code} / " + ",".join(str(t.code) for t in r.shards)
+        ratio = f"{r.one.seconds / r.wall:.2f}" if r.comparable else "-"
+        lines.append(
+            f"| {r.name} | {r.one.seconds:.1f} | {cells} | {r.wall:.1f} | {r.merge_s:.1f} | {ratio} | {codes} | {r.equal} |"
+        )
+    lines += [
+        "",
+        "Each time is a whole `xoff` process (interpreter start, load, plan, SSH to every device of its part). The",
+        "shards are split by pod (`--shard-by pod`): whole pods per shard, the super-spines (in no pod) with one",
+        "of them. The shards run at once on the same 2 cores as the lab's daemons, so their wall time shows the",
+        "split and merge costing little, not a speed-up: on N controllers each shard's own time is the bound.",
+    ]
+    for r in results:
+        for k, t in enumerate(r.shards, 1):
+            if t.code not in (0,):
+                lines.append(f"\n{r.name} shard {k} exit {t.code}: `{t.stderr.strip().splitlines()[-1:]}`")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--devices", type=int, default=256)
+    ap.add_argument("--shards", type=int, default=4)
+    ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--push", action="store_true", help="also push from factory, sharded, then once")
+    ap.add_argument("--record", type=Path, help="also write the Markdown report here")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("shard_scale: needs root (network namespaces)")
+    lab = f"shb{os.getpid() % 100000}"
+    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths
+    root.chmod(0o755)
+    os.environ["XOFF_LAB_DIR"] = str(root)
+    with tempfile.TemporaryDirectory(prefix="xoff-shard-bench-") as tmp:
+        intent = generate(Path(tmp), args.devices)
+        try:
+            t0 = time.perf_counter()
+            up(intent, lab, remap_addresses=True)
+            lab_up_s = time.perf_counter() - t0
+            bgp_s = _wait_bgp(lab)
+            print(f"lab up {lab_up_s:.1f} s, BGP {bgp_s:.1f} s", file=sys.stderr, flush=True)
+            results = []
+            if args.push:
+                results.append(measure_push(intent, lab, Path(tmp), args.shards, args.workers))
+                print(results[-1], file=sys.stderr, flush=True)
+                _wait_bgp(lab)
+            results.append(measure_collect(intent, lab, Path(tmp), args.shards, args.workers))
+            devices = len(resolve(lab).devices)
+        finally:
+            with contextlib.suppress(LabError):
+                down(lab)
+    text = report(results, devices, lab_up_s, bgp_s, args)
+    print(text)
+    if args.record:
+        args.record.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -100,7 +100,8 @@ def test_a_new_rack_is_no_risk_and_lists_the_devices_and_a_canary(
     changed = sorted(d["name"] for d in doc["devices"] if d["status"] == "changed")
     assert changed == ["spine1", "spine2"]  # only the spines' new ports and BGP neighbours: nothing renumbered
     stages = doc["rollout"]
-    assert stages[0] == {"stage": "canary", "domain": "su2", "devices": ["leaf3"]}
+    assert stages[0] == {"stage": "canary", "domain": "su2", "devices": ["gpu5", "gpu6", "leaf3"]}  # the new rack
+    assert doc["rollout_by"] == "su"
     assert sorted(n for st in stages for n in st["devices"]) == sorted([*added, *changed])
     radius = {b["switch"]: (b["hosts"], b["gpus"]) for b in doc["blast_radius"]}
     assert radius == {"leaf3": (2, 4), "spine1": (6, 12), "spine2": (6, 12)}
@@ -110,7 +111,11 @@ def test_a_new_rack_is_no_risk_and_lists_the_devices_and_a_canary(
 def test_text_and_junit(repo: Path) -> None:
     code, text, _ = run(repo, "main...rack")
     assert code == 0 and "no new risk" in text.splitlines()[0]
-    assert "canary [su2]: leaf3" in text and "devices added: leaf3, gpu5, gpu6" in text
+    assert (
+        "rollout (xoff push --canary-by su):" in text
+        and "canary [su2]: gpu5, gpu6, leaf3" in text
+        and "devices added: leaf3, gpu5, gpu6" in text
+    )
     code, xml, _ = run(repo, "main...static", "--format", "junit")
     assert code == 1
     suite = ET.fromstring(xml)

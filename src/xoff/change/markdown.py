@@ -69,8 +69,8 @@ def _sections(report: ChangeReport) -> list[str]:
         lines += ["### Headroom and buffer pools (bytes)", ""]
         lines += _table(("", "device", "port / pool", "before", "after"), margins)
     if report.rollout:
-        by = f" (batches by {report.rollout_by})" if report.rollout_by else ""
-        lines += [f"### Rollout{by}", ""]
+        how = f"--canary-by {report.rollout_by}" if report.rollout_by else "--canary 1"
+        lines += [f"### Rollout (`xoff push {how}`)", ""]
         lines += _table(
             ("stage", "domain", "devices"),
             [(st.stage, st.domain or "", ", ".join(st.devices)) for st in report.rollout],

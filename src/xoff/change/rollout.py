@@ -1,9 +1,9 @@
 """The devices a change touches, the rollout ``push`` would use for them, and what stands behind each switch.
 
-Rollout: one canary (the touched switch with the fewest GPUs behind it, else the first touched device), then
-one batch per failure domain (``xoff.desired.domains``: the first kind of pod, scalable unit, rack, plane that
-splits the touched devices), else one batch for the rest. Removed devices are not pushed (nothing renders for
-them); they are listed as removed.
+Rollout: the stages ``push`` runs for the touched devices (``push.rollout.batches``): by failure domain
+(``--canary-by``, the first kind of pod, scalable unit, rack, plane the touched devices have: one whole domain as
+the canary, then a batch per domain), else ``--canary 1`` (the touched switch with the fewest GPUs behind it) and
+one batch for the rest. Removed devices are not pushed (nothing renders for them); they are listed as removed.
 """
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections import defaultdict
 
 from xoff.change.model import BlastRadius, DeviceChange, RolloutStage
+from xoff.connect.targets import build_targets
+from xoff.desired.domains import NO_DOMAIN, DomainKind, domains
 from xoff.desired.models import FabricState
+from xoff.push.rollout import batches
 
 _RANK = {"leaf": 1, "spine": 2, "super_spine": 3, "superspine": 3, "core": 3}
-_KINDS = ("pod", "su", "rack", "plane")
+_KINDS: tuple[DomainKind, ...] = ("pod", "su", "rack", "plane")
 
 
 def _neighbours(state: FabricState) -> dict[str, set[str]]:
@@ -63,15 +66,11 @@ def blast_radius(
     return out, len(every), sum(every.values())
 
 
-def _domain_kind(state: FabricState, names: list[str]) -> tuple[str | None, dict[str, str]]:
-    try:
-        from xoff.desired.domains import domains  # noqa: PLC0415 - failure domains, when the planner has them
-    except ImportError:  # pragma: no cover - a planner without failure domains
-        return None, {}
+def _domain_kind(state: FabricState, names: list[str]) -> tuple[DomainKind | None, dict[str, str]]:
+    """The first kind of failure domain some touched device belongs to (pod, su, rack, plane), and its labels."""
     for kind in _KINDS:
-        labels = domains(state, kind)  # type: ignore[arg-type]
-        used = {labels.get(n, "-") for n in names}
-        if used - {"-"}:
+        labels = domains(state, kind)
+        if {labels.get(n, NO_DOMAIN) for n in names} - {NO_DOMAIN}:
             return kind, labels
     return None, {}
 
@@ -79,22 +78,29 @@ def _domain_kind(state: FabricState, names: list[str]) -> tuple[str | None, dict
 def rollout(
     state: FabricState, devices: list[DeviceChange], radius: list[BlastRadius]
 ) -> tuple[list[RolloutStage], str | None]:
-    """The canary and the batches for the devices HEAD changes or adds."""
-    names = [d.name for d in devices if d.status != "removed"]
-    if not names:
+    """The stages ``xoff push --limit <touched> --canary-by KIND`` runs (``push.rollout.batches``): the first
+    failure domain whole as the canary, then one batch per domain. Without domains: ``--canary 1`` with the
+    touched switch that has the fewest GPUs behind it first. Devices push does not reach (IB switches) and
+    removed devices are not in it."""
+    touched = {d.name for d in devices if d.status != "removed"}
+    targets = [t for t in build_targets(state) if t.name in touched]
+    if not targets:
         return [], None
+    kind, labels = _domain_kind(state, [t.name for t in targets])
+    if kind is not None:
+        plan = batches(targets, 0, 0, {t.name: labels.get(t.name, NO_DOMAIN) for t in targets})
+        return [
+            RolloutStage(
+                stage="canary" if i == 0 else f"batch {i}",
+                domain=labels.get(batch[0].name),
+                devices=[t.name for t in batch],
+            )
+            for i, batch in enumerate(plan)
+        ], kind
     gpus = {b.switch: b.gpus for b in radius}
-    switches = [n for n in names if n in gpus]
-    canary = min(switches, key=lambda n: (gpus[n], names.index(n))) if switches else names[0]
-    rest = [n for n in names if n != canary]
-    kind, labels = _domain_kind(state, names)
-    stages = [RolloutStage(stage="canary", domain=labels.get(canary) if kind else None, devices=[canary])]
-    if not rest:
-        return stages, kind
-    if kind is None:
-        return [*stages, RolloutStage(stage="batch 1", devices=rest)], None
-    from xoff.desired.domains import members  # noqa: PLC0415
-
-    for i, (label, group) in enumerate(members({n: labels.get(n, "-") for n in rest}).items(), start=1):
-        stages.append(RolloutStage(stage=f"batch {i}", domain=label, devices=group))
-    return stages, kind
+    first = min(targets, key=lambda t: (t.name not in gpus, gpus.get(t.name, 0)))
+    plan = batches([first, *(t for t in targets if t is not first)], 1, 0)
+    return [
+        RolloutStage(stage="canary" if i == 0 else f"batch {i}", devices=[t.name for t in batch])
+        for i, batch in enumerate(plan)
+    ], None

@@ -73,7 +73,8 @@ def to_text(report: ChangeReport, *, diffs: bool = True) -> str:
         if deltas:
             lines.append(f"{title}:")
             lines += [f"  {m.device} {m.subject}: {value(m.before)} -> {value(m.after)}" for m in deltas]
-    lines.append("rollout" + (f" (batches by {report.rollout_by})" if report.rollout_by else "") + ":")
+    how = f"--canary-by {report.rollout_by}" if report.rollout_by else "--canary 1"
+    lines.append(f"rollout (xoff push {how}):")
     lines += [f"  {st.stage}{f' [{st.domain}]' if st.domain else ''}: {', '.join(st.devices)}" for st in report.rollout]
     lines.append("blast radius:")
     lines += [f"  {b.switch}: {b.hosts} hosts, {b.gpus} GPUs" for b in report.blast_radius]

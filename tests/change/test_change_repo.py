@@ -68,6 +68,8 @@ def test_short_cable_with_a_short_headroom_row_is_a_new_failing_finding(
     )
     leaf1_ports = {m["subject"]: m for m in doc["headroom"] if m["device"] == "leaf1"}
     assert leaf1_ports["Ethernet32"]["before"] > leaf1_ports["Ethernet32"]["after"] == 40960
+    margin = leaf1_ports["Ethernet32 PG 3 margin: size - (xon + xoff)"]
+    assert (margin["before"], margin["after"]) == (0, 40960 - 18432 - 40960)  # the row's size is short by its xon
     cable = next(
         c
         for d in doc["devices"]

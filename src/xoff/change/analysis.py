@@ -16,7 +16,7 @@ from xoff.change.model import (
     Risk,
 )
 from xoff.change.semantic import device_changes
-from xoff.desired.models import Buffers, Device, FabricState
+from xoff.desired.models import Device, FabricState
 from xoff.validate.model import CheckResult, Status
 
 
@@ -173,19 +173,33 @@ def _delta(device: str, before: dict[str, int | None], after: dict[str, int | No
             yield MarginDelta(device=device, subject=subject, before=old, after=new)
 
 
+def _headroom_figures(dev: Device | None) -> dict[str, int | None]:
+    """Per port: the headroom its lossless PGs reserve; and where the ASIC reserves a PG's size as xon + xoff
+    (Mellanox; not Broadcom's shared headroom), per lossless PG its margin, size - (xon + xoff): below 0 the PG
+    cannot hold what arrives after it sends PAUSE."""
+    from xoff.buffers.catalogue import switch_asic  # noqa: PLC0415
+
+    buffers = dev.buffers if dev is not None else None
+    if dev is None or buffers is None:
+        return {}
+    figures: dict[str, int | None] = dict(buffers.port_headroom_bytes)
+    if dev.asic is None or not switch_asic(dev.asic, buffers.sku).size_is_xon_plus_xoff:
+        return figures
+    for port, pgs in buffers.port_priority_groups.items():
+        for key, name in pgs.items():
+            profile = buffers.profiles.get(name)
+            if profile is not None:
+                figures[f"{port} PG {key} margin: size - (xon + xoff)"] = profile.size - profile.xon - profile.xoff
+    return figures
+
+
 def headroom_delta(base: FabricState, head: FabricState, names: list[str]) -> list[MarginDelta]:
-    """Per port of each touched switch: the headroom its lossless PGs reserve (bytes), where it differs."""
+    """Per port of each touched switch: the headroom its lossless PGs reserve and each lossless PG's margin
+    (bytes), where they differ."""
     out: list[MarginDelta] = []
     for name in names:
-        old, new = _buffers(base.devices.get(name)), _buffers(head.devices.get(name))
-        out.extend(
-            _delta(name, dict(old.port_headroom_bytes) if old else {}, dict(new.port_headroom_bytes) if new else {})
-        )
+        out.extend(_delta(name, _headroom_figures(base.devices.get(name)), _headroom_figures(head.devices.get(name))))
     return out
-
-
-def _buffers(dev: Device | None) -> Buffers | None:
-    return dev.buffers if dev is not None else None
 
 
 def _pool_figures(dev: Device | None) -> dict[str, int | None]:

@@ -75,6 +75,10 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.push", "inventory_app"),
         "Export the inventory built from intent (Nornir, Ansible).",
     ),
+    "change": (
+        _attr("xoff.cli.change", "change_command"),
+        "What a change of intent (BASE -> HEAD: paths or git revisions) does to the fabric, and whether it is safe.",
+    ),
     "snapshot": (_attr("xoff.cli.snapshot", "snapshot_app"), "Join shard snapshots into one (snapshot merge)."),
     "lab": (
         _lab_app,

@@ -60,8 +60,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# pytest-xdist: one worker per core (2 on these machines); --dist loadfile keeps a module's tests, and the lab its
+# module fixture brings up, on one worker. Labs are named per process, so two workers' labs never collide.
+TEST_WORKERS ?= 2
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test: $(STAMP) system-deps lint typecheck unit
 

@@ -13,6 +13,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,18 @@ from xoff.push import nornir_engine
 from xoff.push.ansible_engine import XOFF_IMPORT_ROOT
 from xoff.push.model import Outcome, PushEvent, Step
 from xoff.render import render_fabric
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """OpenSSH's ControlPath socket must fit a Unix socket path (108 bytes): pytest's tmp_path does not under
+    pytest-xdist (``.../popen-gw1/test_.../.ansible/cp/<hash>``), so the sockets go to a short directory."""
+    path = Path(tempfile.mkdtemp(prefix="xcp-"))
+    yield path
+    for leftover in path.iterdir():
+        leftover.unlink()
+    path.rmdir()
+
 
 pytestmark = pytest.mark.lab
 LAB_TAG = "ans"  # the lab's name: a<pid>-ans (conftest.py)
@@ -123,7 +137,7 @@ def test_host_failing_mid_change_is_rolled_back_as_with_nornir(lab: LabConnectio
     assert after_nornir == before
 
 
-def test_host_rollback_with_ansible_playbook_directly(lab: LabConnection, tmp_path: Path) -> None:
+def test_host_rollback_with_ansible_playbook_directly(lab: LabConnection, tmp_path: Path, short_dir: Path) -> None:
     """The same fault, with no xoff engine around the playbooks: ``ansible-playbook`` against the
     exported inventory, as under AWX. gpu1 ends rolled back to a backup equal to its state."""
     before = _host_state(lab, "gpu1")
@@ -138,6 +152,7 @@ def test_host_rollback_with_ansible_playbook_directly(lab: LabConnection, tmp_pa
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
         "HOME": str(tmp_path),
         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_SSH_CONTROL_PATH_DIR": str(short_dir),
         "ANSIBLE_NOCOLOR": "1",
         # the filters import xoff: this checkout's, as an AWX execution environment has the xoff installed
         # with its playbooks (not another copy the venv may have installed)
@@ -261,7 +276,7 @@ def test_targets_cover_the_three_platforms(lab: LabConnection) -> None:
     assert sorted(t.platform for t in chosen) == ["eos", "linux", "sonic"]
 
 
-def test_awx_shard_runs_as_exported_in_dry_run(lab: LabConnection, tmp_path: Path) -> None:
+def test_awx_shard_runs_as_exported_in_dry_run(lab: LabConnection, tmp_path: Path, short_dir: Path) -> None:
     """``xoff inventory export --shard-by su --lab``: one shard's inventory and the project's playbooks, run
     by ``ansible-playbook`` from the project directory as an AWX job runs them (its logins in the environment
     as the AWX credential injects them, host keys from the project's known_hosts), with ``xoff_dry_run``:
@@ -280,6 +295,7 @@ def test_awx_shard_runs_as_exported_in_dry_run(lab: LabConnection, tmp_path: Pat
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
         "HOME": str(tmp_path),
         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_SSH_CONTROL_PATH_DIR": str(short_dir),
         "ANSIBLE_STDOUT_CALLBACK": "ansible.posix.json",
         "PYTHONPATH": XOFF_IMPORT_ROOT,  # the execution environment's xoff: this checkout's
         "XOFF_SWITCH_USERNAME": creds.switch.username,

@@ -221,3 +221,11 @@ def test_a_revision_whose_intent_does_not_load_names_the_revision_and_file(repo:
     code, stdout, stderr = run(repo, "main", "broken")
     assert code == 2 and stdout == ""
     assert re.fullmatch(r"broken@[0-9a-f]{12}:intent/fabric\.yaml:\d+:1: bogus: unknown key \(allowed: .*\)\n", stderr)
+
+
+def test_no_change_says_nothing_to_push_and_exits_0(repo: Path) -> None:
+    result = CliRunner().invoke(app, ["change", "main", "main", "--repo", str(repo), "--intent", "intent"])
+    assert result.exit_code == 0, result.output
+    assert "no new risk" in result.output.splitlines()[0]
+    assert "nothing to push: no device's desired state changes" in result.output
+    assert "rollout (" not in result.output

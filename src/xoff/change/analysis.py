@@ -203,12 +203,13 @@ def headroom_delta(base: FabricState, head: FabricState, names: list[str]) -> li
 
 
 def _pool_figures(dev: Device | None) -> dict[str, int | None]:
-    from xoff.validate.checks.pools import device_fit, total_buffer  # noqa: PLC0415
+    from xoff.validate.checks.pools import device_fit, switch_total  # noqa: PLC0415
 
     if dev is None or dev.buffers is None:
         return {}
     figures: dict[str, int | None] = {f"pool {p.name}": p.size for p in dev.buffers.pools}
-    fit = device_fit(dev, total_buffer(dev))
+    total = switch_total(dev)
+    fit = None if total is None else device_fit(dev, total.bytes, total.accounting)
     if fit is not None:
         figures["margin (total buffer - pools)"] = fit.margin
     return figures

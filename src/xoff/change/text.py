@@ -73,10 +73,13 @@ def to_text(report: ChangeReport, *, diffs: bool = True) -> str:
         if deltas:
             lines.append(f"{title}:")
             lines += [f"  {m.device} {m.subject}: {value(m.before)} -> {value(m.after)}" for m in deltas]
+    if not report.devices:
+        lines.append("nothing to push: no device's desired state changes")
+        return _took(lines, report)
     how = f"--canary-by {report.rollout_by}" if report.rollout_by else "--canary 1"
     lines.append(f"rollout (xoff push {how}):")
     lines += [f"  {st.stage}{f' [{st.domain}]' if st.domain else ''}: {', '.join(st.devices)}" for st in report.rollout]
-    lines.append("blast radius:")
+    lines.append("blast radius:" if report.blast_radius else "blast radius: no host behind a touched switch")
     lines += [f"  {b.switch}: {b.hosts} hosts, {b.gpus} GPUs" for b in report.blast_radius]
     lines.append("devices:")
     for dev in report.devices:
@@ -85,6 +88,10 @@ def to_text(report: ChangeReport, *, diffs: bool = True) -> str:
             lines += ["    " + line for line in dev.config_diff.splitlines()]
     if report.config_diffs_left_out:
         lines.append(f"rendered diff not computed for {report.config_diffs_left_out} more device(s) (--config-diffs)")
+    return _took(lines, report)
+
+
+def _took(lines: list[str], report: ChangeReport) -> str:
     took = ", ".join(f"{k} {v:.1f}" for k, v in report.stage_seconds.items())
     lines.append(f"took {report.seconds:.1f} s ({took})")
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from xoff.validate.registry import Check, register
 
 
 @dataclass(frozen=True)
-class _Total:
+class SwitchTotal:
     """What a switch's pools are judged against: its SKU's total buffer and how SONiC's pools count in it."""
 
     owner: str  # "SKU ACS-SN5600" or "ASIC tomahawk5 (no sku named)"
@@ -23,7 +23,7 @@ class _Total:
     source: str | None
 
 
-def _total(plan: Device | None) -> _Total | None:
+def switch_total(plan: Device | None) -> SwitchTotal | None:
     """The total buffer of the switch as planned: its catalogue SKU's, or its ASIC's reference SKU's (``bytes``
     None: no source gives it); None: the plan has no buffers for it."""
     if plan is None or plan.buffers is None or plan.asic is None:
@@ -31,7 +31,7 @@ def _total(plan: Device | None) -> _Total | None:
     spec = switch_asic(plan.asic, plan.buffers.sku)
     owner = f"SKU {spec.sku}" if spec.sku else f"ASIC {spec.name} (no sku named)"
     p = spec.pools
-    return _Total(owner, p.total_buffer, p.pool_accounting, p.total_buffer_source)
+    return SwitchTotal(owner, p.total_buffer, p.pool_accounting, p.total_buffer_source)
 
 
 def device_fit(dev: Device, total: int | None, accounting: str = "pools_and_headroom") -> PoolFit | None:
@@ -43,17 +43,17 @@ def device_fit(dev: Device, total: int | None, accounting: str = "pools_and_head
     return pool_fit(sizes, shared, total, accounting)
 
 
-def _fits(ctx: CheckContext) -> Iterator[tuple[str, PoolFit | None, _Total | None]]:
+def _fits(ctx: CheckContext) -> Iterator[tuple[str, PoolFit | None, SwitchTotal | None]]:
     """Every switch with pools: its fit (None: not judged) and its total (None: no SKU)."""
     for name, dev in ctx.subject.devices.items():
         if dev.buffers is None or not dev.buffers.pools:
             continue
-        total = _total(ctx.desired.devices.get(name))
+        total = switch_total(ctx.desired.devices.get(name))
         fit = None if total is None else device_fit(dev, total.bytes, total.accounting)
         yield name, fit, total
 
 
-def _why(name: str, total: _Total | None) -> str:
+def _why(name: str, total: SwitchTotal | None) -> str:
     if total is None:
         return f"{name} has no buffer plan"
     if total.bytes is None:

@@ -81,6 +81,7 @@ def test_a_write_that_breaks_leaves_the_previous_record(tmp_path: Path, monkeypa
         (None, "another-controller", runs.RUNNING),  # another host's pid cannot be checked from here
         (os.getpid(), "reused", runs.INTERRUPTED),  # a live pid, but a process started at another time
     ],
+    ids=["this-process", "process-gone", "other-host", "pid-reused"],  # no pid in an id: xdist workers differ
 )
 def test_a_running_record_whose_process_is_gone_reads_interrupted(
     tmp_path: Path, pid: int | None, host: str | None, status: str

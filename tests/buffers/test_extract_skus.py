@@ -51,7 +51,7 @@ JSON_POOLS = """{%- macro generate_buffer_pool_and_profiles() %}
 {%- endmacro %}
 """
 
-NONE = {"ingress_lossy_pool": None, "egress_lossless_pool": None, "egress_lossy_pool": None, "total_buffer": None}
+NONE = {"ingress_lossy_pool": None, "egress_lossless_pool": None, "egress_lossy_pool": None}
 
 CASES = [
     (

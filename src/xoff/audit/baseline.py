@@ -10,9 +10,9 @@ run (error) is reported as it is: that is never accepted.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from xoff.audit.outcome import BaselineOutcome, Resolved
 from xoff.validate.model import Finding, Status
 
 if TYPE_CHECKING:
@@ -33,47 +33,6 @@ def subject(f: Finding) -> str:
 
 def key(check: str, f: Finding) -> Key:
     return check, f.device, subject(f)
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """An accepted finding of the baseline that is gone."""
-
-    check: str
-    device: str
-    subject: str
-    finding: str  # as the baseline said it
-
-    def line(self) -> str:
-        return f"{self.check}: {self.finding}"
-
-
-@dataclass
-class BaselineOutcome:
-    snapshot: str  # the baseline snapshot file
-    collected_at: str
-    intent_sha256: str | None  # the intent the baseline was collected under (None: not recorded)
-    accepted: int  # findings of the baseline
-    still_present: int = 0  # current findings the baseline accepted (not reported)
-    new: int = 0  # current findings the baseline does not have (reported)
-    resolved: list[Resolved] = field(default_factory=list)
-
-    def lines(self, intent_hash: str | None) -> list[str]:
-        """What every report says about the baseline, first line the summary."""
-        under = ""
-        if self.intent_sha256 is None:
-            under = " (its intent not recorded)"
-        elif intent_hash is not None and self.intent_sha256 != intent_hash:
-            under = f" (collected under another intent, {self.intent_sha256})"
-        out = [
-            f"baseline {self.snapshot}, collected {self.collected_at}{under}: {self.accepted} accepted findings, "
-            f"{self.still_present} still present (not reported), {len(self.resolved)} resolved, {self.new} new"
-        ]
-        out += [f"resolved: {r.line()}" for r in self.resolved]
-        return out
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "resolved": [asdict(r) for r in self.resolved]}
 
 
 def findings_by_key(validation: Validation) -> dict[Key, tuple[str, Finding]]:

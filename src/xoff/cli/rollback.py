@@ -35,7 +35,7 @@ def rollback_command(
     intent: Annotated[
         Path | None, typer.Option("--intent", help="the intent to reach the devices by (default: the run's)")
     ] = None,
-    lab: Annotated[str | None, typer.Option("--lab", help="the running lab (default: the run's)")] = None,
+    lab: Annotated[str | None, typer.Option("--lab", "--name", help="the running lab (default: the run's)")] = None,
     secrets: Annotated[Path | None, typer.Option("--secrets", help="0600 secrets file (else environment)")] = None,
     known_hosts: Annotated[
         Path | None, typer.Option("--known-hosts", help="known_hosts file; host keys are always checked")

@@ -23,7 +23,7 @@ from xoff.validate.registry import run_checks
 from xoff.validate.select import Selection
 
 if TYPE_CHECKING:
-    from xoff.audit.baseline import BaselineOutcome
+    from xoff.audit.outcome import BaselineOutcome
 
 Source = Literal["offline", "snapshot", "live"]
 

@@ -9,11 +9,12 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
+from xoff.desired.limits import policy_problems
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.resolved import Intent, Switch
-from xoff.platforms.registry import names_hwsku
+from xoff.platforms.registry import get_platform, names_hwsku
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
@@ -30,7 +31,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
         qos_by_network[name] = build_qos(net.qos_policy, policy)
 
     devices: dict[str, Device] = {}
-    problems: list[Problem] = []
+    problems = _unrenderable_qos(intent)
     placements = build_placements(intent)
     for sw in intent.switches.values():
         try:
@@ -81,6 +82,25 @@ def build_fabric_state(intent: Intent) -> FabricState:
         ],
         devices=devices,
     )
+
+
+def _unrenderable_qos(intent: Intent) -> list[Problem]:
+    """The QoS policies some switch's platform cannot render (its record's ``qos_limits``), one line per field,
+    naming the platform and its switches that use the policy."""
+    users: dict[tuple[str, str], list[str]] = {}
+    for sw in intent.switches.values():
+        net = getattr(intent.document.networks, sw.network, None) if sw.network else None
+        if isinstance(net, RoceNetwork):
+            users.setdefault((net.qos_policy, sw.platform), []).append(sw.name)
+    problems: list[Problem] = []
+    for (policy, platform), names in users.items():
+        record = get_platform(platform)
+        if record.qos_limits is None or policy not in intent.document.qos_policies:
+            continue
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        where = f"{record.label} ({shown})"
+        problems += policy_problems(policy, intent.document.qos_policies[policy], record.qos_limits, where)
+    return problems
 
 
 def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> Device:

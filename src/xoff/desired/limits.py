@@ -1,0 +1,78 @@
+"""The plan's refusal of a QoS policy a platform cannot render (``xoff.platforms.limits.QosLimits``).
+
+One ``Problem`` per field, pointing into the intent (``qos_policies.<policy>.<field>``), naming the platform and
+its switches, what is wrong and what is allowed; ``desired.build`` locates them and raises them with the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xoff.errors import Problem
+from xoff.intent.qos import QosPolicy
+from xoff.platforms.limits import QosLimits
+
+
+def policy_problems(name: str, policy: QosPolicy, limits: QosLimits, where: str) -> list[Problem]:
+    """Every field of policy ``name`` that the platform described by ``limits`` cannot render, one line each.
+
+    ``where`` names the platform and the switches that use the policy (``Arista EOS (spine2)``).
+    """
+    return [
+        Problem(None, f"qos_policies.{name}.{field}", f"{where}: {what}")
+        for field, what in (*_class_problems(policy, limits), *_watchdog_problems(policy, limits))
+    ]
+
+
+def _class_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str, str]]:
+    priority_of: dict[int, tuple[str, int]] = {}
+    for cname, cls in policy.classes.items():
+        if limits.queue_is_traffic_class and cls.egress_queue != cls.tc:
+            yield (
+                f"classes.{cname}.queue",
+                f"queue {cls.egress_queue} differs from traffic class {cls.tc}, and this platform sends traffic"
+                f" class N to queue N (allowed: queue {cls.tc}, or leave queue out)",
+            )
+        if limits.lossless_priority_is_traffic_class and cls.lossless and cls.priority != cls.tc:
+            yield (
+                f"classes.{cname}.traffic_class",
+                f"lossless priority {cls.priority} is in traffic class {cls.tc}, and this platform pauses by"
+                f" traffic class (allowed: traffic_class {cls.priority}, or leave traffic_class out)",
+            )
+        other = priority_of.setdefault(cls.tc, (cname, cls.priority))
+        if limits.one_priority_per_traffic_class and other[1] != cls.priority:
+            yield (
+                f"classes.{cname}.priority",
+                f"traffic class {cls.tc} carries priority {other[1]} (class {other[0]}) and {cls.priority}, and this"
+                f" platform classifies each DSCP to one priority (allowed: one priority per traffic class)",
+            )
+    if limits.dwrr_total_max is not None:
+        # one scheduler per queue, the last class on it deciding, as the plan builds it
+        weights = {c.egress_queue: (c.scheduler.weight or 0) * (c.scheduler.type == "dwrr") for c in policy.classes.values()}
+        total = sum(weights.values())
+        if total > limits.dwrr_total_max:
+            yield (
+                "classes",
+                f"DWRR weights add up to {total}, and this platform takes them as percentages"
+                f" (allowed: a total of at most {limits.dwrr_total_max})",
+            )
+
+
+def _watchdog_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str, str]]:
+    wd = policy.pfc_watchdog
+    if not (wd.enabled and policy.lossless_priorities):
+        return  # no watchdog is planned, so nothing of it is rendered
+    if wd.action not in limits.watchdog_actions:
+        yield (
+            "pfc_watchdog.action",
+            f"PFC watchdog action {wd.action!r} has no equivalent on this platform"
+            f" (allowed: {', '.join(limits.watchdog_actions)})",
+        )
+    step = limits.watchdog_time_step_ms
+    for field in ("detection_ms", "restoration_ms"):
+        value = getattr(wd, field)
+        if value % step:
+            yield (
+                f"pfc_watchdog.{field}",
+                f"{value} ms cannot be written on this platform (allowed: a multiple of {step} ms)",
+            )

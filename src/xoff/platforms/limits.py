@@ -1,0 +1,49 @@
+"""What a platform's renderer can say of a QoS policy, declared on its ``Platform`` record and judged at plan time.
+
+A renderer that meets a map or a timer its NOS has no command for must not print something else, and must not
+fail with a traceback at render time either: the plan refuses the policy first, with one located line per field
+(``FILE:LINE:COL: qos_policies.rdma.classes.roce.queue: ...``), so ``check``, ``plan``, ``render`` and ``push``
+all stop with exit 2 and nothing is pushed. The limits are data (``QosLimits``), so ``docs/platforms.md`` lists
+them; ``xoff.desired.limits.policy_problems`` is the one judge, called once per (policy, platform) by the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WATCHDOG_ACTIONS = ("drop", "forward", "alert")
+
+
+@dataclass(frozen=True)
+class QosLimits:
+    """The QoS a platform's renderer can express; the defaults are "anything the intent allows"."""
+
+    # the egress queue of every class must be its traffic class (the NOS fixes traffic class N -> queue N)
+    queue_is_traffic_class: bool = False
+    # a lossless class's PFC priority must be its traffic class (the NOS pauses by traffic class)
+    lossless_priority_is_traffic_class: bool = False
+    # a traffic class carries one switch priority (the NOS classifies DSCP to a priority, not to a class)
+    one_priority_per_traffic_class: bool = False
+    # the PFC watchdog actions the NOS has
+    watchdog_actions: tuple[str, ...] = WATCHDOG_ACTIONS
+    # the finest step of the watchdog's detection and restoration times the NOS can write, in ms
+    watchdog_time_step_ms: int = 1
+    # the most the DWRR weights of a policy may add up to (the NOS takes percentages), None: no limit
+    dwrr_total_max: int | None = None
+
+    def summary(self) -> str:
+        """One cell of the platform matrix: what is refused, or "none"."""
+        parts = []
+        if self.queue_is_traffic_class:
+            parts.append("queue = traffic class")
+        if self.lossless_priority_is_traffic_class:
+            parts.append("lossless priority = traffic class")
+        if self.one_priority_per_traffic_class:
+            parts.append("one priority per traffic class")
+        if self.watchdog_actions != WATCHDOG_ACTIONS:
+            parts.append(f"watchdog action {'|'.join(self.watchdog_actions)}")
+        if self.watchdog_time_step_ms > 1:
+            parts.append(f"watchdog times in {self.watchdog_time_step_ms} ms steps")
+        if self.dwrr_total_max is not None:
+            parts.append(f"DWRR weights total <= {self.dwrr_total_max}")
+        return ", ".join(parts) or "none"

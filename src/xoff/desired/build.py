@@ -9,7 +9,7 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
-from xoff.desired.limits import policy_problems
+from xoff.desired.limits import policy_problems, port_problems
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
@@ -38,6 +38,10 @@ def build_fabric_state(intent: Intent) -> FabricState:
             devices[sw.name] = _switch(facts, sw, qos_by_network.get(sw.network), placements[sw.name])
         except InputError as exc:
             problems.extend(exc.problems)
+            continue
+        limits = get_platform(sw.platform).render_limits
+        if limits is not None:
+            problems += port_problems(intent, sw, devices[sw.name].interfaces, limits, get_platform(sw.platform).label)
     if problems:
         raise InputError(intent.located(problems))
     sm_host = doc.networks.compute.subnet_manager.host if isinstance(doc.networks.compute, InfinibandNetwork) else None
@@ -85,7 +89,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
 
 
 def _unrenderable_qos(intent: Intent) -> list[Problem]:
-    """The QoS policies some switch's platform cannot render (its record's ``qos_limits``), one line per field,
+    """The QoS policies some switch's platform cannot render (its record's ``render_limits``), one line per field,
     naming the platform and its switches that use the policy."""
     users: dict[tuple[str, str], list[str]] = {}
     for sw in intent.switches.values():
@@ -95,11 +99,11 @@ def _unrenderable_qos(intent: Intent) -> list[Problem]:
     problems: list[Problem] = []
     for (policy, platform), names in users.items():
         record = get_platform(platform)
-        if record.qos_limits is None or policy not in intent.document.qos_policies:
+        if record.render_limits is None or policy not in intent.document.qos_policies:
             continue
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         where = f"{record.label} ({shown})"
-        problems += policy_problems(policy, intent.document.qos_policies[policy], record.qos_limits, where)
+        problems += policy_problems(policy, intent.document.qos_policies[policy], record.render_limits, where)
     return problems
 
 

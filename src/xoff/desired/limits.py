@@ -1,19 +1,23 @@
-"""The plan's refusal of a QoS policy a platform cannot render (``xoff.platforms.limits.QosLimits``).
+"""The plan's refusal of what a platform cannot render (``xoff.platforms.limits.RenderLimits``).
 
-One ``Problem`` per field, pointing into the intent (``qos_policies.<policy>.<field>``), naming the platform and
-its switches, what is wrong and what is allowed; ``desired.build`` locates them and raises them with the rest.
+One ``Problem`` per field, pointing into the intent (``qos_policies.<policy>.<field>``, a switch's ``ports``, a
+link), naming the platform and its switches, what is wrong and what is allowed; ``desired.build`` locates them
+and raises them with the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from xoff.desired.models import Interface
 from xoff.errors import Problem
 from xoff.intent.qos import QosPolicy
-from xoff.platforms.limits import QosLimits
+from xoff.intent.resolved import Intent, Switch
+from xoff.intent.types import speed_label
+from xoff.platforms.limits import RenderLimits
 
 
-def policy_problems(name: str, policy: QosPolicy, limits: QosLimits, where: str) -> list[Problem]:
+def policy_problems(name: str, policy: QosPolicy, limits: RenderLimits, where: str) -> list[Problem]:
     """Every field of policy ``name`` that the platform described by ``limits`` cannot render, one line each.
 
     ``where`` names the platform and the switches that use the policy (``Arista EOS (spine2)``).
@@ -24,7 +28,7 @@ def policy_problems(name: str, policy: QosPolicy, limits: QosLimits, where: str)
     ]
 
 
-def _class_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str, str]]:
+def _class_problems(policy: QosPolicy, limits: RenderLimits) -> Iterator[tuple[str, str]]:
     priority_of: dict[int, tuple[str, int]] = {}
     for cname, cls in policy.classes.items():
         if limits.queue_is_traffic_class and cls.egress_queue != cls.tc:
@@ -48,7 +52,9 @@ def _class_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str,
             )
     if limits.dwrr_total_max is not None:
         # one scheduler per queue, the last class on it deciding, as the plan builds it
-        weights = {c.egress_queue: (c.scheduler.weight or 0) * (c.scheduler.type == "dwrr") for c in policy.classes.values()}
+        weights = {
+            c.egress_queue: (c.scheduler.weight or 0) * (c.scheduler.type == "dwrr") for c in policy.classes.values()
+        }
         total = sum(weights.values())
         if total > limits.dwrr_total_max:
             yield (
@@ -58,7 +64,7 @@ def _class_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str,
             )
 
 
-def _watchdog_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[str, str]]:
+def _watchdog_problems(policy: QosPolicy, limits: RenderLimits) -> Iterator[tuple[str, str]]:
     wd = policy.pfc_watchdog
     if not (wd.enabled and policy.lossless_priorities):
         return  # no watchdog is planned, so nothing of it is rendered
@@ -76,3 +82,38 @@ def _watchdog_problems(policy: QosPolicy, limits: QosLimits) -> Iterator[tuple[s
                 f"pfc_watchdog.{field}",
                 f"{value} ms cannot be written on this platform (allowed: a multiple of {step} ms)",
             )
+
+
+def port_problems(
+    intent: Intent, sw: Switch, interfaces: dict[str, Interface], limits: RenderLimits, label: str
+) -> list[Problem]:
+    """The ports of switch ``sw`` its platform cannot render: a speed it has no keyword for (located at the
+    ports list the switch took), a PFC port on a cable shorter than it sizes headroom for (at the link)."""
+    problems: list[Problem] = []
+    speeds = limits.port_speeds_mbps
+    where, path = intent.provenance.get((sw.name, "ports"), (None, "switches"))
+    for iface in interfaces.values():
+        if speeds is not None and iface.speed_mbps is not None and iface.speed_mbps not in speeds:
+            allowed = ", ".join(speed_label(s) for s in speeds)
+            problems.append(
+                Problem(
+                    where,
+                    path,
+                    f"{label} ({sw.name}): port {iface.name} speed {speed_label(iface.speed_mbps)} has no"
+                    f" keyword on this platform (allowed: {allowed})",
+                )
+            )
+    if limits.pfc_cable_m_min:
+        short = {i.name for i in interfaces.values() if i.pfc_priorities and (i.cable_m or 0) < limits.pfc_cable_m_min}
+        for link in intent.links:
+            for end in (link.a, link.b):
+                if end[0] == sw.name and end[1] in short:
+                    problems.append(
+                        Problem(
+                            None,
+                            f"{link.origin.split(' ')[0]}.length",
+                            f"{label} ({sw.name}): port {end[1]} has"
+                            f" PFC on a {link.length} m cable (allowed: at least {limits.pfc_cable_m_min} m)",
+                        )
+                    )
+    return problems

@@ -1,9 +1,10 @@
-"""What a platform's renderer can say of a QoS policy, declared on its ``Platform`` record and judged at plan time.
+"""What a platform's renderer can say (QoS maps, watchdog, port speeds), declared on its ``Platform`` record and
+judged at plan time.
 
 A renderer that meets a map or a timer its NOS has no command for must not print something else, and must not
 fail with a traceback at render time either: the plan refuses the policy first, with one located line per field
 (``FILE:LINE:COL: qos_policies.rdma.classes.roce.queue: ...``), so ``check``, ``plan``, ``render`` and ``push``
-all stop with exit 2 and nothing is pushed. The limits are data (``QosLimits``), so ``docs/platforms.md`` lists
+all stop with exit 2 and nothing is pushed. The limits are data (``RenderLimits``), so ``docs/platforms.md`` lists
 them; ``xoff.desired.limits.policy_problems`` is the one judge, called once per (policy, platform) by the plan.
 """
 
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xoff.intent.types import speed_label
+
 WATCHDOG_ACTIONS = ("drop", "forward", "alert")
 
 
 @dataclass(frozen=True)
-class QosLimits:
-    """The QoS a platform's renderer can express; the defaults are "anything the intent allows"."""
+class RenderLimits:
+    """What a platform's renderer can express; the defaults are "anything the intent allows"."""
 
     # the egress queue of every class must be its traffic class (the NOS fixes traffic class N -> queue N)
     queue_is_traffic_class: bool = False
@@ -30,6 +33,10 @@ class QosLimits:
     watchdog_time_step_ms: int = 1
     # the most the DWRR weights of a policy may add up to (the NOS takes percentages), None: no limit
     dwrr_total_max: int | None = None
+    # the port speeds (Mb/s) the NOS has a keyword for, None: every speed the intent allows
+    port_speeds_mbps: tuple[int, ...] | None = None
+    # the shortest cable (m) a port with PFC may have (the NOS sizes headroom from it)
+    pfc_cable_m_min: int = 0
 
     def summary(self) -> str:
         """One cell of the platform matrix: what is refused, or "none"."""
@@ -46,4 +53,9 @@ class QosLimits:
             parts.append(f"watchdog times in {self.watchdog_time_step_ms} ms steps")
         if self.dwrr_total_max is not None:
             parts.append(f"DWRR weights total <= {self.dwrr_total_max}")
+        if self.port_speeds_mbps is not None:
+            parts.append("port speeds " + "/".join(speed_label(s) for s in self.port_speeds_mbps))
+        if self.pfc_cable_m_min:
+            parts.append(f"PFC cables >= {self.pfc_cable_m_min} m")
         return ", ".join(parts) or "none"
+

@@ -42,7 +42,7 @@ Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumul
 from __future__ import annotations
 
 from xoff.contracts.apply import Capabilities
-from xoff.platforms.limits import QosLimits
+from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
 NVUE_RELEASES = "Cumulus Linux 5.6-5.14"
@@ -80,6 +80,9 @@ PLATFORM = Platform(
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".cumulus:Emulator",  # in the lab's emulator package
-    # qos.py: DSCP maps to one switch priority, DWRR weights are bw-percent; watchdog.py: mitigation drops
-    qos_limits=QosLimits(one_priority_per_traffic_class=True, watchdog_actions=("drop",), dwrr_total_max=100),
+    # qos.py: DSCP maps to one switch priority, DWRR weights are bw-percent, a PFC profile's cable-length is
+    # 1-100000 m; watchdog.py: mitigation drops
+    render_limits=RenderLimits(
+        one_priority_per_traffic_class=True, watchdog_actions=("drop",), dwrr_total_max=100, pfc_cable_m_min=1
+    ),
 )

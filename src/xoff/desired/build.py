@@ -9,7 +9,7 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
-from xoff.desired.limits import policy_problems, port_problems
+from xoff.desired.limits import network_problems, policy_problems, port_problems
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
@@ -31,7 +31,7 @@ def build_fabric_state(intent: Intent) -> FabricState:
         qos_by_network[name] = build_qos(net.qos_policy, policy)
 
     devices: dict[str, Device] = {}
-    problems = _unrenderable_qos(intent)
+    problems = _unrenderable(intent)
     placements = build_placements(intent)
     for sw in intent.switches.values():
         try:
@@ -88,22 +88,25 @@ def build_fabric_state(intent: Intent) -> FabricState:
     )
 
 
-def _unrenderable_qos(intent: Intent) -> list[Problem]:
-    """The QoS policies some switch's platform cannot render (its record's ``render_limits``), one line per field,
-    naming the platform and its switches that use the policy."""
+def _unrenderable(intent: Intent) -> list[Problem]:
+    """The QoS policies and underlay settings some switch's platform cannot render (its record's
+    ``render_limits``), one line per field, naming the platform and its switches that use them."""
     users: dict[tuple[str, str], list[str]] = {}
     for sw in intent.switches.values():
-        net = getattr(intent.document.networks, sw.network, None) if sw.network else None
-        if isinstance(net, RoceNetwork):
-            users.setdefault((net.qos_policy, sw.platform), []).append(sw.name)
+        if isinstance(getattr(intent.document.networks, sw.network, None), RoceNetwork):
+            users.setdefault((sw.network, sw.platform), []).append(sw.name)
     problems: list[Problem] = []
-    for (policy, platform), names in users.items():
+    for (network, platform), names in users.items():
         record = get_platform(platform)
-        if record.render_limits is None or policy not in intent.document.qos_policies:
+        net = getattr(intent.document.networks, network)
+        if record.render_limits is None or not isinstance(net, RoceNetwork):
             continue
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         where = f"{record.label} ({shown})"
-        problems += policy_problems(policy, intent.document.qos_policies[policy], record.render_limits, where)
+        problems += network_problems(network, net.underlay.max_paths, record.render_limits, where)
+        policy = intent.document.qos_policies.get(net.qos_policy)
+        if policy is not None:
+            problems += policy_problems(net.qos_policy, policy, record.render_limits, where)
     return problems
 
 

@@ -7,10 +7,11 @@ and raises them with the rest.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from xoff.desired.models import Interface
-from xoff.errors import Problem
+from xoff.errors import Location, Problem
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Intent, Switch
 from xoff.intent.types import speed_label
@@ -103,6 +104,7 @@ def port_problems(
                     f" keyword on this platform (allowed: {allowed})",
                 )
             )
+    problems += _breakout_problems(sw, interfaces, limits, (where, path), label)
     if limits.pfc_cable_m_min:
         short = {i.name for i in interfaces.values() if i.pfc_priorities and (i.cable_m or 0) < limits.pfc_cable_m_min}
         for link in intent.links:
@@ -117,3 +119,47 @@ def port_problems(
                         )
                     )
     return problems
+
+
+def _breakout_problems(
+    sw: Switch, interfaces: dict[str, Interface], limits: RenderLimits, at: tuple[Location | None, str], label: str
+) -> list[Problem]:
+    """A cage used whole and broken out at once, or broken into more sub-ports than it has."""
+    if limits.sub_port is None:
+        return []
+    pattern = re.compile(limits.sub_port)
+    widest: dict[str, int] = {}
+    for name in interfaces:
+        m = pattern.fullmatch(name)
+        if m:
+            widest[m[1]] = max(widest.get(m[1], 0), int(m[2]) + 1)
+    out: list[Problem] = []
+    for cage, count in widest.items():
+        if cage in interfaces:
+            out.append(
+                Problem(
+                    *at,
+                    f"{label} ({sw.name}): {cage} is used whole and broken out at the same time"
+                    " (allowed: either the cage or its sub-ports)",
+                )
+            )
+        if limits.sub_ports_max is not None and count > limits.sub_ports_max:
+            out.append(
+                Problem(
+                    *at, f"{label} ({sw.name}): {cage} has {count} sub-ports (allowed: at most {limits.sub_ports_max})"
+                )
+            )
+    return out
+
+
+def network_problems(network: str, max_paths: int, limits: RenderLimits, where: str) -> list[Problem]:
+    """The underlay settings of ``network`` the platform cannot render."""
+    if limits.bgp_max_paths_max is not None and max_paths > limits.bgp_max_paths_max:
+        return [
+            Problem(
+                None,
+                f"networks.{network}.underlay.max_paths",
+                f"{where}: {max_paths} ECMP paths (allowed: at most {limits.bgp_max_paths_max} on this platform)",
+            )
+        ]
+    return []

@@ -37,6 +37,12 @@ class RenderLimits:
     port_speeds_mbps: tuple[int, ...] | None = None
     # the shortest cable (m) a port with PFC may have (the NOS sizes headroom from it)
     pfc_cable_m_min: int = 0
+    # a breakout sub-port's name, groups (cage port, lane index from 0), and the most sub-ports a cage has;
+    # a cage is then used whole or broken out, never both
+    sub_port: str | None = None
+    sub_ports_max: int | None = None
+    # the most ECMP paths BGP may install (maximum-paths), None: no limit
+    bgp_max_paths_max: int | None = None
 
     def summary(self) -> str:
         """One cell of the platform matrix: what is refused, or "none"."""
@@ -57,5 +63,8 @@ class RenderLimits:
             parts.append("port speeds " + "/".join(speed_label(s) for s in self.port_speeds_mbps))
         if self.pfc_cable_m_min:
             parts.append(f"PFC cables >= {self.pfc_cable_m_min} m")
+        if self.sub_ports_max is not None:
+            parts.append(f"at most {self.sub_ports_max} sub-ports per cage, cage whole or broken out")
+        if self.bgp_max_paths_max is not None:
+            parts.append(f"BGP max paths <= {self.bgp_max_paths_max}")
         return ", ".join(parts) or "none"
-

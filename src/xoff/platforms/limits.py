@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xoff.intent.types import speed_label
-
 WATCHDOG_ACTIONS = ("drop", "forward", "alert")
 
 
@@ -60,7 +58,7 @@ class RenderLimits:
         if self.dwrr_total_max is not None:
             parts.append(f"DWRR weights total <= {self.dwrr_total_max}")
         if self.port_speeds_mbps is not None:
-            parts.append("port speeds " + "/".join(speed_label(s) for s in self.port_speeds_mbps))
+            parts.append("port speeds " + "/".join(_speed(s) for s in self.port_speeds_mbps))
         if self.pfc_cable_m_min:
             parts.append(f"PFC cables >= {self.pfc_cable_m_min} m")
         if self.sub_ports_max is not None:
@@ -68,3 +66,9 @@ class RenderLimits:
         if self.bgp_max_paths_max is not None:
             parts.append(f"BGP max paths <= {self.bgp_max_paths_max}")
         return ", ".join(parts) or "none"
+
+
+def _speed(mbps: int) -> str:
+    """400000 -> "400G", 1600000 -> "1.6T" (as ``intent.types.speed_label``, which this module, read while the
+    platform registry loads, cannot import: the intent's types read the registry)."""
+    return f"{mbps / 1_000_000:g}T" if mbps >= 1_000_000 else f"{mbps // 1000}G" if mbps >= 1000 else f"{mbps}M"

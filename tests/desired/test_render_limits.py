@@ -102,6 +102,24 @@ REFUSED = [
         "200 ECMP paths (allowed: at most 128 on this platform)",
     ),
     (
+        "linux-rdma-name-with-a-dash",
+        "devices.yaml",
+        "{netdev: eth2, rdma: mlx5_2",
+        "{netdev: eth2, rdma: mlx5-2",
+        "devices.yaml:30: host_profiles.gpu-2rail.nics",
+        "(gpu1, gpu2, gpu3 and 1 more): rdma name 'mlx5-2' cannot be printed into the host's scripts",
+    ),
+    (
+        "cumulus-two-priorities-in-one-tc",
+        "qos.yaml",
+        "      bulk:\n        priority: 0\n        scheduler: {type: dwrr, weight: 40}\n",
+        "      bulk:\n        priority: 0\n        scheduler: {type: dwrr, weight: 40}\n"
+        "      scavenger:\n        dscp: [8]\n        priority: 1\n        traffic_class: 0\n"
+        "        scheduler: {type: dwrr, weight: 40}\n",
+        "qos.yaml:43: qos_policies.storage.classes.scavenger.priority",
+        "traffic class 0 carries priority 0 (class bulk) and 1",
+    ),
+    (
         "cumulus-dwrr-over-100",
         "qos.yaml",
         "scheduler: {type: dwrr, weight: 60}",

@@ -9,7 +9,7 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
-from xoff.desired.limits import network_problems, policy_problems, port_problems
+from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
@@ -42,6 +42,9 @@ def build_fabric_state(intent: Intent) -> FabricState:
         limits = get_platform(sw.platform).render_limits
         if limits is not None:
             problems += port_problems(intent, sw, devices[sw.name].interfaces, limits, get_platform(sw.platform).label)
+    host_limits = get_platform("linux").render_limits  # every host is planned as linux (below)
+    if host_limits is not None:
+        problems += host_problems(intent, host_limits, get_platform("linux").label)
     if problems:
         raise InputError(intent.located(problems))
     sm_host = doc.networks.compute.subnet_manager.host if isinstance(doc.networks.compute, InfinibandNetwork) else None

@@ -163,3 +163,28 @@ def network_problems(network: str, max_paths: int, limits: RenderLimits, where: 
             )
         ]
     return []
+
+
+def host_problems(intent: Intent, limits: RenderLimits, label: str) -> list[Problem]:
+    """NIC names the host platform cannot print, one line per name in its host profile, naming its hosts."""
+    checks = [(what, re.compile(p)) for what, p in (("netdev", limits.netdev_name), ("rdma", limits.rdma_name)) if p]
+    bad: dict[tuple[str, str, str], list[str]] = {}
+    for host in intent.hosts.values():
+        for nic in host.nics.values():
+            for what, pattern in checks:
+                value = nic.netdev if what == "netdev" else nic.rdma
+                if value is not None and not pattern.fullmatch(value):
+                    bad.setdefault((host.profile_name, what, value), []).append(host.name)
+    return [
+        Problem(
+            None,
+            f"host_profiles.{profile}.nics",
+            f"{label} ({_shown(hosts)}): {what} name {value!r} cannot be printed into the host's scripts"
+            f" (allowed: {getattr(limits, what + '_name')})",
+        )
+        for (profile, what, value), hosts in bad.items()
+    ]
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -137,7 +137,7 @@ def _section(p: Platform) -> list[str]:
         pairs = ", ".join(f"`{k}: {json.dumps(v)}`" for k, v in p.ansible_vars.items())
         lines.append(f"- Ansible (`platform_{p.name}` group, plus the login of its kind): {pairs}")
     lines.append(f"- lab emulator: {_code(p.emulator) if p.emulator else 'none'}")
-    if p.kind == "switch":
+    if p.kind != "ib_switch":
         limits = p.render_limits.summary() if p.render_limits is not None else "none"
         lines.append(f"- render limits (the plan refuses the rest, one located line each): {limits}")
     return lines

@@ -41,31 +41,31 @@ class RenderLimits:
     sub_ports_max: int | None = None
     # the most ECMP paths BGP may install (maximum-paths), None: no limit
     bgp_max_paths_max: int | None = None
+    # hosts: the netdev and RDMA device names its files can print (a regular expression, full match)
+    netdev_name: str | None = None
+    rdma_name: str | None = None
 
     def summary(self) -> str:
         """One cell of the platform matrix: what is refused, or "none"."""
-        parts = []
-        if self.queue_is_traffic_class:
-            parts.append("queue = traffic class")
-        if self.lossless_priority_is_traffic_class:
-            parts.append("lossless priority = traffic class")
-        if self.one_priority_per_traffic_class:
-            parts.append("one priority per traffic class")
-        if self.watchdog_actions != WATCHDOG_ACTIONS:
-            parts.append(f"watchdog action {'|'.join(self.watchdog_actions)}")
-        if self.watchdog_time_step_ms > 1:
-            parts.append(f"watchdog times in {self.watchdog_time_step_ms} ms steps")
-        if self.dwrr_total_max is not None:
-            parts.append(f"DWRR weights total <= {self.dwrr_total_max}")
-        if self.port_speeds_mbps is not None:
-            parts.append("port speeds " + "/".join(_speed(s) for s in self.port_speeds_mbps))
-        if self.pfc_cable_m_min:
-            parts.append(f"PFC cables >= {self.pfc_cable_m_min} m")
-        if self.sub_ports_max is not None:
-            parts.append(f"at most {self.sub_ports_max} sub-ports per cage, cage whole or broken out")
-        if self.bgp_max_paths_max is not None:
-            parts.append(f"BGP max paths <= {self.bgp_max_paths_max}")
-        return ", ".join(parts) or "none"
+        speeds = self.port_speeds_mbps
+        parts = [
+            (self.queue_is_traffic_class, "queue = traffic class"),
+            (self.lossless_priority_is_traffic_class, "lossless priority = traffic class"),
+            (self.one_priority_per_traffic_class, "one priority per traffic class"),
+            (self.watchdog_actions != WATCHDOG_ACTIONS, f"watchdog action {'|'.join(self.watchdog_actions)}"),
+            (self.watchdog_time_step_ms > 1, f"watchdog times in {self.watchdog_time_step_ms} ms steps"),
+            (self.dwrr_total_max is not None, f"DWRR weights total <= {self.dwrr_total_max}"),
+            (speeds is not None, "port speeds " + "/".join(_speed(s) for s in speeds or ())),
+            (self.pfc_cable_m_min > 0, f"PFC cables >= {self.pfc_cable_m_min} m"),
+            (
+                self.sub_ports_max is not None,
+                f"at most {self.sub_ports_max} sub-ports per cage, cage whole or broken out",
+            ),
+            (self.bgp_max_paths_max is not None, f"BGP max paths <= {self.bgp_max_paths_max}"),
+            (self.netdev_name is not None, f"netdev names `{self.netdev_name}`"),
+            (self.rdma_name is not None, f"RDMA device names `{self.rdma_name}`"),
+        ]
+        return ", ".join(text for applies, text in parts if applies) or "none"
 
 
 def _speed(mbps: int) -> str:

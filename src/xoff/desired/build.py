@@ -9,11 +9,12 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
+from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.resolved import Intent, Switch
-from xoff.platforms.registry import names_hwsku
+from xoff.platforms.registry import get_platform, names_hwsku
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
@@ -30,13 +31,20 @@ def build_fabric_state(intent: Intent) -> FabricState:
         qos_by_network[name] = build_qos(net.qos_policy, policy)
 
     devices: dict[str, Device] = {}
-    problems: list[Problem] = []
+    problems = _unrenderable(intent)
     placements = build_placements(intent)
     for sw in intent.switches.values():
         try:
             devices[sw.name] = _switch(facts, sw, qos_by_network.get(sw.network), placements[sw.name])
         except InputError as exc:
             problems.extend(exc.problems)
+            continue
+        limits = get_platform(sw.platform).render_limits
+        if limits is not None:
+            problems += port_problems(intent, sw, devices[sw.name].interfaces, limits, get_platform(sw.platform).label)
+    host_limits = get_platform("linux").render_limits  # every host is planned as linux (below)
+    if host_limits is not None:
+        problems += host_problems(intent, host_limits, get_platform("linux").label)
     if problems:
         raise InputError(intent.located(problems))
     sm_host = doc.networks.compute.subnet_manager.host if isinstance(doc.networks.compute, InfinibandNetwork) else None
@@ -81,6 +89,28 @@ def build_fabric_state(intent: Intent) -> FabricState:
         ],
         devices=devices,
     )
+
+
+def _unrenderable(intent: Intent) -> list[Problem]:
+    """The QoS policies and underlay settings some switch's platform cannot render (its record's
+    ``render_limits``), one line per field, naming the platform and its switches that use them."""
+    users: dict[tuple[str, str], list[str]] = {}
+    for sw in intent.switches.values():
+        if isinstance(getattr(intent.document.networks, sw.network, None), RoceNetwork):
+            users.setdefault((sw.network, sw.platform), []).append(sw.name)
+    problems: list[Problem] = []
+    for (network, platform), names in users.items():
+        record = get_platform(platform)
+        net = getattr(intent.document.networks, network)
+        if record.render_limits is None or not isinstance(net, RoceNetwork):
+            continue
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        where = f"{record.label} ({shown})"
+        problems += network_problems(network, net.underlay.max_paths, record.render_limits, where)
+        policy = intent.document.qos_policies.get(net.qos_policy)
+        if policy is not None:
+            problems += policy_problems(net.qos_policy, policy, record.render_limits, where)
+    return problems
 
 
 def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> Device:

@@ -46,7 +46,9 @@ A platform is one package plus one line:
    - `ansible_vars`: the `platform_<name>` group's connection variables (the login is added by kind), and
      the playbooks' task files under `playbooks/tasks/<name>/`;
    - `emulator`: the lab's NOS emulator as `"module:Class"` (a subclass of the lab's `EmulatorBase`,
-     `lab/emulators/base.py`; a module starting with `.` is relative to the lab's emulator package), or none.
+     `lab/emulators/base.py`; a module starting with `.` is relative to the lab's emulator package), or none;
+   - `render_limits` (`xoff.platforms.limits.RenderLimits`): what its renderer cannot express (maps, watchdog,
+     port speeds, ...), refused when the plan is built, never at render time.
 2. **The line**: a built-in platform is one line in `BUILTIN` of `src/xoff/platforms/registry.py`; a site's
    platform is one entry point in its own distribution's `pyproject.toml`:
 
@@ -135,6 +137,9 @@ def _section(p: Platform) -> list[str]:
         pairs = ", ".join(f"`{k}: {json.dumps(v)}`" for k, v in p.ansible_vars.items())
         lines.append(f"- Ansible (`platform_{p.name}` group, plus the login of its kind): {pairs}")
     lines.append(f"- lab emulator: {_code(p.emulator) if p.emulator else 'none'}")
+    if p.kind != "ib_switch":
+        limits = p.render_limits.summary() if p.render_limits is not None else "none"
+        lines.append(f"- render limits (the plan refuses the rest, one located line each): {limits}")
     return lines
 
 

@@ -42,6 +42,7 @@ Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumul
 from __future__ import annotations
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
 NVUE_RELEASES = "Cumulus Linux 5.6-5.14"
@@ -79,4 +80,15 @@ PLATFORM = Platform(
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".cumulus:Emulator",  # in the lab's emulator package
+    # qos.py: DSCP maps to one switch priority, DWRR weights are bw-percent, a PFC profile's cable-length is
+    # 1-100000 m; watchdog.py: mitigation drops; interfaces.py: breakout 2x/4x/8x; bgp.py: multipaths 1-128
+    render_limits=RenderLimits(
+        one_priority_per_traffic_class=True,
+        watchdog_actions=("drop",),
+        dwrr_total_max=100,
+        pfc_cable_m_min=1,
+        sub_port=r"(swp\d+)s(\d+)",
+        sub_ports_max=8,
+        bgp_max_paths_max=128,
+    ),
 )

@@ -6,6 +6,7 @@ only print it; ``render.py`` joins them.
 """
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
 COMMIT_TIMER = "00:05:00"  # EOS rolls a committed session back by itself unless xoff confirms within this time
@@ -41,4 +42,14 @@ PLATFORM = Platform(
         "ansible_become_method": "enable",
     },
     emulator=".eos:Emulator",  # in the lab's emulator package
+    # qos.py: traffic class N goes to tx-queue N and PFC priority N pauses traffic class N (xoff renders no
+    # `qos map traffic-class ... to tx-queue`); the watchdog acts by dropping and takes seconds with two decimals;
+    # interfaces.py: `speed <n>g[-<lanes>]` from 10g up
+    render_limits=RenderLimits(
+        queue_is_traffic_class=True,
+        lossless_priority_is_traffic_class=True,
+        watchdog_actions=("drop",),
+        watchdog_time_step_ms=10,
+        port_speeds_mbps=(10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000),
+    ),
 )

@@ -2,7 +2,8 @@
 
 Syntax: reference/lossless.md §3.1 (AVD ``eos_cli_config_gen`` ``qos.j2``, ``priority-flow-control.j2``,
 ``qos-profiles.j2``, ``ethernet-interface-tx-queues.j2``). Everything that cannot be said on EOS
-exactly as FabricState means it raises ``ValueError`` instead of rendering something else.
+exactly as FabricState means it raises ``ValueError`` instead of rendering something else; the plan refuses
+such an intent first (the record's ``qos_limits``), so these raises guard only FabricStates built elsewhere.
 """
 
 from __future__ import annotations
@@ -53,8 +54,14 @@ def _require_identity(name: str, mapping: dict[int, int], device: str) -> None:
 
 
 def check_supported(device: Device, qos: QosState) -> None:
+    """The plan refuses an intent that fails these (the EOS record's ``qos_limits``, ``desired/limits.py``), with
+    its place in the intent; they stay here for a FabricState that did not come from a plan.
+
+    Only the lossless priorities' queues matter to PFC: a lossy class's priority is only classification
+    (``qos map cos``), so it may sit in any traffic class."""
     _require_identity("tc_to_queue", qos.tc_to_queue, device.name)
-    _require_identity("pfc_priority_to_queue", qos.pfc_priority_to_queue, device.name)
+    lossless = {p: q for p, q in qos.pfc_priority_to_queue.items() if p in qos.lossless_priorities}
+    _require_identity("pfc_priority_to_queue", lossless, device.name)
     for cls in qos.classes:
         if cls.lossless and cls.priority != cls.traffic_class:
             raise ValueError(

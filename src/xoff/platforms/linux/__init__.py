@@ -2,7 +2,12 @@
 NCCL environment (reference/lossless.md §4)."""
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
+
+# the names the host files print into shell scripts unquoted (builders.py checks them again)
+NETDEV_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}"  # IFNAMSIZ: at most 15 characters
+RDMA_NAME = r"[A-Za-z0-9][A-Za-z0-9_]*"
 
 PLATFORM = Platform(
     name="linux",
@@ -29,4 +34,5 @@ PLATFORM = Platform(
     clab=Ref("xoff.platforms.linux.clab:KIND"),
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=None,  # the lab's hosts run the real OpenSSH sshd in their namespace
+    render_limits=RenderLimits(netdev_name=NETDEV_NAME, rdma_name=RDMA_NAME),
 )

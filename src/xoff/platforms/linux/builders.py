@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from xoff.desired.models import Device, FabricState, HostNic, HostSettings
+from xoff.platforms.linux import NETDEV_NAME, RDMA_NAME
 
 STATE_SCHEMA = "xoff-host-state/1"
 NCCL_ENV_PATH = "/etc/xoff/nccl.env"
@@ -24,8 +25,8 @@ RDMA_PORT = 1
 ROCE_MODE_FLAG = {"IB/RoCE v1": 1, "RoCE v2": 2}
 ROCE_TOOLS = ("ip", "mlnx_qos", "cma_roce_mode", "cma_roce_tos")
 
-_NETDEV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$")  # IFNAMSIZ: at most 15 characters
-_RDMA = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]*$")
+_NETDEV = re.compile(NETDEV_NAME)  # the plan refuses other names (the record's render_limits); fullmatch below
+_RDMA = re.compile(RDMA_NAME)
 _IPV4_CIDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")
 _IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
 _PREFIX = re.compile(r"^(default|\d{1,3}(\.\d{1,3}){3}/\d{1,2})$")

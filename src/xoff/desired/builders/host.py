@@ -29,7 +29,7 @@ def dcqcn_priorities(policy: QosPolicy) -> list[int]:
     knobs = policy.congestion_control.knobs
     if not knobs.nic_dcqcn:
         return []
-    if knobs.pfc and policy.lossless_priorities:
+    if knobs.pfc:
         return sorted(policy.lossless_priorities)
     roce = policy.classes.get(policy.rdma_class or "")
     return [] if roce is None else [roce.priority]

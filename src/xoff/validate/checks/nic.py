@@ -213,8 +213,9 @@ class NicDcqcn(Check):
     title = "Host NICs run DCQCN (ECN NP and RP) on exactly the switches' lossless priorities, CNPs in the CNP class"
     hint = "echo <value> > /sys/class/net/<netdev>/ecn/roce_np|roce_rp/<file> (the host script: xoff push)"
 
-    def applies(self, subject: FabricState) -> str | None:
-        return None if any_roce_networks(subject) else "no RoCE network in this fabric"
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        lossy = [n for n in any_roce_networks(ctx.desired) if (cc := profile_of(ctx.desired, n)) and not cc.pfc]
+        return None if lossy else needs_roce(ctx.subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired

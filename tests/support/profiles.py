@@ -24,7 +24,7 @@ def _ecn_only(policy: dict[str, Any]) -> None:
             policy["roce_class"] = name
 
 
-SHAPES = {"dcqcn": lambda _policy: None, "pfc-only": _pfc_only, "ecn-only": _ecn_only}
+SHAPES = {"dcqcn": lambda _policy: None, "custom": lambda _policy: None, "pfc-only": _pfc_only, "ecn-only": _ecn_only}
 
 
 def lab_mini_with(tmp: Path, profile: str, *, keep_ecn: bool = False) -> Path:

@@ -57,6 +57,14 @@ def _with_pfc(state: FabricState, device: str, port: str) -> FabricState:
     return state.model_copy(update={"devices": {**state.devices, device: dev}})
 
 
+def _nic_pfc_on(state: FabricState, device: str, netdev: str) -> FabricState:
+    dev = state.devices[device]
+    assert dev.host is not None
+    nic = dev.host.nics[netdev].model_copy(update={"pfc": [0, 0, 0, 1, 0, 0, 0, 0]})
+    host = dev.host.model_copy(update={"nics": {**dev.host.nics, netdev: nic}})
+    return state.model_copy(update={"devices": {**state.devices, device: dev.model_copy(update={"host": host})}})
+
+
 # (profile plan, check, observed change or None (the intent itself), expected status, first finding's start)
 CASES: list[tuple[str, str, Callable[[FabricState], FabricState] | None, Status, str]] = [
     ("pfc-only", PfcOnlyNoEcn.id, None, Status.SUCCESS, ""),
@@ -85,6 +93,16 @@ CASES: list[tuple[str, str, Callable[[FabricState], FabricState] | None, Status,
     ("dcqcn", "lossless.ecn_on_lossless_queues", None, Status.SUCCESS, ""),
     ("pfc-only", "lossless.nic_dcqcn", None, Status.SUCCESS, ""),
     ("ecn-only", "lossless.nic_dcqcn", None, Status.SUCCESS, ""),
+    # lossy RoCE still needs one DSCP map and DSCP trust on the NICs
+    ("ecn-only", "lossless.qos_mapping", None, Status.SUCCESS, ""),
+    ("ecn-only", "lossless.nic_trust_pfc", None, Status.SUCCESS, ""),
+    (
+        "ecn-only",
+        "lossless.nic_trust_pfc",
+        lambda s: _nic_pfc_on(s, "gpu1", "eth0"),
+        Status.FAILURE,
+        "gpu1: eth0 - NIC PFC",
+    ),
 ]
 
 

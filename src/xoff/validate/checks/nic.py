@@ -46,11 +46,11 @@ class NicTrustPfc(Check):
     hint = "mlnx_qos -i <netdev> --trust dscp --pfc <the switches' vector>"
 
     def applies(self, subject: FabricState) -> str | None:
-        return needs_roce(subject)
+        return needs_any_roce(subject)  # ecn-only: trust DSCP, and PFC off as on the switch ports
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
-        for dev, nic in roce_nics(subject):
+        for dev, nic in roce_nics(subject, every=True):
             if nic.trust != "dscp":
                 yield Finding(
                     dev.name,

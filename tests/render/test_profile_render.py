@@ -74,3 +74,11 @@ def test_the_text_plan_says_so(tmp_path: Path) -> None:
         " on); the PFC watchdog off (vendor default: on)"
     )
     assert congestion_notes(api.load(lab_mini_with(tmp_path, "dcqcn")).state) == []
+
+
+def test_a_port_without_pfc_has_no_cable_length_where_only_pfc_holds_one(tmp_path: Path) -> None:
+    """ecn-only: NVUE holds a cable length only in a port's PFC profile, so the plan gives its ports none (the
+    collector reads none, and drift agrees); SONiC keeps CABLE_LENGTH for every cabled port."""
+    state = api.load(lab_mini_with(tmp_path, "ecn-only")).state
+    assert {i.cable_m for i in state.devices["sleaf1"].interfaces.values() if i.peer is not None} == {None}
+    assert None not in {i.cable_m for i in state.devices["leaf1"].interfaces.values() if i.peer is not None}

@@ -36,7 +36,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
             admin_up=not port.shutdown,
             addresses=[str(addr)] if addr is not None else [],
             peer=Peer(device=peer[0], port=peer[1]),
-            cable_m=link.length,
+            cable_m=link.length if lossless or not info.cable_length_needs_pfc else None,
             link_role=link.role,
             network=link.network,
             pfc_priorities=list(lossless),

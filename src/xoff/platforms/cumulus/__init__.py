@@ -79,4 +79,5 @@ PLATFORM = Platform(
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".cumulus:Emulator",  # in the lab's emulator package
+    cable_length_needs_pfc=True,  # `nv set qos pfc <profile> cable-length`: no other place holds it
 )

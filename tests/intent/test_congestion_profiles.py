@@ -35,10 +35,18 @@ CASES = [
         True,
         "qos_policies.rdma.congestion_control: profile custom needs every knob",
     ),
+    (
+        "custom",
+        {"pfc": False, "ecn": False, "nic_dcqcn": False, "pfc_watchdog": False},
+        True,
+        "qos_policies.rdma.congestion_control: pfc false and ecn false leave RoCE with no congestion control",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("profile", "edit", "shape", "message"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("profile", "edit", "shape", "message"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_refused_with_one_located_line(
     tmp_path: Path, profile: str, edit: dict[str, object], shape: bool, message: str
 ) -> None:

@@ -71,6 +71,8 @@ class CongestionControl(IntentModel):
         missing = [k for k in KNOBS if getattr(self, k) is None]
         if self.profile == "custom" and missing:
             raise ValueError(f"profile custom needs every knob; {', '.join(missing)} missing (allowed: true or false)")
+        if self.profile == "custom" and not self.pfc and not self.ecn:
+            raise ValueError("pfc false and ecn false leave RoCE with no congestion control (allowed: pfc or ecn true)")
         return self
 
     @property

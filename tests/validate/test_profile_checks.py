@@ -148,3 +148,19 @@ def test_every_profile_check_has_cases() -> None:
     assert ids == set(PROFILE_CHECKS)
     for check_id in ids:
         assert {c[3] for c in CASES if c[1] == check_id} == {Status.SUCCESS, Status.FAILURE, Status.SKIPPED}
+
+
+def test_ecn_before_pfc_does_not_judge_a_pfc_only_fabric(plans: dict[str, FabricState]) -> None:
+    """A pfc-only switch that paused with no ECN mark is the design, not a failure: the counter check skips it;
+    the same counters on the dcqcn fabric fail."""
+    from xoff.contracts.observed import PfcCounters, PortCounters, QueueCounters
+
+    def paused(desired: FabricState) -> Snapshot:
+        snap = mirror_snapshot(desired)
+        port = PortCounters(pfc=PfcCounters(tx_pause={3: 900}), queues={3: QueueCounters(ecn_marked_packets=0)})
+        return snap.model_copy(update={"counters": {**snap.counters, "leaf1": {"Ethernet0": port}}})
+
+    (skipped,) = run_checks(plans["pfc-only"], ["counters.ecn_before_pfc"], observed=paused(plans["pfc-only"]))
+    assert skipped.status is Status.SKIPPED and skipped.message
+    (failed,) = run_checks(plans["dcqcn"], ["counters.ecn_before_pfc"], observed=paused(plans["dcqcn"]))
+    assert failed.status is Status.FAILURE

@@ -46,7 +46,7 @@ def intent_summary(intent: Intent, state: FabricState) -> RenderableType:
             "" if plan.cnp_dscp is None else str(plan.cnp_dscp),
             str(plan.devices),
         )
-    return Group(counts, table)
+    return Group(counts, table, *congestion_notes(state))
 
 
 def plan_summary(state: FabricState) -> RenderableType:

@@ -93,6 +93,9 @@ class Platform:
     # the lab's NOS emulator, "module:Class": a string, so the core never imports the lab; a module starting
     # with "." is relative to the lab's emulator package (``.eos:Emulator``), a site's is absolute
     emulator: str | None = None
+    # it holds a port's cable length only with PFC on the port (NVUE: in the port's PFC profile), so a port without
+    # PFC (profile ecn-only) is planned with no cable length
+    cable_length_needs_pfc: bool = False
     names_hwsku: bool = False  # its config names the switch's hardware SKU (SONiC: DEVICE_METADATA hwsku)
     # the QoS its renderer can express; the plan refuses the rest with one located line (None: no limit)
     render_limits: RenderLimits | None = None

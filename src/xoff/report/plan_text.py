@@ -46,7 +46,7 @@ def intent_summary(intent: Intent, state: FabricState) -> RenderableType:
             "" if plan.cnp_dscp is None else str(plan.cnp_dscp),
             str(plan.devices),
         )
-    return Group(counts, table)
+    return Group(counts, table, *congestion_notes(state))
 
 
 def plan_summary(state: FabricState) -> RenderableType:
@@ -77,7 +77,18 @@ def plan_summary(state: FabricState) -> RenderableType:
             str(cabled),
             str(lossless),
         )
-    return table
+    notes = congestion_notes(state)
+    return Group(table, *notes) if notes else table
+
+
+def congestion_notes(state: FabricState) -> list[str]:
+    """One line per RoCE network whose congestion-control profile departs from the vendor default."""
+    out = []
+    for name, plan in state.networks.items():
+        cc = plan.congestion_control
+        if cc is not None and cc.departures:
+            out.append(f"{name}: profile {cc.profile} departs from the vendor default: {'; '.join(cc.departures)}")
+    return out
 
 
 def device_detail(device: Device) -> RenderableType:

@@ -91,4 +91,5 @@ PLATFORM = Platform(
         sub_ports_max=8,
         bgp_max_paths_max=128,
     ),
+    cable_length_needs_pfc=True,  # `nv set qos pfc <profile> cable-length`: no other place holds it
 )

@@ -286,6 +286,11 @@ def _ecn_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
                 for p in prios
                 if have.get(f"{point}/enable/{p}") != "1"
             )
+            yield from (
+                f"~ {want['netdev']} ecn {point} priority {p} -> 0"
+                for p in want.get("off_priorities", [])
+                if have.get(f"{point}/enable/{p}", "0") != "0"
+            )
         for name, value in (("cnp_dscp", want["cnp_dscp"]), ("cnp_802p_prio", want["cnp_priority"])):
             key = f"roce_np/{name}"
             if key in have and have[key] != str(value):

@@ -204,6 +204,9 @@ def _ecn(s: _Script, observed: dict[str, Any], desired: dict[str, Any]) -> None:
             for p in prios:
                 if have.get(f"{point}/enable/{p}") != "1":
                     s.files.append(f"xoff_sysfs {quote(f'/sys/class/net/{dev}/ecn/{point}/enable/{int(p)}')} 1")
+            for p in want.get("off_priorities", []):  # DCQCN off (profile pfc-only); a file not there is not on
+                if have.get(f"{point}/enable/{p}", "0") != "0":
+                    s.files.append(f"xoff_sysfs {quote(f'/sys/class/net/{dev}/ecn/{point}/enable/{int(p)}')} 0")
         for name, value in (("cnp_dscp", want["cnp_dscp"]), ("cnp_802p_prio", want["cnp_priority"])):
             key = f"roce_np/{name}"
             if value is not None and key in have and have[key] != str(value):

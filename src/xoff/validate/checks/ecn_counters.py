@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from xoff.contracts.observed import PortCounters
-from xoff.validate.checks.common import lossless_queues
+from xoff.validate.checks.common import ecn_on_lossless, lossless_queues
 from xoff.validate.context import CheckContext
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
@@ -24,8 +24,8 @@ def _judged(ctx: CheckContext) -> Iterator[tuple[str, int, int, dict[str, PortCo
     whose priority's PFC pause frames sent were both read (N/A, "-" or absent: not observed, never 0)."""
     for name, ports in sorted(ctx.snapshot.counters.items()):
         dev = ctx.desired.devices.get(name)
-        if dev is None or dev.qos is None:
-            continue
+        if dev is None or dev.qos is None or not ecn_on_lossless(ctx.desired, dev.network):
+            continue  # a pfc-only network pauses with no ECN by design
         for queue, priority in sorted(lossless_queues(dev.qos).items()):
             marked = _marked(ports, queue)
             if marked is not None and any(priority in c.pfc.tx_pause for c in ports.values()):
@@ -41,7 +41,8 @@ class EcnBeforePfc(Check):
     on the queue. The egress queue that marks and the port that sends the pause are usually different ports
     of the switch, so both are summed per switch. Judged on the lossless queues whose ECN-marked counters (EOS
     ``show qos interfaces ecn counters queue``) and whose priority's PFC pause frames sent were both read; a
-    queue that printed "-" (no ECN) or a priority whose pause count was not printed is not observed."""
+    queue that printed "-" (no ECN) or a priority whose pause count was not printed is not observed. A network whose
+    congestion-control profile marks no ECN on its lossless queues (pfc-only) is not judged."""
 
     id = "counters.ecn_before_pfc"
     tags = ("lossless",)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 
 from xoff.buffers import get_asic
 from xoff.desired.models import Device, FabricState, Qos
-from xoff.validate.checks.common import needs_roce, roce_networks
+from xoff.validate.checks.common import any_roce_networks, needs_any_roce, needs_roce
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding
@@ -115,11 +115,11 @@ class QosMapping(Check):
     hint = "apply the network's QoS policy maps unchanged on every switch, and the same dscp2prio on the NICs"
 
     def applies(self, subject: FabricState) -> str | None:
-        return needs_roce(subject)
+        return needs_any_roce(subject)  # an ecn-only (lossy) RoCE network needs one map as much
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
-        roce = roce_networks(subject)
+        roce = any_roce_networks(subject)
         refs: dict[str, Device] = {}
         for network, devices in _switches_by_network(subject).items():
             if network not in roce:

@@ -98,6 +98,13 @@ WRONG = [
         "lossless.ecn_on_lossless_queues",
         "ss1: queue 3 - ECN max not below the PFC trigger point",
     ),
+    Wrong(
+        "alibaba-hpn",
+        "the plane-2 ToRs cabled to a plane-1 aggregation switch",
+        _edit("alibaba-hpn", ('spines: "agg{3..4}"}', "spines: [agg3, agg1]}")),
+        "topology.planes",
+        "agg1: Ethernet16 -> tor1b:Ethernet264 - cable crosses planes - Expected: plane 1 Actual: plane 2",
+    ),
 ]
 
 

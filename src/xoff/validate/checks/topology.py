@@ -12,11 +12,11 @@ from xoff.validate.registry import Check, register
 
 def _planes(state: FabricState) -> dict[str, int]:
     """Switch -> its plane, for the switches that have one."""
-    return {
-        name: dev.placement.plane
-        for name, dev in state.devices.items()
-        if dev.kind == "switch" and dev.placement.plane is not None
-    }
+    planes: dict[str, int] = {}
+    for name, dev in state.devices.items():
+        if dev.kind == "switch" and dev.placement is not None and dev.placement.plane is not None:
+            planes[name] = dev.placement.plane
+    return planes
 
 
 @register

@@ -9,9 +9,11 @@ from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
-from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
+from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem
+from xoff.intent.congestion import departures
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Intent, Switch
 from xoff.platforms.registry import names_hwsku
 
@@ -143,6 +145,7 @@ def _network_plans(facts: Facts, devices: dict[str, Device]) -> dict[str, Networ
                 devices=count.get(name, 0),
                 p2p_prefix=str(net.p2p_prefix),
                 loopback_prefix=str(net.loopback_prefix),
+                congestion_control=congestion_plan(policy),
             )
         elif isinstance(net, InfinibandNetwork):
             plans[name] = NetworkPlan(
@@ -155,3 +158,17 @@ def _network_plans(facts: Facts, devices: dict[str, Device]) -> dict[str, Networ
                 devices=count.get(name, 0),
             )
     return plans
+
+
+def congestion_plan(policy: QosPolicy) -> CongestionPlan:
+    """The policy's congestion-control profile, its knobs, and where they depart from the vendor default."""
+    cc = policy.congestion_control
+    knobs = cc.knobs
+    return CongestionPlan(
+        profile=cc.profile,
+        pfc=knobs.pfc,
+        ecn=knobs.ecn,
+        nic_dcqcn=knobs.nic_dcqcn,
+        pfc_watchdog=knobs.pfc_watchdog,
+        departures=departures(knobs),
+    )

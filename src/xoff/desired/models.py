@@ -284,6 +284,17 @@ class Link(State):
     network: str
 
 
+class CongestionPlan(State):
+    """A RoCE network's congestion-control profile and the knobs it turns on (xoff.intent.congestion)."""
+
+    profile: Literal["dcqcn", "pfc-only", "ecn-only", "custom"]
+    pfc: bool
+    ecn: bool
+    nic_dcqcn: bool
+    pfc_watchdog: bool
+    departures: list[str] = Field(default_factory=list, description="where the knobs depart from the vendor default")
+
+
 class NetworkPlan(State):
     """Fabric-wide facts about one network, computed once."""
 
@@ -296,6 +307,9 @@ class NetworkPlan(State):
     devices: int
     p2p_prefix: str | None = Field(default=None, description="pool of the network's point-to-point /31s")
     loopback_prefix: str | None = Field(default=None, description="pool of the network's router loopbacks")
+    congestion_control: CongestionPlan | None = Field(
+        default=None, description="RoCE networks: the congestion-control profile (None: not RoCE)"
+    )
 
 
 class FabricState(State):

@@ -7,6 +7,7 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from xoff.intent.base import IntentModel
+from xoff.intent.congestion import CongestionControl
 from xoff.intent.types import (
     Bytes,
     CableMetres,
@@ -216,6 +217,11 @@ class QosPolicy(IntentModel):
         default=2, description="most lossless classes the policy may have", examples=[2]
     )
     pfc_watchdog: PfcWatchdog = Field(default_factory=PfcWatchdog, description="PFC storm detection and action")
+    congestion_control: CongestionControl = Field(
+        default_factory=CongestionControl,
+        description="congestion-control profile: dcqcn (default), pfc-only, ecn-only or custom (docs/designs.md)",
+        examples=[{"profile": "pfc-only"}],
+    )
     buffers: Buffers = Field(default_factory=Buffers, description="buffer model and headroom")
     cable_lengths: CableLengths = Field(
         default_factory=CableLengths, description="cable length per link role where a link gives none"

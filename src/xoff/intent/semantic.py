@@ -85,6 +85,7 @@ def check_policy(ctx: Context, name: str, policy: QosPolicy) -> None:
             ctx.report((*cpath, "lossless"), "the CNP class must not be lossless (allowed: lossless false)")
     _check_lossless_plan(ctx, base, policy)
     _check_shared_queues(ctx, base, policy)
+    _check_congestion_profile(ctx, base, policy)
     _check_headroom_rows(ctx, base, policy)
     lossless = policy.lossless_priorities
     if len(lossless) > policy.max_lossless_classes:
@@ -121,6 +122,36 @@ def _check_lossless_plan(ctx: Context, base: Path_, policy: QosPolicy) -> None:
                     f"lossless class {cname!r} lists no DSCP, so PFC would guard priority {cls.priority}"
                     " that no traffic is classified into (allowed: give it dscp values, or lossless false)",
                 )
+
+
+def _check_congestion_profile(ctx: Context, base: Path_, policy: QosPolicy) -> None:
+    """A profile with no PFC (ecn-only, or custom pfc false) and a lossless class; a profile with ECN but no PFC
+    whose RoCE class is not named or marks no ECN (lossy RoCE lives on ECN alone). ECN left on a lossless queue
+    under pfc-only is the ``lossless.pfc_only_no_ecn`` check's to report (``xoff check``)."""
+    cc = policy.congestion_control
+    knobs = cc.knobs
+    if knobs.pfc:
+        return
+    for cname in policy.lossless_classes:
+        ctx.report(
+            (*base, "classes", cname, "lossless"),
+            f"profile {cc.profile} runs no PFC, but class {cname!r} is lossless"
+            " (allowed: lossless false, or a profile with PFC: dcqcn, pfc-only)",
+        )
+    if policy.roce_class is None:
+        ctx.report(
+            (*base, "congestion_control", "profile"),
+            f"profile {cc.profile} has no lossless class to carry RoCE, so it needs roce_class"
+            f" (allowed: roce_class: one of {', '.join(policy.classes)})",
+        )
+        return
+    roce = policy.classes.get(policy.roce_class)
+    if knobs.ecn and roce is not None and roce.ecn is None:
+        ctx.report(
+            (*base, "classes", policy.roce_class, "ecn"),
+            f"profile {cc.profile} is lossy RoCE: ECN marking on class {policy.roce_class!r} is its only brake"
+            " (allowed: ecn: {min_threshold, max_threshold})",
+        )
 
 
 def _check_shared_queues(ctx: Context, base: Path_, policy: QosPolicy) -> None:

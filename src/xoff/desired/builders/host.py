@@ -8,6 +8,7 @@ from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
 from xoff.desired.facts import Facts
 from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Peer, Route, Rule
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
+from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, Nic
 
 ROCE_HEADERS = 96  # GRH+UDP+BTH+XRC+AtomicETH+ICRC: netdev MTU minus this bounds the RoCE MTU (§4.3)
@@ -20,6 +21,18 @@ RAIL_TABLE_BASE = 100  # one policy-routing table per RDMA NIC, so each rail ans
 
 def roce_active_mtu(netdev_mtu: int) -> int | None:
     return next((m for m in IB_MTUS if m <= netdev_mtu - ROCE_HEADERS), None)
+
+
+def dcqcn_priorities(policy: QosPolicy) -> list[int]:
+    """The priorities the NICs run DCQCN (ECN NP and RP) on: the lossless ones, or the RoCE class's priority where
+    there is no PFC (ecn-only); none where the profile turns the NICs' DCQCN off (pfc-only)."""
+    knobs = policy.congestion_control.knobs
+    if not knobs.nic_dcqcn:
+        return []
+    if knobs.pfc:
+        return sorted(policy.lossless_priorities)
+    roce = policy.classes.get(policy.rdma_class or "")
+    return [] if roce is None else [roce.priority]
 
 
 def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
@@ -56,6 +69,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     mtu = nic.mtu or net.host_mtu
     lossless = sorted(policy.lossless_priorities)
     cnp_dscp, cnp_priority = cnp(policy)
+    dcqcn = dcqcn_priorities(policy)
     return HostNic(
         **common,
         mtu=mtu,
@@ -66,8 +80,8 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         dscp_to_priority=dscp_to_priority(policy),
         roce_mode="RoCE v2",
         roce_tos=roce_tos(policy),
-        ecn_np_priorities=lossless,
-        ecn_rp_priorities=lossless,
+        ecn_np_priorities=dcqcn,
+        ecn_rp_priorities=dcqcn,
         cnp_dscp=cnp_dscp,
         cnp_priority=cnp_priority,
         roce_active_mtu=roce_active_mtu(mtu),

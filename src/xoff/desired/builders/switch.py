@@ -16,7 +16,7 @@ from xoff.platforms.registry import get_platform
 def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) -> dict[str, Interface]:
     info = get_platform(sw.platform)
     lossless = policy.lossless_priorities if policy is not None else []
-    watchdog = policy is not None and policy.pfc_watchdog.enabled and bool(lossless)
+    watchdog = policy is not None and watchdog_on(policy) and bool(lossless)
     cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
     out: dict[str, Interface] = {}
     for port in sw.ports.values():
@@ -90,10 +90,15 @@ def build_static_routes(facts: Facts, sw: Switch) -> list[StaticRoute]:
     return out
 
 
+def watchdog_on(policy: QosPolicy) -> bool:
+    """The PFC watchdog runs where the policy enables it and its congestion-control profile keeps it."""
+    return policy.pfc_watchdog.enabled and policy.congestion_control.knobs.pfc_watchdog
+
+
 def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:
     wd = policy.pfc_watchdog
     ports = [i.name for i in interfaces.values() if i.pfc_watchdog]
-    if not wd.enabled or not ports:
+    if not watchdog_on(policy) or not ports:
         return None
     queues = sorted({c.egress_queue for c in policy.classes.values() if c.lossless})
     return PfcWatchdog(

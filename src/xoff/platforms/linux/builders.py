@@ -155,6 +155,9 @@ def ecn(device: Device) -> list[dict[str, Any]]:
             "netdev": nic.netdev,
             "np_priorities": list(nic.ecn_np_priorities),
             "rp_priorities": list(nic.ecn_rp_priorities),
+            # a RoCE NIC with DCQCN on no priority (profile pfc-only): ConnectX enables it on every priority by
+            # default, so the script turns both points off on all eight
+            "off_priorities": [] if nic.ecn_np_priorities or nic.ecn_rp_priorities else list(range(8)),
             "cnp_dscp": nic.cnp_dscp,
             "cnp_priority": nic.cnp_priority,
         }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from xoff.desired.models import Device, FabricState, Interface, Qos
+from xoff.desired.models import CongestionPlan, Device, FabricState, Interface, Qos
 
 ROCE_MIN_NETDEV_MTU = 4192  # RoCE MTU 4096 + 96 bytes of headers (reference/lossless.md §4.3)
 
@@ -15,6 +15,34 @@ def roce_networks(state: FabricState) -> set[str]:
 
 def needs_roce(state: FabricState) -> str | None:
     return None if roce_networks(state) else "no lossless RoCE network in this fabric"
+
+
+def any_roce_networks(state: FabricState) -> set[str]:
+    """Every RoCE network, lossless or not (an ecn-only network has no lossless priority)."""
+    return {n for n, p in state.networks.items() if p.kind == "roce"}
+
+
+def needs_any_roce(state: FabricState) -> str | None:
+    """None where the fabric has a RoCE network, lossless or lossy (ecn-only), else the skip reason."""
+    return None if any_roce_networks(state) else "no RoCE network in this fabric"
+
+
+def profile_of(desired: FabricState, network: str | None) -> CongestionPlan | None:
+    """The congestion-control profile the intent gives a network (None: not RoCE, or a plan without one)."""
+    plan = desired.networks.get(network or "")
+    return None if plan is None else plan.congestion_control
+
+
+def device_profile(desired: FabricState, device: str) -> CongestionPlan | None:
+    """The profile of the network the intent puts a device in (observed devices may not say)."""
+    dev = desired.devices.get(device)
+    return None if dev is None else profile_of(desired, dev.network)
+
+
+def ecn_on_lossless(desired: FabricState, network: str | None) -> bool:
+    """Whether the network's profile wants ECN marking on its lossless queues (dcqcn: yes; pfc-only: no)."""
+    cc = profile_of(desired, network)
+    return cc is None or cc.ecn
 
 
 def link_ends(state: FabricState) -> Iterator[tuple[Device, Interface, Device, Interface]]:

@@ -7,11 +7,15 @@ from collections.abc import Iterable
 from xoff.desired.models import FabricState
 from xoff.validate.checks.common import (
     ROCE_MIN_NETDEV_MTU,
+    device_profile,
+    ecn_on_lossless,
     first_of,
     link_ends,
     lossless_queues,
+    needs_any_roce,
     needs_roce,
     not_judged,
+    roce_networks,
 )
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
@@ -121,7 +125,7 @@ class HostRoceMtu(Check):
     hint = "set the NIC netdev MTU to 4200 or 9000 (ip link set <dev> mtu 9000)"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return needs_roce(ctx.subject)
+        return needs_any_roce(ctx.subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         minimum = ctx.params_as(self.Params).min_netdev_mtu
@@ -173,15 +177,19 @@ class EcnOnLosslessQueues(Check):
     title = "ECN marking on every lossless queue, min < max, max below the PFC trigger point"
     hint = "enable ECN (WRED ecn_all) on the lossless queues with min < max < the PFC trigger point"
 
-    def applies(self, subject: FabricState) -> str | None:
-        return needs_roce(subject)
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if (why := needs_roce(ctx.subject)) is not None:
+            return why
+        if not any(ecn_on_lossless(ctx.desired, n) for n in roce_networks(ctx.desired)):
+            return "no lossless RoCE network whose congestion-control profile marks ECN (pfc-only: see lossless.pfc_only_no_ecn)"
+        return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
         unread: list[str] = []
         for dev in subject.devices.values():
-            if dev.qos is None:
-                continue
+            if dev.qos is None or not ecn_on_lossless(ctx.desired, _network(ctx.desired, dev.name)):
+                continue  # a pfc-only network marks no ECN: lossless.pfc_only_no_ecn judges it
             trigger = _pfc_trigger_bytes(subject, dev.name)
             if trigger is not None and lacking(ctx.observed, dev, _TRIGGER_READS):
                 trigger = None  # the buffers were not read: ECN is judged, its max against them is not
@@ -214,6 +222,11 @@ class EcnOnLosslessQueues(Check):
                         priority=cls.priority,
                     )
         self.note = not_judged(ctx.chosen(unread), "ECN max against the PFC trigger point (buffers not observed)")
+
+
+def _network(desired: FabricState, device: str) -> str | None:
+    dev = desired.devices.get(device)
+    return None if dev is None else dev.network
 
 
 _QUEUE_READS = ("qos.pfc_priority_to_queue", "qos.lossless_priorities")
@@ -250,7 +263,8 @@ class PfcWatchdogCoverage(Check):
             if dev.kind != "switch":
                 continue
             pfc_ports = [i.name for i in dev.interfaces.values() if i.pfc_priorities]
-            if not pfc_ports:
+            cc = device_profile(ctx.desired, dev.name)
+            if not pfc_ports or (cc is not None and not cc.pfc_watchdog):  # custom: the watchdog off by intent
                 continue
             wd = dev.pfc_watchdog
             if wd is None:
@@ -296,7 +310,7 @@ class CnpStrict(Check):
     hint = "schedule the CNP queue (DSCP 48, priority 6) strict priority"
 
     def applies(self, subject: FabricState) -> str | None:
-        return needs_roce(subject)
+        return needs_any_roce(subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired

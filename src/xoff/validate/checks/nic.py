@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from xoff.desired.models import Device, FabricState, HostNic
-from xoff.validate.checks.common import needs_roce, roce_networks
+from xoff.validate.checks.common import any_roce_networks, needs_any_roce, needs_roce, profile_of, roce_networks
 from xoff.validate.context import CheckContext
 from xoff.validate.context import Params as CheckParams
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
 
 
-def roce_nics(state: FabricState) -> Iterator[tuple[Device, HostNic]]:
-    roce = roce_networks(state)
+def roce_nics(state: FabricState, every: bool = False) -> Iterator[tuple[Device, HostNic]]:
+    """The RoCE NICs of the lossless RoCE networks (``every``: of every RoCE network, ecn-only too)."""
+    roce = any_roce_networks(state) if every else roce_networks(state)
     for dev in state.devices.values():
         if dev.host is None:
             continue
@@ -100,12 +101,12 @@ class RoceTrafficClass(Check):
     hint = "set default_roce_tos / NCCL_IB_TC to DSCP << 2 | 2 (106 for DSCP 26)"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        return needs_roce(ctx.subject)
+        return needs_any_roce(ctx.subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ect = ctx.params_as(self.Params).ect
         seen_nccl: set[str] = set()
-        for dev, nic in roce_nics(ctx.subject):
+        for dev, nic in roce_nics(ctx.subject, every=True):
             plan = ctx.desired.networks.get(nic.network)
             if plan is None or plan.roce_dscp is None or plan.roce_tos is None:
                 continue
@@ -172,6 +173,26 @@ def cnp_classes(desired: FabricState) -> dict[str, tuple[int | None, int | None]
     }
 
 
+def _dcqcn_side(
+    desired: FabricState, subject: FabricState, dev: Device, nic: HostNic
+) -> tuple[tuple[str, str], list[int]]:
+    """(who, priorities) the NIC's DCQCN should run on: the switch side's lossless priorities (dcqcn); none where
+    the network's profile turns the NICs' DCQCN off (pfc-only); the intended NIC's where there is no PFC (ecn-only)."""
+    cc = profile_of(desired, nic.network)
+    if cc is None or (cc.pfc and cc.nic_dcqcn):
+        at, prios = _switch_side(subject, dev, nic)
+        return (f"lossless at {at}", f"not lossless at {at}"), prios
+    who = (
+        f"wanted by network {nic.network}'s profile {cc.profile}",
+        f"not wanted by network {nic.network}'s profile {cc.profile}",
+    )
+    if not cc.nic_dcqcn:
+        return who, []
+    intended = desired.devices.get(dev.name)
+    want = intended.host.nics.get(nic.netdev) if intended is not None and intended.host is not None else None
+    return who, [] if want is None else list(want.ecn_np_priorities)
+
+
 @register
 class NicDcqcn(Check):
     """A RoCE NIC whose DCQCN does not match the fabric: ECN notification point (NP) off on a lossless
@@ -192,23 +213,24 @@ class NicDcqcn(Check):
     title = "Host NICs run DCQCN (ECN NP and RP) on exactly the switches' lossless priorities, CNPs in the CNP class"
     hint = "echo <value> > /sys/class/net/<netdev>/ecn/roce_np|roce_rp/<file> (the host script: xoff push)"
 
-    def applies(self, subject: FabricState) -> str | None:
-        return needs_roce(subject)
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        lossy = [n for n in any_roce_networks(ctx.desired) if (cc := profile_of(ctx.desired, n)) and not cc.pfc]
+        return None if lossy else needs_roce(ctx.subject)
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
         classes = cnp_classes(ctx.desired)
-        for dev, nic in roce_nics(subject):
+        for dev, nic in roce_nics(subject, every=True):
             tree = ECN_SYSFS.format(netdev=nic.netdev)
-            who, lossless = _switch_side(subject, dev, nic)
+            who, lossless = _dcqcn_side(ctx.desired, subject, dev, nic)
             for field, point, role in _POINTS:
                 enabled = set(getattr(nic, field))
                 for prio in sorted(enabled ^ set(lossless)):
                     want = int(prio in lossless)
                     problem = (
-                        f"ECN {role} off on priority {prio}, lossless at {who}"
+                        f"ECN {role} off on priority {prio}, {who[0]}"
                         if want
-                        else f"ECN {role} on priority {prio}, not lossless at {who}"
+                        else f"ECN {role} on priority {prio}, {who[1]}"
                     )
                     yield Finding(
                         dev.name,

@@ -1,0 +1,125 @@
+"""What must hold instead of DCQCN under the pfc-only and ecn-only congestion-control profiles (docs/designs.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xoff.desired.models import FabricState
+from xoff.validate.checks.common import any_roce_networks, device_profile, lossless_queues, profile_of
+from xoff.validate.context import CheckContext
+from xoff.validate.model import Finding
+from xoff.validate.registry import Check, register
+
+
+def _networks(desired: FabricState, pfc: bool, ecn: bool) -> set[str]:
+    """The RoCE networks whose profile runs PFC and ECN as given."""
+    out = set()
+    for name in any_roce_networks(desired):
+        cc = profile_of(desired, name)
+        if cc is not None and cc.pfc == pfc and cc.ecn == ecn:
+            out.add(name)
+    return out
+
+
+@register
+class PfcOnlyNoEcn(Check):
+    """A hop that still marks ECN on a lossless queue in a pfc-only network (Meta's design: PFC, no DCQCN,
+    congestion left to the collective library's receiver-driven admission). With the NICs' DCQCN off no sender
+    slows down for the marks, so a marking hop only signals the fabric is misconfigured; with DCQCN left on
+    anywhere, that one hop cuts the rate of every flow crossing it. One hop is enough to fail."""
+
+    id = "lossless.pfc_only_no_ecn"
+    reads = ("qos.ecn", "qos.pfc_priority_to_queue", "qos.lossless_priorities")
+    title = "pfc-only networks: no hop marks ECN on a lossless queue"
+    hint = "remove ECN (WRED) from the lossless queues, or choose profile dcqcn"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not _networks(ctx.desired, pfc=True, ecn=False):
+            return "no RoCE network runs PFC without ECN (congestion_control profile pfc-only or custom)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for dev in ctx.subject.devices.values():
+            cc = device_profile(ctx.desired, dev.name)
+            if dev.qos is None or cc is None or not cc.pfc or cc.ecn:
+                continue
+            for queue, prio in sorted(lossless_queues(dev.qos).items()):
+                ecn = dev.qos.ecn.get(queue)
+                if ecn is not None:
+                    yield Finding(
+                        dev.name,
+                        f"queue {queue}",
+                        f"marks ECN on a lossless queue under profile {cc.profile}",
+                        "no ECN",
+                        f"ECN {ecn.min_threshold}/{ecn.max_threshold} bytes",
+                        priority=prio,
+                    )
+
+
+@register
+class EcnOnlyNoPfc(Check):
+    """A port (switch or NIC) with PFC on any priority in an ecn-only network (lossy RoCE): the design reserves
+    no headroom and runs no watchdog, so a pause there holds traffic the fabric never sized for, and spreads."""
+
+    id = "lossless.ecn_only_no_pfc"
+    reads = ("interfaces.*.pfc_priorities",)
+    title = "ecn-only networks: PFC off on every priority of every switch port and NIC"
+    hint = "disable PFC on the port (switch pfc_enable empty / mlnx_qos --pfc 0,0,0,0,0,0,0,0)"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not _networks(ctx.desired, pfc=False, ecn=True):
+            return "no RoCE network runs ECN without PFC (congestion_control profile ecn-only or custom)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        lossy = _networks(ctx.desired, pfc=False, ecn=True)
+        for dev in ctx.subject.devices.values():
+            for iface in dev.interfaces.values():
+                if iface.network in lossy and iface.pfc_priorities:
+                    yield Finding(
+                        dev.name,
+                        iface.name,
+                        f"PFC on in ecn-only network {iface.network}",
+                        "PFC off",
+                        str(iface.pfc_priorities),
+                        port=iface.name,
+                        priority=min(iface.pfc_priorities),
+                    )
+
+
+@register
+class EcnOnlyMarking(Check):
+    """A switch of an ecn-only network (lossy RoCE) with no ECN marking on the RoCE class's queue, or min >= max:
+    with no PFC, ECN is the only brake, so the queue overflows and drops RoCE packets (go-back-N retransmits)."""
+
+    id = "lossless.ecn_only_marking"
+    reads = ("qos.ecn", "qos.dscp_to_tc", "qos.tc_to_queue")
+    title = "ecn-only networks: ECN marking on the RoCE queue of every switch, min < max"
+    hint = "enable ECN (WRED ecn_all) on the RoCE class's queue"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not _networks(ctx.desired, pfc=False, ecn=True):
+            return "no RoCE network runs ECN without PFC (congestion_control profile ecn-only or custom)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        lossy = _networks(ctx.desired, pfc=False, ecn=True)
+        for dev in ctx.subject.devices.values():
+            intended = ctx.desired.devices.get(dev.name)
+            if dev.qos is None or intended is None or intended.network not in lossy:
+                continue
+            dscp = ctx.desired.networks[intended.network].roce_dscp
+            if dscp is None or dscp not in dev.qos.dscp_to_tc:
+                continue
+            queue = dev.qos.tc_to_queue.get(dev.qos.dscp_to_tc[dscp], dev.qos.dscp_to_tc[dscp])
+            ecn = dev.qos.ecn.get(queue)
+            if ecn is None:
+                yield Finding(dev.name, f"queue {queue}", f"RoCE queue (DSCP {dscp}) marks no ECN", "ECN on", "off")
+            elif ecn.min_threshold >= ecn.max_threshold:
+                yield Finding(
+                    dev.name,
+                    f"queue {queue}",
+                    "ECN min >= max",
+                    "min < max",
+                    f"{ecn.min_threshold}/{ecn.max_threshold}",
+                )

@@ -17,10 +17,13 @@ from xoff.intent.networks import RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
-from xoff.platforms.registry import names_hwsku
+from xoff.platforms.load_balancing import refusals
+from xoff.platforms.registry import get_platform, names_hwsku
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
-_INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
+_INHERITED = (
+    "platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes", "load_balancing"
+)
 _REQUIRED = ("platform", "asic", "ports")
 
 
@@ -80,6 +83,7 @@ class DeviceResolver:
         self.provenance: Provenance = {}
         self.seen: dict[str, Path_] = {}
         self._port_cache: dict[Path_, dict[str, Port] | None] = {}
+        self._refused: set[tuple[Path_, str]] = set()
 
     def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port] | None:
         """Ports of a spec list, expanded once per place it is written (Port is immutable, so shared);
@@ -195,6 +199,8 @@ class DeviceResolver:
                 )
                 return None
             del s["hwsku"]
+        if "load_balancing" in s and not self._load_balancing(s):
+            return None
         ports = self._ports_at(s["ports"], s["ports@"], name)
         if ports is None:
             return None
@@ -219,7 +225,18 @@ class DeviceResolver:
             ports=ports,
             static_routes=tuple(s.get("static_routes", ())),
             static_routes_at=s.get("static_routes@", ()),
+            load_balancing=s.get("load_balancing"),
         )
+
+    def _load_balancing(self, s: dict[str, Any]) -> bool:
+        """Whether the switch's platform renders its load_balancing block; each refusal reported once per place."""
+        found = refusals(s["load_balancing"], get_platform(s["platform"]).load_balancing, s["platform"])
+        for field, message in found:
+            path = (*s["load_balancing@"], field) if field else s["load_balancing@"]
+            if (path, message) not in self._refused:
+                self._refused.add((path, message))
+                self.ctx.report(path, message)
+        return not found
 
     def ib_switches(self, guid_base: int) -> Iterator[tuple[IbSwitch, Path_, bool]]:
         n = 0

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from xoff.contracts.clab import ClabKind
     from xoff.contracts.collect import Collector
     from xoff.desired.models import Device, FabricState
+    from xoff.platforms.load_balancing import LoadBalancingSupport
 
 T = TypeVar("T")
 PlatformKind = Literal["switch", "host", "ib_switch"]
@@ -93,6 +94,7 @@ class Platform:
     # with "." is relative to the lab's emulator package (``.eos:Emulator``), a site's is absolute
     emulator: str | None = None
     names_hwsku: bool = False  # its config names the switch's hardware SKU (SONiC: DEVICE_METADATA hwsku)
+    load_balancing: LoadBalancingSupport | None = None  # what of intent load_balancing it renders (None: nothing)
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

@@ -42,6 +42,7 @@ Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumul
 from __future__ import annotations
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.cumulus import load_balancing
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
 NVUE_RELEASES = "Cumulus Linux 5.6-5.14"
@@ -79,4 +80,5 @@ PLATFORM = Platform(
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".cumulus:Emulator",  # in the lab's emulator package
+    load_balancing=load_balancing.SUPPORT,
 )

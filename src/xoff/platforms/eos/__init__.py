@@ -6,6 +6,7 @@ only print it; ``render.py`` joins them.
 """
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.eos import load_balancing
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
 COMMIT_TIMER = "00:05:00"  # EOS rolls a committed session back by itself unless xoff confirms within this time
@@ -41,4 +42,5 @@ PLATFORM = Platform(
         "ansible_become_method": "enable",
     },
     emulator=".eos:Emulator",  # in the lab's emulator package
+    load_balancing=load_balancing.SUPPORT,
 )

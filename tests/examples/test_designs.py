@@ -12,6 +12,7 @@ import pytest
 from tests.support.paths import ROOT
 from xoff import api
 from xoff.desired import FabricState
+from xoff.desired.models import Ecn
 from xoff.validate import Status, run_checks
 
 DESIGNS = ROOT / "examples" / "designs"
@@ -20,7 +21,13 @@ BAD = (Status.FAILURE, Status.ERROR)
 
 
 def test_there_are_reference_fabrics() -> None:
-    assert {p.stem for p in EXAMPLES} >= {"apstra-dcqcn", "bytedance-3tier", "alibaba-hpn"}
+    assert {p.stem for p in EXAMPLES} >= {
+        "apstra-dcqcn",
+        "bytedance-3tier",
+        "alibaba-hpn",
+        "meta-pfc-only",
+        "spectrum-x",
+    }
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
@@ -74,6 +81,20 @@ def _hop_dscp(name: str, device: str, dscp: int, tc: int) -> Callable[[Path], Fa
     return plan
 
 
+def _hop_marks_ecn(name: str, device: str, queue: int, ecn: Ecn) -> Callable[[Path], FabricState]:
+    """The example's plan with one hop still marking ECN on ``queue`` (left over from a DCQCN config)."""
+
+    def plan(_: Path) -> FabricState:
+        state = api.load(DESIGNS / f"{name}.yaml").state
+        dev = state.devices[device]
+        assert dev.qos is not None
+        qos = dev.qos.model_copy(update={"ecn": {**dev.qos.ecn, queue: ecn}})
+        devices = {**state.devices, device: dev.model_copy(update={"qos": qos})}
+        return state.model_copy(update={"devices": devices})
+
+    return plan
+
+
 @dataclass(frozen=True)
 class Wrong:
     design: str
@@ -104,6 +125,21 @@ WRONG = [
         _edit("alibaba-hpn", ('spines: "agg{3..4}"}', "spines: [agg3, agg1]}")),
         "topology.planes",
         "agg1: Ethernet16 -> tor1b:Ethernet264 - cable crosses planes - Expected: plane 1 Actual: plane 2",
+    ),
+    Wrong(
+        "meta-pfc-only",
+        "ctsw2 still marks ECN on the lossless queue, at 150 KB: far under its PFC trigger",
+        _hop_marks_ecn("meta-pfc-only", "ctsw2", 3, Ecn(min_threshold=150000, max_threshold=1500000, probability=100)),
+        "lossless.pfc_only_no_ecn",
+        "ctsw2: queue 3 - marks ECN on a lossless queue under profile pfc-only - Expected: no ECN"
+        " Actual: ECN 150000/1500000 bytes",
+    ),
+    Wrong(
+        "spectrum-x",
+        "the hosts' NICs do not accept out-of-order RoCE behind adaptive routing",
+        _edit("spectrum-x", ("roce_adaptive_routing: true ", "roce_adaptive_routing: false")),
+        "lb.adaptive_routing_roce",
+        "gpu1: RoCE out-of-order - NICs behind adaptive routing on leaf1 - Expected: accepted Actual: not set",
     ),
 ]
 

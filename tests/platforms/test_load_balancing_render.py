@@ -11,11 +11,12 @@ import pytest
 
 from tests.support.lb_intent import CUMULUS_LEAF, EOS_SPINE, LEAF_ROLE, SONIC_DEFAULTS, lb_intent
 from xoff.desired import build_fabric_state
+from xoff.desired.models import FabricState
 from xoff.errors import InputError
 from xoff.intent import load_intent
 from xoff.platforms.cumulus.grammar import GRAMMAR
-from xoff.desired.models import FabricState
 from xoff.render import render_fabric
+
 
 def _files(state: FabricState) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
@@ -76,9 +77,14 @@ def test_cumulus_adaptive_routing_on_fabric_ports(tmp_path: Path) -> None:
         ("    platform: sonic\n", "    platform: cumulus\n"),
         ("    asic: spectrum4\n    hwsku: ACS-SN5600\n", "    asic: spectrum4\n"),
         (LEAF_ROLE, "  leaf:\n    load_balancing: {adaptive_routing: true}\n    ports:\n"),
-        ('{name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n  leaf:', '{name: "swp{1..4}", speed: 400G, use: downlink}\n  leaf:'),
-        ('      - {name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n      - {name: "Ethernet{32..56..8}"',
-         '      - {name: "swp{1..4}", speed: 400G, use: downlink}\n      - {name: "swp{5..8}"'),
+        (
+            '{name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n  leaf:',
+            '{name: "swp{1..4}", speed: 400G, use: downlink}\n  leaf:',
+        ),
+        (
+            '      - {name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n      - {name: "Ethernet{32..56..8}"',
+            '      - {name: "swp{1..4}", speed: 400G, use: downlink}\n      - {name: "swp{5..8}"',
+        ),
     )
     state = build_fabric_state(load_intent(path))
     lb = state.devices["leaf1"].load_balancing

@@ -27,3 +27,19 @@ def lb_intent(tmp: Path, *edits: tuple[str, str]) -> Path:
         text = text.replace(old, new)
     devices.write_text(text)
     return out
+
+
+# lab-mini's SONiC switches (spine1, leaf1, leaf2) as Cumulus ones: the platform that renders seeds and adaptive
+# routing; spine2 stays EOS and sleaf1 Cumulus
+TO_CUMULUS: tuple[tuple[str, str], ...] = (
+    ("    platform: sonic\n", "    platform: cumulus\n"),
+    ("    hwsku: ACS-SN5600\n", ""),
+    (
+        '{name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n  leaf:',
+        '{name: "swp{1..4}", speed: 400G, use: downlink}\n  leaf:',
+    ),
+    (
+        '      - {name: "Ethernet{0..24..8}", speed: 400G, use: downlink}\n      - {name: "Ethernet{32..56..8}"',
+        '      - {name: "swp{1..4}", speed: 400G, use: downlink}\n      - {name: "swp{5..8}"',
+    ),
+)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from xoff.desired.builders.buffers import build_buffers
 from xoff.desired.builders.host import build_host
-from xoff.desired.builders.load_balancing import build_load_balancing
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
+from xoff.desired.builders.load_balancing import build_load_balancing
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog

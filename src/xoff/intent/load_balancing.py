@@ -16,9 +16,7 @@ from xoff.intent.base import IntentModel
 from xoff.intent.types import in_range, schema_range
 
 # The packet fields an ECMP hash can take, in xoff's neutral spelling (each platform maps its own names).
-HashField = Literal[
-    "src-ip", "dst-ip", "ip-protocol", "l4-src-port", "l4-dst-port", "flow-label", "ingress-port"
-]
+HashField = Literal["src-ip", "dst-ip", "ip-protocol", "l4-src-port", "l4-dst-port", "flow-label", "ingress-port"]
 DEFAULT_HASH_FIELDS: tuple[HashField, ...] = ("src-ip", "dst-ip", "ip-protocol", "l4-src-port", "l4-dst-port")
 MAX_SEED = 4294967295  # a 32-bit seed (Cumulus ecmp_hash_seed: 0..4294967295)
 Seed = Annotated[int, in_range(0, MAX_SEED, "hash seed"), schema_range(0, MAX_SEED)]

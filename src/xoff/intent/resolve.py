@@ -21,9 +21,7 @@ from xoff.platforms.load_balancing import refusals
 from xoff.platforms.registry import get_platform, names_hwsku
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
-_INHERITED = (
-    "platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes", "load_balancing"
-)
+_INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes", "load_balancing")
 _REQUIRED = ("platform", "asic", "ports")
 
 
@@ -192,14 +190,7 @@ class DeviceResolver:
         except KeyError as exc:
             self.ctx.report(s["asic@"], str(exc.args[0]))
             return None
-        if not names_hwsku(s["platform"]) and "hwsku" in s:
-            if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
-                self.ctx.report(
-                    s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
-                )
-                return None
-            del s["hwsku"]
-        if "load_balancing" in s and not self._load_balancing(s):
+        if not self._platform_renders(name, s, path):
             return None
         ports = self._ports_at(s["ports"], s["ports@"], name)
         if ports is None:
@@ -227,6 +218,17 @@ class DeviceResolver:
             static_routes_at=s.get("static_routes@", ()),
             load_balancing=s.get("load_balancing"),
         )
+
+    def _platform_renders(self, name: str, s: dict[str, Any], path: Path_) -> bool:
+        """Whether the switch's platform renders what it inherits (hwsku, load_balancing); problems reported."""
+        if not names_hwsku(s["platform"]) and "hwsku" in s:
+            if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
+                self.ctx.report(
+                    s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
+                )
+                return False
+            del s["hwsku"]
+        return "load_balancing" not in s or self._load_balancing(s)
 
     def _load_balancing(self, s: dict[str, Any]) -> bool:
         """Whether the switch's platform renders its load_balancing block; each refusal reported once per place."""

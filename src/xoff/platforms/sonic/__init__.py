@@ -5,8 +5,8 @@ FRR's frr.conf for SONiC's BGP comes from ``xoff.platforms.frr`` (see xoff.rende
 
 from xoff.contracts.apply import Capabilities
 from xoff.platforms import frr
-from xoff.platforms.sonic import hash_tables
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
+from xoff.platforms.sonic import hash_tables
 
 PLATFORM = Platform(
     name="sonic",

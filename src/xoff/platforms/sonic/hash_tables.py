@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from xoff.platforms.load_balancing import LoadBalancingSupport
 
 if TYPE_CHECKING:
-    from xoff.platforms.sonic.tables import Tables
     from xoff.desired.models import Device
+    from xoff.platforms.sonic.tables import Tables
 
 FIELDS = {
     "src-ip": "SRC_IP",

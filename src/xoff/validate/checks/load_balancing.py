@@ -93,7 +93,11 @@ class SeedPerTier(Check):
                     yield Finding(dev.name, "hash seed", "no seed, but seeds per tier are asked", "a seed", "none")
                 elif owner.setdefault(lb.seed, dev.role) != dev.role:
                     yield Finding(
-                        dev.name, "hash seed", f"same seed as the {owner[lb.seed]} tier", "a seed per tier", str(lb.seed)
+                        dev.name,
+                        "hash seed",
+                        f"same seed as the {owner[lb.seed]} tier",
+                        "a seed per tier",
+                        str(lb.seed),
                     )
 
 
@@ -111,9 +115,7 @@ class AdaptiveRoutingRoce(Check):
     hint = "enable adaptive routing on every fabric port and set host_profiles.<p>.roce_adaptive_routing: true"
 
     def applies(self, subject: FabricState) -> str | None:
-        on = any(
-            d.load_balancing is not None and d.load_balancing.adaptive_routing for d in subject.devices.values()
-        )
+        on = any(d.load_balancing is not None and d.load_balancing.adaptive_routing for d in subject.devices.values())
         return None if on else _none_balanced(subject) or "no switch with adaptive routing"
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:

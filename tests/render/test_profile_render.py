@@ -64,3 +64,13 @@ def test_the_plan_names_departures_from_vendor_defaults(tmp_path: Path) -> None:
         "ECN marking on the RoCE queue off (vendor default: on)",
         "DCQCN (ECN notification and reaction point) on the NICs off (vendor default: on)",
     ]
+
+
+def test_the_text_plan_says_so(tmp_path: Path) -> None:
+    from xoff.report.plan_text import congestion_notes
+
+    assert congestion_notes(api.load(lab_mini_with(tmp_path, "ecn-only")).state)[0] == (
+        "compute: profile ecn-only departs from the vendor default: PFC on the lossless classes off (vendor default:"
+        " on); the PFC watchdog off (vendor default: on)"
+    )
+    assert congestion_notes(api.load(lab_mini_with(tmp_path, "dcqcn")).state) == []

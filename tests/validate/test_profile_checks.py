@@ -4,7 +4,6 @@ case per check (the intent, or one hop of the observed state), a skipped case wh
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 

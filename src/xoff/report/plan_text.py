@@ -77,7 +77,18 @@ def plan_summary(state: FabricState) -> RenderableType:
             str(cabled),
             str(lossless),
         )
-    return table
+    notes = congestion_notes(state)
+    return Group(table, *notes) if notes else table
+
+
+def congestion_notes(state: FabricState) -> list[str]:
+    """One line per RoCE network whose congestion-control profile departs from the vendor default."""
+    out = []
+    for name, plan in state.networks.items():
+        cc = plan.congestion_control
+        if cc is not None and cc.departures:
+            out.append(f"{name}: profile {cc.profile} departs from the vendor default: {'; '.join(cc.departures)}")
+    return out
 
 
 def device_detail(device: Device) -> RenderableType:

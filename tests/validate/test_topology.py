@@ -9,6 +9,7 @@ import pytest
 from tests.support.paths import INVENTORY, ROOT
 from xoff import api
 from xoff.validate import Status, run_checks
+from xoff.validate.mirror import mirror_snapshot
 
 HPN = ROOT / "examples" / "designs" / "alibaba-hpn.yaml"
 PLANE2 = 'spines: "agg{3..4}"}'
@@ -57,3 +58,13 @@ def test_planes(
         assert str(result.findings[0]) == first
     if status is Status.SKIPPED:
         assert result.message == "not a multi-plane fabric: fewer than two planes among the switches"
+
+
+def test_on_a_snapshot_planes_are_not_observed_so_it_is_skipped() -> None:
+    """A device's plane is a fact of the intent no collector reads: judged on a snapshot, the check is skipped
+    (the cables a snapshot shows are judged against the intent by cabling.lldp), never a success."""
+    desired = api.load(HPN).state
+    (result,) = run_checks(desired, ["topology.planes"], observed=mirror_snapshot(desired))
+    assert result.status is Status.SKIPPED
+    assert result.message is not None
+    assert result.message.endswith("placement.plane not observed")

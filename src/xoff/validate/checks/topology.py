@@ -26,7 +26,8 @@ class PlaneCrossing(Check):
     planes stop being independent failure domains, and ECMP sees paths the design said do not exist. Judged
     on the plan's cables between switches that both have a plane (written on the switch or set by the clos3
     generator); a cable with an end outside every plane (a leaf of a clos3 pod, a core switch) is not judged.
-    Host NICs are not judged: a dual-ToR host has one port in each plane by design."""
+    Host NICs are not judged: a dual-ToR host has one port in each plane by design. A plane is a fact of the
+    intent no collector reads, so on a snapshot the check is skipped; cabling.lldp judges the cables seen there."""
 
     id = "topology.planes"
     reads = ("placement.plane",)

@@ -150,19 +150,21 @@ def roce(device: Device) -> list[dict[str, Any]]:
 
 def ecn(device: Device) -> list[dict[str, Any]]:
     """DCQCN notification/reaction point per priority, and the CNP's DSCP and 802.1p priority (§4.2)."""
-    return [
-        {
+    out = []
+    for nic in roce_nics(host_settings(device)):
+        entry: dict[str, Any] = {
             "netdev": nic.netdev,
             "np_priorities": list(nic.ecn_np_priorities),
             "rp_priorities": list(nic.ecn_rp_priorities),
-            # a RoCE NIC with DCQCN on no priority (profile pfc-only): ConnectX enables it on every priority by
-            # default, so the script turns both points off on all eight
-            "off_priorities": [] if nic.ecn_np_priorities or nic.ecn_rp_priorities else list(range(8)),
             "cnp_dscp": nic.cnp_dscp,
             "cnp_priority": nic.cnp_priority,
         }
-        for nic in roce_nics(host_settings(device))
-    ]
+        if not nic.ecn_np_priorities and not nic.ecn_rp_priorities:
+            # DCQCN on no priority (profile pfc-only): ConnectX enables it on every priority by default
+            # (ROCE_CC_PRIO_MASK 255), so the script turns both points off on all eight
+            entry["off_priorities"] = list(range(8))
+        out.append(entry)
+    return out
 
 
 def rdma_ports(device: Device) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from xoff.desired.models import FabricState
 from xoff.errors import InputError
 from xoff.intent import load_intent
 from xoff.platforms.cumulus.grammar import GRAMMAR
+from xoff.platforms.sonic.yang import validate_config_db
 from xoff.render import render_fabric
 
 
@@ -41,6 +42,15 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
 def test_sonic_switch_hash(rendered: dict[str, dict[str, str]]) -> None:
     db = json.loads(rendered["leaf1"]["config_db.json"])
     assert db["SWITCH_HASH"] == {"GLOBAL": {"ecmp_hash@": "SRC_IP,DST_IP,L4_SRC_PORT,L4_DST_PORT,IPV6_FLOW_LABEL"}}
+
+
+def test_sonic_switch_hash_is_valid_yang(rendered: dict[str, dict[str, str]]) -> None:
+    """SWITCH_HASH as rendered passes sonic-hash.yang through yanglint; a field SONiC does not know fails it."""
+    db = json.loads(rendered["leaf1"]["config_db.json"])
+    assert validate_config_db(db) == []
+    db["SWITCH_HASH"]["GLOBAL"]["ecmp_hash@"] = "SRC_IP,DST_QP"
+    (problem,) = validate_config_db(db)
+    assert 'Invalid enumeration value "DST_QP"' in problem and "SWITCH_HASH|GLOBAL ecmp_hash" in problem
 
 
 def test_eos_ip_load_sharing(rendered: dict[str, dict[str, str]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from xoff.desired.builders.buffers import build_buffers
 from xoff.desired.builders.host import build_host
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
+from xoff.desired.builders.load_balancing import build_load_balancing
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
@@ -140,6 +141,7 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
         pfc_watchdog=watchdog,
         static_routes=build_static_routes(facts, sw),
         placement=placement,
+        load_balancing=build_load_balancing(facts, sw),
     )
 
 

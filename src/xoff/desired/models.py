@@ -216,6 +216,9 @@ class HostSettings(State):
     rules: list[Rule]
     nccl_env: dict[str, str]
     gpudirect: GpuDirect | None
+    roce_adaptive_routing: bool | None = Field(
+        default=None, description="the NICs accept out-of-order RoCE (adaptive routing); None: not observed"
+    )
 
 
 class Partition(State):
@@ -241,6 +244,19 @@ class SubnetManager(State):
     vlarb_low: list[tuple[int, int]]
     service_level: int
     partitions: list[Partition]
+
+
+class LoadBalancing(State):
+    """ECMP hashing and adaptive routing of one switch (intent ``load_balancing``)."""
+
+    hash_fields: list[str] = Field(description="neutral field names, in the intent's order (src-ip, l4-src-port, ...)")
+    seed: int | None = Field(default=None, description="ECMP hash seed; None leaves the NOS's own")
+    seed_policy: Literal["same", "per-tier"] = "same"
+    roce_qp_hash: bool = False
+    adaptive_routing: bool = False
+    adaptive_routing_ports: list[str] = Field(
+        default_factory=list, description="fabric ports (toward other switches) with adaptive routing on"
+    )
 
 
 class Placement(State):
@@ -273,6 +289,9 @@ class Device(State):
     host: HostSettings | None = None
     subnet_manager: SubnetManager | None = None
     placement: Placement | None = Field(default=None, description="failure domains (desired state only)")
+    load_balancing: LoadBalancing | None = Field(
+        default=None, description="ECMP hashing and adaptive routing; None: not set by the intent, or not observed"
+    )
 
 
 class Link(State):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import Field
 
 from xoff.intent.base import IntentModel
+from xoff.intent.load_balancing import LoadBalancing
 from xoff.intent.types import Asn, GpuCount, HostMtu, Index, SpeedMbps, SwitchMtu, in_range, schema_range
 from xoff.platforms.registry import names as platform_names
 
@@ -95,6 +96,12 @@ class SwitchSettings(IntentModel):
         description="static routes; a device's list replaces its role's and the defaults' list",
         examples=[[{"prefix": "0.0.0.0/0", "via": "spine1"}]],
     )
+    load_balancing: LoadBalancing | None = Field(
+        default=None,
+        description="ECMP hashing, RoCE queue-pair hashing and adaptive routing; a device's block replaces its"
+        " role's and the defaults' block",
+        examples=[{"hash_fields": ["src-ip", "dst-ip", "l4-src-port", "l4-dst-port"], "adaptive_routing": True}],
+    )
 
 
 class SwitchEntry(SwitchSettings):
@@ -168,6 +175,12 @@ class HostProfile(IntentModel):
     )
     nics: list[NicSpec] = Field(default_factory=list, description="the RDMA NICs and which network each is on")
     mgmt_interface: str = Field(default="eno1", description="Linux name of the management interface")
+    roce_adaptive_routing: bool = Field(
+        default=False,
+        description="the NICs accept RoCE packets out of order (ConnectX/BlueField-3 ROCE_ACCL register:"
+        " adaptive retransmission, forced adaptive routing); needed behind switches with adaptive routing",
+        examples=[True],
+    )
 
 
 class HostEntry(IntentModel):

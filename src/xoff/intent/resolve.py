@@ -17,10 +17,11 @@ from xoff.intent.networks import RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, IbSwitch, Nic, Port, Switch
 from xoff.intent.yamlsource import Path_, dotted
-from xoff.platforms.registry import names_hwsku
+from xoff.platforms.load_balancing import refusals
+from xoff.platforms.registry import get_platform, names_hwsku
 
 Provenance = dict[tuple[str, str], tuple[Location | None, str]]
-_INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes")
+_INHERITED = ("platform", "asic", "sku", "hwsku", "network", "mtu", "asn", "ports", "static_routes", "load_balancing")
 _REQUIRED = ("platform", "asic", "ports")
 
 
@@ -80,6 +81,7 @@ class DeviceResolver:
         self.provenance: Provenance = {}
         self.seen: dict[str, Path_] = {}
         self._port_cache: dict[Path_, dict[str, Port] | None] = {}
+        self._refused: set[tuple[Path_, str]] = set()
 
     def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port] | None:
         """Ports of a spec list, expanded once per place it is written (Port is immutable, so shared);
@@ -188,13 +190,8 @@ class DeviceResolver:
         except KeyError as exc:
             self.ctx.report(s["asic@"], str(exc.args[0]))
             return None
-        if not names_hwsku(s["platform"]) and "hwsku" in s:
-            if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
-                self.ctx.report(
-                    s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
-                )
-                return None
-            del s["hwsku"]
+        if not self._platform_renders(name, s, path):
+            return None
         ports = self._ports_at(s["ports"], s["ports@"], name)
         if ports is None:
             return None
@@ -219,7 +216,29 @@ class DeviceResolver:
             ports=ports,
             static_routes=tuple(s.get("static_routes", ())),
             static_routes_at=s.get("static_routes@", ()),
+            load_balancing=s.get("load_balancing"),
         )
+
+    def _platform_renders(self, name: str, s: dict[str, Any], path: Path_) -> bool:
+        """Whether the switch's platform renders what it inherits (hwsku, load_balancing); problems reported."""
+        if not names_hwsku(s["platform"]) and "hwsku" in s:
+            if s["hwsku@"][:2] == path:  # set on this switch: a mistake; inherited: not meant for it
+                self.ctx.report(
+                    s["hwsku@"], f"{name}: hwsku applies to SONiC only (allowed: remove it, or platform sonic)"
+                )
+                return False
+            del s["hwsku"]
+        return "load_balancing" not in s or self._load_balancing(s)
+
+    def _load_balancing(self, s: dict[str, Any]) -> bool:
+        """Whether the switch's platform renders its load_balancing block; each refusal reported once per place."""
+        found = refusals(s["load_balancing"], get_platform(s["platform"]).load_balancing, s["platform"])
+        for field, message in found:
+            path = (*s["load_balancing@"], field) if field else s["load_balancing@"]
+            if (path, message) not in self._refused:
+                self._refused.add((path, message))
+                self.ctx.report(path, message)
+        return not found
 
     def ib_switches(self, guid_base: int) -> Iterator[tuple[IbSwitch, Path_, bool]]:
         n = 0

@@ -12,6 +12,7 @@ from ipaddress import IPv4Address, IPv4Interface
 from xoff.errors import Location, Problem
 from xoff.intent.devices import HostProfile, NetworkName, Platform, StaticRouteSpec, SwitchRole
 from xoff.intent.document import IntentDocument
+from xoff.intent.load_balancing import LoadBalancing
 from xoff.intent.patterns import expand
 from xoff.intent.yamlsource import SourceMap, dotted
 
@@ -44,6 +45,7 @@ class Switch:
     sku: str | None = None  # the catalogue's HWSKU (xoff.buffers.catalogue); its table and pools are the switch's
     plane: int | None = None  # multi-plane fabrics: written, or set by the clos3 generator
     rack: str | None = None
+    load_balancing: LoadBalancing | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from xoff.contracts.collect import Collector
     from xoff.desired.models import Device, FabricState
     from xoff.platforms.limits import RenderLimits
+    from xoff.platforms.load_balancing import LoadBalancingSupport
 
 T = TypeVar("T")
 PlatformKind = Literal["switch", "host", "ib_switch"]
@@ -99,6 +100,7 @@ class Platform:
     names_hwsku: bool = False  # its config names the switch's hardware SKU (SONiC: DEVICE_METADATA hwsku)
     # the QoS its renderer can express; the plan refuses the rest with one located line (None: no limit)
     render_limits: RenderLimits | None = None
+    load_balancing: LoadBalancingSupport | None = None  # what of intent load_balancing it renders (None: nothing)
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.support.paths import ROOT
-from xoff.desired.models import Device, FabricState, StaticRoute
+from xoff.desired.models import Device, FabricState, LoadBalancing, StaticRoute
 from xoff.platforms.cumulus.grammar import rule_for, unmatched
 from xoff.platforms.cumulus.render import COMMANDS_FILE, STARTUP_FILE, render
 
@@ -147,6 +147,11 @@ def test_every_command_is_in_nvue_grammar(lab_mini: FabricState, roce_pod_state:
     routes = [StaticRoute(prefix="10.0.0.0/8", next_hop=f"198.18.0.{i}", interface=f"swp{i}") for i in (1, 3)]
     lines = command_lines(render(leaf.model_copy(update={"static_routes": routes}), lab_mini)[COMMANDS_FILE])
     assert "nv set vrf default router static 10.0.0.0/8 via 198.18.0.3" in lines and unmatched(lines) == []
+    used.update(rule.text for line in lines if (rule := rule_for(line)) is not None)
+    # nor load balancing; one device with a seed and adaptive routing on a port covers those rules
+    lb = LoadBalancing(hash_fields=["src-ip"], seed=7, adaptive_routing=True, adaptive_routing_ports=["swp1"])
+    lines = command_lines(render(leaf.model_copy(update={"load_balancing": lb}), lab_mini)[COMMANDS_FILE])
+    assert "nv set interface swp1 router adaptive-routing enable on" in lines and unmatched(lines) == []
     used.update(rule.text for line in lines if (rule := rule_for(line)) is not None)
     from xoff.platforms.cumulus.grammar import GRAMMAR
 

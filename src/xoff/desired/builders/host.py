@@ -133,6 +133,7 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
             rules=rules,
             nccl_env=_nccl_env(facts, host, nics),
             gpudirect=_gpudirect(host, nics),
+            roce_adaptive_routing=True if host.profile.roce_adaptive_routing else None,
         ),
         interfaces,
     )

@@ -42,6 +42,7 @@ Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, "5.6 new" = content/cumul
 from __future__ import annotations
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.cumulus import load_balancing
 from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
@@ -92,4 +93,5 @@ PLATFORM = Platform(
         bgp_max_paths_max=128,
     ),
     cable_length_needs_pfc=True,  # `nv set qos pfc <profile> cable-length`: no other place holds it
+    load_balancing=load_balancing.SUPPORT,
 )

@@ -8,6 +8,10 @@ grammar that ``nv list-commands`` derives from it. The lines below are those rul
   NVIDIA-User-Experience-NVUE/NVUE-Commands.md (the ``nv list-commands`` listing);
 - ``whatsnew-5.6``: CumulusNetworks/docs content/cumulus-linux-56/Whats-New/_index.md, "New Commands"
   (the PFC watchdog arrived in 5.6).
+- ``nvue-ref-fwd`` / ``nvue-ref-ar``: NVIDIA NVUE command reference, Set and Unset Commands / System
+  Forwarding (``ecmp-hash <field> on|off``, 5.2.0; ``on|off`` through 5.14) and Adaptive Routing
+  (``router adaptive-routing enable``, ``interface <id> router adaptive-routing enable``, 5.1.0);
+  ``hash-seed`` 0-4294967295 as traffic.conf's ``ecmp_hash_seed`` (Cumulus Linux ECMP guide).
 - ``nvue-ref-static``: NVIDIA NVUE command reference, Set and Unset Commands / Static Routing
   (``nv set vrf <vrf-id> router static <route-id> via <via-id>``, introduced in Cumulus Linux 5.0.0).
 
@@ -62,6 +66,14 @@ GRAMMAR: tuple[tuple[str, str], ...] = (
         "nvue-5.5",
     ),
     ("nv set vrf <vrf-id> router bgp neighbor <neighbor-id> type (numbered|unnumbered)", "nvue-5.5"),
+    (
+        "nv set system forwarding ecmp-hash (source-ip|destination-ip|ip-protocol|source-port|destination-port"
+        "|ipv6-label|ingress-interface) (on|off)",
+        "nvue-ref-fwd",
+    ),
+    ("nv set system forwarding hash-seed 0-4294967295", "nvue-ref-fwd"),
+    ("nv set router adaptive-routing enable (on|off)", "nvue-ref-ar"),
+    ("nv set interface <interface-id> router adaptive-routing enable (on|off)", "nvue-ref-ar"),
 )
 
 

@@ -13,6 +13,7 @@ from xoff.desired.models import Device, FabricState
 from xoff.platforms.cumulus import NVUE_RELEASES
 from xoff.platforms.cumulus.bgp import build_bgp
 from xoff.platforms.cumulus.interfaces import build_interfaces, build_system
+from xoff.platforms.cumulus.load_balancing import build_load_balancing
 from xoff.platforms.cumulus.nvue import Tree, commands, merge, yaml_lines
 from xoff.platforms.cumulus.qos import build_qos
 from xoff.platforms.cumulus.static_routes import build_static_routes
@@ -30,6 +31,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[Device], Tree]], ...] = (
     ("pfc watchdog", "Device.pfc_watchdog", build_pfc_watchdog),
     ("static routes", "Device.static_routes", build_static_routes),
     ("bgp", "Device.bgp", build_bgp),
+    ("load balancing", "Device.load_balancing", build_load_balancing),
 )
 
 

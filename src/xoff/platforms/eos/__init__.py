@@ -6,6 +6,7 @@ only print it; ``render.py`` joins them.
 """
 
 from xoff.contracts.apply import Capabilities
+from xoff.platforms.eos import load_balancing
 from xoff.platforms.limits import RenderLimits
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
 
@@ -52,4 +53,5 @@ PLATFORM = Platform(
         watchdog_time_step_ms=10,
         port_speeds_mbps=(10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000),
     ),
+    load_balancing=load_balancing.SUPPORT,
 )

@@ -137,6 +137,14 @@ class StaticRoute(TypedDict):
     next_hop: str
 
 
+class IpLoadSharing(TypedDict):
+    """``ip load-sharing <hardware> fields ip|ipv6 <fields>``: the ECMP hash fields (EOS keywords)."""
+
+    hardware: str
+    ip: list[str]
+    ipv6: list[str]
+
+
 class StructuredConfig(TypedDict):
     """One device; the keys are in running-config order (as AVD's eos-intended-config.j2 orders them)."""
 
@@ -145,6 +153,7 @@ class StructuredConfig(TypedDict):
     loopback_interfaces: list[AddressedInterface]
     management_interfaces: list[AddressedInterface]
     ip_routing: bool
+    ip_load_sharing: IpLoadSharing | None
     static_routes: list[StaticRoute]
     qos: Qos | None
     priority_flow_control: PriorityFlowControl | None

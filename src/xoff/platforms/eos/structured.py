@@ -9,6 +9,7 @@ from xoff.platforms.eos.interfaces import (
     build_loopback_interfaces,
     build_management_interfaces,
 )
+from xoff.platforms.eos.load_balancing import build_ip_load_sharing
 from xoff.platforms.eos.qos import build_priority_flow_control, build_qos
 from xoff.platforms.eos.schema import StaticRoute, StructuredConfig
 
@@ -23,6 +24,7 @@ def build_structured_config(device: Device) -> StructuredConfig:
         "loopback_interfaces": build_loopback_interfaces(device),
         "management_interfaces": build_management_interfaces(device),
         "ip_routing": True,  # a routed (RFC 7938) fabric; EOS boots with IP routing off
+        "ip_load_sharing": build_ip_load_sharing(device),
         "static_routes": [
             StaticRoute(prefix=r.prefix, interface=r.interface, next_hop=r.next_hop) for r in device.static_routes
         ],

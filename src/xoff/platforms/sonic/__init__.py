@@ -6,6 +6,7 @@ FRR's frr.conf for SONiC's BGP comes from ``xoff.platforms.frr`` (see xoff.rende
 from xoff.contracts.apply import Capabilities
 from xoff.platforms import frr
 from xoff.platforms.record import Platform, Ref, Renderer, Transport
+from xoff.platforms.sonic import hash_tables
 
 PLATFORM = Platform(
     name="sonic",
@@ -32,5 +33,6 @@ PLATFORM = Platform(
     # its shell over plain SSH (password), show/config through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".sonic:Emulator",  # in the lab's emulator package
+    load_balancing=hash_tables.SUPPORT,
     names_hwsku=True,  # DEVICE_METADATA|localhost hwsku: a catalogue sku gives it when the intent has none
 )

@@ -24,7 +24,7 @@ from itertools import pairwise
 
 from xoff.buffers import get_asic
 from xoff.desired.models import Device, FabricState, Interface
-from xoff.platforms.sonic import buffer_tables, qos_tables
+from xoff.platforms.sonic import buffer_tables, hash_tables, qos_tables
 from xoff.platforms.sonic.names import (
     BUFFER_MODELS,
     HWSKU_PLATFORMS,
@@ -54,6 +54,7 @@ def build_config_db(device: Device, fabric: FabricState) -> ConfigDb:
     out.update(qos_tables.build(device, vendor))
     out.update(buffer_tables.build(device, vendor))
     out.update(qos_tables.watchdog(device))
+    out.update(hash_tables.build(device))
     return out
 
 

@@ -9,6 +9,7 @@ from xoff.validate.checks import (
     gpudirect,
     ib_hosts,
     infiniband,
+    load_balancing,
     lossless,
     mapping,
     nic,
@@ -17,6 +18,7 @@ from xoff.validate.checks import (
     profiles,
     rdma,
     running,
+    topology,
     watermarks,
 )
 
@@ -29,6 +31,7 @@ __all__ = [
     "gpudirect",
     "ib_hosts",
     "infiniband",
+    "load_balancing",
     "lossless",
     "mapping",
     "nic",
@@ -37,5 +40,6 @@ __all__ = [
     "profiles",
     "rdma",
     "running",
+    "topology",
     "watermarks",
 ]

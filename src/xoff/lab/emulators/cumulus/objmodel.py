@@ -12,7 +12,10 @@ NVIDIA does not publish NVUE's OpenAPI schema outside the switch image; its docu
   profiles applied per port, traffic pools, ECN/RED);
 - ``ports``: content/cumulus-linux-59/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/
   Switch-Port-Attributes.md (speed, MTU 552-9216, FEC, auto-negotiation, breakout);
-- ``sys``: content/cumulus-linux-59/System-Configuration/ (hostname, timezone, NTP, DNS, syslog).
+- ``sys``: content/cumulus-linux-59/System-Configuration/ (hostname, timezone, NTP, DNS, syslog);
+- ``fwd`` / ``ar``: the NVUE command reference, Set and Unset Commands, "System Forwarding" (ecmp-hash
+  fields on/off through 5.14, lag-hash; hash-seed 0-4294967295 as traffic.conf's ecmp_hash_seed) and
+  "Adaptive Routing" (global and per-interface ``enable``, 5.1.0).
 
 Notation: a literal word; ``<name>`` one identifier (checked by ``PLACEHOLDERS`` when listed, any word
 otherwise); ``(a|b|N-M|<x>)`` one of the choices; ``N-M`` an integer in that range. ``MEMBERS`` are the
@@ -90,6 +93,15 @@ RULES_TEXT: tuple[tuple[str, str], ...] = (
     (f"vrf <vrf-id> router bgp address-family ipv4-unicast redistribute connected enable {ON_OFF}", "cl55"),
     ("vrf <vrf-id> router bgp neighbor <neighbor-id> remote-as (1-4294967295|auto|internal|external)", "cl55"),
     ("vrf <vrf-id> router bgp neighbor <neighbor-id> type (numbered|unnumbered)", "cl55"),
+    (
+        "system forwarding ecmp-hash (source-ip|destination-ip|ip-protocol|source-port|destination-port|ipv6-label"
+        "|ingress-interface|gtp-teid|inner-source-ip|inner-destination-ip|inner-ip-protocol|inner-source-port"
+        f"|inner-destination-port|inner-ipv6-label) {ON_OFF}",
+        "fwd",
+    ),
+    ("system forwarding hash-seed 0-4294967295", "fwd"),
+    (f"router adaptive-routing enable {ON_OFF}", "ar"),
+    (f"interface <interface-id> router adaptive-routing enable {ON_OFF}", "ar"),
 )
 MEMBERS = frozenset(
     {

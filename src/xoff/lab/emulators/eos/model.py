@@ -280,6 +280,7 @@ RANKS: dict[str, int] = {
     "management ssh": 400,
     "interfaces": 100,
     "ip routing": 200,
+    "ip load-sharing": 205,
     "ip route": 210,
     "qos": 230,
     "priority-flow-control": 235,

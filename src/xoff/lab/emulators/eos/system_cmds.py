@@ -1,7 +1,8 @@
 """Global statements around what xoff pushes, which the lab keeps (in ``RunningConfig.stanzas``) but does
 not act on: ``aaa root``, ``username``, ``transceiver qsfp default-mode``, ``service routing protocols
 model``, ``logging``, ``ip name-server``/``dns domain``, ``spanning-tree mode``, ``system l1``, ``clock
-timezone``, ``management api http-commands|gnmi|netconf`` and ``ntp server``.
+timezone``, ``management api http-commands|gnmi|netconf``, ``ntp server`` and ``ip load-sharing`` (ECMP hash
+fields).
 
 The syntax is EOS's documented CLI (Arista's EOS User Manual, and the lines AVD's ``eos_cli_config_gen``
 templates write for the same features); what ``show running-config`` prints for each is what real switches
@@ -17,7 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xoff.lab.emulators.eos.grammar import Args
+from xoff.lab.emulators.eos.grammar import Args, CommandError
 from xoff.lab.emulators.eos.model import RANKS, RunningConfig, Stanza
 
 SEVERITY = "emergencies|alerts|critical|errors|warnings|notifications|informational|debugging"
@@ -240,6 +241,26 @@ def _ipv6_routing(cfg: RunningConfig, a: Args) -> None:
         _put(cfg, "ipv6 unicast-routing", "ip routing", "ipv6 unicast-routing")
 
 
+# Selectable hashing fields (Arista TOI "selectable hashing fields", EOS 4.20.1F), the keywords published
+# EOS configurations use; IPv6 adds the flow label. A word outside them is refused as EOS refuses it.
+LOAD_SHARING_FIELDS = {
+    "ip": ("source-ip", "destination-ip", "source-port", "destination-port", "ingress-interface"),
+    "ipv6": ("source-ip", "destination-ip", "source-port", "destination-port", "ingress-interface", "flow-label"),
+}
+
+
+def _load_sharing(cfg: RunningConfig, a: Args) -> None:
+    key = f"ip load-sharing {a['hw']} fields {a['af']}"
+    if "no" in a:
+        _drop(cfg, key)
+        return
+    words = str(a["fields"]).split()
+    bad = [w for w in words if w not in LOAD_SHARING_FIELDS[str(a["af"])]]
+    if bad or len(set(words)) != len(words):
+        raise CommandError("% Invalid input")
+    _put(cfg, key, "ip load-sharing", f"{key} {' '.join(words)}")
+
+
 def _ip_route_vrf(cfg: RunningConfig, a: Args) -> None:
     key = f"ip route vrf {a['vrf']} {a['prefix']} {a['hop']}"
     if "no" in a:
@@ -286,6 +307,8 @@ GLOBAL: list[tuple[str, Handler]] = [
     ("[<no:=no>] ip routing vrf <vrf:word>", _ip_routing_vrf),
     ("[<no:=no>] ipv6 unicast-routing", _ipv6_routing),
     ("[<no:=no>] ip route vrf <vrf:word> <prefix:prefix> <hop:ipv4> [<distance:1-255>]", _ip_route_vrf),
+    ("ip load-sharing <hw:=trident> fields <af:ip|ipv6> <fields:line>", _load_sharing),
+    ("<no:=no> ip load-sharing <hw:=trident> fields <af:ip|ipv6>", _load_sharing),
     *((header + (" <name:word>" if "{name}" in b.prompt else ""), _enter(header)) for header, b in BLOCKS.items()),
     *(
         (f"no {header}" + (" <name:word>" if "{name}" in b.prompt else ""), _no_block(header))

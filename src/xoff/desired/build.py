@@ -7,6 +7,7 @@ from xoff.desired.builders.host import build_host
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
+from xoff.desired.builders.tenants import bind_vrfs, tenant_ports
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
@@ -85,7 +86,9 @@ def build_fabric_state(intent: Intent) -> FabricState:
 
 def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> Device:
     policy = facts.policy_for(sw.network)
-    interfaces = build_switch_interfaces(facts, sw, policy)
+    interfaces, bgp, vrfs = bind_vrfs(
+        tenant_ports(facts, sw), build_switch_interfaces(facts, sw, policy), build_bgp(facts, sw)
+    )
     buffers = watchdog = None
     if policy is not None and qos is not None:
         lossless_ports = [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
@@ -102,12 +105,13 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
         hwsku=sw.hwsku if sw.hwsku is not None or not names_hwsku(sw.platform) else sw.sku,
         mgmt_address=str(sw.mgmt),
         interfaces=interfaces,
-        bgp=build_bgp(facts, sw),
+        bgp=bgp,
         qos=qos,
         buffers=buffers,
         pfc_watchdog=watchdog,
         static_routes=build_static_routes(facts, sw),
         placement=placement,
+        vrfs=vrfs,
     )
 
 

@@ -27,7 +27,9 @@ def resolve_tenants(ctx: Context, hosts: dict[str, Host]) -> list[Tenant]:
         nics = _owned(ctx, path, spec, hosts)
         for nic in nics:
             if nic in owner and owner[nic] != spec.name:
-                ctx.report(path, f"{nic[0]}:{nic[1]} belongs to tenant {owner[nic]} already (allowed: one tenant per NIC)")
+                ctx.report(
+                    path, f"{nic[0]}:{nic[1]} belongs to tenant {owner[nic]} already (allowed: one tenant per NIC)"
+                )
             owner.setdefault(nic, spec.name)
         tenant = _settings(ctx, path, spec, nics)
         if tenant is not None:
@@ -131,12 +133,16 @@ def _roce_tenant(
     if name is None or name not in lossless:
         allowed = ", ".join(lossless) or f"none: policy {net.qos_policy} has no lossless class"
         shown = "the policy's RDMA class" if spec.lossless_class is None else repr(name)
-        ctx.report((*path, "lossless_class"), f"{shown} is not a lossless class of {net.qos_policy} (allowed: {allowed})")
+        ctx.report(
+            (*path, "lossless_class"), f"{shown} is not a lossless class of {net.qos_policy} (allowed: {allowed})"
+        )
         return None
     vrf = spec.vrf or f"{VRF_PREFIX}{spec.name}"
     if not _VRF_RE.match(vrf):
         where = (*path, "vrf") if spec.vrf else (*path, "name")
-        ctx.report(where, f"VRF name {vrf!r} is not a Linux VRF device name (allowed: {_VRF_RE.pattern}, 15 characters)")
+        ctx.report(
+            where, f"VRF name {vrf!r} is not a Linux VRF device name (allowed: {_VRF_RE.pattern}, 15 characters)"
+        )
     return Tenant(spec.name, tuple(nics), None, "full", None, vrf, name, lossless[name].priority, spec.share_lossless)
 
 
@@ -152,5 +158,7 @@ def _unique(ctx: Context, tenants: list[tuple[int, Tenant]]) -> None:
             if value in seen[field] or (field == "pkey" and value == 0x7FFF):
                 shown = f"{value:#06x}" if isinstance(value, int) else repr(value)
                 other = seen[field].get(value, "the default partition")
-                ctx.report(("tenants", k, field), f"{field} {shown} is already used by {other} (allowed: one per tenant)")
+                ctx.report(
+                    ("tenants", k, field), f"{field} {shown} is already used by {other} (allowed: one per tenant)"
+                )
             seen[field].setdefault(value, t.name)

@@ -19,7 +19,9 @@ class TenantSpec(IntentModel):
 
     name: Name = Field(description="the tenant's name; names its VRF and partition unless they are given")
     hosts: list[str] = Field(
-        default_factory=list, description="hosts (names or brace patterns): every compute NIC of each", examples=[["gpu{01..04}"]]
+        default_factory=list,
+        description="hosts (names or brace patterns): every compute NIC of each",
+        examples=[["gpu{01..04}"]],
     )
     nics: list[str] = Field(
         default_factory=list,

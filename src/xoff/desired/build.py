@@ -7,8 +7,8 @@ from xoff.desired.builders.host import build_host
 from xoff.desired.builders.infiniband import build_ib_interfaces, build_subnet_manager
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
-from xoff.desired.builders.tenants import bind_vrfs, tenant_ports
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
+from xoff.desired.builders.tenants import bind_vrfs, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.models import Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
 from xoff.errors import InputError, Problem

@@ -241,6 +241,10 @@ class Partition(State):
         default_factory=dict, description="host -> its HCAs (netdevs) in the partition; a host not here: all of them"
     )
 
+    def holds(self, host: str, netdev: str) -> bool:
+        """Whether the host's HCA ``netdev`` is a member."""
+        return host in self.members and (host not in self.nics or netdev in self.nics[host])
+
 
 class SubnetManager(State):
     routing_engine: list[str]

@@ -25,8 +25,8 @@ from xoff.intent.files import RawIntent, intent_files, read_intent_parts
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.resolve import AddressPool, DeviceResolver
-from xoff.intent.tenant_resolve import resolve_tenants
 from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
+from xoff.intent.tenant_resolve import resolve_tenants
 from xoff.intent.wiring import Wiring
 from xoff.intent.yamlsource import Path_
 

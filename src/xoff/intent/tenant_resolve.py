@@ -75,7 +75,8 @@ def _pairs(ctx: Context, path: Path_, item: str, hosts: dict[str, Host], *, by_g
     what = "GPU index" if by_gpu else "netdev"
     head, sep, tail = item.partition(":")
     if not sep or not head or not tail:
-        ctx.report(path, f"{item!r} is not host:{what.split()[-1]} (allowed: e.g. gpu01:{'0' if by_gpu else 'eth0'})")
+        form, example = ("host:gpu", "gpu01:0") if by_gpu else ("host:netdev", "gpu01:eth0")
+        ctx.report(path, f"{item!r} is not {form} (allowed: e.g. {example})")
         return []
     try:
         parts = expand(tail)
@@ -150,7 +151,9 @@ def _unique(ctx: Context, tenants: list[tuple[int, Tenant]]) -> None:
     """Tenant names, PKeys (also against the network's own partitions) and VRFs are each used once."""
     net = ctx.doc.networks.compute
     taken_pkeys = {p.pkey: p.name for p in net.partitions} if isinstance(net, InfinibandNetwork) else {}
-    seen: dict[str, dict[object, str]] = {"name": {}, "pkey": dict(taken_pkeys), "vrf": {"default": "(the underlay)"}}
+    seen: dict[str, dict[object, str]] = {"name": {}, "pkey": {}, "vrf": {"default": "(the underlay)"}}
+    for pkey, name in taken_pkeys.items():
+        seen["pkey"][pkey] = name
     for k, t in tenants:
         for field, value in (("name", t.name), ("pkey", t.pkey), ("vrf", t.vrf)):
             if value is None:

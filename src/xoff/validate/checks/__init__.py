@@ -16,6 +16,7 @@ from xoff.validate.checks import (
     pools,
     rdma,
     running,
+    tenants,
     watermarks,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "pools",
     "rdma",
     "running",
+    "tenants",
     "watermarks",
 ]

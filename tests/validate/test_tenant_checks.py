@@ -1,0 +1,196 @@
+"""Tenant checks, table-driven: each passes on a sound tenant plan, fails naming device and port (or
+partition) on one seeded mistake, and is skipped, saying why, where there is no tenant to judge."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from xoff.desired.build import build_fabric_state
+from xoff.desired.models import Device, FabricState
+from xoff.intent import load_intent
+from xoff.validate.model import Status
+from xoff.validate.registry import run_checks
+
+TWO_ROCE = "- {name: blue, hosts: ['gpu{1..2}']}\n  - {name: red, hosts: ['gpu{3..4}']}"
+SHARING = "- {name: blue, hosts: ['gpu{1..2}'], share_lossless: true}\n  - {name: red, hosts: ['gpu{3..4}'], share_lossless: true}"
+OWN_CLASS = "- {name: blue, hosts: ['gpu{1..2}']}\n  - {name: red, hosts: ['gpu{3..4}'], lossless_class: roce2}"
+TWO_IB = "- {name: blue, hosts: ['gpu{01..02}'], pkey: 0x0b01}\n  - {name: red, hosts: [gpu03], pkey: 0x0b02}"
+# a second lossless class on priority 2 (its own PG) for a tenant of its own
+ROCE2 = "      roce2:\n        dscp: [24]\n        priority: 2\n        lossless: true\n        scheduler: {type: dwrr, weight: 10}\n"
+
+Edit = Callable[[FabricState], FabricState]
+
+
+def fabric(tmp_path: Path, inventory: str, items: str | None) -> FabricState:
+    target = tmp_path / inventory
+    shutil.copytree(ROOT / "inventory" / inventory, target)
+    if items is not None:
+        (target / "tenants.yaml").write_text(f"tenants:\n  {items}\n", encoding="utf-8")
+    if inventory == "lab-mini":
+        qos = target / "qos.yaml"
+        qos.write_text(
+            qos.read_text(encoding="utf-8").replace("      cnp:\n", ROCE2 + "      cnp:\n", 1), encoding="utf-8"
+        )
+    return build_fabric_state(load_intent(target))
+
+
+def device(state: FabricState, name: str, **changes: object) -> FabricState:
+    dev = state.devices[name].model_copy(update=changes)
+    return state.model_copy(update={"devices": {**state.devices, name: dev}})
+
+
+def same(state: FabricState) -> FabricState:
+    return state
+
+
+def leaf1(state: FabricState) -> Device:
+    return state.devices["leaf1"]
+
+
+def vrf_claims_red_link(state: FabricState) -> FabricState:
+    blue, red = leaf1(state).vrfs
+    return device(state, "leaf1", vrfs=[blue.model_copy(update={"networks": [*blue.networks, red.networks[0]]}), red])
+
+
+def underlay_originates_blue(state: FabricState) -> FabricState:
+    bgp = leaf1(state).bgp
+    assert bgp is not None
+    blue = leaf1(state).vrfs[0]
+    return device(state, "leaf1", bgp=bgp.model_copy(update={"networks": [*bgp.networks, blue.networks[0]]}))
+
+
+def without_other_partitions(state: FabricState) -> FabricState:
+    sm = state.devices["sm01"].subnet_manager
+    assert sm is not None
+    kept = [p for p in sm.partitions if p.tenant is not None]
+    return device(state, "sm01", subnet_manager=sm.model_copy(update={"partitions": kept}))
+
+
+def red_full_in_blue(state: FabricState) -> FabricState:
+    state = without_other_partitions(state)
+    sm = state.devices["sm01"].subnet_manager
+    assert sm is not None
+    blue, red = sm.partitions
+    blue = blue.model_copy(update={"members": [*blue.members, "gpu03"], "nics": {**blue.nics, "gpu03": ["ib0"]}})
+    return device(state, "sm01", subnet_manager=sm.model_copy(update={"partitions": [blue, red]}))
+
+
+CASES: list[tuple[str, str, str, str | None, Edit, Status, list[str]]] = [
+    # id, check, inventory, tenants, edit, status, the first findings (or the skip reason)
+    ("pg-own-class", "tenant.lossless_isolation", "lab-mini", OWN_CLASS, same, Status.SUCCESS, []),
+    ("pg-allowed", "tenant.lossless_isolation", "lab-mini", SHARING, same, Status.SUCCESS, []),
+    (
+        "pg-shared",
+        "tenant.lossless_isolation",
+        "lab-mini",
+        TWO_ROCE,
+        same,
+        Status.FAILURE,
+        [
+            "spine1: Ethernet0 - lossless PG 3 shared by tenants blue, red - Expected: one tenant per lossless PG,"
+            " or share_lossless on each Actual: blue, red not allowed to share"
+        ],
+    ),
+    (
+        "pg-none",
+        "tenant.lossless_isolation",
+        "lab-mini",
+        None,
+        same,
+        Status.SKIPPED,
+        ["no tenant VRF in this fabric (no RoCE tenants in the intent, or none observed)"],
+    ),
+    ("route-clean", "tenant.route_isolation", "lab-mini", TWO_ROCE, same, Status.SUCCESS, []),
+    (
+        "route-vrf-leak",
+        "tenant.route_isolation",
+        "lab-mini",
+        TWO_ROCE,
+        vrf_claims_red_link,
+        Status.FAILURE,
+        ["leaf1: VRF Vrf-blue - originates 198.18.0.16/31 - Expected: only its own ports' links Actual: Vrf-red"],
+    ),
+    (
+        "route-underlay-leak",
+        "tenant.route_isolation",
+        "lab-mini",
+        TWO_ROCE,
+        underlay_originates_blue,
+        Status.FAILURE,
+        [
+            "leaf1: BGP (default VRF) - originates 198.18.0.8/31 of Vrf-blue - Expected: in Vrf-blue only"
+            " Actual: default"
+        ],
+    ),
+    (
+        "route-none",
+        "tenant.route_isolation",
+        "lab-mini",
+        None,
+        same,
+        Status.SKIPPED,
+        ["no tenant VRF in this fabric (no RoCE tenants in the intent, or none observed)"],
+    ),
+    ("pkey-clean", "tenant.pkey_leak", "ib-pod", TWO_IB, without_other_partitions, Status.SUCCESS, []),
+    (
+        "pkey-shared-partition",
+        "tenant.pkey_leak",
+        "ib-pod",
+        TWO_IB,
+        same,
+        Status.FAILURE,
+        ["sm01: PKey 0x0001 - full members of several tenants - Expected: one tenant Actual: blue, red"],
+    ),
+    (
+        "pkey-two-tenants",
+        "tenant.pkey_leak",
+        "ib-pod",
+        TWO_IB,
+        red_full_in_blue,
+        Status.FAILURE,
+        ["gpu03: ib0 - full member of two tenants' partitions - Expected: one Actual: blue, red"],
+    ),
+    (
+        "pkey-none",
+        "tenant.pkey_leak",
+        "ib-pod",
+        None,
+        same,
+        Status.SKIPPED,
+        ["no tenant partition in this fabric (no InfiniBand tenants in the intent)"],
+    ),
+    (
+        "pkey-roce",
+        "tenant.pkey_leak",
+        "lab-mini",
+        TWO_ROCE,
+        same,
+        Status.SKIPPED,
+        ["no InfiniBand network with a subnet manager in this fabric"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "inventory", "items", "edit", "status", "first"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_tenant_check(
+    tmp_path: Path,
+    check: str,
+    inventory: str,
+    items: str | None,
+    edit: Edit,
+    status: Status,
+    first: list[str],
+) -> None:
+    (result,) = run_checks(edit(fabric(tmp_path, inventory, items)), [check])
+    assert result.status is status, result
+    if status is Status.SKIPPED:
+        assert [result.message] == first
+    else:
+        assert [str(f) for f in result.findings][: len(first)] == first

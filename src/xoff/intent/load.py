@@ -69,7 +69,7 @@ def load_intent(path: Path) -> Intent:
     wiring = _wire(ctx, dev)
     quiet.append(len(ctx.problems) == before and wiring.whole)
     before = len(ctx.problems)
-    tenants = resolve_tenants(ctx, hosts)
+    tenants = resolve_tenants(ctx, hosts, switches, wiring.links)
     quiet.append(len(ctx.problems) == before)
     intent = Intent(
         document=ctx.doc,

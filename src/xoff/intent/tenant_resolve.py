@@ -8,16 +8,19 @@ import re
 from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
-from xoff.intent.resolved import Host, Tenant
+from xoff.intent.resolved import Host, Link, Switch, Tenant
 from xoff.intent.tenants import TenantSpec
 from xoff.intent.yamlsource import Path_
+from xoff.platforms.registry import get_platform
 
 COMPUTE = "compute"
 VRF_PREFIX = "Vrf-"  # SONiC's VRF names start with "Vrf" (sonic-vrf.yang); every NOS accepts the prefix
 _VRF_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # a Linux netdev (IFNAMSIZ 16), as SONiC/Cumulus/FRR make
 
 
-def resolve_tenants(ctx: Context, hosts: dict[str, Host]) -> list[Tenant]:
+def resolve_tenants(
+    ctx: Context, hosts: dict[str, Host], switches: dict[str, Switch], links: list[Link]
+) -> list[Tenant]:
     """Every tenant the intent names, or none when one of them is wrong (each problem reported)."""
     before = len(ctx.problems)
     out: list[tuple[int, Tenant]] = []
@@ -34,6 +37,7 @@ def resolve_tenants(ctx: Context, hosts: dict[str, Host]) -> list[Tenant]:
         tenant = _settings(ctx, path, spec, nics)
         if tenant is not None:
             out.append((k, tenant))
+            _renderable(ctx, path, spec, tenant, _leaves(tenant, switches, links))
     _unique(ctx, out)
     return [t for _, t in out] if len(ctx.problems) == before else []
 
@@ -165,3 +169,27 @@ def _unique(ctx: Context, tenants: list[tuple[int, Tenant]]) -> None:
                     ("tenants", k, field), f"{field} {shown} is already used by {other} (allowed: one per tenant)"
                 )
             seen[field].setdefault(value, t.name)
+
+
+def _leaves(tenant: Tenant, switches: dict[str, Switch], links: list[Link]) -> list[Switch]:
+    """The switches a tenant's NICs are cabled to, in cabling order."""
+    nics = set(tenant.nics)
+    out: dict[str, Switch] = {}
+    for link in links:
+        for end, other in ((link.a, link.b), (link.b, link.a)):
+            if end in nics and other[0] in switches:
+                out.setdefault(other[0], switches[other[0]])
+    return list(out.values())
+
+
+def _renderable(ctx: Context, path: Path_, spec: TenantSpec, tenant: Tenant, leaves: list[Switch]) -> None:
+    """A RoCE tenant's VRF can be rendered on every leaf its NICs are cabled to (the platform's VRF names)."""
+    if tenant.vrf is None:
+        return
+    for sw in leaves:
+        pattern = get_platform(sw.platform).vrf_names
+        if pattern is None or not re.fullmatch(pattern, tenant.vrf):
+            where = (*path, "vrf") if spec.vrf else (*path, "name")
+            allowed = f"VRF names matching {pattern}" if pattern else "leaves of a platform that renders VRFs"
+            ctx.report(where, f"{sw.platform} cannot render VRF {tenant.vrf!r} on {sw.name} (allowed: {allowed})")
+            return

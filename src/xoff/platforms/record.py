@@ -93,6 +93,8 @@ class Platform:
     # with "." is relative to the lab's emulator package (``.eos:Emulator``), a site's is absolute
     emulator: str | None = None
     names_hwsku: bool = False  # its config names the switch's hardware SKU (SONiC: DEVICE_METADATA hwsku)
+    # the VRF names it takes (a full-match regular expression); None: it renders no tenant VRF
+    vrf_names: str | None = None
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

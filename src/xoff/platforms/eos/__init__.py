@@ -41,4 +41,5 @@ PLATFORM = Platform(
         "ansible_become_method": "enable",
     },
     emulator=".eos:Emulator",  # in the lab's emulator package
+    vrf_names=r"[A-Za-z][A-Za-z0-9_-]*",  # vrf instance NAME ("default" is the underlay's)
 )

@@ -79,4 +79,5 @@ PLATFORM = Platform(
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".cumulus:Emulator",  # in the lab's emulator package
+    vrf_names=r"(?!mgmt$)[A-Za-z][A-Za-z0-9_-]{0,14}",  # at most 15 characters, mgmt is the management VRF's
 )

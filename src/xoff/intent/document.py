@@ -44,5 +44,7 @@ class IntentDocument(IntentModel):
         default_factory=list, description="cabling generators that expand into cables on the next free ports"
     )
     tenants: list[TenantSpec] = Field(
-        default_factory=list, description="tenants of the compute network: an InfiniBand partition or a RoCE VRF each"
+        default_factory=list,
+        description="tenants of the compute network: an InfiniBand partition or a RoCE VRF each",
+        examples=[[{"name": "blue", "hosts": ["gpu{01..04}"]}]],
     )

@@ -17,7 +17,10 @@ from xoff.intent.types import Name, PKey, ServiceLevel
 class TenantSpec(IntentModel):
     """A tenant of the compute network: what it owns, and the partition or VRF that isolates it."""
 
-    name: Name = Field(description="the tenant's name; names its VRF and partition unless they are given")
+    name: Name = Field(
+        description="the tenant's name; names its VRF (Vrf-<name>) and partition unless they are given",
+        examples=["blue"],
+    )
     hosts: list[str] = Field(
         default_factory=list,
         description="hosts (names or brace patterns): every compute NIC of each",
@@ -37,12 +40,16 @@ class TenantSpec(IntentModel):
         default=None, description="InfiniBand: the tenant partition's PKey (required there)", examples=[0x0101]
     )
     membership: Literal["full", "limited"] = Field(
-        default="full", description="InfiniBand: how the tenant's ports are members of its partition"
+        default="full",
+        description="InfiniBand: how the tenant's ports are members of its partition",
+        examples=["limited"],
     )
     service_level: ServiceLevel | None = Field(
         default=None, description="InfiniBand: the partition's SL (sl=); default: the network's", examples=[1]
     )
-    vrf: Name | None = Field(default=None, description="RoCE: the tenant's VRF on the leaves; default: its name")
+    vrf: Name | None = Field(
+        default=None, description="RoCE: the tenant's VRF on the leaves; default: Vrf-<name>", examples=["VrfBlue"]
+    )
     lossless_class: str | None = Field(
         default=None,
         description="RoCE: the lossless class of the network's QoS policy the tenant uses; default: the first one",

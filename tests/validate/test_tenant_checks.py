@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from xoff.contracts.observed import Snapshot
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import Device, FabricState
 from xoff.intent import load_intent
+from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import Status
 from xoff.validate.registry import run_checks
 
@@ -194,3 +196,64 @@ def test_tenant_check(
         assert [result.message] == first
     else:
         assert [str(f) for f in result.findings][: len(first)] == first
+
+
+def observed_with(state: FabricState, port: str, vrf: str | None) -> Snapshot:
+    """The fabric running its intent, but leaf1's ``port`` in ``vrf``."""
+    snap = mirror_snapshot(state)
+    leaf = snap.observed.devices["leaf1"]
+    iface = leaf.interfaces[port].model_copy(update={"vrf": vrf})
+    moved = leaf.model_copy(update={"interfaces": {**leaf.interfaces, port: iface}})
+    observed = snap.observed.model_copy(update={"devices": {**snap.observed.devices, "leaf1": moved}})
+    return snap.model_copy(update={"observed": observed})
+
+
+@pytest.mark.parametrize(
+    ("items", "port", "vrf", "status", "expected"),
+    [
+        (TWO_ROCE, "Ethernet0", "Vrf-blue", Status.SUCCESS, []),
+        (
+            TWO_ROCE,
+            "Ethernet0",
+            None,
+            Status.FAILURE,
+            ["leaf1: Ethernet0 - tenant port not in its VRF - Expected: Vrf-blue Actual: default"],
+        ),
+        (
+            TWO_ROCE,
+            "Ethernet0",
+            "Vrf-red",
+            Status.FAILURE,
+            ["leaf1: Ethernet0 - tenant port not in its VRF - Expected: Vrf-blue Actual: Vrf-red"],
+        ),
+        (
+            TWO_ROCE,
+            "Ethernet32",
+            "Vrf-red",
+            Status.FAILURE,
+            ["leaf1: Ethernet32 - port in a tenant's VRF - Expected: default Actual: Vrf-red"],
+        ),
+        (None, "Ethernet0", None, Status.SUCCESS, []),
+        (
+            None,
+            "Ethernet0",
+            "Vrf-x",
+            Status.FAILURE,
+            ["leaf1: Ethernet0 - port in a tenant's VRF - Expected: default Actual: Vrf-x"],
+        ),
+    ],
+    ids=["in-its-vrf", "left-in-default", "in-another-tenants", "uplink-in-a-tenants", "no-tenants", "stray-vrf"],
+)
+def test_port_vrf_on_running_switches(
+    tmp_path: Path, items: str | None, port: str, vrf: str | None, status: Status, expected: list[str]
+) -> None:
+    state = fabric(tmp_path, "lab-mini", items)
+    (result,) = run_checks(state, ["tenant.port_vrf"], observed=observed_with(state, port, vrf))
+    assert result.status is status, result
+    assert [str(f) for f in result.findings] == expected
+
+
+def test_port_vrf_needs_the_running_switches(tmp_path: Path) -> None:
+    (result,) = run_checks(fabric(tmp_path, "lab-mini", TWO_ROCE), ["tenant.port_vrf"])
+    assert result.status is Status.SKIPPED
+    assert result.message is not None and "observed" in result.message

@@ -89,10 +89,10 @@ class LosslessIsolation(Check):
 
 @register
 class RouteIsolation(Check):
-    """No host reaches another tenant's addresses, judged from the routing the switches are given: every
-    port the intent binds to a tenant's VRF is bound to it, a VRF originates only the links of its own
-    ports, one VRF name is one tenant on every switch, and neither the underlay's BGP nor a static route
-    of the default VRF carries a tenant's link (a route there would lead other hosts to it)."""
+    """No host reaches another tenant's addresses, judged from the routing the switches are given: a VRF
+    originates only the links of its own ports, one VRF name is one tenant on every switch, and neither the
+    underlay's BGP nor a static route of the default VRF carries a tenant's link (a route there would lead
+    other hosts to it). ``tenant.port_vrf`` judges the ports' VRFs on the running switches."""
 
     id = "tenant.route_isolation"
     title = "No host reaches another tenant's addresses: ports in their tenant's VRF, no route leaks between VRFs"
@@ -107,17 +107,32 @@ class RouteIsolation(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         owner: dict[str, str] = {}
         for d in ctx.subject.devices.values():
-            want = ctx.desired.devices.get(d.name)
-            if want is not None and want is not d:
-                yield from _bindings(want, d)
             yield from _leaks(d, owner)
 
 
-def _bindings(want: Device, got: Device) -> Iterator[Finding]:
-    for name, iface in want.interfaces.items():
-        have = got.interfaces.get(name)
-        if iface.vrf is not None and have is not None and have.vrf != iface.vrf:
-            yield Finding(got.name, name, "tenant port not in its VRF", iface.vrf, have.vrf or "default", port=name)
+@register
+class PortVrf(Check):
+    """On the running switches every port routes in the VRF the intent gives it: a tenant's host port in the
+    default VRF or in another tenant's VRF reaches (and is reached by) addresses that are not its tenant's, and a
+    port the intent leaves in the default VRF (every port, without tenants) must not sit in another. Read back from SONiC ``INTERFACE``
+    ``vrf_name``, EOS ``vrf`` and NVUE ``ip vrf``."""
+
+    id = "tenant.port_vrf"
+    title = "Every running port is in the VRF the intent gives it (tenant ports in their tenant's VRF)"
+    needs = frozenset({"observed"})
+    reads = ("interfaces.*.vrf",)
+    hint = "bind the port to its tenant's VRF as rendered (re-push the switch's configuration)"
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for d in ctx.subject.devices.values():
+            want = ctx.desired.devices.get(d.name)
+            if want is None or d.kind != "switch":
+                continue
+            for name, iface in want.interfaces.items():
+                have = d.interfaces.get(name)
+                if iface.kind == "ethernet" and have is not None and have.vrf != iface.vrf:
+                    problem = "tenant port not in its VRF" if iface.vrf else "port in a tenant's VRF"
+                    yield Finding(d.name, name, problem, iface.vrf or "default", have.vrf or "default", port=name)
 
 
 def _leaks(d: Device, owner: dict[str, str]) -> Iterator[Finding]:

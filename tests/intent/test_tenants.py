@@ -22,7 +22,7 @@ BAD: list[tuple[str, str, str]] = [
     (
         "lab-mini",
         "- {name: blue, hosts: [gpu1]}\n  - {name: red, nics: ['gpu1:eth0']}",
-        "3:5: tenants[1]: gpu1:eth0 belongs to tenant blue already (allowed: one tenant per NIC)",
+        "3:24: tenants[1].nics[0]: gpu1:eth0 belongs to tenant blue already (allowed: one tenant per NIC)",
     ),
     (
         "lab-mini",

@@ -27,11 +27,12 @@ def resolve_tenants(
     owner: dict[tuple[str, str], str] = {}
     for k, spec in enumerate(ctx.doc.tenants):
         path: Path_ = ("tenants", k)
-        nics = _owned(ctx, path, spec, hosts)
-        for nic in nics:
+        written = _owned(ctx, path, spec, hosts)
+        nics = list(written)
+        for nic, where in written.items():
             if nic in owner and owner[nic] != spec.name:
                 ctx.report(
-                    path, f"{nic[0]}:{nic[1]} belongs to tenant {owner[nic]} already (allowed: one tenant per NIC)"
+                    where, f"{nic[0]}:{nic[1]} belongs to tenant {owner[nic]} already (allowed: one tenant per NIC)"
                 )
             owner.setdefault(nic, spec.name)
         tenant = _settings(ctx, path, spec, nics)
@@ -42,21 +43,23 @@ def resolve_tenants(
     return [t for _, t in out] if len(ctx.problems) == before else []
 
 
-def _owned(ctx: Context, path: Path_, spec: TenantSpec, hosts: dict[str, Host]) -> list[tuple[str, str]]:
-    """The compute NICs a tenant owns, in intent order, without repeats."""
-    found: list[tuple[str, str]] = []
+def _owned(ctx: Context, path: Path_, spec: TenantSpec, hosts: dict[str, Host]) -> dict[tuple[str, str], Path_]:
+    """The compute NICs a tenant owns, in intent order, each with the entry that first names it."""
+    found: dict[tuple[str, str], Path_] = {}
     for m, item in enumerate(spec.hosts):
         for host in _names(ctx, (*path, "hosts", m), item, hosts):
             nics = [n.netdev for n in hosts[host].nics.values() if n.network == COMPUTE]
             if not nics:
                 ctx.report((*path, "hosts", m), f"{host} has no NIC on the compute network (allowed: hosts with one)")
-            found += [(host, n) for n in nics]
+            for n in nics:
+                found.setdefault((host, n), (*path, "hosts", m))
     for field in ("nics", "gpus"):
         for m, item in enumerate(getattr(spec, field)):
-            found += _pairs(ctx, (*path, field, m), item, hosts, by_gpu=field == "gpus")
+            for nic in _pairs(ctx, (*path, field, m), item, hosts, by_gpu=field == "gpus"):
+                found.setdefault(nic, (*path, field, m))
     if not spec.hosts and not spec.nics and not spec.gpus:
         ctx.report(path, f"tenant {spec.name} owns nothing (allowed: hosts, nics or gpus)")
-    return list(dict.fromkeys(found))
+    return found
 
 
 def _names(ctx: Context, path: Path_, pattern: str, hosts: dict[str, Host]) -> list[str]:

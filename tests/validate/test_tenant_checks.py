@@ -12,8 +12,11 @@ import pytest
 from tests.support.paths import ROOT
 from xoff.contracts.observed import Snapshot
 from xoff.desired.build import build_fabric_state
+from xoff.desired.ib_guids import hca_port_guids
 from xoff.desired.models import Device, FabricState
 from xoff.intent import load_intent
+from xoff.platforms.infiniband.observe import observation_from_dump
+from xoff.validate.checks.tenants import PkeyLeak
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import Status
 from xoff.validate.registry import run_checks
@@ -257,3 +260,26 @@ def test_port_vrf_needs_the_running_switches(tmp_path: Path) -> None:
     (result,) = run_checks(fabric(tmp_path, "lab-mini", TWO_ROCE), ["tenant.port_vrf"])
     assert result.status is Status.SKIPPED
     assert result.message is not None and "observed" in result.message
+
+
+def test_pkey_leak_judges_the_pkey_tables_read_back(tmp_path: Path) -> None:
+    """On an InfiniBand fabric read back by infiniband-diags (the fat-tree capture), a partition every HCA holds
+    as a full member joins the tenants; an HCA port holding two tenants' PKeys as full is a leak of its own."""
+    target = tmp_path / "ib-fattree"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "intents" / "ib-fattree", target)
+    items = "- {name: blue, hosts: ['gpu{1..2}'], pkey: 0x0b01}\n  - {name: red, hosts: ['gpu{3..4}'], pkey: 0x0b02}"
+    (target / "tenants.yaml").write_text(f"tenants:\n  {items}\n", encoding="utf-8")
+    desired = build_fabric_state(load_intent(target))
+    observed = observation_from_dump(ROOT / "tests" / "fixtures" / "deadlock" / "ib" / "fattree_ftree")
+    check = PkeyLeak()
+    assert [str(f) for f in check.judge(desired, observed)] == [
+        "sm01: PKey 0x0001 - full members of several tenants - Expected: one tenant Actual: blue, red"
+    ]
+    guid = hca_port_guids(desired)[("gpu1", "ib0")]
+    ref = observed.port_by_guid()[guid]
+    tables = {g: dict(ports) for g, ports in observed.pkeys.items()}
+    tables[ref.guid][ref.port] = [0xFFFF, 0x8B01, 0x8B02]  # gpu1 a full member of blue and of red, nothing else
+    seeded = observed.model_copy(update={"pkeys": tables})
+    assert [str(f) for f in check.judge(desired, seeded)][:1] == [
+        "gpu1: ib0 - full member of two tenants' partitions - Expected: one Actual: blue, red"
+    ]

@@ -54,7 +54,7 @@ def test_check_bad_input_is_one_line_exit_2_no_traceback(tmp_path: Path) -> None
         "bad.yaml:2:11: networks.compute: required field is missing (add it)",
         "bad.yaml:2:11: networks.management: required field is missing (add it)",
         "bad.yaml:3:1: bogus: unknown key (allowed: cabling, defaults, fabric, host_profiles, hosts, ib_switches,"
-        " links, networks, qos_policies, roles, switches)",
+        " links, networks, qos_policies, roles, switches, tenants)",
     ]
     r = xoff("check", "bad.yaml", "--format", "json", cwd=tmp_path)
     assert r.returncode == 2

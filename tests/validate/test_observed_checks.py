@@ -240,6 +240,13 @@ def _nic_qos(snap: Snapshot, name: str, netdev: str, **changes: Any) -> Snapshot
 
 CASES += [
     (
+        "tenant.port_vrf",  # leaf1's host port Ethernet8 bound to a VRF the intent does not give it
+        lambda s: _iface(s, "leaf1", "Ethernet8", vrf="Vrf-x"),
+        "leaf1: Ethernet8 - port in a tenant's VRF - Expected: default Actual: Vrf-x",
+        "Ethernet8",
+        None,
+    ),
+    (
         "buffers.headroom_watermark",  # PG3 of spine1 Ethernet0 used all of its profile's xoff
         lambda s: _counters(
             s, "spine1", "Ethernet0", PortCounters(watermarks=BufferWatermarks(pg_headroom={3: 283648}))

@@ -9,6 +9,7 @@ from xoff.desired.builders.load_balancing import build_load_balancing
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
+from xoff.desired.builders.tenants import bind_vrfs, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
 from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
@@ -118,7 +119,9 @@ def _unrenderable(intent: Intent) -> list[Problem]:
 
 def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> Device:
     policy = facts.policy_for(sw.network)
-    interfaces = build_switch_interfaces(facts, sw, policy)
+    interfaces, bgp, vrfs = bind_vrfs(
+        tenant_ports(facts, sw), build_switch_interfaces(facts, sw, policy), build_bgp(facts, sw)
+    )
     buffers = watchdog = None
     if policy is not None and qos is not None:
         lossless_ports = [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
@@ -135,13 +138,14 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
         hwsku=sw.hwsku if sw.hwsku is not None or not names_hwsku(sw.platform) else sw.sku,
         mgmt_address=str(sw.mgmt),
         interfaces=interfaces,
-        bgp=build_bgp(facts, sw),
+        bgp=bgp,
         qos=qos,
         buffers=buffers,
         pfc_watchdog=watchdog,
         static_routes=build_static_routes(facts, sw),
         placement=placement,
         load_balancing=build_load_balancing(facts, sw),
+        vrfs=vrfs,
     )
 
 

@@ -36,6 +36,7 @@ class Interface(State):
     network: str | None = None
     pfc_priorities: list[int] = Field(default_factory=list, description="priorities with PFC (lossless) on this port")
     pfc_watchdog: bool = False
+    vrf: str | None = Field(default=None, description="the VRF the port is bound to (a tenant's); None: the default")
 
 
 class BgpNeighbor(State):
@@ -59,6 +60,16 @@ class Bgp(State):
     max_paths: int
     neighbors: list[BgpNeighbor]
     networks: list[str] = Field(description="prefixes this router originates")
+
+
+class Vrf(State):
+    """A tenant's VRF on a switch: its BGP instance originates ``networks`` (its hosts' links)."""
+
+    name: str
+    tenant: str
+    networks: list[str] = Field(default_factory=list, description="prefixes the VRF's BGP originates")
+    lossless_priority: int | None = Field(default=None, description="the priority of the tenant's lossless class")
+    share_lossless: bool = Field(default=False, description="the intent lets it share a lossless PG with others")
 
 
 class Scheduler(State):
@@ -227,6 +238,15 @@ class Partition(State):
     members: list[str]
     membership: Literal["full", "limited"]
     ipoib: bool
+    tenant: str | None = Field(default=None, description="the tenant the partition isolates (intent tenants)")
+    service_level: int | None = Field(default=None, description="the partition's SL (partitions.conf sl=)")
+    nics: dict[str, list[str]] = Field(
+        default_factory=dict, description="host -> its HCAs (netdevs) in the partition; a host not here: all of them"
+    )
+
+    def holds(self, host: str, netdev: str) -> bool:
+        """Whether the host's HCA ``netdev`` is a member."""
+        return host in self.members and (host not in self.nics or netdev in self.nics[host])
 
 
 class SubnetManager(State):
@@ -286,6 +306,7 @@ class Device(State):
     static_routes: list[StaticRoute] = Field(
         default_factory=list, description="static routes (administrative distance 1: they win over eBGP)"
     )
+    vrfs: list[Vrf] = Field(default_factory=list, description="tenant VRFs (the default VRF is not listed)")
     host: HostSettings | None = None
     subnet_manager: SubnetManager | None = None
     placement: Placement | None = Field(default=None, description="failure domains (desired state only)")

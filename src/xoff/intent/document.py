@@ -17,6 +17,7 @@ from xoff.intent.devices import (
 )
 from xoff.intent.networks import FabricInfo, Networks
 from xoff.intent.qos import QosPolicy
+from xoff.intent.tenants import TenantSpec
 
 
 class IntentDocument(IntentModel):
@@ -41,4 +42,9 @@ class IntentDocument(IntentModel):
     links: list[LinkSpec] = Field(default_factory=list, description="explicit cables")
     cabling: list[Generator] = Field(
         default_factory=list, description="cabling generators that expand into cables on the next free ports"
+    )
+    tenants: list[TenantSpec] = Field(
+        default_factory=list,
+        description="tenants of the compute network: an InfiniBand partition or a RoCE VRF each",
+        examples=[[{"name": "blue", "hosts": ["gpu{01..04}"]}]],
     )

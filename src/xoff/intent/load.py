@@ -26,6 +26,7 @@ from xoff.intent.networks import RoceNetwork
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.resolve import AddressPool, DeviceResolver
 from xoff.intent.resolved import Host, IbSwitch, Intent, Switch
+from xoff.intent.tenant_resolve import resolve_tenants
 from xoff.intent.wiring import Wiring
 from xoff.intent.yamlsource import Path_
 
@@ -67,6 +68,9 @@ def load_intent(path: Path) -> Intent:
     semantic.check_networks(ctx, switches, ib_switches, hosts)
     wiring = _wire(ctx, dev)
     quiet.append(len(ctx.problems) == before and wiring.whole)
+    before = len(ctx.problems)
+    tenants = resolve_tenants(ctx, hosts, switches, wiring.links)
+    quiet.append(len(ctx.problems) == before)
     intent = Intent(
         document=ctx.doc,
         files=[str(f) for f in intent_files(path)],
@@ -74,6 +78,7 @@ def load_intent(path: Path) -> Intent:
         ib_switches=ib_switches,
         hosts=hosts,
         links=wiring.links,
+        tenants=tenants,
         provenance=resolver.provenance,
         sources=raw.smap,
     )

@@ -85,6 +85,22 @@ Device = Switch | IbSwitch | Host
 
 
 @dataclass(frozen=True, slots=True)
+class Tenant:
+    name: str
+    nics: tuple[tuple[str, str], ...]  # (host, netdev) on the compute network, in intent order
+    pkey: int | None  # InfiniBand only
+    membership: str
+    service_level: int | None
+    vrf: str | None  # RoCE only
+    lossless_class: str | None  # RoCE only
+    lossless_priority: int | None  # RoCE only: the class's priority (its PFC priority and PG)
+    share_lossless: bool
+
+    def hosts(self) -> list[str]:
+        return list(dict.fromkeys(h for h, _ in self.nics))
+
+
+@dataclass(frozen=True, slots=True)
 class Link:
     """One cable. ``a``/``b`` are (device, port); addresses are set for routed Ethernet links."""
 
@@ -115,6 +131,7 @@ class Intent:
     ib_switches: dict[str, IbSwitch]
     hosts: dict[str, Host]
     links: list[Link]
+    tenants: list[Tenant] = field(default_factory=list)  # xoff.intent.tenant_resolve
     # where each (device, field) value came from: the location and the intent path that set it
     provenance: dict[tuple[str, str], tuple[Location | None, str]] = field(default_factory=dict)
     # where each written value of the intent is (empty for an intent not loaded from files)

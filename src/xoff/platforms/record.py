@@ -101,6 +101,8 @@ class Platform:
     # the QoS its renderer can express; the plan refuses the rest with one located line (None: no limit)
     render_limits: RenderLimits | None = None
     load_balancing: LoadBalancingSupport | None = None  # what of intent load_balancing it renders (None: nothing)
+    # the VRF names it takes (a full-match regular expression); None: it renders no tenant VRF
+    vrf_names: str | None = None
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sonic_cases import broadcom_variant, dynamic_variant, sonic_switches
 
-from xoff.desired.models import Device, FabricState
+from xoff.desired.models import Device, FabricState, Vrf
 from xoff.platforms.sonic.config_db import build_config_db
 from xoff.platforms.sonic.parse import ConfigDbParseError, parse_config_db
 from xoff.platforms.sonic.render import render
@@ -40,6 +40,7 @@ def expected(device: Device, *, pfc_to_pg: bool = True) -> dict[str, Any]:
             "cable_m": i.cable_m,
             "pfc_priorities": i.pfc_priorities,
             "pfc_watchdog": i.pfc_watchdog,
+            "vrf": i.vrf,
         }
         for name, i in device.interfaces.items()
         if i.kind in ("ethernet", "loopback")
@@ -60,6 +61,7 @@ def expected(device: Device, *, pfc_to_pg: bool = True) -> dict[str, Any]:
         "role": device.role,
         "hwsku": device.hwsku,
         "interfaces": interfaces,
+        "vrfs": sorted(v.name for v in device.vrfs),
         "bgp": {"asn": device.bgp.asn, "neighbors": device.bgp.neighbors},
         "qos": qos,
         "buffers": buffers,
@@ -77,6 +79,17 @@ def test_round_trip(case: str, states: dict[str, FabricState]) -> None:
         for key in want:  # field by field first, for a readable failure
             assert parsed[key] == want[key], f"{device.name}: {key}"  # type: ignore[literal-required]
         assert dict(parsed) == want
+
+
+def test_round_trip_of_tenant_vrfs(states: dict[str, FabricState]) -> None:
+    """A tenant's VRF (VRF table) and the ports bound to it (INTERFACE vrf_name) read back as rendered."""
+    state = states["lab-mini"]
+    leaf = state.devices["leaf1"]
+    bound = {n: i.model_copy(update={"vrf": "Vrf-blue"}) if n == "Ethernet0" else i for n, i in leaf.interfaces.items()}
+    tenant = leaf.model_copy(update={"interfaces": bound, "vrfs": [Vrf(name="Vrf-blue", tenant="blue")]})
+    parsed = parse_config_db(build_config_db(tenant, state))
+    assert parsed["vrfs"] == ["Vrf-blue"] and parsed["interfaces"]["Ethernet0"]["vrf"] == "Vrf-blue"
+    assert dict(parsed) == expected(tenant)
 
 
 def test_round_trip_of_variants(states: dict[str, FabricState]) -> None:

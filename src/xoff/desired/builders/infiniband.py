@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from xoff.desired.builders.tenants import tenant_partitions
 from xoff.desired.facts import Facts
 from xoff.desired.models import Interface, Partition, Peer, SubnetManager
 from xoff.intent.networks import InfinibandNetwork
@@ -56,7 +57,7 @@ def build_subnet_manager(facts: Facts) -> SubnetManager:
             ipoib=p.ipoib,
         )
         for p in net.partitions
-    ]
+    ] + tenant_partitions(facts)
     sm = net.subnet_manager
     return SubnetManager(
         routing_engine=list(sm.routing_engine),

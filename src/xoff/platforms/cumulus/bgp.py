@@ -49,3 +49,20 @@ def build_bgp(device: Device) -> Tree:
         put(tree, (*VRF, "neighbor", n.address, "remote-as"), n.remote_asn)
         put(tree, (*VRF, "neighbor", n.address, "type"), "numbered")
     return tree
+
+
+def build_vrfs(device: Device) -> Tree:
+    """Each tenant VRF (``Device.vrfs``): ``vrf NAME table auto`` (Cumulus picks its table in 1001-1255) and its
+    BGP instance under ``vrf NAME router bgp``, in the global AS, originating the tenant's host links
+    (CumulusNetworks/docs content/cumulus-linux-514/Layer-3/VRFs/Virtual-Routing-and-Forwarding-VRF.md)."""
+    tree: Tree = {}
+    for v in device.vrfs:
+        put(tree, ("vrf", v.name, "table"), "auto")
+        if device.bgp is None:
+            continue
+        put(tree, ("vrf", v.name, "router", "bgp", "enable"), "on")
+        af = ("vrf", v.name, "router", "bgp", "address-family", "ipv4-unicast")
+        put(tree, (*af, "enable"), "on")
+        for prefix in v.networks:
+            put(tree, (*af, "network", prefix))
+    return tree

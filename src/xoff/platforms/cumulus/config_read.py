@@ -134,6 +134,8 @@ def _port(
         else:
             values["cable_m"] = None  # no PFC profile: no cable length (switchd sizes no lossless headroom)
     put("pfc_watchdog", lambda: _watchdog_on(body, where))
+    vrf = parse.get(body, "ip", "vrf")  # a tenant's VRF; absent: the default VRF
+    values["vrf"] = None if vrf is None else str(vrf)
     return values
 
 

@@ -82,6 +82,8 @@ def _ethernet(tree: Tree, device: Device, iface: Interface) -> None:
         put(tree, (*base, "link", "mtu"), iface.mtu)
     for address in iface.addresses:
         put(tree, (*base, "ip", "address", address))
+    if iface.vrf is not None:
+        put(tree, (*base, "ip", "vrf"), iface.vrf)
 
 
 def build_interfaces(device: Device) -> Tree:

@@ -18,7 +18,17 @@ from xoff.contracts.observed import PortSettings
 from xoff.desired.models import Device
 from xoff.platforms.cumulus.config_read import ConfigReading
 
-INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
+INTERFACE_FIELDS = (
+    "kind",
+    "speed_mbps",
+    "mtu",
+    "admin_up",
+    "addresses",
+    "cable_m",
+    "pfc_priorities",
+    "pfc_watchdog",
+    "vrf",
+)
 QOS_FIELDS = {"trust": "trust", "dscp_to_priority": "dscp_to_tc", "schedulers": "schedulers", "ecn": "ecn"}
 BGP_FIELDS = ("asn", "neighbors", "networks")
 

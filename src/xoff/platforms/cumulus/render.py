@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from xoff.desired.models import Device, FabricState
 from xoff.platforms.cumulus import NVUE_RELEASES
-from xoff.platforms.cumulus.bgp import build_bgp
+from xoff.platforms.cumulus.bgp import build_bgp, build_vrfs
 from xoff.platforms.cumulus.interfaces import build_interfaces, build_system
 from xoff.platforms.cumulus.load_balancing import build_load_balancing
 from xoff.platforms.cumulus.nvue import Tree, commands, merge, yaml_lines
@@ -26,6 +26,7 @@ STARTUP_FILE = "startup.yaml"
 # (section title, FabricState key it renders, builder), in apply order: ports exist before QoS names them
 SECTIONS: tuple[tuple[str, str, Callable[[Device], Tree]], ...] = (
     ("system", "Device.name", build_system),
+    ("vrfs", "Device.vrfs", build_vrfs),
     ("interfaces", "Device.interfaces", build_interfaces),
     ("qos", "Device.qos, Interface.pfc_priorities, Interface.cable_m", build_qos),
     ("pfc watchdog", "Device.pfc_watchdog", build_pfc_watchdog),

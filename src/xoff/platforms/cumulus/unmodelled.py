@@ -16,7 +16,7 @@ _PROFILE_REF: dict[str, Any] = {"profile": True}
 _INTERFACE: dict[str, Any] = {
     "type": True,
     "link": {"state": True, "speed": True, "mtu": True, "breakout": True},
-    "ip": {"address": True},
+    "ip": {"address": True, "vrf": True},
     "qos": {
         "pfc": _PROFILE_REF,
         "pfc-watchdog": {"state": True},
@@ -27,7 +27,8 @@ _INTERFACE: dict[str, Any] = {
 }
 MODELLED: dict[str, Any] = {
     "system": {"hostname": True},
-    "interface": {"*": _INTERFACE},
+    # the management port is not read (provisioned out of band): its VRF (mgmt) stays unmodelled
+    "interface": {"*": _INTERFACE, "eth0": {**_INTERFACE, "ip": {"address": True}}},
     "qos": {
         "pfc": {"*": {"switch-priority": True, "cable-length": True}},
         "pfc-watchdog": {"polling-interval": True, "robustness": True},

@@ -54,4 +54,5 @@ PLATFORM = Platform(
         port_speeds_mbps=(10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000),
     ),
     load_balancing=load_balancing.SUPPORT,
+    vrf_names=r"[A-Za-z][A-Za-z0-9_-]*",  # vrf instance NAME ("default" is the underlay's)
 )

@@ -9,6 +9,8 @@ What RFC 7938 needs of each switch, and where it comes from:
 - Each switch originates its loopback, and leaves their host subnets (§5.2.3): ``network`` under
   ``address-family ipv4``, where AVD's ``router-bgp.j2`` writes it.
 - ``ip routing`` (EOS routes nothing without it) is in ``structured.py``.
+- A tenant's VRF (``Device.vrfs``): ``vrf NAME`` in ``router bgp`` with the underlay's router-id, its
+  hosts' links as ``network`` under its ``address-family ipv4`` (AVD router_bgp.vrfs[]).
 """
 
 from __future__ import annotations
@@ -37,4 +39,12 @@ def build_router_bgp(device: Device) -> RouterBgp | None:
             for n in bgp.neighbors
         ],
         "address_family_ipv4": {"networks": [{"prefix": p} for p in bgp.networks]},
+        "vrfs": [
+            {
+                "name": v.name,
+                "router_id": bgp.router_id,
+                "address_family_ipv4": {"networks": [{"prefix": p} for p in v.networks]},
+            }
+            for v in device.vrfs
+        ],
     }

@@ -34,7 +34,7 @@ LLDP = Command("show lldp neighbors | json")
 BGP = Command("show ip bgp summary | json")
 FIB = Command(fib.COMMAND)
 
-INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "pfc_priorities", "pfc_watchdog")
+INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "pfc_priorities", "pfc_watchdog", "vrf")
 EOS_DEFAULT_MTU = 1500  # an Ethernet port's MTU when running-config has no ``mtu`` line (EOS omits defaults)
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's EOS has no data plane (counters are what the emulator holds)"
 
@@ -138,6 +138,7 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
             "addresses": i.addresses,
             "pfc_priorities": sorted(i.pfc_priorities) if i.pfc_on else [],
             "pfc_watchdog": i.pfc_watchdog and i.pfc_on,
+            "vrf": i.vrf,
         }
         for n, i in config.interfaces.items()
     }

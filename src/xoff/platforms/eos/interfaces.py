@@ -85,6 +85,7 @@ def build_ethernet_interfaces(device: Device) -> list[EthernetInterface]:
                 "mtu": iface.mtu,
                 "speed": eos_speed(iface, lanes.get(iface.name)),
                 "switchport": {"enabled": False},  # every fabric port is routed (RFC 7938)
+                "vrf": iface.vrf,
                 "ip_address": iface.addresses[0] if iface.addresses else None,
                 "ip_address_secondaries": iface.addresses[1:],
                 "qos": iface_qos,

@@ -33,6 +33,7 @@ class EosInterface:
     mtu: int | None = None
     speed_mbps: int | None = None
     addresses: list[str] = field(default_factory=list)
+    vrf: str | None = None  # ``vrf NAME``: the tenant VRF the port routes in (None: default)
     trust: str | None = None
     pfc_on: bool = False
     pfc_priorities: list[int] = field(default_factory=list)
@@ -148,6 +149,7 @@ _IF_RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^mtu (.*)$"), "mtu"),
     (re.compile(r"^speed (.*)$"), "speed"),
     (re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+/\d+)(?: secondary)?$"), "address"),
+    (re.compile(r"^vrf (\S+)$"), "vrf"),
     (re.compile(r"^qos trust (dscp|cos)$"), "trust"),
     (re.compile(r"^priority-flow-control on$"), "pfc_on"),
     (re.compile(rf"^priority-flow-control priority {_INT} (no-drop|drop)$"), "pfc_priority"),
@@ -173,6 +175,8 @@ def _apply(iface: EosInterface, what: str, match: re.Match[str], node: Node, con
         iface.speed_mbps = _speed(match[1])
     elif what == "address":
         iface.addresses.append(match[1])
+    elif what == "vrf":
+        iface.vrf = match[1]
     elif what == "trust":
         iface.trust = match[1]
     elif what == "pfc_on":
@@ -197,7 +201,7 @@ def _interface(node: Node, name: str, config: EosConfig) -> EosInterface:
     iface = EosInterface(name=name)
     for child in node.children:
         rule = next(((what, m) for pattern, what in _IF_RULES if (m := pattern.match(child.line))), None)
-        if rule is None:
+        if rule is None or (rule[0] == "vrf" and not name.startswith("Ethernet")):  # a management VRF: unmodelled
             config.unmodelled[f"interface.{command_name(child.line)}"] += 1
             continue
         try:

@@ -64,6 +64,7 @@ class EthernetInterface(TypedDict):
     mtu: int | None
     speed: str | None
     switchport: Switchport
+    vrf: str | None  # a tenant's VRF (AVD ethernet_interfaces[].vrf)
     ip_address: str | None
     ip_address_secondaries: list[str]
     qos: InterfaceQos | None
@@ -118,6 +119,21 @@ class AddressFamilyIpv4(TypedDict):
     networks: list[BgpNetwork]
 
 
+class BgpVrf(TypedDict):
+    """A tenant VRF in ``router bgp`` (AVD router_bgp.vrfs[])."""
+
+    name: str
+    router_id: str
+    address_family_ipv4: AddressFamilyIpv4
+
+
+class VrfInstance(TypedDict):
+    """``vrf instance NAME`` and its ``ip routing vrf NAME`` (AVD vrfs[] with ip_routing)."""
+
+    name: str
+    ip_routing: bool
+
+
 # Functional syntax: "as" is a Python keyword.
 RouterBgp = TypedDict(
     "RouterBgp",
@@ -127,6 +143,7 @@ RouterBgp = TypedDict(
         "maximum_paths": MaximumPaths,
         "neighbors": list[BgpNeighbor],
         "address_family_ipv4": AddressFamilyIpv4,
+        "vrfs": list[BgpVrf],
     },
 )
 
@@ -149,6 +166,7 @@ class StructuredConfig(TypedDict):
     """One device; the keys are in running-config order (as AVD's eos-intended-config.j2 orders them)."""
 
     hostname: str
+    vrfs: list[VrfInstance]
     ethernet_interfaces: list[EthernetInterface]
     loopback_interfaces: list[AddressedInterface]
     management_interfaces: list[AddressedInterface]

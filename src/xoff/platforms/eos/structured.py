@@ -20,6 +20,7 @@ def build_structured_config(device: Device) -> StructuredConfig:
         raise ValueError(f"{device.name}: the EOS renderer configures switches, not {device.kind}s")
     return {
         "hostname": device.name,
+        "vrfs": [{"name": v.name, "ip_routing": True} for v in device.vrfs],
         "ethernet_interfaces": build_ethernet_interfaces(device),
         "loopback_interfaces": build_loopback_interfaces(device),
         "management_interfaces": build_management_interfaces(device),

@@ -24,6 +24,9 @@ Choices (RFC 7938 practice, FRR 8.4 syntax):
   written explicitly so the result does not depend on the build's default profile.
 - Static routes the intent declares (``Device.static_routes``): ``ip route PREFIX NEXT-HOP``, one
   line per next hop (several = ECMP), resolved over the connected /31; distance 1 beats eBGP's 20.
+- Tenant VRFs (``Device.vrfs``): one ``router bgp ASN vrf NAME`` each, the same ASN and router-id as the
+  underlay's, originating the tenant's host links (``network``); the VRF device itself belongs to the NOS
+  (or, in the lab, to iproute2), as the addresses do.
 - No ``interface`` stanzas: addresses belong to the NOS (SONiC INTERFACE table, EOS/NVUE
   interfaces) or, in the lab, to iproute2; numbered eBGP needs nothing per interface from FRR.
 """
@@ -101,6 +104,15 @@ class RouterBgp(TypedDict):
     ipv4_unicast: Ipv4Unicast
 
 
+class VrfBgp(TypedDict):
+    """A tenant VRF's BGP instance (``router bgp ASN vrf NAME``): no neighbours, its hosts' links."""
+
+    name: str
+    asn: int
+    router_id: str
+    networks: list[str]
+
+
 class StaticRouteLine(TypedDict):
     prefix: str
     next_hop: str
@@ -115,6 +127,7 @@ class FrrConfig(TypedDict):
     prefix_lists: list[PrefixList]
     route_maps: list[RouteMap]
     router_bgp: RouterBgp
+    vrfs: list[VrfBgp]
 
 
 def build_frr_config(device: Device, fabric: FabricState) -> FrrConfig:
@@ -157,6 +170,9 @@ def build_frr_config(device: Device, fabric: FabricState) -> FrrConfig:
             ],
             ipv4_unicast=Ipv4Unicast(networks=list(bgp.networks), peer_groups=peer_groups, maximum_paths=bgp.max_paths),
         ),
+        vrfs=[
+            VrfBgp(name=v.name, asn=bgp.asn, router_id=bgp.router_id, networks=list(v.networks)) for v in device.vrfs
+        ],
     )
 
 

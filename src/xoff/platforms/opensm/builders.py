@@ -113,13 +113,15 @@ def partitions(sm: SubnetManager, hcas: HcaGuids) -> list[dict[str, Any]]:
             "lines": [{"flags": ["ipoib"], "members": list(DEFAULT_PARTITION_MEMBERS), "host": None}],
         }
     ]
+    by_nic = {(host, netdev): guid for (host, netdev), guid in hcas.items()}
     for p in sm.partitions:
         lines: list[dict[str, Any]] = []
         for host in p.members:
             if host not in by_host:
                 raise ValueError(f"partition {p.name}: member {host} has no HCA on the {IB_NETWORK} network")
             flags = (["ipoib"] if p.ipoib and not lines else []) + [f"defmember={p.membership}"]
-            lines.append({"flags": flags, "members": by_host[host], "host": host})
+            guids = [by_nic[(host, n)] for n in p.nics[host]] if host in p.nics else by_host[host]
+            lines.append({"flags": flags, "members": guids, "host": host})
         ports = sum(len(line["members"]) for line in lines)
         out.append(
             {
@@ -133,8 +135,11 @@ def partitions(sm: SubnetManager, hcas: HcaGuids) -> list[dict[str, Any]]:
 
 
 def qos_policy(sm: SubnetManager) -> dict[str, Any]:
-    """The simplified qos-ulps policy: everything on the intent's service level (NCCL_IB_SL)."""
-    return {"ulps": [["default", sm.service_level]]}
+    """The simplified qos-ulps policy: everything on the intent's service level (NCCL_IB_SL), a tenant's
+    partition on its own SL where it names one."""
+    # a tenant partition's SL: "any, pkey" matches every QoS request of that partition (lossless.md §5.1)
+    tenants = [[f"any, pkey 0x{p.pkey:04x}", p.service_level] for p in sm.partitions if p.service_level is not None]
+    return {"ulps": [["default", sm.service_level], *tenants]}
 
 
 def guid_file(what: str, guids: list[str], names: dict[str, str]) -> list[list[str]]:

@@ -34,5 +34,6 @@ PLATFORM = Platform(
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},
     emulator=".sonic:Emulator",  # in the lab's emulator package
     load_balancing=hash_tables.SUPPORT,
+    vrf_names=r"Vrf[a-zA-Z0-9_-]+",  # sonic-vrf.yang VRF_LIST name
     names_hwsku=True,  # DEVICE_METADATA|localhost hwsku: a catalogue sku gives it when the intent has none
 )

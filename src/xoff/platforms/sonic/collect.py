@@ -40,7 +40,17 @@ BGP = Command("vtysh -c 'show bgp summary json'")
 FIB = Command("vtysh -c 'show ip route json'")  # FRR's installed routes: what fpmsyncd programs
 LLDP = Command("lldpctl -f json")
 
-INTERFACE_FIELDS = ("kind", "speed_mbps", "mtu", "admin_up", "addresses", "cable_m", "pfc_priorities", "pfc_watchdog")
+INTERFACE_FIELDS = (
+    "kind",
+    "speed_mbps",
+    "mtu",
+    "admin_up",
+    "addresses",
+    "cable_m",
+    "pfc_priorities",
+    "pfc_watchdog",
+    "vrf",
+)
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's SONiC has no data plane (counters are what the emulator holds)"
 
 

@@ -7,7 +7,7 @@ structural rules; ``"NULL"`` lossless PGs in the dynamic model). JSON has no com
 docstring is the output's citation; the template ``templates/sonic/config_db.json.j2`` points here.
 
 One builder per Device state key: ``device_tables`` (DEVICE_METADATA), ``interface_tables``
-(PORT, INTERFACE, LOOPBACK_INTERFACE), ``bgp_tables`` (BGP_NEIGHBOR), ``static_route_tables``
+(PORT, VRF, INTERFACE with a tenant port's ``vrf_name``, LOOPBACK_INTERFACE), ``bgp_tables`` (BGP_NEIGHBOR), ``static_route_tables``
 (STATIC_ROUTE), ``qos_tables.build``
 (maps, PORT_QOS_MAP, SCHEDULER, QUEUE, WRED_PROFILE), ``buffer_tables.build`` (BUFFER_*,
 CABLE_LENGTH, dynamic-model parameters), ``qos_tables.watchdog`` (PFC_WD). Every value is a string,
@@ -116,6 +116,8 @@ def interface_tables(device: Device) -> Tables:
         fields["speed"] = str(iface.speed_mbps)
         port[iface.name] = fields
     out: Tables = {"PORT": port} if port else {}
+    if device.vrfs:  # sonic-vrf.yang VRF_LIST: a tenant's VRF; its BGP instance is in frr.conf
+        out["VRF"] = {v.name: {} for v in device.vrfs}
     routed = _addressed(ethernet)
     if routed:
         out["INTERFACE"] = routed
@@ -131,7 +133,7 @@ def _addressed(interfaces: list[Interface]) -> dict[str, dict[str, str]]:
     for iface in interfaces:
         if not iface.addresses:
             continue
-        out[iface.name] = {}
+        out[iface.name] = {"vrf_name": iface.vrf} if iface.vrf is not None else {}
         for address in iface.addresses:
             out[f"{iface.name}|{address}"] = {}
     return out

@@ -22,7 +22,8 @@ MODELLED: dict[str, frozenset[str]] = {
         {"hostname", "hwsku", "platform", "mac", "type", "bgp_asn", "docker_routing_config_mode", "buffer_model"}
     ),
     "PORT": frozenset({"admin_status", "alias", "lanes", "mtu", "speed"}),
-    "INTERFACE": frozenset(),
+    "VRF": frozenset(),
+    "INTERFACE": frozenset({"vrf_name"}),
     "LOOPBACK_INTERFACE": frozenset({"admin_status"}),
     "BGP_NEIGHBOR": frozenset({"asn", "name", "local_addr"}),
     "PORT_QOS_MAP": MAP_FIELDS | {"pfc_enable", "pfcwd_sw_enable"},

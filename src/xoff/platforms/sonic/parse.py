@@ -52,6 +52,7 @@ __all__ = [
 OWNED_TABLES = (
     "DEVICE_METADATA",
     "PORT",
+    "VRF",
     "INTERFACE",
     "LOOPBACK_INTERFACE",
     "BGP_NEIGHBOR",
@@ -88,6 +89,7 @@ class ParsedInterface(TypedDict):
     cable_m: int | None
     pfc_priorities: list[int]
     pfc_watchdog: bool
+    vrf: str | None
 
 
 class ParsedBgp(TypedDict):
@@ -100,6 +102,7 @@ class ParsedSwitch(TypedDict):
     role: str | None  # None: not observed, or a DEVICE_METADATA type xoff has no role for
     hwsku: str | None
     interfaces: dict[str, ParsedInterface]
+    vrfs: list[str]  # the VRF table's names (tenant VRFs)
     bgp: ParsedBgp | None
     qos: ParsedQos | None
     buffers: ParsedBuffers | None
@@ -162,6 +165,7 @@ def read_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[st
         role=meta.get("role"),
         hwsku=meta.get("hwsku"),
         interfaces=interfaces,
+        vrfs=_vrfs(db),
         bgp=bgp,
         qos=qos,
         buffers=buffers,
@@ -235,6 +239,7 @@ def _port(db: Db, name: str, raw: Any) -> ParsedInterface | None:
         cable_m=None,
         pfc_priorities=[],
         pfc_watchdog=False,
+        vrf=None,
     )
     with db.guard(f"interfaces.{name}.speed_mbps"):
         if "speed" not in row:
@@ -262,6 +267,7 @@ def _interfaces(db: Db) -> dict[str, ParsedInterface]:
             out[name] = port
     for key, addresses in _addressed(db, "INTERFACE", set(out)).items():
         out[key]["addresses"] = addresses
+    _bound(db, out)
     loopbacks = db.table("LOOPBACK_INTERFACE")
     names = {k.partition("|")[0] for k in loopbacks}  # older images have only the address rows
     for key in sorted(names):
@@ -280,6 +286,7 @@ def _interfaces(db: Db) -> dict[str, ParsedInterface]:
             cable_m=None,
             pfc_priorities=[],
             pfc_watchdog=False,
+            vrf=None,
         )
     for key, addresses in _addressed(db, "LOOPBACK_INTERFACE", names).items():
         out[key]["addresses"] = addresses
@@ -291,7 +298,7 @@ def _addressed(db: Db, table: str, names: set[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for key, row in db.table(table).items():
         name, sep, prefix = key.partition("|")
-        db.fields(table, key, row, ())
+        db.fields(table, key, row, MODELLED[table] if not sep and table == "INTERFACE" else ())
         if name not in names:
             db.unmodelled_key(table, "<not a port>")
             continue
@@ -310,6 +317,23 @@ def _addressed(db: Db, table: str, names: set[str]) -> dict[str, list[str]]:
                 raise fail(where(table, key), f"{prefix!r} is not in canonical form ({address})")
             out[name].append(prefix)
     return out
+
+
+def _bound(db: Db, interfaces: dict[str, ParsedInterface]) -> None:
+    """INTERFACE|<port> ``vrf_name``: the VRF a routed port is bound to (sonic-interface.yang)."""
+    for key, row in db.table("INTERFACE").items():
+        if "|" in key or key not in interfaces or not isinstance(row, Mapping) or "vrf_name" not in row:
+            continue
+        with db.guard(f"interfaces.{key}.vrf"):
+            interfaces[key]["vrf"] = text(where("INTERFACE", key, "vrf_name"), row["vrf_name"])
+
+
+def _vrfs(db: Db) -> list[str]:
+    """The VRF table's names; its fields (vni, fallback) are unmodelled."""
+    rows = db.table("VRF")
+    for key, row in rows.items():
+        db.fields("VRF", key, row, MODELLED["VRF"])
+    return sorted(rows)
 
 
 def _is_ip(prefix: str) -> bool:

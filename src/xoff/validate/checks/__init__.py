@@ -18,6 +18,7 @@ from xoff.validate.checks import (
     profiles,
     rdma,
     running,
+    tenants,
     topology,
     watermarks,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "profiles",
     "rdma",
     "running",
+    "tenants",
     "topology",
     "watermarks",
 ]

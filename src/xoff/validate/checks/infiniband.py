@@ -274,14 +274,14 @@ class Partitions(InfinibandCheck):
             got = {k & 0x7FFF: k for k in table}
             for p in sm.partitions:
                 want = (p.pkey & 0x7FFF) | (0x8000 if p.membership == "full" else 0)
-                if hca.host in p.members and got.get(p.pkey & 0x7FFF) != want:
+                if p.holds(hca.host, hca.netdev) and got.get(p.pkey & 0x7FFF) != want:
                     have = got.get(p.pkey & 0x7FFF)
                     yield hca.finding(
                         f"not a {p.membership} member of {p.name}",
                         f"{want:#06x}",
                         "absent" if have is None else f"{have:#06x}",
                     )
-                elif hca.host not in p.members and (p.pkey & 0x7FFF) in got:
+                elif not p.holds(hca.host, hca.netdev) and (p.pkey & 0x7FFF) in got:
                     yield hca.finding(
                         f"in partition {p.name} without being a member", "absent", f"{got[p.pkey & 0x7FFF]:#06x}"
                     )
@@ -315,7 +315,7 @@ class Partitions(InfinibandCheck):
                 continue
             held = {k & 0x7FFF for k in table}
             for p in sm.partitions:
-                if hca.host in p.members and (p.pkey & 0x7FFF) not in held:
+                if p.holds(hca.host, hca.netdev) and (p.pkey & 0x7FFF) not in held:
                     yield Finding(
                         switch,
                         f"port {where}",

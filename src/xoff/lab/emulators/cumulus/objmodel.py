@@ -86,6 +86,7 @@ RULES_TEXT: tuple[tuple[str, str], ...] = (
     ("router bgp autonomous-system (1-4294967295|none|leaf|spine)", "cl55"),
     ("router bgp router-id (none|<ipv4>)", "cl55"),
     ("vrf <vrf-id> router static <route-id> via <via-id>", "cl55"),
+    ("vrf <vrf-id> table (auto|1001-1255)", "cl55"),  # Virtual-Routing-and-Forwarding-VRF.md: table ID range
     (f"vrf <vrf-id> router bgp enable {ON_OFF}", "cl55"),
     (f"vrf <vrf-id> router bgp address-family ipv4-unicast enable {ON_OFF}", "cl55"),
     ("vrf <vrf-id> router bgp address-family ipv4-unicast network <static-network-id>", "cl55"),

@@ -61,10 +61,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # pytest-xdist: one worker per core (2 on these machines); --dist loadfile keeps a module's tests, and the lab its
-# module fixture brings up, on one worker. Labs are named per process, so two workers' labs never collide.
+# module fixture brings up, on one worker. Labs are named per process and remapped into free blocks, so two
+# workers' labs never collide; the `exclusive` tests (a lab at the intent's own addresses, as the README runs it)
+# run afterwards, alone.
 TEST_WORKERS ?= 2
 unit: $(STAMP)
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
+	$(BIN)/pytest -q -m exclusive
 
 test: $(STAMP) system-deps lint typecheck unit
 

@@ -21,7 +21,7 @@ from xoff.lab import names, netns
 from xoff.lab.lab import LabError, labs
 from xoff.lab.teardown import down
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.exclusive]  # the README's lab runs at lab-mini's own addresses
 COMMAND_TIMEOUT_S = 1800.0  # a guard against a hung command, not a pace (deadlock --ib-lab takes minutes)
 
 

@@ -291,3 +291,20 @@ def test_the_demo_lab_has_a_name_of_its_own_and_takes_down_only_that(tmp_path: P
     assert all(f"--name {name}" in line or f"--lab {name}" in line for line in lines)
     assert lines[-1] == f"lab down --name {name}"
     assert sum(line.startswith("lab down") for line in lines) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "inventory/lab-mini", "--offline", "-o", "{dir}"],
+        ["plan", "inventory/lab-mini", "-o", "{dir}"],
+        ["change", "inventory/lab-mini", "inventory/lab-mini", "-o", "{dir}"],
+    ],
+    ids=["validate", "plan", "change"],
+)
+def test_an_output_path_that_cannot_be_written_is_one_line_exit_2(args: list[str], tmp_path: Path) -> None:
+    done = xoff(*[a.format(dir=tmp_path) for a in args], cwd=ROOT)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"{tmp_path}:1:1: cannot use this path: Is a directory (allowed: a file path xoff can write)"
+    ]

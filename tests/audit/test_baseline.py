@@ -116,3 +116,18 @@ def test_baseline_needs_observed_state(clean: dict[str, Any], tmp_path: Path) ->
     other = _write(tmp_path, "other", {**clean, "fabric": "elsewhere"})
     out = CliRunner().invoke(app, ["validate", str(LAB_MINI), "--snapshot", str(base), "--baseline", str(other)])
     assert out.exit_code == 2 and f"{other}:1:1: fabric: snapshot of fabric 'elsewhere'" in out.output
+
+
+def _leaf1_unread(d: dict[str, Any]) -> None:  # leaf1 unreachable at the second collect
+    del d["observed"]["devices"]["leaf1"]
+    d["observed_fields"].pop("leaf1", None)
+    d["errors"].append({"device": "leaf1", "command": None, "kind": "unreachable", "message": "timed out"})
+
+
+def test_a_finding_of_a_device_not_read_now_is_not_resolved(clean: dict[str, Any], tmp_path: Path) -> None:
+    base = _write(tmp_path, "base", clean, _dscp)
+    unread = _write(tmp_path, "unread", clean, _leaf1_unread)
+    result = api.validate(LAB_MINI, api.ValidateOptions(snapshot=unread, catalog="audit", baseline=base))
+    outcome = result.validation.baseline
+    assert outcome is not None and outcome.resolved == [] and outcome.not_judged >= 1
+    assert any("not judged now" in line for line in outcome.lines(None))

@@ -260,3 +260,26 @@ def test_markdown_renders_as_tables(base: dict[str, Any]) -> None:
     html = MarkdownIt("commonmark").enable("table").render(markdown_report(diff_snapshots(a, b)))
     assert html.count("<table>") == 2 and "<h2>values (1)</h2>" in html and "<h2>cabling (1)</h2>" in html
     assert "<td>qos.dscp_to_tc.26</td>" in html and "<td>spine|2 Ethernet0</td>" in html
+
+
+def _leaf1_unreachable(d: dict[str, Any]) -> None:
+    del d["observed"]["devices"]["leaf1"]
+    d["observed_fields"].pop("leaf1", None)
+    d["errors"].append(
+        {"device": "leaf1", "command": None, "kind": "unreachable", "message": "no route to host 198.19.252.11"}
+    )
+
+
+def _as_it_is(d: dict[str, Any]) -> None:  # B as A (but later)
+    assert d
+
+
+def test_a_device_read_in_neither_snapshot_is_not_a_clean_no_change(base: dict[str, Any], tmp_path: Path) -> None:
+    both = json.loads(json.dumps(base))
+    _leaf1_unreachable(both)
+    pa, pb = _write(tmp_path, both, _as_it_is)
+    out = CliRunner().invoke(app, ["diff", str(pa), str(pb)])
+    assert out.exit_code == 4, out.output  # NOT_COLLECTED: nothing could be compared on leaf1
+    assert "not compared (read in neither snapshot): leaf1" in out.output
+    assert json.loads(CliRunner().invoke(app, ["diff", str(pa), str(pb), "-f", "json"]).stdout)["unread"] == ["leaf1"]
+    assert diff(pa, pb, DiffOptions(limit=("spine*",))).unread == []  # not chosen: not said

@@ -39,8 +39,15 @@ def test_sharded_collect_then_merge_is_one_collect(captures: Path, tmp_path: Pat
     # each device once: the shards' targets are disjoint and cover the fabric
     names = [n for s in shards for n in [*s.observed.devices, *s.captures_absent]]
     assert sorted(names) == sorted([*single.observed.devices, *single.captures_absent])
+    assert [s.shard for s in shards] == [f"{k}/{count}" for k in range(1, count + 1)]
     merged = merge(parts, tmp_path / "merged.json").snapshot
     assert merged.model_dump(exclude={"collected_at"}) == single.model_dump(exclude={"collected_at"})
+    with pytest.raises(InputError) as exc:  # a forgotten part is never a clean merge
+        merge(parts[1:])
+    assert exc.value.render().endswith(f"shard: parts 1/{count} missing (allowed: all {count} parts)") or count == 2
+    with pytest.raises(InputError) as exc:  # nor is a part given twice
+        merge([*parts, parts[0]])
+    assert f"shard: part 1/{count} given twice (allowed: each part once)" in exc.value.render()
     assert merged.collected_at == max(s.collected_at for s in shards)
     assert _judged(tmp_path / "merged.json") == _judged(tmp_path / "one.json")
 

@@ -102,7 +102,7 @@ def test_shard_by_pod_balances_whole_pods(state: FabricState) -> None:
 def test_bad_shard_is_located(text: str) -> None:
     with pytest.raises(InputError) as exc:
         parse_shard(text)
-    assert exc.value.render() == f"--shard:1:1: {text}: expected K/N with 1 <= K <= N (allowed: 1/4, 2/4)"
+    assert exc.value.render() == f"--shard:1:1: {text}: expected K/N with 1 <= K <= N <= 4096 (allowed: 1/4, 2/4)"
 
 
 def test_a_push_locks_the_pods_of_its_devices(state: FabricState, tmp_path: Path) -> None:
@@ -180,3 +180,15 @@ def test_shard_by_needs_a_shard() -> None:
     with pytest.raises(InputError) as exc:
         parse_shard(None, "pod")
     assert exc.value.render() == "--shard-by:1:1: pod: needs --shard K/N (allowed: with --shard)"
+
+
+def test_shard_counts_are_bounded_and_a_kind_with_no_domain_is_refused(state: FabricState) -> None:
+    with pytest.raises(InputError) as exc:
+        parse_shard("1/99999999999")
+    assert exc.value.render().startswith("--shard:1:1: 1/99999999999: expected K/N with 1 <= K <= N <= 4096")
+    flat = build_fabric_state(load_intent(Path(__file__).resolve().parents[2] / "inventory" / "lab-mini"))
+    names = [t.name for t in build_targets(flat)]
+    with pytest.raises(InputError) as exc:
+        shard_names(flat, names, Shard(2, 2, "pod"))
+    assert exc.value.render().startswith("--shard-by:1:1: pod: no device is in a pod domain")
+    assert shard_names(flat, names, Shard(1, 1, "pod")) == set(names)  # one shard: nothing to split

@@ -103,6 +103,13 @@ def test_run_ids_are_never_reused_and_runs_list_newest_first(tmp_path: Path) -> 
     (tmp_path / "junk" / "run.json").write_text("{not json", encoding="utf-8")
     assert [r.run_id for r in runs.runs(tmp_path)] == ["new", "old"]
     assert runs.runs(tmp_path / "none") == []
+    (tmp_path / "r-2").rmdir()  # claimed but never written: no record, no run
+    (tmp_path / "old-backups").mkdir()  # backups from before the run store: no record, no run
+    assert [u.split(": ", 1)[1] for u in runs.unreadable(tmp_path)] == [
+        "not a run record (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"
+    ]
+    status, out = _cli(runs_command, "--backup-dir", str(tmp_path))
+    assert status == 0 and "unreadable run record: " in out and "junk/run.json" in out, out
     with pytest.raises(KeyError):
         runs.read(tmp_path, "../etc")
 
@@ -317,3 +324,16 @@ def test_a_backup_dir_that_cannot_hold_the_record_is_bad_input(tmp_path: Path) -
     options = PushOptions(secrets=secrets, known_hosts=known, backup_dir=blocked / "b", limit=("leaf1",))
     with pytest.raises(InputError, match="cannot record the run there"):
         run_push(prepare_push(INTENT, options))
+
+
+def test_a_run_left_running_by_a_dead_controller_elsewhere_is_rolled_back_when_told(tmp_path: Path) -> None:
+    root = _pushed(tmp_path)
+    record = runs.read(root, "r")
+    record.status, record.host, record.pid = runs.RUNNING, "controller-gone", 4242
+    runs.write(root, record)
+    secrets, known = _secrets(tmp_path)
+    options = RollbackOptions(backup_dir=root, secrets=secrets, known_hosts=known)
+    with pytest.raises(InputError, match=r"still running \(pid 4242 on controller-gone\) \(if that controller is gone"):
+        prepare_rollback("r", options)
+    told = RollbackOptions(backup_dir=root, secrets=secrets, known_hosts=known, other_host_died=True)
+    assert [t.name for t in prepare_rollback("r", told).push.targets] == ["leaf1"]

@@ -191,6 +191,8 @@ def collect(
         raw_dir = raw_dir_for(options.output) if options.output is not None else None
         reach = Reach(options.lab, options.secrets, options.known_hosts, options.workers, options.timeout_s)
         desired, snapshot, targets = read_devices(source, reach, list(options.limit), raw_dir, progress, options.shard)
+    if options.shard is not None:  # the merge checks that every part is there, once
+        snapshot = snapshot.model_copy(update={"shard": str(options.shard)})
     if options.output is not None:
         options.output.parent.mkdir(parents=True, exist_ok=True)
         options.output.write_text(snapshot.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -8,6 +8,7 @@ devices that run did not change are skipped (said so); a device whose backup is 
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ class RollbackOptions:
     workers: int = 20
     timeout_s: float | None = None
     timeout_factor: float = 1.0
+    other_host_died: bool = False  # the run is recorded as running on another host whose controller is gone
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def _bad(where: str, what: str, message: str) -> InputError:
     return InputError([Problem(Location(where, 1, 1), what, message)])
 
 
-def _record(run_id: str, root: Path) -> RunRecord:
+def _record(run_id: str, root: Path, other_host_died: bool = False) -> RunRecord:
     from xoff.push import runs  # noqa: PLC0415
 
     try:
@@ -69,8 +71,10 @@ def _record(run_id: str, root: Path) -> RunRecord:
         ) from None
     except ValueError as exc:
         raise _bad("RUN_ID", run_id, str(exc)) from None
-    if record.status == runs.RUNNING:
-        raise _bad("RUN_ID", run_id, f"the run is still running (pid {record.pid} on {record.host})")
+    if record.status == runs.RUNNING and not (other_host_died and record.host != socket.gethostname()):
+        # on this host a dead pid already reads back as interrupted; another host's pid cannot be checked from here
+        more = " (if that controller is gone: --other-host-died)" if record.host != socket.gethostname() else ""
+        raise _bad("RUN_ID", run_id, f"the run is still running (pid {record.pid} on {record.host}){more}")
     if record.options.get("dry_run"):
         raise _bad("RUN_ID", run_id, "a dry run changed nothing: there is nothing to roll back")
     return record
@@ -111,7 +115,7 @@ def prepare_rollback(run_id: str, options: RollbackOptions = RollbackOptions()) 
     """The run's record read, the devices it changed chosen (``--limit`` among them), the rollback
     prepared as a push of those devices: nothing contacted yet."""
     root = options.backup_dir
-    of = _record(run_id, root)
+    of = _record(run_id, root, options.other_host_died)
     intent = options.intent or (Path(of.intent) if of.intent else None)
     if intent is None:
         raise _bad("--intent", run_id, "the run recorded no intent: name it with --intent")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xoff.errors import InputError, Problem
+from xoff.errors import InputError, Location, Problem
 
 if TYPE_CHECKING:
     from xoff.contracts.observed import Snapshot
@@ -25,7 +25,8 @@ def merge(paths: list[Path], output: Path | None = None) -> MergeResult:
     from xoff.validate.run import load_snapshot  # noqa: PLC0415
 
     if len(paths) < 2:
-        raise InputError([Problem(None, "snapshot merge", f"{len(paths)} snapshot given (allowed: two or more)")])
+        where = Location(str(paths[0]) if paths else "snapshot merge", 1, 1)
+        raise InputError([Problem(where, "snapshot merge", f"{len(paths)} snapshot given (allowed: two or more)")])
     loaded: list[Snapshot] = []
     problems: list[Problem] = []
     for path in paths:

@@ -50,6 +50,8 @@ def apply_baseline(current: Validation, baseline: Validation, path: str) -> Base
         accepted=len(accepted),
     )
     seen: set[Key] = set()
+    ran = {r.id for r in current.results if r.status in (Status.SUCCESS, Status.FAILURE)}
+    observed = set(current.snapshot.observed.devices) if current.snapshot is not None else None
     for result in current.results:
         if result.status is not Status.FAILURE:
             continue
@@ -65,8 +67,10 @@ def apply_baseline(current: Validation, baseline: Validation, path: str) -> Base
         if kept:
             note = f"{kept} accepted finding{'s' if kept != 1 else ''} of the baseline still present (not reported)"
             result.message = f"{result.message}; {note}" if result.message else note
-    outcome.resolved = [
-        Resolved(c, f.device, subject(f), str(f)) for k, (c, f) in sorted(accepted.items()) if k not in seen
-    ]
+    gone = [(c, f) for k, (c, f) in sorted(accepted.items()) if k not in seen]
+    # gone from the report is resolved only where it was judged now: its check ran and its device was read
+    judged = [(c, f) for c, f in gone if c in ran and (observed is None or f.device in observed)]
+    outcome.resolved = [Resolved(c, f.device, subject(f), str(f)) for c, f in judged]
+    outcome.not_judged = len(gone) - len(judged)
     current.baseline = outcome
     return outcome

@@ -39,6 +39,9 @@ def diff_snapshots(
     both = sorted(chosen & set(a.observed.devices) & set(b.observed.devices))
     result = SnapshotDiff(a.fabric, side(a, a_path), side(b, b_path), interval_s(a.collected_at, b.collected_at))
     result.limited_to = sorted(chosen) if devices is not None else None
+    errored = {e.device for e in (*a.errors, *b.errors)}
+    candidates = chosen if devices is not None else frozenset(errored)  # --limit: the chosen ones; else every errored
+    result.unread = sorted(candidates - set(a.observed.devices) - set(b.observed.devices))
     result.changes += _devices(a, b, chosen)
     for name in both:
         result.changes += _values(a, b, name)

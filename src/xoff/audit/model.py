@@ -86,6 +86,7 @@ class SnapshotDiff:
     changes: list[Change] = field(default_factory=list)
     rates: list[Rate] = field(default_factory=list)
     limited_to: list[str] | None = None  # --limit: the devices compared (None: all)
+    unread: list[str] = field(default_factory=list)  # chosen devices read in neither snapshot: nothing compared
 
     @property
     def headline(self) -> list[str]:
@@ -121,6 +122,7 @@ class SnapshotDiff:
             "b": asdict(self.b),
             "interval_s": self.interval_s,
             "limited_to": self.limited_to,
+            "unread": self.unread,
             "counts": {s: len(cs) for s, cs in self.by_section().items()},
             "changes": [asdict(c) for c in self.changes],
             "rates": [asdict(r) for r in self.rates],

@@ -29,6 +29,7 @@ class BaselineOutcome:
     still_present: int = 0  # current findings the baseline accepted (not reported)
     new: int = 0  # current findings the baseline does not have (reported)
     resolved: list[Resolved] = field(default_factory=list)
+    not_judged: int = 0  # accepted findings not reported now because their check or device was not judged
 
     def lines(self, intent_hash: str | None) -> list[str]:
         """What every report says about the baseline, first line the summary."""
@@ -41,6 +42,11 @@ class BaselineOutcome:
             f"baseline {self.snapshot}, collected {self.collected_at}{under}: {self.accepted} accepted findings, "
             f"{self.still_present} still present (not reported), {len(self.resolved)} resolved, {self.new} new"
         ]
+        if self.not_judged:
+            out.append(
+                f"{self.not_judged} accepted finding{'s' if self.not_judged != 1 else ''} not judged now"
+                " (check not run or device not read): neither resolved nor still present"
+            )
         out += [f"resolved: {r.line()}" for r in self.resolved]
         return out
 

@@ -38,6 +38,8 @@ def text_report(d: SnapshotDiff) -> str:
     out += [_side_line("A", d.a), _side_line("B", d.b)]
     if d.limited_to is not None:
         out.append(f"limited to {len(d.limited_to)} devices: {', '.join(d.limited_to)}")
+    if d.unread:
+        out.append(f"not compared (read in neither snapshot): {', '.join(d.unread)}")
     errors = _errors(d)
     if errors:
         out.append("collect errors (what they cover is not compared):")
@@ -67,6 +69,8 @@ def markdown_report(d: SnapshotDiff) -> str:
     out += [f"- {_side_line('A', d.a)}", f"- {_side_line('B', d.b)}", f"- {_interval(d)}"]
     if d.limited_to is not None:
         out.append(f"- limited to: {', '.join(d.limited_to)}")
+    if d.unread:
+        out.append(f"- not compared (read in neither snapshot): {', '.join(d.unread)}")
     out.append("- verdict: " + (f"**{len(d.changes)} changes**" if d.changed else "no change in the running state"))
     errors = _errors(d)
     if errors:

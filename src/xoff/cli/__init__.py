@@ -524,3 +524,13 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(ExitCode.INTERRUPTED)
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # a path from the command line that cannot be written or read (a directory, no parent, no permission):
+        # bad input, one line, never a traceback
+        print(
+            f"{exc.filename}:1:1: cannot use this path: {exc.strerror} (allowed: a file path xoff can write)",
+            file=sys.stderr,
+        )
+        sys.exit(ExitCode.BAD_INPUT)

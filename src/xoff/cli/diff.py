@@ -3,7 +3,8 @@
 A different intent hash or xoff version between the two collects is said first; then, per section, the observed values
 that changed (only fields read on both sides), cabling, BGP sessions, routes, host facts, InfiniBand, devices read on one
 side only, and collect errors on either side; counters as rates over the interval (a counter that went down is a reset).
-Exit status (``xoff.exitcodes``): 0 no change, 1 changes (counter rates alone are traffic, not a change), 2 bad input.
+Exit status (``xoff.exitcodes``): 0 no change, 1 changes (counter rates alone are traffic, not a change), 2 bad input,
+4 nothing changed but a chosen device was read in neither snapshot (nothing to compare there).
 """
 
 from __future__ import annotations
@@ -53,4 +54,8 @@ def diff_command(
         print(f"wrote {output}: {len(result.changes)} changes", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    raise typer.Exit(ExitCode.FINDINGS if result.changed else ExitCode.OK)
+    if result.unread:  # nothing to compare on these: never a clean "no change"
+        print(f"not compared (read in neither snapshot): {', '.join(result.unread)}", file=sys.stderr)
+    if result.changed:
+        raise typer.Exit(ExitCode.FINDINGS)
+    raise typer.Exit(ExitCode.NOT_COLLECTED if result.unread else ExitCode.OK)

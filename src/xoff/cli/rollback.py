@@ -44,6 +44,13 @@ def rollback_command(
     timeout: Annotated[float | None, typer.Option("--timeout", help="fixed seconds per SSH operation")] = None,
     timeout_factor: Annotated[float, typer.Option("--timeout-factor", help="times every adaptive timeout")] = 1.0,
     fmt: Annotated[PushFormat, typer.Option("--format", "-f", help="text for people, json lines")] = PushFormat.text,
+    other_host_died: Annotated[
+        bool,
+        typer.Option(
+            "--other-host-died",
+            help="roll back a run still recorded as running on another host, whose controller is gone",
+        ),
+    ] = False,
 ) -> None:
     """Restore the backups run RUN_ID took on the devices it changed, verify, report like push."""
     from xoff.api.rollback import RollbackOptions, prepare_rollback, run_rollback
@@ -58,6 +65,7 @@ def rollback_command(
         lab=lab,
         secrets=secrets,
         known_hosts=known_hosts,
+        other_host_died=other_host_died,
         workers=workers,
         timeout_s=timeout,
         timeout_factor=timeout_factor,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -17,9 +18,12 @@ def runs_command(
 ) -> None:
     """List the runs (push, rollback) with their devices and outcomes, newest first."""
     from xoff.api.rollback import list_runs
+    from xoff.push.runs import unreadable
     from xoff.push.runs_display import runs_text
 
     found = list_runs(backup_dir)
+    for problem in unreadable(backup_dir):  # said, never hidden: a run whose record broke is still a run
+        print(f"unreadable run record: {problem}", file=sys.stderr)
     if fmt is PushFormat.json:
         print(json.dumps([r.to_json() for r in found], indent=2))
         return

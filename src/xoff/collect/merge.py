@@ -109,13 +109,43 @@ def merge_snapshots(snapshots: Sequence[Snapshot], names: Sequence[str]) -> Snap
         raise InputError([Problem(None, "snapshot merge", "no snapshot given (allowed: two or more files)")])
     devices = _device_names(snapshots)
     merge = _Merge(names, devices)
+    _check_parts(merge, snapshots)
     indexed = list(enumerate(snapshots))
     fields = {
         name: merge.value(name, [(i, getattr(s, name)) for i, s in indexed])
         for name in Snapshot.model_fields
-        if name != "collected_at"
+        if name not in ("collected_at", "shard")
     }
     if merge.problems:
         raise InputError(merge.problems)
     fields["collected_at"] = max(s.collected_at for s in snapshots)
     return Snapshot.model_validate(Snapshot.model_construct(**fields).model_dump())
+
+
+def _check_parts(merge: _Merge, snapshots: Sequence[Snapshot]) -> None:
+    """Shard snapshots (``collect --shard K/N``) must be the N parts of one split, each once: a part missing or given
+    twice would leave devices out without a word. Snapshots that name no part are merged as they are."""
+    parts = [s.shard for s in snapshots]
+    if all(p is None for p in parts):
+        return
+    splits: dict[str, list[int]] = {}
+    for i, part in enumerate(parts):
+        if part is None:
+            merge.fail(
+                i, "shard", "not a shard snapshot, merged with shard snapshots (allowed: the parts of one split)"
+            )
+            continue
+        k, _, rest = part.partition("/")
+        splits.setdefault(rest, []).append(int(k))
+        if splits[rest].count(int(k)) > 1:
+            merge.fail(i, "shard", f"part {part} given twice (allowed: each part once)")
+    if len(splits) > 1:
+        merge.fail(0, "shard", f"parts of different splits: {', '.join(sorted(splits))} (allowed: one K/N split)")
+    elif splits:
+        rest, got = next(iter(splits.items()))
+        count = int(rest.split()[0])
+        missing = sorted(set(range(1, count + 1)) - set(got))
+        if missing:
+            merge.fail(
+                0, "shard", f"parts {', '.join(f'{k}/{rest}' for k in missing)} missing (allowed: all {count} parts)"
+            )

@@ -216,6 +216,11 @@ class Snapshot(Observed):
         default_factory=dict,
         description="collect --from-captures: device -> the commands that had no capture (not observed, not an error)",
     )
+    shard: str | None = Field(
+        default=None,
+        description="collect --shard: which part of the fabric this is, 'K/N' or 'K/N by KIND' (snapshot merge checks "
+        "that every part is there once); None: the whole fabric (or a merge of every part)",
+    )
     address_map: list[tuple[str, str]] = Field(
         default_factory=list,
         description="the address map the state was collected under (a lab's --remap: source block -> lab block); "

@@ -17,6 +17,7 @@ from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
+MAX_SHARDS = 4096  # far more controllers than any fabric has; a bound, so a typo cannot ask for billions of parts
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,15 @@ def parse_shard(text: str | None, by: DomainKind | None = None) -> Shard | None:
             raise InputError([Problem(Location("--shard-by", 1, 1), by, "needs --shard K/N (allowed: with --shard)")])
         return None
     match = _SHARD.match(text.strip())
-    if match is None or not 1 <= int(match[1]) <= int(match[2]):
+    if match is None or not 1 <= int(match[1]) <= int(match[2]) <= MAX_SHARDS:
         raise InputError(
-            [Problem(Location("--shard", 1, 1), text, "expected K/N with 1 <= K <= N (allowed: 1/4, 2/4)")]
+            [
+                Problem(
+                    Location("--shard", 1, 1),
+                    text,
+                    f"expected K/N with 1 <= K <= N <= {MAX_SHARDS} (allowed: 1/4, 2/4)",
+                )
+            ]
         )
     return Shard(int(match[1]), int(match[2]), by)
 
@@ -69,5 +76,20 @@ def split(state: FabricState, names: Iterable[str], count: int, by: DomainKind |
 
 
 def shard_names(state: FabricState, names: Iterable[str], shard: Shard) -> set[str]:
-    """The devices of ``names`` that are shard K's."""
+    """The devices of ``names`` that are shard K's. With ``by``, a fabric with no domain of that kind is an input
+    error (every device would be part 1 on every controller, the other parts empty, and nothing would say so)."""
+    names = list(names)
+    if shard.by is not None and shard.count > 1:
+        labels = domains(state, shard.by)
+        if all(labels.get(name, "-") == "-" for name in names):
+            raise InputError(
+                [
+                    Problem(
+                        Location("--shard-by", 1, 1),
+                        shard.by,
+                        f"no device is in a {shard.by} domain, so {shard.count} shards by {shard.by} would put every"
+                        f" device in shard 1 (allowed: a kind the intent sets, or no --shard-by to split by name)",
+                    )
+                ]
+            )
     return set(split(state, names, shard.count, shard.by)[shard.index - 1])

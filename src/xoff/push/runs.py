@@ -178,7 +178,8 @@ def read(root: Path, run_id: str) -> RunRecord:
 
 
 def runs(root: Path) -> list[RunRecord]:
-    """Every run recorded under ``root``, newest first (a directory without a readable record is no run)."""
+    """Every run recorded under ``root``, newest first (a directory without a record is no run: backups older
+    than the run store; one whose record cannot be read is listed by ``unreadable``)."""
     found: list[RunRecord] = []
     if not root.is_dir():
         return found
@@ -186,6 +187,23 @@ def runs(root: Path) -> list[RunRecord]:
         with contextlib.suppress(KeyError, ValueError, OSError):
             found.append(read(root, d.name))
     return sorted(found, key=lambda r: (r.started, r.run_id), reverse=True)
+
+
+def unreadable(root: Path) -> list[str]:
+    """The run directories under ``root`` whose record exists but cannot be read, each with the reason, sorted."""
+    out: list[str] = []
+    if not root.is_dir():
+        return out
+    for d in sorted(root.iterdir()):
+        if not (d / RUN_FILE).is_file():
+            continue
+        try:
+            read(root, d.name)
+        except KeyError:
+            continue
+        except (ValueError, OSError) as exc:
+            out.append(str(exc))
+    return out
 
 
 def begin(root: Path, record: RunRecord, targets: Iterable[Target], secrets: Iterable[str]) -> Path:

@@ -56,8 +56,17 @@ class PfcOnlyNoEcn(Check):
                     )
 
 
+class _EcnOnly(Check):
+    """A check of the networks that run ECN without PFC (lossy RoCE): skipped where there is none."""
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        if not _networks(ctx.desired, pfc=False, ecn=True):
+            return "no RoCE network runs ECN without PFC (congestion_control profile ecn-only or custom)"
+        return None
+
+
 @register
-class EcnOnlyNoPfc(Check):
+class EcnOnlyNoPfc(_EcnOnly):
     """A port (switch or NIC) with PFC on any priority in an ecn-only network (lossy RoCE): the design reserves
     no headroom and runs no watchdog, so a pause there holds traffic the fabric never sized for, and spreads."""
 
@@ -65,11 +74,6 @@ class EcnOnlyNoPfc(Check):
     reads = ("interfaces.*.pfc_priorities",)
     title = "ecn-only networks: PFC off on every priority of every switch port and NIC"
     hint = "disable PFC on the port (switch pfc_enable empty / mlnx_qos --pfc 0,0,0,0,0,0,0,0)"
-
-    def skip_reason(self, ctx: CheckContext) -> str | None:
-        if not _networks(ctx.desired, pfc=False, ecn=True):
-            return "no RoCE network runs ECN without PFC (congestion_control profile ecn-only or custom)"
-        return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         lossy = _networks(ctx.desired, pfc=False, ecn=True)
@@ -88,7 +92,7 @@ class EcnOnlyNoPfc(Check):
 
 
 @register
-class EcnOnlyMarking(Check):
+class EcnOnlyMarking(_EcnOnly):
     """A switch of an ecn-only network (lossy RoCE) with no ECN marking on the RoCE class's queue, or min >= max:
     with no PFC, ECN is the only brake, so the queue overflows and drops RoCE packets (go-back-N retransmits)."""
 
@@ -96,11 +100,6 @@ class EcnOnlyMarking(Check):
     reads = ("qos.ecn", "qos.dscp_to_tc", "qos.tc_to_queue")
     title = "ecn-only networks: ECN marking on the RoCE queue of every switch, min < max"
     hint = "enable ECN (WRED ecn_all) on the RoCE class's queue"
-
-    def skip_reason(self, ctx: CheckContext) -> str | None:
-        if not _networks(ctx.desired, pfc=False, ecn=True):
-            return "no RoCE network runs ECN without PFC (congestion_control profile ecn-only or custom)"
-        return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         lossy = _networks(ctx.desired, pfc=False, ecn=True)

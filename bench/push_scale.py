@@ -46,10 +46,14 @@ from xoff.push.job import PushJob, PushOptions, engine
 from xoff.push.model import Outcome, PushEvent, PushSummary
 from xoff.render import render_fabric
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+
 ROOT = Path(__file__).resolve().parents[1]
 SWITCHES = 64
 
-FABRIC = """\
+FABRIC = (
+    """\
 fabric: {{name: {name}, site: bench}}
 networks:
   management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
@@ -59,19 +63,9 @@ networks:
     p2p_prefix: 198.18.0.0/22
     loopback_prefix: 198.18.255.0/24
     underlay: {{asn_plan: {{leaf: 65101}}}}
-qos_policies:
-  rdma:
-    trust: dscp
-    classes:
-      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
-             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
-      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
-      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
-    default_class: bulk
-    cnp_class: cnp
-    pfc_watchdog: {{poll_interval_ms: 200, detection_ms: 200, restoration_ms: 400, action: drop}}
-    buffers: {{model: static}}
-    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+"""
+    + qos_policies(watchdog=True)
+    + """\
 defaults:
   switch: {{platform: eos, asic: tomahawk5}}
 roles:
@@ -81,6 +75,7 @@ switches:
 links:
 {links}
 """
+)
 
 
 def generate(where: Path, n: int, name: str) -> Path:

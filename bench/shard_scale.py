@@ -35,10 +35,14 @@ from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.observe import bgp_sessions
 from xoff.lab.teardown import down
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+
 ROOT = Path(__file__).resolve().parents[1]
 BGP_TIMEOUT_S = 300.0
 
-FABRIC = """\
+FABRIC = (
+    """\
 fabric: {{name: shard-bench, site: bench}}
 networks:
   management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
@@ -48,18 +52,9 @@ networks:
     p2p_prefix: 198.18.0.0/21
     loopback_prefix: 198.18.255.0/24
     underlay: {{asn_plan: {{super_spine: 65000, spine: 65100, leaf: 65201}}}}
-qos_policies:
-  rdma:
-    trust: dscp
-    classes:
-      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
-             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
-      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
-      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
-    default_class: bulk
-    cnp_class: cnp
-    buffers: {{model: static}}
-    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+"""
+    + qos_policies()
+    + """\
 defaults:
   switch: {{platform: sonic, asic: spectrum4}}
 roles:
@@ -89,6 +84,7 @@ hosts:
 links:
 {links}
 """
+)
 
 
 def generate(where: Path, devices: int, pods: int = 4, leaves_per_pod: int = 8, spines_per_pod: int = 4) -> Path:

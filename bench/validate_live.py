@@ -42,11 +42,15 @@ from xoff.lab.provider import from_lab
 from xoff.validate.catalog import load_catalog
 from xoff.validate.run import validate
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+
 TARGET_S = 10.0
 XOFF = str(Path(sys.executable).parent / "xoff")
 HOSTS_PER_UNIT, LEAVES_PER_UNIT, SPINES = 8, 2, 4
 
-FABRIC = """\
+FABRIC = (
+    """\
 fabric: {{name: {name}, site: bench}}
 networks:
   management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
@@ -56,19 +60,9 @@ networks:
     p2p_prefix: 198.18.0.0/22
     loopback_prefix: 198.18.255.0/24
     underlay: {{asn_plan: {{spine: 65100, leaf: 65101}}}}
-qos_policies:
-  rdma:
-    trust: dscp
-    classes:
-      roce: {{dscp: [26], priority: 3, lossless: true, scheduler: {{type: dwrr, weight: 50}},
-             ecn: {{min_threshold: 150000, max_threshold: 1500000, probability: 100}}}}
-      cnp: {{dscp: [48], priority: 6, scheduler: {{type: strict}}}}
-      bulk: {{priority: 0, scheduler: {{type: dwrr, weight: 50}}}}
-    default_class: bulk
-    cnp_class: cnp
-    pfc_watchdog: {{poll_interval_ms: 200, detection_ms: 200, restoration_ms: 400, action: drop}}
-    buffers: {{model: static}}
-    cable_lengths: {{host_leaf: 5, leaf_spine: 40, spine_super_spine: 300}}
+"""
+    + qos_policies(watchdog=True)
+    + """\
 defaults:
   switch: {{platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}}
 roles:
@@ -97,6 +91,7 @@ cabling:
   - {{kind: leaf_spine, leaves: "leaf{{01..{leaves:02d}}}", spines: "spine{{1..{spines}}}"}}
 {units}
 """
+)
 
 
 def shape(devices: int) -> dict[str, int]:

@@ -168,3 +168,19 @@ def test_infiniband_from_its_dump_directory(tmp_path: Path) -> None:
     (tmp_path / "bad" / "infiniband" / "ibnetdiscover.txt").write_text("not a topology\n")
     bad = api.collect(IB_FATTREE, api.CollectOptions(from_captures=tmp_path / "bad")).snapshot
     assert bad.infiniband is None and [(e.device, e.kind) for e in bad.errors] == [("infiniband", "parse")]
+
+
+def test_captures_of_no_device_is_not_a_clean_audit(tmp_path: Path) -> None:
+    """An empty captures directory reads no device: collect and validate exit 4 (not collected), and
+    ``collect.complete`` is skipped saying so, never a success."""
+    empty = tmp_path / "captures"
+    empty.mkdir()
+    snap = tmp_path / "empty.json"
+    collected = _xoff("collect", str(LAB_MINI), "--from-captures", str(empty), "-o", str(snap))
+    assert collected.returncode == 4, collected.stdout + collected.stderr
+    assert "collected 0/9 devices" in collected.stdout
+    report = _xoff("validate", str(LAB_MINI), "--snapshot", str(snap), "--format", "json")
+    assert report.returncode == 4, report.stderr
+    results = {r["check"]: r for r in json.loads(report.stdout)["results"]}
+    assert results["collect.complete"]["status"] == "skipped"
+    assert "nothing was collected" in results["collect.complete"]["message"]

@@ -65,8 +65,9 @@ class CollectResult:
 
     @property
     def complete(self) -> bool:
-        """Every device read (else ``snapshot.errors`` says which and why)."""
-        return not self.snapshot.errors
+        """Every device read (else ``snapshot.errors`` says which and why), and at least one: a collect that read
+        nothing (an empty captures directory) is not complete."""
+        return not self.snapshot.errors and bool(self.snapshot.observed.devices)
 
 
 @dataclass(frozen=True)

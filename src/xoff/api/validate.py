@@ -57,9 +57,12 @@ class ValidateResult:
 
     @property
     def not_collected(self) -> bool:
-        """Live, and some device could not be read."""
+        """Some device could not be read live, or the snapshot judged holds no device at all (an empty captures
+        directory): nothing observed is never a clean audit."""
         snap = self.validation.snapshot
-        return self.source == "live" and snap is not None and bool(snap.errors)
+        if snap is None:
+            return False
+        return (self.source == "live" and bool(snap.errors)) or not snap.observed.devices
 
 
 def _selection(desired: FabricState, catalog: Catalog, options: ValidateOptions) -> Selection:

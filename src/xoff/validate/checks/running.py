@@ -21,7 +21,18 @@ class CollectComplete(Check):
     needs = frozenset({"observed"})
     hint = "fix reachability/credentials, or the parser named, and collect again"
 
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        # a snapshot that read no device and recorded no failure (an empty captures directory, a selection that
+        # matched nothing) has nothing to call complete
+        if not ctx.snapshot.observed.devices and not ctx.snapshot.errors:
+            return "the snapshot holds no device: nothing was collected"
+        return None
+
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if ctx.snapshot.shard is None:  # a shard holds its part of the fabric only
+            failed = {err.device for err in ctx.snapshot.errors}
+            absent = set(ctx.desired.devices) - set(ctx.snapshot.observed.devices) - failed
+            self.note = not_judged(ctx.chosen(absent), "not in the snapshot")
         for err in ctx.snapshot.errors:
             yield Finding(err.device, err.command or "collect", f"{err.kind}: {err.message}", "collected", err.kind)
 

@@ -7,7 +7,7 @@ Every finding carries the series that triggered it (``Trace``), for the HTML rep
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from xoff.validate.model import CheckResult, Finding, Severity, Status
@@ -41,7 +41,7 @@ class Context:
     window: Window
     thresholds: Thresholds
     plans: dict[str, DevicePlan]
-    kinds: dict[str, str]  # device -> switch | host | ib_switch (from the intent)
+    kinds: Mapping[str, str]  # device -> switch | host | ib_switch (from the intent)
 
     def devices(self, kind: str) -> list[str]:
         return sorted(d for d, k in self.kinds.items() if k == kind)

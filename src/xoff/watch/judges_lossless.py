@@ -87,6 +87,7 @@ def _watchdog(ctx: Context, v: Verdict) -> None:
                     "0 storms detected",
                     f"{r.increase:.0f} detected",
                     port,
+                    ctx.plan(dev).priority_of(queue),
                 ),
                 rate_trace(f"{dev} {port} queue {queue} storms detected", "storms/s", points, 0.0),
             )
@@ -177,6 +178,7 @@ def lossless_drop(ctx: Context, v: Verdict) -> None:
                     f"<= {limit:g} packets/s",
                     f"{r.per_s:.1f} packets/s ({r.increase:.0f} in {r.seconds:.0f} s)",
                     port,
+                    ctx.plan(dev).priority_of(queue),
                 ),
                 rate_trace(f"{dev} {port} queue {queue} dropped", "packets/s", points, limit),
             )
@@ -201,7 +203,7 @@ def ecn_ratio(ctx: Context, v: Verdict) -> None:
         v.judged.add(dev)
         if rt.per_s < t.ecn_min_tx_pps:
             continue
-        ratio, high = rm.per_s / rt.per_s, ecn.get(queue, t.ecn_ratio_high)
+        ratio, high = rm.per_s / rt.per_s, min(ecn.get(queue, 1.0), t.ecn_ratio_high)
         if ratio > high or ratio < t.ecn_ratio_low:
             v.find(
                 Finding(

@@ -55,7 +55,7 @@ SIGNALS: tuple[Signal, ...] = (
         (ll.QUEUE_ECN, ll.QUEUE_TX),
         "switch",
         ll.ecn_ratio,
-        "marked/tx on an ECN queue outside [ecn_ratio_low, the queue's WRED probability or ecn_ratio_high]",
+        "marked/tx on an ECN queue outside [ecn_ratio_low, min(ecn_ratio_high, the queue's WRED max probability)]",
     ),
     Signal(
         "watch.headroom_watermark",

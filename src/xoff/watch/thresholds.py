@@ -15,8 +15,9 @@ same sources):
 - ``lossless_drop_pps`` = 0: drops per second on a lossless queue above which it is a finding; a lossless queue
   drops nothing by definition (802.1Qbb), so any increase is one.
 - ``ecn_ratio_low`` = 0 (off) and ``ecn_ratio_high`` = 0.1: marked / transmitted packets on an ECN queue. The plan
-  overrides the high bound with the queue's own WRED max marking probability (``qos.ecn[q].probability`` / 100):
-  above it the queue sits past Kmax, where every packet is marked (DCQCN, Zhu et al., SIGCOMM 2015, sec. 4). Judged
+  lowers the high bound to the queue's own WRED max marking probability (``qos.ecn[q].probability`` / 100) when
+  that is smaller: a marked share above it means the queue sits past Kmax, where every packet is marked (DCQCN,
+  Zhu et al., SIGCOMM 2015, sec. 4). Judged
   only when the queue sent at least ``ecn_min_tx_pps`` = 100 packets/s.
 - ``headroom_near_share`` = 0.9: a PG headroom watermark at or above 90 % of the headroom the plan reserved for it
   (the PG's buffer profile ``xoff``: the bytes that arrive after XOFF is sent; SONiC buffer design,
@@ -96,6 +97,10 @@ class DevicePlan:
     @property
     def lossless_queues(self) -> frozenset[int]:
         return frozenset((self.queue_of or {}).values())
+
+    def priority_of(self, queue: int | None) -> int | None:
+        """The lossless priority whose pause stops ``queue`` (None when no lossless priority maps to it)."""
+        return next((p for p, q in sorted((self.queue_of or {}).items()) if q == queue), None)
 
 
 def _pgs(key: str) -> range:

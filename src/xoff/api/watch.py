@@ -10,6 +10,8 @@ the window so far comes back with ``interrupted``) or the replay runs out.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +136,7 @@ def watch(
         if callable(close):
             stack.callback(close)
         rounds = rounds_for(options.window_s, options.interval_s) if options.once else None
-        loop = Loop(counters, devices, options.interval_s, window, all_hooks, rounds)
+        loop = Loop(counters, devices, options.interval_s, window, all_hooks, rounds, *pace)
         try:
             loop.run()
         except KeyboardInterrupt:

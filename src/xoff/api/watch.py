@@ -103,9 +103,11 @@ def watch(
     options: WatchOptions,
     hooks: tuple[RoundHook, ...] = (),
     counters: CounterSource | None = None,
+    pace: tuple[Callable[[float], None], Callable[[], float]] = (time.sleep, time.monotonic),
 ) -> WatchReport:
     """Read, keep the window, judge. ``hooks`` are called after every round (the exporter, a live display);
-    ``counters``: a source given by the caller instead of the one the options name (tests, other tools)."""
+    ``counters``: a source given by the caller instead of the one the options name (tests, other tools); ``pace``:
+    the sleep and the monotonic clock the rounds are scheduled on."""
     from xoff.report.meta import intent_hash  # noqa: PLC0415
     from xoff.watch.file_source import FileSource, Recorder  # noqa: PLC0415
     from xoff.watch.judge import Context  # noqa: PLC0415

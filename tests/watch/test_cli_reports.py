@@ -54,7 +54,12 @@ def test_json_report() -> None:
     doc = json.loads(out)
     assert code == 1 and doc["ok"] is False and doc["catalog"] == "watch"
     (row,) = [r for r in doc["results"] if r["status"] == "failure"]
-    assert (row["check"], row["device"], row["port"], row["actual"]) == ("watch.ecn_ratio", "leaf1", "Ethernet0", "30.75%")
+    assert (row["check"], row["device"], row["port"], row["actual"]) == (
+        "watch.ecn_ratio",
+        "leaf1",
+        "Ethernet0",
+        "30.75%",
+    )
     assert doc["watch"]["rounds"] == 3 and doc["watch"]["thresholds"]["ecn_ratio_high"] == 0.1
     (trace,) = doc["watch"]["series"]["watch.ecn_ratio"][0]
     assert trace["threshold"] == 0.1 and len(trace["points"]) == 2

@@ -155,5 +155,6 @@ def watch(
         devices,
         intent_hash=intent_hash(loaded.intent),
         origin=str(options.replay) if options.replay else None,
+        lab=options.lab,
         interrupted=interrupted,
     )

@@ -87,6 +87,10 @@ def test_html_plots_the_series_with_its_threshold(tmp_path: Path) -> None:
     assert code == 1 and "wrote" in err
     assert "<title>xoff watch: lab-mini</title>" in page and 'class="plot"' in page
     assert page.count("<polyline") == 1 and 'class="threshold"' in page and "<script" not in page
+    # the grid and the picture say which devices were not read, never "no finding" for them
+    assert "watch.pause_storm: not judged on leaf2: nothing observed" in page
+    assert "watch.pause_storm: not about gpu1" in page and "watch.slow_drain: leaf1: no finding" in page
+    assert '<g class="node skipped"><title>spine1' in page
 
 
 def test_plot_escapes_names_and_draws_the_band() -> None:

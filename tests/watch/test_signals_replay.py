@@ -59,6 +59,22 @@ def test_findings_name_port_and_priority(name: str, port: str, priority: int) ->
     assert (finding.port, finding.priority) == (port, priority)
 
 
+def test_a_host_nic_sending_a_storm(tmp_path: Path) -> None:
+    """gpu1's NIC sends 3,000 pause frames/s on its PFC priority 3 (mlnx_qos flags in the plan): a storm at the host."""
+    lines = []
+    for line in (SAMPLES / "quiet.jsonl").read_text().splitlines():
+        raw = json.loads(line)
+        if raw["device"] == "gpu1":
+            total = 30000 * ((raw["at"] - 1764680000.0) // 10)
+            nic = {"port": "eth0", "priority": "3"}
+            raw["readings"].append({"metric": "xoff_nic_pfc_tx_pause_frames_total", "labels": nic, "value": total})
+        lines.append(json.dumps(raw))
+    path = tmp_path / "nic.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (finding,) = next(r for r in _watch(path).results if r.id == "watch.pause_storm").findings
+    assert (finding.device, finding.port, finding.priority, finding.actual) == ("gpu1", "eth0", 3, "3000 frames/s")
+
+
 def test_threshold_override_silences_the_storm() -> None:
     report = _watch(SAMPLES / "pause_storm.jsonl", "pause_storm_pps=5000")
     assert next(r for r in report.results if r.id == "watch.pause_storm").status is Status.SUCCESS

@@ -131,3 +131,16 @@ def test_no_device_read_exits_4(tmp_path: Path) -> None:
     assert report.exit_code() is ExitCode.NOT_COLLECTED
     assert report.not_read["leaf1"] == "ssh: connection refused"
     assert {r.status for r in report.results} == {Status.SKIPPED}
+
+
+def test_straggler_without_max_clocks_compares_with_the_fastest(tmp_path: Path) -> None:
+    """No host reported its maximum SM clock: the fastest clock seen stands in for "full clock"."""
+    lines = []
+    for line in (SAMPLES / "gpu_straggler.jsonl").read_text().splitlines():
+        raw = json.loads(line)
+        raw["readings"] = [r for r in raw["readings"] if r["metric"] != "xoff_gpu_max_sm_clock_hertz"]
+        lines.append(json.dumps(raw))
+    path = tmp_path / "nomax.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (finding,) = next(r for r in _watch(path).results if r.id == "watch.gpu_straggler").findings
+    assert finding.device == "gpu3" and finding.actual == "795 MHz"

@@ -18,9 +18,9 @@ from xoff.lab.emulators.sonic import moving as sonic
 
 Reader = Callable[[Path, float], Any]
 READERS: dict[str, Reader] = {
-    "sonic": lambda p, now: sonic.read_counters(p, now),
-    "eos": lambda p, now: eos.snapshot(p, now),
-    "cumulus": lambda p, now: cumulus.read_counters(p, now),
+    "sonic": sonic.read_counters,
+    "eos": eos.snapshot,
+    "cumulus": cumulus.read_counters,
 }
 T = 1_800_000_000.0
 CASES = [

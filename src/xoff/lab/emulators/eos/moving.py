@@ -16,7 +16,7 @@ from typing import Any
 
 def _running(entry: dict[str, Any], now: float) -> int:
     since = float(entry["since"])
-    return math.floor(entry["total"] + entry["per_second"] * max(now - since, 0.0))
+    return math.floor(float(entry["total"]) + float(entry["per_second"]) * max(now - since, 0.0))
 
 
 def resolve(node: Any, now: float) -> Any:

@@ -1,5 +1,5 @@
-"""Counters as the collector reads them (``PortCounters``, pool watermarks) and the watch's own port tables (FEC,
-optics) turned into ``Reading``s named by the metric catalogue (``xoff.watch.metrics``).
+"""Counters as the collector reads them (``PortCounters``, pool watermarks) and the watch's own port tables
+(FEC) turned into ``Reading``s named by the metric catalogue (``xoff.watch.metrics``).
 
 A value the device did not print is None in what the parsers give, so it is None here (not observed), never 0. The
 platform modules (``xoff.platforms.<nos>.watch``) parse their NOS's output into these shapes and call these.
@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from xoff.contracts.observed import PortCounters
+from xoff.contracts.observed import CollectError, PortCounters
 from xoff.watch.sample import Reading
+
+if TYPE_CHECKING:
+    from xoff.contracts.collect import Command
+    from xoff.desired.models import Device
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,14 +27,6 @@ class PortFec:
     corrected: int | None = None
     uncorrectable: int | None = None
     pre_ber: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PortOptic:
-    """One port's transceiver: receive power per lane (dBm) and temperature (Celsius); None: not printed."""
-
-    rx_power_dbm: Mapping[int, float | None]
-    temperature_c: float | None = None
 
 
 def _num(value: int | None) -> float | None:
@@ -80,9 +77,24 @@ def fec_readings(fec: Mapping[str, PortFec]) -> list[Reading]:
     return out
 
 
-def optic_readings(optics: Mapping[str, PortOptic]) -> list[Reading]:
-    out: list[Reading] = []
-    for port, o in optics.items():
-        out += [Reading.of("xoff_optic_rx_power_dbm", v, port=port, lane=lane) for lane, v in o.rx_power_dbm.items()]
-        out.append(Reading.of("xoff_optic_temperature_celsius", o.temperature_c, port=port))
-    return out
+@dataclass
+class Read:
+    """What one device's counter commands gave: the readings, the fields printed that xoff does not model, and a
+    line per command whose output could not be read (the other commands' readings stand)."""
+
+    readings: list[Reading]
+    unmodelled: dict[str, int]
+    errors: list[str]
+
+
+class CounterReader(Protocol):
+    """A platform's counter commands for ``xoff watch`` (``Platform.watch``): which to run on a device, and its
+    outputs (command text -> output) into readings."""
+
+    def commands(self, device: Device) -> list[Command]: ...
+
+    def read(self, outputs: Mapping[str, str], device: Device) -> Read: ...
+
+
+def error_lines(errors: list[CollectError]) -> list[str]:
+    return [f"{e.command}: {e.message}" if e.command else e.message for e in errors]

@@ -133,7 +133,9 @@ def _nic(read: HostRead, outputs: Mapping[str, str], nic: HostNic) -> None:
             modelled.add(name)
             value = None if stats is None else stats.get(name)
             if value is not None or p in lossless:
-                read.readings.append(Reading.of(metric, None if value is None else value * scale, port=port, priority=p))
+                read.readings.append(
+                    Reading.of(metric, None if value is None else value * scale, port=port, priority=p)
+                )
     for name, metric in PORT_COUNTERS.items():
         modelled.add(name)
         read.readings.append(Reading.of(metric, None if stats is None else stats.get(name), port=port))

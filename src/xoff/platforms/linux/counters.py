@@ -30,9 +30,7 @@ from dataclasses import dataclass
 from xoff.contracts.collect import Command
 
 HOST_ROOT = "${XOFF_HOST_ROOT:-}"
-GPU_CLOCKS = Command(
-    "nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active --format=csv"
-)
+GPU_CLOCKS = Command("nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active --format=csv")
 _STAT = re.compile(r"^\s+([^:\s][^:]*?):\s+(-?\d+)\s*$")
 _HW = re.compile(r"^(?:.*/)?([A-Za-z0-9_]+):(-?\d+)\s*$")
 _NOT_OBSERVED = {"[n/a]", "n/a", "[not supported]", "[unknown error]", "[insufficient permissions]", ""}

@@ -1,5 +1,6 @@
 """NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``lspci``,
-``lsmod``, ``modprobe``, ``show_gids`` and (on GPU hosts) ``nvidia-smi``, over a per-host state root.
+``lsmod``, ``modprobe``, ``show_gids``, ``ethtool`` (``-S``: the NIC counters ``xoff watch`` reads) and (on GPU hosts)
+``nvidia-smi``, over a per-host state root.
 
 A lab host is a network namespace with real netdevs, addresses and routes (so ``ip`` is the real
 one), but no ConnectX NIC, GPU or MLNX_OFED. :func:`install` writes, per host, a directory of small
@@ -44,6 +45,7 @@ TOOLS = {
     "modprobe": "modprobe",
     "nvidia-smi": "nvidia_smi",
     "show_gids": "show_gids",
+    "ethtool": "ethtool",
 }
 GPU_TOOLS = ("nvidia-smi",)
 

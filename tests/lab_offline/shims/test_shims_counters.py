@@ -1,0 +1,78 @@
+"""The lab host's counters: ``ethtool -S`` (pause counters only for PFC priorities, the moving form), the RDMA
+``hw_counters`` files it refreshes, and ``nvidia-smi --query-gpu``'s NVML clock fields; read back by the watch
+parsers, as ``xoff watch`` reads a real host."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.support.shim_host import ShimHost
+from xoff.lab.shims._state import HostRoot
+from xoff.lab.shims.hostcounters import moving
+from xoff.platforms.linux.counters import parse_ethtool_stats, parse_gpu_clocks, parse_hw_counters
+
+QUERY = ("--query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active", "--format=csv")
+
+
+def _stats(host: ShimHost, netdev: str = "eth0") -> dict[str, int]:
+    return parse_ethtool_stats(host.ok("ethtool", "-S", netdev))
+
+
+def test_pause_counters_only_for_pfc_priorities(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    assert not [n for n in _stats(host) if "pause" in n]  # factory: PFC off
+    host.ok("mlnx_qos", "-i", "eth0", "--pfc", "0,0,0,1,0,0,0,0")
+    pause = {n: v for n, v in _stats(host).items() if "pause" in n}
+    assert pause == {
+        "rx_prio3_pause": 0,
+        "rx_prio3_pause_duration": 0,
+        "tx_prio3_pause": 0,
+        "tx_prio3_pause_duration": 0,
+        "rx_prio3_pause_transition": 0,
+    }
+    assert _stats(host)["rx_discards_phy"] == 0
+
+
+def test_traffic_moves_drops_stay_flat_until_a_rate_is_set(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    first = _stats(host)
+    deadline = time.monotonic() + 10
+    while (now := _stats(host))["rx_packets"] <= first["rx_packets"]:
+        assert time.monotonic() < deadline, "rx_packets never moved"
+    assert now["rx_discards_phy"] == first["rx_discards_phy"] == 0
+    with HostRoot(host.root).state(write=True) as state:
+        state["nic_counters"]["eth0"]["rx_discards_phy"] = moving(100, 1000.0, time.time() - 2)
+    assert _stats(host)["rx_discards_phy"] >= 2100
+
+
+def test_hw_counters_files_are_written_as_of_the_read(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    with HostRoot(host.root).state(write=True) as state:
+        state["rdma_counters"]["mlx5_0"]["np_cnp_sent"] = 7
+    host.ok("ethtool", "-S", "eth0")
+    directory = host.file("/sys/class/infiniband/mlx5_0/ports/1/hw_counters")
+    text = "".join(f"{p.name}:{p.read_text()}" for p in sorted(directory.iterdir()))
+    counters = parse_hw_counters(text)
+    assert counters["np_cnp_sent"] == 7
+    assert counters["out_of_buffer"] == counters["rp_cnp_handled"] == 0
+    assert not host.file("/sys/class/infiniband/mlx5_1/ports/1/hw_counters").exists()  # eth1 not read yet
+
+
+def test_unknown_netdev_and_other_options_are_refused(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    assert host.run("ethtool", "-S", "eth9").rc == 1
+    assert host.run("ethtool", "-k", "eth0").rc == 1
+
+
+def test_nvidia_smi_clock_fields(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    text = host.ok("nvidia-smi", *QUERY)
+    assert text.splitlines()[0] == "index, clocks.current.sm [MHz], clocks.max.sm [MHz], clocks_event_reasons.active"
+    assert text.splitlines()[1] == "0, 1980 MHz, 1980 MHz, 0x0000000000000000"
+    with HostRoot(host.root).state(write=True) as state:
+        state["gpus"][1]["clocks"] = {"sm_mhz": 800, "max_sm_mhz": 1980, "reasons": 0x48}
+    rows = parse_gpu_clocks(host.ok("nvidia-smi", *QUERY))
+    assert [(g.index, g.sm_mhz, g.max_sm_mhz, g.reasons) for g in rows] == [(0, 1980, 1980, 0), (1, 800, 1980, 0x48)]
+    nounits = host.ok("nvidia-smi", QUERY[0], "--format=csv,noheader,nounits")
+    assert nounits.splitlines()[1] == "1, 800, 1980, 0x0000000000000048"

@@ -45,7 +45,8 @@ HW = ("duplicate_request", "implied_nak_seq_err", "local_ack_timeout_err", "np_c
 def value_at(value: Any, now: float) -> int:
     """A counter's value now: a fixed total, or ``floor(total + per_second * (now - since))``."""
     if isinstance(value, dict):
-        return int(math.floor(value["total"] + value["per_second"] * max(0.0, now - value["since"])))
+        total: float = value["total"] + value["per_second"] * max(0.0, now - value["since"])
+        return math.floor(total)
     return int(value)
 
 

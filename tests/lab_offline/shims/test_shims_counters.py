@@ -4,10 +4,17 @@ parsers, as ``xoff watch`` reads a real host."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
+import types
 from pathlib import Path
 
-from tests.support.shim_host import ShimHost
+import xoff
+from tests.support.shim_host import ShimHost, fabric
+from xoff.lab.faults import WATCH_FAULTS, Lab, Target
+from xoff.lab.shims import nvml_dir
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.hostcounters import moving
 from xoff.platforms.linux.counters import parse_ethtool_stats, parse_gpu_clocks, parse_hw_counters
@@ -76,3 +83,46 @@ def test_nvidia_smi_clock_fields(tmp_path: Path) -> None:
     assert [(g.index, g.sm_mhz, g.max_sm_mhz, g.reasons) for g in rows] == [(0, 1980, 1980, 0), (1, 800, 1980, 0x48)]
     nounits = host.ok("nvidia-smi", QUERY[0], "--format=csv,noheader,nounits")
     assert nounits.splitlines()[1] == "1, 800, 1980, 0x0000000000000048"
+
+
+def _nvml(host: ShimHost) -> list[tuple[int, int | None, int | None, int | None]]:
+    """The GPUs as the real pynvml reads them through the host's libnvidia-ml.so.1 (a process with the host's
+    library path and state root, as an SSH session on a lab host has them)."""
+    env = {**host.env(), "LD_LIBRARY_PATH": str(nvml_dir(host.bin)), "XOFF_HOST_ROOT": str(host.root)}
+    env["PYTHONPATH"] = str(Path(xoff.__file__).resolve().parents[1])
+    proc = subprocess.run(
+        [sys.executable, "-m", "xoff.watch.nvml"], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    return [(r["index"], r["sm_mhz"], r["max_sm_mhz"], r["reasons"]) for r in rows]
+
+
+def test_pynvml_reads_the_same_clocks_as_nvidia_smi(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    assert _nvml(host) == [(0, 1980, 1980, 0), (1, 1980, 1980, 0)]
+    lab = Lab.__new__(Lab)  # the fault's step needs only the device directory: a stand-in for the running lab
+    lab.device_dir = lambda _device: tmp_path  # type: ignore[method-assign]
+    fault = WATCH_FAULTS["gpu-throttle"]
+    fault.seed(lab, Target("gpu1", None, 1))
+    smi = [(g.index, g.sm_mhz, g.max_sm_mhz, g.reasons) for g in parse_gpu_clocks(host.ok("nvidia-smi", *QUERY))]
+    assert _nvml(host) == smi == [(0, 1980, 1980, 0), (1, 800, 1980, 0x48)]
+    fault.undo(lab, Target("gpu1", None, 1))
+    assert _nvml(host) == [(0, 1980, 1980, 0), (1, 1980, 1980, 0)]
+
+
+def test_nic_discards_fault_rises_then_stops(tmp_path: Path) -> None:
+    host = ShimHost(tmp_path)
+    lab = Lab.__new__(Lab)
+    lab.device_dir = lambda _device: tmp_path  # type: ignore[method-assign]
+    lab.connection = types.SimpleNamespace(fabric=fabric("lab-mini"))  # type: ignore[assignment]
+    fault = WATCH_FAULTS["nic-discards"]
+    fault.seed(lab, fault.target)
+    first = _stats(host)["rx_discards_phy"]
+    deadline = time.monotonic() + 10
+    while _stats(host)["rx_discards_phy"] <= first:
+        assert time.monotonic() < deadline, "rx_discards_phy never rose"
+    fault.undo(lab, fault.target)
+    stopped = _stats(host)["rx_discards_phy"]
+    assert stopped > first
+    assert _stats(host)["rx_discards_phy"] == stopped
+    assert _stats(host, "eth1")["rx_discards_phy"] == 0  # the other port untouched

@@ -110,6 +110,10 @@ def install(
             SeedOptions(nvidia_peermem=nvidia_peermem, acs_enabled=acs_enabled, iommu=iommu, gpu_model=gpu_model),
         )
     bin_dir.mkdir(parents=True, exist_ok=True)
+    if settings.gpus:
+        from xoff.lab.shims.nvml import build  # noqa: PLC0415 - see wrapper_text
+
+        build(nvml_dir(bin_dir))
     for tool in TOOLS:
         path = bin_dir / tool
         if tool in GPU_TOOLS and settings.gpus == 0:
@@ -117,6 +121,11 @@ def install(
             continue
         path.write_text(wrapper_text(tool, state_root.resolve(), host.name), encoding="utf-8")
         path.chmod(0o755)
+
+
+def nvml_dir(bin_dir: Path) -> Path:
+    """Where a host's ``libnvidia-ml.so.1`` (``nvml.py``) is: beside its tool directory, on its LD_LIBRARY_PATH."""
+    return bin_dir.parent / "lib"
 
 
 def settle(state_root: Path) -> None:

@@ -22,6 +22,7 @@ from xoff.desired.models import Device, HostNic, HostSettings
 from xoff.lab.shims._state import SCHEMA, STATE_DIR, STATE_FILE, dump_state
 from xoff.lab.shims.hostcounters import seed_counters
 from xoff.lab.shims.kmod import write_loaded
+from xoff.lab.shims.nvml import write_facts
 
 if TYPE_CHECKING:
     from xoff.lab.shims._state import State
@@ -147,6 +148,7 @@ def seed(root: Path, device: Device, options: SeedOptions) -> None:
     state_dir.mkdir(parents=True, exist_ok=True)
     (state_dir / "lock").touch()
     (state_dir / STATE_FILE).write_text(dump_state(state), encoding="utf-8")
+    write_facts(root, state)
 
 
 def _write(path: Path, text: str) -> None:

@@ -27,12 +27,13 @@ import pytest
 import xoff
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
+from xoff.connect.batch import Ran
 from xoff.lab import netns
 from xoff.lab.faults import Lab, seed, undo
 from xoff.lab.lab import LabError, up
 from xoff.lab.teardown import down
 from xoff.platforms.linux.counters import ethtool_stats, parse_ethtool_stats
-from xoff.watch.host_readings import HostRead, host_commands, host_readings
+from xoff.watch.host_readings import HostRead, host_commands, host_readings, read_host
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "watch-host"
@@ -130,6 +131,20 @@ def test_nic_discards_move_when_seeded_and_stop_after_undo(lab: Lab) -> None:
         undo(lab, "nic-discards")
     stopped, packets = read(lab)
     assert discards(flat_for_a_second(lab, stopped, packets)) == discards(stopped)
+
+
+def test_one_batch_read_is_a_sample(lab: Lab) -> None:
+    """``read_host``: every command in one SSH exec channel (``xoff.connect.batch``), as the SSH source reads."""
+
+    def runner(script: str, _timeout: float) -> Ran:
+        return Ran(0, lab.run(HOST, script), "")
+
+    sample = read_host(runner, lab.connection.fabric.devices[HOST], time.time)
+    assert sample.error is None and sample.device == HOST
+    got = {(r.metric, dict(r.labels).get("port")): r.value for r in sample.readings if "gpu" not in r.metric}
+    assert got[("xoff_nic_rx_discards_phy_total", "eth0")] is not None
+    assert got[("xoff_nic_cnp_sent_total", "eth0")] == 0
+    assert "rx_packets" in sample.unmodelled
 
 
 def test_gpu_throttle_is_seen_by_nvidia_smi_and_pynvml_alike(lab: Lab) -> None:

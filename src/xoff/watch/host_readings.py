@@ -24,6 +24,7 @@ from typing import TypeVar
 
 import pynvml  # type: ignore[import-untyped]
 
+from xoff.connect.batch import ScriptRunner, run_batch
 from xoff.contracts.collect import Command
 from xoff.desired.models import Device, HostNic
 from xoff.platforms.linux.counters import (
@@ -108,6 +109,27 @@ def host_readings(outputs: Mapping[str, str], device: Device) -> HostRead:
     if device.host is not None and device.host.gpus:
         _gpus(read, outputs, device.host.gpus)
     return read
+
+
+def read_host(run_script: ScriptRunner, device: Device, at: Callable[[], float], timeout: float = 30.0) -> Sample:
+    """One read of ``device`` in one batch (``xoff.connect.batch``: one SSH exec channel on a real host): its
+    Sample, taken at ``at()`` when the batch returned. A command that exited non-zero or never finished is not
+    read (its series None, the reason in the errors)."""
+    commands = host_commands(device)
+    results, _ = run_batch(run_script, [c.text for c in commands], timeout)
+    outputs: dict[str, str] = {}
+    failed: list[str] = []
+    for command, ran in zip(commands, results, strict=True):
+        if ran is None:
+            failed.append(f"{command.text}: did not finish")
+        elif ran.status != 0:
+            last = (ran.stderr.strip() or ran.stdout.strip()).splitlines()[-1:] or [""]
+            failed.append(f"{command.text}: exited {ran.status}: {last[0][:200]}")
+        else:
+            outputs[command.text] = ran.stdout
+    read = host_readings(outputs, device)
+    read.errors = failed + [e for e in read.errors if not e.endswith(": not read")]
+    return read.sample(device.name, at())
 
 
 def _parsed(read: HostRead, outputs: Mapping[str, str], command: Command, parse: Callable[[str], T]) -> T | None:

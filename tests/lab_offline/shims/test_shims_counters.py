@@ -13,11 +13,13 @@ from pathlib import Path
 
 import xoff
 from tests.support.shim_host import ShimHost, fabric
+from xoff.connect.batch import Ran
 from xoff.lab.faults import WATCH_FAULTS, Lab, Target
 from xoff.lab.shims import nvml_dir
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.hostcounters import moving
 from xoff.platforms.linux.counters import parse_ethtool_stats, parse_gpu_clocks, parse_hw_counters
+from xoff.watch.host_readings import read_host
 
 QUERY = ("--query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active", "--format=csv")
 
@@ -126,3 +128,33 @@ def test_nic_discards_fault_rises_then_stops(tmp_path: Path) -> None:
     assert stopped > first
     assert _stats(host)["rx_discards_phy"] == stopped
     assert _stats(host, "eth1")["rx_discards_phy"] == 0  # the other port untouched
+
+
+def test_read_host_runs_one_batch_against_the_shims(tmp_path: Path) -> None:
+    """The watch's read of a host as one ``sh`` script (what one SSH exec channel runs), against the shims."""
+    host = ShimHost(tmp_path)
+    scripts: list[str] = []
+
+    def runner(script: str, timeout: float) -> Ran:
+        scripts.append(script)
+        env = {**host.env(), "XOFF_HOST_ROOT": str(host.root)}
+        proc = subprocess.run(
+            ["sh", "-c", script], env=env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        return Ran(proc.returncode, proc.stdout, proc.stderr)
+
+    host.ok("mlnx_qos", "-i", "eth0", "--pfc", "0,0,0,1,0,0,0,0")
+    sample = read_host(runner, host.device, lambda: 42.0)
+    assert len(scripts) == 1 and sample.at == 42.0 and sample.error is None
+    got = {(r.metric, r.labels): r.value for r in sample.readings}
+    assert got[("xoff_nic_pfc_rx_pause_frames_total", (("port", "eth0"), ("priority", "3")))] == 0
+    assert got[("xoff_nic_pfc_rx_pause_frames_total", (("port", "eth2"), ("priority", "4")))] is None  # PFC off
+    assert got[("xoff_nic_cnp_handled_total", (("port", "eth1"),))] == 0
+    assert got[("xoff_gpu_sm_clock_hertz", (("gpu", "1"),))] == 1980e6
+    # a tool that fails is a series not read, with the reason; the rest is still read
+    (host.bin / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
+    sample = read_host(runner, host.device, lambda: 43.0)
+    got = {(r.metric, r.labels): r.value for r in sample.readings}
+    assert got[("xoff_gpu_sm_clock_hertz", (("gpu", "1"),))] is None
+    assert got[("xoff_nic_rx_discards_phy_total", (("port", "eth0"),))] == 0
+    assert sample.error is None

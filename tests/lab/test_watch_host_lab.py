@@ -48,7 +48,7 @@ def lab() -> Iterator[Lab]:
     old = os.environ.get("XOFF_LAB_DIR")
     os.environ["XOFF_LAB_DIR"] = str(root)
     try:
-        up(INTENT, LAB)
+        up(INTENT, LAB, remap_addresses=True)  # tests run in parallel: a free management prefix
         yield Lab(LAB)
     finally:
         with contextlib.suppress(LabError):

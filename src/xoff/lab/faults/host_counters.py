@@ -84,7 +84,7 @@ FAULTS: tuple[Fault, ...] = (
         "active (the shims' NVML facts; `nvidia-smi --query-gpu` and NVML show it)",
         check="watch.gpu_straggler",
         concern=Concern.COUNTERS,
-        target=Target("gpu1", None, 0),
+        target=Target("gpu1"),  # GPU 0; another GPU: its index in the target's priority (`--priority N`)
         platform="linux",
         steps=Steps(seed=_host_state(_throttle(True)), undo=_host_state(_throttle(False))),
         names=("device",),

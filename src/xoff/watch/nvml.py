@@ -16,7 +16,7 @@ from typing import Any
 
 import pynvml  # type: ignore[import-untyped]
 
-from xoff.platforms.linux.counters import GpuClocks
+from xoff.watch.gpu import GpuClocks
 
 
 def _or_none(call: Callable[..., Any], *args: Any) -> int | None:

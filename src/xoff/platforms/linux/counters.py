@@ -25,9 +25,9 @@ the output lacks is absent, an N/A cell is None.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from xoff.contracts.collect import Command
+from xoff.watch.gpu import GpuClocks
 
 HOST_ROOT = "${XOFF_HOST_ROOT:-}"
 GPU_CLOCKS = Command("nvidia-smi --query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active --format=csv")
@@ -71,16 +71,6 @@ def parse_hw_counters(text: str) -> dict[str, int]:
     if not out:
         raise ValueError("no hw_counters read")
     return out
-
-
-@dataclass(frozen=True)
-class GpuClocks:
-    """One GPU's row: clocks in MHz and the active clock-event reasons bitmask; None where not observed."""
-
-    index: int
-    sm_mhz: int | None
-    max_sm_mhz: int | None
-    reasons: int | None
 
 
 _COLUMNS = {

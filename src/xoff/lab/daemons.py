@@ -185,11 +185,13 @@ def host_home(lab_dir: Path, device: str) -> Path:
 
 def host_env(lab_dir: Path, device: str) -> dict[str, str]:
     """What every SSH session (and ``lab exec``) on a host gets: the shims first on PATH, the state
-    root, and a home of its own (hosts do not share ~/.ansible, ~/.bashrc, ...)."""
+    root, a home of its own (hosts do not share ~/.ansible, ~/.bashrc, ...), and the NVML shim's
+    ``libnvidia-ml.so.1`` on the library path (GPU hosts)."""
     return {
         "PATH": f"{shims_bin(lab_dir, device)}:{SYSTEM_PATH}",
         "XOFF_HOST_ROOT": str(host_root(lab_dir, device)),
         "HOME": str(host_home(lab_dir, device)),
+        "LD_LIBRARY_PATH": str(device_dir(lab_dir, device) / "lib"),  # the NVML shim (xoff.lab.shims.nvml)
     }
 
 

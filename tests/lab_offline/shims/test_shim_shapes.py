@@ -13,7 +13,7 @@ import pytest
 from tests.support.corpus import covers, jsonable, samples, shape
 from tests.support.shim_host import ShimHost
 from xoff.lab.shims import show_gids
-from xoff.platforms.linux import collect
+from xoff.platforms.linux import collect, counters
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
 from xoff.platforms.linux.topo import parse_topo
@@ -43,6 +43,18 @@ RUNS: list[tuple[str, list[tuple[str, ...]], tuple[str, ...], Callable[[str], An
         lambda t: int(collect._last_line(t)),
     ),
     (SHOW_GIDS.slug, [], ("show_gids",), parse_show_gids),
+    (
+        counters.ethtool_stats("NETDEV").slug,
+        [("mlnx_qos", "-i", "eth0", "--pfc", "0,0,0,1,0,0,0,0")],
+        ("ethtool", "-S", "eth0"),
+        counters.parse_ethtool_stats,
+    ),
+    (
+        counters.GPU_CLOCKS.slug,
+        [],
+        ("nvidia-smi", "--query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active", "--format=csv"),
+        counters.parse_gpu_clocks,
+    ),
 ]
 
 

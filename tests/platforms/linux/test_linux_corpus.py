@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.corpus import REAL, expected_for, read_sample, samples
 from xoff.collect.textfsm import TextParseError
-from xoff.platforms.linux import collect, kernel
+from xoff.platforms.linux import collect, counters, kernel
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
 from xoff.platforms.linux.topo import parse_topo
@@ -48,6 +48,9 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     kernel.IOMMU.slug: kernel.parse_iommu,
     kernel.ROUTES.slug: _routes,
     kernel.RULES.slug: lambda text: kernel.parse_rules(text, RAIL_TABLES, RAIL_PRIORITIES),
+    counters.ethtool_stats("NETDEV").slug: counters.parse_ethtool_stats,
+    counters.hw_counters("RDMA").slug: counters.parse_hw_counters,
+    counters.GPU_CLOCKS.slug: counters.parse_gpu_clocks,
 }
 CASES = [(command, path) for command in sorted(PARSERS) for path in samples("linux", command)]
 

@@ -22,21 +22,26 @@ the Nth command, drop the session, answer slowly) or the lab disruptions tests u
 
 from __future__ import annotations
 
+from xoff.lab.faults import host_counters
 from xoff.lab.faults.catalogue import catalogue
 from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
 from xoff.lab.faults.record import Concern, Fault, Steps, Target
 
-__all__ = ["FAULTS", "Concern", "Fault", "Lab", "SeedError", "Steps", "Target", "fault", "seed", "undo"]
+__all__ = [
+    "FAULTS", "WATCH_FAULTS", "Concern", "Fault", "Lab", "SeedError", "Steps", "Target", "fault", "seed", "undo",
+]  # fmt: skip
 
 FAULTS: dict[str, Fault] = catalogue()
+# faults ``xoff watch`` catches (rates over a window), not validate: out of the validate fault suite and its table
+WATCH_FAULTS: dict[str, Fault] = catalogue((host_counters,))
 
 
 def fault(name: str) -> Fault:
-    try:
-        return FAULTS[name]
-    except KeyError:
-        raise KeyError(f"no fault class {name!r} (allowed: {', '.join(FAULTS)})") from None
+    found = FAULTS.get(name) or WATCH_FAULTS.get(name)
+    if found is None:
+        raise KeyError(f"no fault class {name!r} (allowed: {', '.join([*FAULTS, *WATCH_FAULTS])})")
+    return found
 
 
 def seed(lab: str | Lab, name: str, target: Target | None = None) -> tuple[Fault, Target]:

@@ -1,5 +1,6 @@
 """NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``lspci``,
-``lsmod``, ``modprobe``, ``show_gids`` and (on GPU hosts) ``nvidia-smi``, over a per-host state root.
+``lsmod``, ``modprobe``, ``show_gids``, ``ethtool`` (``-S``: the NIC counters ``xoff watch`` reads) and (on GPU hosts)
+``nvidia-smi``, over a per-host state root.
 
 A lab host is a network namespace with real netdevs, addresses and routes (so ``ip`` is the real
 one), but no ConnectX NIC, GPU or MLNX_OFED. :func:`install` writes, per host, a directory of small
@@ -44,6 +45,7 @@ TOOLS = {
     "modprobe": "modprobe",
     "nvidia-smi": "nvidia_smi",
     "show_gids": "show_gids",
+    "ethtool": "ethtool",
 }
 GPU_TOOLS = ("nvidia-smi",)
 
@@ -108,6 +110,10 @@ def install(
             SeedOptions(nvidia_peermem=nvidia_peermem, acs_enabled=acs_enabled, iommu=iommu, gpu_model=gpu_model),
         )
     bin_dir.mkdir(parents=True, exist_ok=True)
+    if settings.gpus:
+        from xoff.lab.shims.nvml import build  # noqa: PLC0415 - see wrapper_text
+
+        build(nvml_dir(bin_dir))
     for tool in TOOLS:
         path = bin_dir / tool
         if tool in GPU_TOOLS and settings.gpus == 0:
@@ -115,6 +121,11 @@ def install(
             continue
         path.write_text(wrapper_text(tool, state_root.resolve(), host.name), encoding="utf-8")
         path.chmod(0o755)
+
+
+def nvml_dir(bin_dir: Path) -> Path:
+    """Where a host's ``libnvidia-ml.so.1`` (``nvml.py``) is: beside its tool directory, on its LD_LIBRARY_PATH."""
+    return bin_dir.parent / "lib"
 
 
 def settle(state_root: Path) -> None:

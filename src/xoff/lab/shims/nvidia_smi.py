@@ -4,7 +4,11 @@ Emulated: ``topo -m`` / ``topo --matrix`` / ``topo -mp`` (the GPU/NIC matrix wit
 the format of NVIDIA driver 535+: tab-separated cells, the header underlined with ``ESC[4m ... ESC[0m``,
 ``CPU Affinity``, ``NUMA Affinity`` and ``GPU NUMA ID`` columns, ``NIC<n>`` columns and a NIC
 legend), ``-L`` / ``--list-gpus``, ``--query-gpu=<fields> --format=csv[,noheader][,nounits]`` for
-``index``, ``name``, ``uuid``, ``pci.bus_id``, ``driver_version``, ``count``, and ``-h``. The
+``index``, ``name``, ``uuid``, ``pci.bus_id``, ``driver_version``, ``count``, the NVML clock fields
+``clocks.sm`` (header ``clocks.current.sm [MHz]``), ``clocks.max.sm`` and ``clocks_event_reasons.active`` (or its
+pre-535 name ``clocks_throttle_reasons.active``, printed under the new one as driver 535+ does; a 64-bit hex mask)
+from the GPU's ``clocks`` facts in the state file (the same facts the lab's ``libnvidia-ml.so.1`` answers from),
+and ``-h``. The
 plain ``nvidia-smi`` status table is not emulated (it says so, exit 3).
 
 A cell is the path between two devices in the PCI layout: ``X`` itself, ``NV#`` two GPUs on the
@@ -46,12 +50,22 @@ HELP = (
     "NVIDIA System Management Interface -- v{version} (xoff lab shim)\n\n"
     "Emulated here:\n"
     "    -L,   --list-gpus           Display a list of GPUs connected to the system.\n"
-    "    --query-gpu=                Information about GPU: index, name, uuid, pci.bus_id, driver_version, count.\n"
+    "    --query-gpu=                Information about GPU: index, name, uuid, pci.bus_id, driver_version, count,\n"
+    "                                clocks.sm, clocks.max.sm, clocks_event_reasons.active (or clocks_throttle_...).\n"
     "    --format=                   csv, with optional noheader and nounits.\n"
     "    topo -m, --matrix           Display the GPUDirect communication matrix for the system.\n"
     "    topo -mp, --matrix_pci      Display the GPUDirect communication matrix (PCI only)."
 )
 FIELDS = ("index", "name", "uuid", "pci.bus_id", "driver_version", "count")
+# NVML clock fields: query name -> (the header driver 535+ prints, the key in a GPU's "clocks" state, unit)
+CLOCK_FIELDS = {
+    "clocks.sm": ("clocks.current.sm", "sm_mhz", "MHz"),
+    "clocks.current.sm": ("clocks.current.sm", "sm_mhz", "MHz"),
+    "clocks.max.sm": ("clocks.max.sm", "max_sm_mhz", "MHz"),
+    "clocks.max_sm": ("clocks.max.sm", "max_sm_mhz", "MHz"),
+    "clocks_throttle_reasons.active": ("clocks_event_reasons.active", "reasons", ""),
+    "clocks_event_reasons.active": ("clocks_event_reasons.active", "reasons", ""),
+}
 
 
 def main(root: HostRoot, argv: list[str]) -> int:
@@ -112,7 +126,7 @@ def _no_devices() -> int:
 def _query(state: State, query: str, fmt: str) -> int:
     fields = [f.strip() for f in query.split(",")]
     for f in fields:
-        if f not in FIELDS:
+        if f not in FIELDS and f not in CLOCK_FIELDS:
             out(f'Field "{f}" is not a valid field to query.')
             return 2
     formats = [f.strip() for f in fmt.split(",")]
@@ -122,7 +136,7 @@ def _query(state: State, query: str, fmt: str) -> int:
     if not state["gpus"]:
         return _no_devices()
     if "noheader" not in formats:
-        out(", ".join(fields))
+        out(", ".join(_header(f) for f in fields))
     for g in state["gpus"]:
         values = {
             "index": str(g["index"]),
@@ -132,8 +146,26 @@ def _query(state: State, query: str, fmt: str) -> int:
             "driver_version": state["driver_version"],
             "count": str(len(state["gpus"])),
         }
-        out(", ".join(values[f] for f in fields))
+        out(", ".join(values[f] if f in values else _clock(g, f, "nounits" in formats) for f in fields))
     return 0
+
+
+def _header(field: str) -> str:
+    if field not in CLOCK_FIELDS:
+        return field
+    name, _, unit = CLOCK_FIELDS[field]
+    return f"{name} [{unit}]" if unit else name
+
+
+def _clock(gpu: dict[str, Any], field: str, nounits: bool) -> str:
+    """A clock cell from the GPU's NVML facts (``clocks`` in its state): ``[N/A]`` where it has none."""
+    _, key, unit = CLOCK_FIELDS[field]
+    value = (gpu.get("clocks") or {}).get(key)
+    if value is None:
+        return "[N/A]"
+    if not unit:
+        return f"0x{int(value):016x}"
+    return str(int(value)) if nounits else f"{int(value)} {unit}"
 
 
 def _topo(state: State, argv: list[str]) -> int:

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from xoff.desired.models import Device, HostNic, HostSettings
 from xoff.lab.shims._state import SCHEMA, STATE_DIR, STATE_FILE, dump_state
+from xoff.lab.shims.hostcounters import seed_counters
 from xoff.lab.shims.kmod import write_loaded
+from xoff.lab.shims.nvml import write_facts
 
 if TYPE_CHECKING:
     from xoff.lab.shims._state import State
@@ -128,6 +130,7 @@ def seed(root: Path, device: Device, options: SeedOptions) -> None:
     for nic in host.nics.values():
         _seed_nic(root, state, nic)
     _seed_pci(state, device.name, host, options)
+    seed_counters(state, host, options.gpu_model)
     _seed_modules(root, state, host, options)
     gd = host.gpudirect
     iommu = options.iommu or (gd.iommu if gd is not None else "off")
@@ -145,6 +148,7 @@ def seed(root: Path, device: Device, options: SeedOptions) -> None:
     state_dir.mkdir(parents=True, exist_ok=True)
     (state_dir / "lock").touch()
     (state_dir / STATE_FILE).write_text(dump_state(state), encoding="utf-8")
+    write_facts(root, state)
 
 
 def _write(path: Path, text: str) -> None:

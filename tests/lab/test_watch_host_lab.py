@@ -161,3 +161,12 @@ def test_gpu_throttle_is_seen_by_nvidia_smi_and_pynvml_alike(lab: Lab) -> None:
         undo(lab, "gpu-throttle")
     back = until(lab, "the SM clock is back", lambda r: sm_clock(r) == 1980e6)
     assert value(back, "xoff_gpu_clock_event_active", gpu="0", reason="hw_slowdown") == 0.0
+
+
+def test_every_host_watch_fault_is_tested_here() -> None:
+    """The hosts' watch faults in the catalogue are the ones this module seeds: a new one is tested, not forgotten."""
+    from xoff.lab.faults import FAULTS  # noqa: PLC0415
+    from xoff.lab.faults.record import WATCH  # noqa: PLC0415
+
+    hosts = {f.name for f in FAULTS.values() if f.check.startswith(WATCH) and f.platform == "linux"}
+    assert hosts == {"gpu-throttle", "nic-discards"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import xoff
 from tests.support.shim_host import ShimHost, fabric
 from xoff.connect.batch import Ran
-from xoff.lab.faults import WATCH_FAULTS, Lab, Target
+from xoff.lab.faults import FAULTS, Lab, Target
 from xoff.lab.shims import nvml_dir
 from xoff.lab.shims._state import HostRoot
 from xoff.lab.shims.hostcounters import moving
@@ -104,7 +104,7 @@ def test_pynvml_reads_the_same_clocks_as_nvidia_smi(tmp_path: Path) -> None:
     assert _nvml(host) == [(0, 1980, 1980, 0), (1, 1980, 1980, 0)]
     lab = Lab.__new__(Lab)  # the fault's step needs only the device directory: a stand-in for the running lab
     lab.device_dir = lambda _device: tmp_path  # type: ignore[method-assign]
-    fault = WATCH_FAULTS["gpu-throttle"]
+    fault = FAULTS["gpu-throttle"]
     fault.seed(lab, Target("gpu1", None, 1))
     smi = [(g.index, g.sm_mhz, g.max_sm_mhz, g.reasons) for g in parse_gpu_clocks(host.ok("nvidia-smi", *QUERY))]
     assert _nvml(host) == smi == [(0, 1980, 1980, 0), (1, 800, 1980, 0x48)]
@@ -117,7 +117,7 @@ def test_nic_discards_fault_rises_then_stops(tmp_path: Path) -> None:
     lab = Lab.__new__(Lab)
     lab.device_dir = lambda _device: tmp_path  # type: ignore[method-assign]
     lab.connection = types.SimpleNamespace(fabric=fabric("lab-mini"))  # type: ignore[assignment]
-    fault = WATCH_FAULTS["nic-discards"]
+    fault = FAULTS["nic-discards"]
     fault.seed(lab, fault.target)
     first = _stats(host)["rx_discards_phy"]
     deadline = time.monotonic() + 10

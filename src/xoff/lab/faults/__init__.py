@@ -22,25 +22,22 @@ the Nth command, drop the session, answer slowly) or the lab disruptions tests u
 
 from __future__ import annotations
 
-from xoff.lab.faults import host_counters
 from xoff.lab.faults.catalogue import catalogue
 from xoff.lab.faults.errors import SeedError
 from xoff.lab.faults.reach import Lab
 from xoff.lab.faults.record import Concern, Fault, Steps, Target
 
 __all__ = [
-    "FAULTS", "WATCH_FAULTS", "Concern", "Fault", "Lab", "SeedError", "Steps", "Target", "fault", "seed", "undo",
+    "FAULTS", "Concern", "Fault", "Lab", "SeedError", "Steps", "Target", "fault", "seed", "undo",
 ]  # fmt: skip
 
 FAULTS: dict[str, Fault] = catalogue()
-# faults ``xoff watch`` catches (rates over a window), not validate: out of the validate fault suite and its table
-WATCH_FAULTS: dict[str, Fault] = catalogue((host_counters,))
 
 
 def fault(name: str) -> Fault:
-    found = FAULTS.get(name) or WATCH_FAULTS.get(name)
+    found = FAULTS.get(name)
     if found is None:
-        raise KeyError(f"no fault class {name!r} (allowed: {', '.join([*FAULTS, *WATCH_FAULTS])})")
+        raise KeyError(f"no fault class {name!r} (allowed: {', '.join(FAULTS)})")
     return found
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from xoff.lab.faults import counters, host, ib, nic, routing, switch, watch
+from xoff.lab.faults import counters, host, host_counters, ib, nic, routing, switch, watch
 from xoff.lab.faults.record import Concern, Fault
 
 AREAS: tuple[ModuleType, ...] = (
@@ -20,6 +20,7 @@ AREAS: tuple[ModuleType, ...] = (
     routing,  # cabling, BGP, the FIB
     counters,  # what the ASIC raises: PFC storms, lossless drops
     watch,  # counters that move, which only xoff watch judges: storms, slow drains, bad optics
+    host_counters,  # the same on hosts: a throttling GPU (the straggler), NIC discards
     ib,  # InfiniBand (the ib-ring lab)
 )
 

@@ -16,14 +16,14 @@ from typing import Annotated
 import typer
 
 from xoff.errors import InputError
-from xoff.lab.faults import FAULTS, WATCH_FAULTS, Lab, SeedError, Target, fault, seed
+from xoff.lab.faults import FAULTS, Lab, SeedError, Target, fault, seed
 from xoff.lab.faults import undo as undo_fault
 from xoff.lab.lab import LabError
 
 
 def _table() -> str:
     rows = [f"{'fault':<24} {'check':<34} {'default target (lab)':<24} how"]
-    for f in [*FAULTS.values(), *WATCH_FAULTS.values()]:  # the watch faults last: xoff watch catches them
+    for f in FAULTS.values():
         where = ":".join(x for x in (f.target.device, f.target.port) if x)
         if f.target.priority is not None:
             where += f" prio {f.target.priority}"
@@ -50,9 +50,7 @@ def fault_command(
         print(_table())
         return
     if name is None:
-        print(
-            "xoff lab fault: give a fault class (allowed: " + ", ".join([*FAULTS, *WATCH_FAULTS]) + ")", file=sys.stderr
-        )
+        print("xoff lab fault: give a fault class (allowed: " + ", ".join(FAULTS) + ")", file=sys.stderr)
         raise typer.Exit(2)
     try:
         f = fault(name)

@@ -8,7 +8,7 @@ tools that show it (the host shims' state, ``xoff.lab.shims.hostcounters``), and
   that cannot drain its rings). Undo: the rise stops; the total stays where it got to, as a real counter does.
 
 Their checks are the watch signals (``watch.gpu_straggler``, ``watch.nic_discards``), judged on rates over a
-window, so they are kept out of the validate fault suite (``xoff.lab.faults.WATCH_FAULTS``, not ``FAULTS``).
+window, so they are kept out of the validate fault suite (their check is a ``watch.`` signal: ``tests/lab/test_watch_host_lab.py`` runs them).
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.connect.batch import Ran
 from xoff.lab import netns
-from xoff.lab.faults import Lab, seed, undo
+from xoff.lab.faults import FAULTS, Lab, seed, undo
+from xoff.lab.faults.record import WATCH
 from xoff.lab.lab import LabError, up
 from xoff.lab.teardown import down
 from xoff.platforms.linux.counters import ethtool_stats, parse_ethtool_stats
@@ -165,8 +166,5 @@ def test_gpu_throttle_is_seen_by_nvidia_smi_and_pynvml_alike(lab: Lab) -> None:
 
 def test_every_host_watch_fault_is_tested_here() -> None:
     """The hosts' watch faults in the catalogue are the ones this module seeds: a new one is tested, not forgotten."""
-    from xoff.lab.faults import FAULTS  # noqa: PLC0415
-    from xoff.lab.faults.record import WATCH  # noqa: PLC0415
-
     hosts = {f.name for f in FAULTS.values() if f.check.startswith(WATCH) and f.platform == "linux"}
     assert hosts == {"gpu-throttle", "nic-discards"}

@@ -16,6 +16,7 @@ from xoff.lab.shims import show_gids
 from xoff.platforms.linux import collect
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.roce_accl import get_command, parse_roce_accl
 from xoff.platforms.linux.topo import parse_topo
 
 # (corpus command, the shim calls that set a state first, the call whose output is read, its parser)
@@ -43,6 +44,12 @@ RUNS: list[tuple[str, list[tuple[str, ...]], tuple[str, ...], Callable[[str], An
         lambda t: int(collect._last_line(t)),
     ),
     (SHOW_GIDS.slug, [], ("show_gids",), parse_show_gids),
+    (
+        get_command("RDMA").slug,
+        [("mlxreg", "-d", "mlx5_0", "--reg_name", "ROCE_ACCL", "--set", "adaptive_routing_forced_en=0x1", "--yes")],
+        ("mlxreg", "-d", "mlx5_0", "--reg_name", "ROCE_ACCL", "--get"),
+        parse_roce_accl,
+    ),
 ]
 
 

@@ -1,4 +1,4 @@
-"""NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``lspci``,
+"""NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``mlxreg``, ``lspci``,
 ``lsmod``, ``modprobe``, ``show_gids`` and (on GPU hosts) ``nvidia-smi``, over a per-host state root.
 
 A lab host is a network namespace with real netdevs, addresses and routes (so ``ip`` is the real
@@ -44,6 +44,7 @@ TOOLS = {
     "modprobe": "modprobe",
     "nvidia-smi": "nvidia_smi",
     "show_gids": "show_gids",
+    "mlxreg": "mlxreg",
 }
 GPU_TOOLS = ("nvidia-smi",)
 

@@ -9,18 +9,13 @@ the firmware's register layout: ConnectX-5/6 firmware shows the four ``roce_*`` 
 Control", "ROCE_ACCL Layout"). A field xoff does not model is kept as unmodelled; a modelled field the firmware
 does not show is not observed (None).
 
-What xoff sets (docs/designs.md, "Load balancing" and "Congestion-control profiles"):
-
-- adaptive routing on the fabric (NVIDIA Spectrum-X reference architecture, as NVIDIA's NIC Configuration Operator
-  applies it, ``bindata/spectrum-x/RA2.0.yaml`` "adaptiveRouting"): adaptive retransmission and the TX window on,
-  slow restart and slow restart on idle off, adaptive routing forced on;
-- lossy RoCE (profile ecn-only, no PFC): NVIDIA's "lossy RoCE accelerations", adaptive retransmission, the TX window
-  and slow restart on (NVIDIA developer forum, "Error checking lossy RoCE acceleration state").
+What xoff sets is the plan's (``xoff.desired.builders.host.roce_accl``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from xoff.contracts.collect import Command
 from xoff.desired.models import RoceAccl
@@ -35,10 +30,6 @@ FIELDS = {
     "adaptive_routing_forced_en": "adaptive_routing_forced",
 }
 ATTRIBUTES = {attr: name for name, attr in FIELDS.items()}
-SPECTRUM_X_AR = RoceAccl(
-    adaptive_retransmission=True, tx_window=True, slow_restart=False, slow_restart_idle=False, adaptive_routing_forced=True
-)
-LOSSY_ROCE = RoceAccl(adaptive_retransmission=True, tx_window=True, slow_restart=True)
 
 _HEADER = re.compile(r"^Field Name\s+\|\s+Data\s*$")
 _ROW = re.compile(r"^([A-Za-z][A-Za-z0-9_.\[\]]*)\s+\|\s+0x([0-9a-fA-F]{1,16})\s*$")
@@ -78,8 +69,17 @@ def parse_fields(text: str) -> dict[str, int]:
     return rows
 
 
-def parse_roce_accl(text: str) -> tuple[RoceAccl, list[str]]:
-    """The fields xoff models (None where the firmware shows none) and the names of the others (unmodelled)."""
+@dataclass(frozen=True)
+class Register:
+    """What one ROCE_ACCL GET showed: the fields xoff models (None where the firmware shows none) and the names of
+    the others (unmodelled)."""
+
+    fields: RoceAccl
+    unmodelled: list[str]
+
+
+def parse_roce_accl(text: str) -> Register:
+    """A ROCE_ACCL GET, read (ValueError when it is not one, or a modelled field is not a bit)."""
     rows = parse_fields(text)
     values: dict[str, bool] = {}
     for name, attr in FIELDS.items():
@@ -87,9 +87,11 @@ def parse_roce_accl(text: str) -> tuple[RoceAccl, list[str]]:
             if rows[name] not in (0, 1):
                 raise ValueError(f"mlxreg {REGISTER}: {name} is 0x{rows[name]:08x} (a one-bit field)")
             values[attr] = bool(rows[name])
-    return RoceAccl(**values), [name for name in rows if name not in FIELDS]
+    return Register(RoceAccl(**values), [name for name in rows if name not in FIELDS])
 
 
 def intended_only(observed: RoceAccl, intended: RoceAccl) -> RoceAccl:
     """The observed fields the intent sets (the others are not judged: xoff leaves them as they are)."""
-    return RoceAccl(**{attr: getattr(observed, attr) for attr in FIELDS.values() if getattr(intended, attr) is not None})
+    return RoceAccl(
+        **{attr: getattr(observed, attr) for attr in FIELDS.values() if getattr(intended, attr) is not None}
+    )

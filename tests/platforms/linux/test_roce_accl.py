@@ -1,6 +1,7 @@
 """The NIC side of adaptive routing and lossy RoCE (ConnectX ROCE_ACCL): what the plan sets, what the host collector
 reads back from mlxreg (only the fields the intent sets judged, the rest unmodelled), drift on a wrong field, and
-the checks that judge it (lossless.ecn_only_nic_accelerations, lb.adaptive_routing_roce on observed hosts)."""
+the checks that judge it (lb.adaptive_routing_roce on observed hosts here; lossless.ecn_only_nic_accelerations's
+table is tests/validate/test_profile_checks.py, its not-observed case here)."""
 
 from __future__ import annotations
 
@@ -107,31 +108,6 @@ def _with_nics(state: FabricState, **fields: Any) -> FabricState:
         }
         devices[name] = dev.model_copy(update={"host": dev.host.model_copy(update={"nics": nics})})
     return state.model_copy(update={"devices": devices})
-
-
-ECN_ONLY_CASES = [
-    ("accelerations-on", "ecn-only", {"tx_window": True}, Status.SUCCESS, 0),
-    ("tx-window-off", "ecn-only", {"tx_window": False}, Status.FAILURE, 12),
-    ("register-not-set", "ecn-only", {}, Status.FAILURE, 12),
-    ("dcqcn-network", "dcqcn", {"tx_window": True}, Status.SKIPPED, 0),
-]
-
-
-@pytest.mark.parametrize(("profile", "fields", "status", "count"), [c[1:] for c in ECN_ONLY_CASES],
-                         ids=[c[0] for c in ECN_ONLY_CASES])  # fmt: skip
-def test_ecn_only_nic_accelerations(
-    tmp_path: Path, profile: str, fields: dict[str, Any], status: Status, count: int
-) -> None:
-    state = _plan(lab_mini_with(tmp_path, profile))
-    if profile == "ecn-only":
-        state = _with_nics(state, **fields)
-    (result,) = run_checks(state, ["lossless.ecn_only_nic_accelerations"])
-    assert result.status is status, result
-    assert len(result.findings) == count
-    if status is Status.FAILURE:
-        assert {f.device for f in result.findings} == {"gpu1", "gpu2", "gpu3", "gpu4"}
-    if status is Status.SKIPPED:
-        assert "no RoCE network runs ECN without PFC" in (result.message or "")
 
 
 def test_ecn_only_accelerations_not_shown_are_not_judged(tmp_path: Path) -> None:

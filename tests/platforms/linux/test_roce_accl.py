@@ -21,7 +21,7 @@ from xoff.desired.builders.host import LOSSY_ROCE, SPECTRUM_X_AR
 from xoff.desired.models import Device, RoceAccl
 from xoff.intent import load_intent
 from xoff.platforms.linux import collect as host
-from xoff.platforms.linux.roce_accl import get_command, set_args
+from xoff.platforms.linux.roce_accl import get_command, register_values
 from xoff.validate import Status, run_checks
 from xoff.validate.drift import device_drift
 
@@ -48,12 +48,11 @@ def test_the_plan_sets_roce_accl_where_the_intent_asks(tmp_path: Path) -> None:
     assert set(_accl(_plan(lb_intent(tmp_path / "a")))) == {None}
     assert set(_accl(_plan(lb_intent(tmp_path / "b", AR_SLEAF_EDIT, OOO_HOSTS_EDIT)))) == {SPECTRUM_X_AR}
     assert set(_accl(_plan(lab_mini_with(tmp_path, "ecn-only")))) == {LOSSY_ROCE}
-    assert set_args("mlx5_0", SPECTRUM_X_AR) == [
-        "-d", "mlx5_0", "--reg_name", "ROCE_ACCL", "--set",
-        "roce_adp_retrans_en=0x1,roce_tx_window_en=0x1,roce_slow_restart_en=0x0,roce_slow_restart_idle_en=0x0,"
-        "adaptive_routing_forced_en=0x1",
-        "--yes",
-    ]  # fmt: skip
+    assert register_values(SPECTRUM_X_AR) == {
+        "roce_adp_retrans_en": 1, "roce_tx_window_en": 1, "roce_slow_restart_en": 0, "roce_slow_restart_idle_en": 0,
+        "adaptive_routing_forced_en": 1,
+    }  # fmt: skip
+    assert register_values(LOSSY_ROCE) == {"roce_adp_retrans_en": 1, "roce_tx_window_en": 1, "roce_slow_restart_en": 1}
 
 
 def _observe(desired: Device, accl: str | None) -> Any:

@@ -29,7 +29,6 @@ FIELDS = {
     "roce_slow_restart_idle_en": "slow_restart_idle",
     "adaptive_routing_forced_en": "adaptive_routing_forced",
 }
-ATTRIBUTES = {attr: name for name, attr in FIELDS.items()}
 
 _HEADER = re.compile(r"^Field Name\s+\|\s+Data\s*$")
 _ROW = re.compile(r"^([A-Za-z][A-Za-z0-9_.\[\]]*)\s+\|\s+0x([0-9a-fA-F]{1,16})\s*$")
@@ -38,12 +37,6 @@ _IGNORED = (re.compile(r"^Sending access register\.\.\.\s*$"), re.compile(r"^=+\
 
 def get_command(rdma: str) -> Command:
     return Command(f"mlxreg -d {rdma} --reg_name {REGISTER} --get")
-
-
-def set_args(rdma: str, want: RoceAccl) -> list[str]:
-    """``mlxreg`` arguments that set the fields ``want`` gives (the others left as they are), non-interactive."""
-    data = ",".join(f"{name}=0x{int(value)}" for name, value in register_values(want).items())
-    return ["-d", rdma, "--reg_name", REGISTER, "--set", data, "--yes"]
 
 
 def register_values(want: RoceAccl) -> dict[str, int]:

@@ -129,14 +129,28 @@ def _snapshot(state: FabricState, ar: bool | None) -> Snapshot:
     )
 
 
-@pytest.mark.parametrize(("ar", "status"), [(True, Status.SUCCESS), (False, Status.FAILURE), (None, Status.SUCCESS)])
-def test_lb_adaptive_routing_roce_judges_the_hosts_observed(tmp_path: Path, ar: bool | None, status: Status) -> None:
-    """The NICs' adaptive routing as mlxreg showed it: off behind an AR leaf fails; not read is said, not passed."""
-    state = _plan(lb_intent(tmp_path, AR_SLEAF_EDIT, OOO_HOSTS_EDIT))
+AR_HOST_CASES = [
+    ("nics-force-ar", True, True, Status.SUCCESS, set()),
+    ("nics-ar-off", True, False, Status.FAILURE, {"gpu1", "gpu2", "gpu3", "gpu4"}),
+    ("register-not-read", True, None, Status.SKIPPED, set()),
+    ("no-ar-in-intent", False, False, Status.SKIPPED, set()),
+]
+
+
+@pytest.mark.parametrize(("ar_fabric", "ar", "status", "devices"), [c[1:] for c in AR_HOST_CASES],
+                         ids=[c[0] for c in AR_HOST_CASES])  # fmt: skip
+def test_lb_adaptive_routing_host(
+    tmp_path: Path, ar_fabric: bool, ar: bool | None, status: Status, devices: set[str]
+) -> None:
+    """The NICs' adaptive routing as mlxreg showed it, behind the switches the intent runs it on: off fails each such
+    host; not read is skipped, saying so; a fabric without adaptive routing is skipped; offline it needs a snapshot."""
+    edits = (AR_SLEAF_EDIT, OOO_HOSTS_EDIT) if ar_fabric else (OOO_HOSTS_EDIT,)
+    state = _plan(lb_intent(tmp_path, *edits))
     snap = _snapshot(state, ar)
-    (result,) = run_checks(snap.observed, ["lb.adaptive_routing_roce"], observed=snap)
+    (result,) = run_checks(state, ["lb.adaptive_routing_host"], observed=snap)
     assert result.status is status, result
-    if ar is False:
-        assert {f.device for f in result.findings} == {"gpu1", "gpu2", "gpu3", "gpu4"}
-    if ar is None:
-        assert "host out-of-order tolerance not observed" in (result.message or "")
+    assert {f.device for f in result.findings} == devices
+    if status is Status.SKIPPED:
+        assert result.message
+    (offline,) = run_checks(state, ["lb.adaptive_routing_host"])
+    assert offline.status is Status.SKIPPED

@@ -44,7 +44,8 @@ def _xoff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _results(root: Path, intent: Path, lab: str) -> list[dict[str, Any]]:
-    r = _xoff(root, "validate", str(intent), "--lab", lab, "--format", "json")
+    # generous timeouts: the machine is shared, and a loaded host answers SSH slowly
+    r = _xoff(root, "validate", str(intent), "--lab", lab, "--format", "json", "--timeout", "60")
     assert r.stdout, r.stderr
     rows: list[dict[str, Any]] = json.loads(r.stdout)["results"]
     return rows
@@ -56,7 +57,7 @@ def test_nic_adaptive_routing_pushed_read_back_and_caught_when_off(root: Path, m
     up = _xoff(root, "lab", "up", str(intent), "--name", lab, "--remap")
     try:
         assert up.returncode == 0, up.stdout + up.stderr
-        push = _xoff(root, "push", str(intent), "--lab", lab)
+        push = _xoff(root, "push", str(intent), "--lab", lab, "--timeout-factor", "3")
         assert push.returncode == 0, push.stdout + push.stderr
         rows = _results(root, intent, lab)
         ar = [r for r in rows if r["check"] == "lb.adaptive_routing_host"]

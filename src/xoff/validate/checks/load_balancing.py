@@ -161,7 +161,6 @@ class AdaptiveRoutingHost(Check):
     judges the host profiles."""
 
     id = "lb.adaptive_routing_host"
-    needs = frozenset({"observed"})
     reads = ("host.roce_adaptive_routing",)
     title = "Hosts behind adaptive routing show out-of-order RoCE on their NICs (ROCE_ACCL)"
     hint = "mlxreg -d <rdma> --reg_name ROCE_ACCL --set adaptive_routing_forced_en=0x1 --yes (xoff push sets it)"
@@ -170,7 +169,11 @@ class AdaptiveRoutingHost(Check):
         on = any(
             d.load_balancing is not None and d.load_balancing.adaptive_routing for d in ctx.desired.devices.values()
         )
-        return None if on else "no switch with adaptive routing in the intent"
+        if not on:
+            return "no switch with adaptive routing in the intent"
+        if ctx.observed is None:
+            return "judged on a collected snapshot (on the intent, lb.adaptive_routing_roce judges the host profiles)"
+        return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ar = {

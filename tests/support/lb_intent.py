@@ -43,3 +43,7 @@ TO_CUMULUS: tuple[tuple[str, str], ...] = (
         '      - {name: "swp{1..4}", speed: 400G, use: downlink}\n      - {name: "swp{5..8}"',
     ),
 )
+
+# adaptive routing on the Cumulus leaf (sleaf1), and host profiles whose NICs take RoCE out of order
+AR_SLEAF_EDIT = (CUMULUS_LEAF, f"{CUMULUS_LEAF} load_balancing: {{adaptive_routing: true}},")
+OOO_HOSTS_EDIT = (PROFILE, f"{PROFILE}    roce_adaptive_routing: true\n")

@@ -13,11 +13,16 @@ from xoff.desired import FabricState, build_fabric_state
 from xoff.desired.models import Ecn
 from xoff.intent import load_intent
 from xoff.validate import Status, run_checks
-from xoff.validate.checks.profiles import EcnOnlyMarking, EcnOnlyNoPfc, PfcOnlyNoEcn
+from xoff.validate.checks.profiles import EcnOnlyMarking, EcnOnlyNicAccelerations, EcnOnlyNoPfc, PfcOnlyNoEcn
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.registry import CHECKS
 
-PROFILE_CHECKS = ("lossless.pfc_only_no_ecn", "lossless.ecn_only_no_pfc", "lossless.ecn_only_marking")
+PROFILE_CHECKS = (
+    "lossless.pfc_only_no_ecn",
+    "lossless.ecn_only_no_pfc",
+    "lossless.ecn_only_marking",
+    "lossless.ecn_only_nic_accelerations",
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +70,15 @@ def _nic_pfc_on(state: FabricState, device: str, netdev: str) -> FabricState:
     return state.model_copy(update={"devices": {**state.devices, device: dev.model_copy(update={"host": host})}})
 
 
+def _tx_window_off(state: FabricState, device: str, netdev: str) -> FabricState:
+    dev = state.devices[device]
+    assert dev.host is not None and dev.host.nics[netdev].roce_accl is not None
+    accl = dev.host.nics[netdev].roce_accl.model_copy(update={"tx_window": False})
+    nic = dev.host.nics[netdev].model_copy(update={"roce_accl": accl})
+    host = dev.host.model_copy(update={"nics": {**dev.host.nics, netdev: nic}})
+    return state.model_copy(update={"devices": {**state.devices, device: dev.model_copy(update={"host": host})}})
+
+
 # (profile plan, check, observed change or None (the intent itself), expected status, first finding's start)
 CASES: list[tuple[str, str, Callable[[FabricState], FabricState] | None, Status, str]] = [
     ("pfc-only", PfcOnlyNoEcn.id, None, Status.SUCCESS, ""),
@@ -89,6 +103,15 @@ CASES: list[tuple[str, str, Callable[[FabricState], FabricState] | None, Status,
         "spine2: queue 3 - RoCE queue",
     ),
     ("pfc-only", EcnOnlyMarking.id, None, Status.SKIPPED, ""),
+    ("ecn-only", EcnOnlyNicAccelerations.id, None, Status.SUCCESS, ""),
+    (
+        "ecn-only",
+        EcnOnlyNicAccelerations.id,
+        lambda s: _tx_window_off(s, "gpu1", "eth0"),
+        Status.FAILURE,
+        "gpu1: eth0 - TX window off (ROCE_ACCL)",
+    ),
+    ("dcqcn", EcnOnlyNicAccelerations.id, None, Status.SKIPPED, ""),
     ("pfc-only", "lossless.ecn_on_lossless_queues", None, Status.SKIPPED, ""),
     ("dcqcn", "lossless.ecn_on_lossless_queues", None, Status.SUCCESS, ""),
     ("pfc-only", "lossless.nic_dcqcn", None, Status.SUCCESS, ""),

@@ -34,6 +34,7 @@ _NIC = {
     "cnp_dscp": None,
     "cnp_priority": None,
     "roce_active_mtu": None,
+    "roce_accl": {"adaptive_routing_forced": True},  # the ROCE_ACCL register (mlxreg) is read where the plan sets it
 }
 _GPUDIRECT = {"nvidia_peermem": True, "acs_disabled": True, "iommu": "passthrough", "gdr_level": "PXB", "gpu_nic": {}}
 

@@ -187,6 +187,19 @@ class Rule(State):
     priority: int
 
 
+class RoceAccl(State):
+    """The ConnectX/BlueField ``ROCE_ACCL`` access register fields xoff sets (``mlxreg --reg_name ROCE_ACCL``):
+    ``roce_adp_retrans_en``, ``roce_tx_window_en``, ``roce_slow_restart_en``, ``roce_slow_restart_idle_en``,
+    ``adaptive_routing_forced_en``. None: xoff leaves the field as it is (desired), or the NIC did not show it
+    (observed: older firmware lacks the later fields)."""
+
+    adaptive_retransmission: bool | None = None
+    tx_window: bool | None = None
+    slow_restart: bool | None = None
+    slow_restart_idle: bool | None = None
+    adaptive_routing_forced: bool | None = None
+
+
 class HostNic(State):
     netdev: str
     rdma: str | None
@@ -207,6 +220,9 @@ class HostNic(State):
     cnp_dscp: int | None
     cnp_priority: int | None
     roce_active_mtu: int | None = Field(description="IB MTU RoCE derives from the netdev MTU")
+    roce_accl: RoceAccl | None = Field(
+        default=None, description="the NIC's ROCE_ACCL register (mlxreg); None: xoff sets none of it"
+    )
 
 
 class GpuDirect(State):

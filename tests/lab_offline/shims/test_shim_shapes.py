@@ -16,6 +16,7 @@ from xoff.lab.shims import show_gids
 from xoff.platforms.linux import collect, counters
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.roce_accl import get_command, parse_roce_accl
 from xoff.platforms.linux.topo import parse_topo
 
 # (corpus command, the shim calls that set a state first, the call whose output is read, its parser)
@@ -54,6 +55,12 @@ RUNS: list[tuple[str, list[tuple[str, ...]], tuple[str, ...], Callable[[str], An
         [],
         ("nvidia-smi", "--query-gpu=index,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active", "--format=csv"),
         counters.parse_gpu_clocks,
+    ),
+    (
+        get_command("RDMA").slug,
+        [("mlxreg", "-d", "mlx5_0", "--reg_name", "ROCE_ACCL", "--set", "adaptive_routing_forced_en=0x1", "--yes")],
+        ("mlxreg", "-d", "mlx5_0", "--reg_name", "ROCE_ACCL", "--get"),
+        parse_roce_accl,
     ),
 ]
 

@@ -15,6 +15,7 @@ from xoff.collect.textfsm import TextParseError
 from xoff.platforms.linux import collect, counters, kernel
 from xoff.platforms.linux.gids import SHOW_GIDS, parse_show_gids
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.roce_accl import get_command, parse_roce_accl
 from xoff.platforms.linux.topo import parse_topo
 
 RAIL_TABLES = {100, 101, 102}
@@ -46,6 +47,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     collect.roce_tos("RDMA").slug: _roce_tos,
     kernel.ecn("NETDEV").slug: kernel.parse_ecn,
     kernel.IOMMU.slug: kernel.parse_iommu,
+    get_command("RDMA").slug: parse_roce_accl,
     kernel.ROUTES.slug: _routes,
     kernel.RULES.slug: lambda text: kernel.parse_rules(text, RAIL_TABLES, RAIL_PRIORITIES),
     counters.ethtool_stats("NETDEV").slug: counters.parse_ethtool_stats,

@@ -6,10 +6,25 @@ from ipaddress import IPv4Network
 
 from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
 from xoff.desired.facts import Facts
-from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Peer, Route, Rule
+from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Peer, RoceAccl, Route, Rule
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, Nic
+
+# The NIC side of adaptive routing: NVIDIA's Spectrum-X reference architecture as NVIDIA's NIC Configuration Operator
+# applies it (Mellanox/nic-configuration-operator bindata/spectrum-x/RA2.0.yaml, RA2.1.yaml "adaptiveRouting":
+# adaptive retransmission and TX window on, slow restart and slow restart on idle off, adaptive routing forced on)
+SPECTRUM_X_AR = RoceAccl(
+    adaptive_retransmission=True,
+    tx_window=True,
+    slow_restart=False,
+    slow_restart_idle=False,
+    adaptive_routing_forced=True,
+)
+# Lossy RoCE (no PFC): NVIDIA's "lossy RoCE accelerations", adaptive retransmission, TX window and slow restart
+# (NVIDIA developer forum, "Error checking lossy RoCE acceleration state"; ROCE_ACCL field descriptions on
+# docs.nvidia.com "Adaptive Retransmission: Parameters Control"). The other fields are left as the firmware has them.
+LOSSY_ROCE = RoceAccl(adaptive_retransmission=True, tx_window=True, slow_restart=True)
 
 ROCE_HEADERS = 96  # GRH+UDP+BTH+XRC+AtomicETH+ICRC: netdev MTU minus this bounds the RoCE MTU (§4.3)
 IB_MTUS = (4096, 2048, 1024, 512, 256)
@@ -33,6 +48,16 @@ def dcqcn_priorities(policy: QosPolicy) -> list[int]:
         return sorted(policy.lossless_priorities)
     roce = policy.classes.get(policy.rdma_class or "")
     return [] if roce is None else [roce.priority]
+
+
+def roce_accl(policy: QosPolicy, host: Host, nic: Nic) -> RoceAccl | None:
+    """The NIC's ROCE_ACCL fields: Spectrum-X's where the host profile takes adaptive routing (its NICs accept RoCE
+    out of order), the lossy-RoCE accelerations where the profile runs no PFC, none otherwise (the firmware's)."""
+    if nic.rdma is None:
+        return None
+    if host.profile.roce_adaptive_routing:
+        return SPECTRUM_X_AR
+    return None if policy.congestion_control.knobs.pfc else LOSSY_ROCE
 
 
 def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
@@ -85,6 +110,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         cnp_dscp=cnp_dscp,
         cnp_priority=cnp_priority,
         roce_active_mtu=roce_active_mtu(mtu),
+        roce_accl=roce_accl(policy, host, nic),
     )
 
 

@@ -1,4 +1,4 @@
-"""NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``lspci``,
+"""NIC tool shims for the lab's hosts: ``mlnx_qos``, ``cma_roce_mode``, ``cma_roce_tos``, ``mlxreg``, ``lspci``,
 ``lsmod``, ``modprobe``, ``show_gids``, ``ethtool`` (``-S``: the NIC counters ``xoff watch`` reads) and (on GPU hosts)
 ``nvidia-smi``, over a per-host state root.
 
@@ -46,6 +46,7 @@ TOOLS = {
     "nvidia-smi": "nvidia_smi",
     "show_gids": "show_gids",
     "ethtool": "ethtool",
+    "mlxreg": "mlxreg",
 }
 GPU_TOOLS = ("nvidia-smi",)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from xoff.desired.models import Device, HostNic, HostSettings
+from xoff.lab.shims import mlxreg
 from xoff.lab.shims._state import SCHEMA, STATE_DIR, STATE_FILE, dump_state
 from xoff.lab.shims.hostcounters import seed_counters
 from xoff.lab.shims.kmod import write_loaded
@@ -121,6 +122,7 @@ def seed(root: Path, device: Device, options: SeedOptions) -> None:
         "kernel_release": options.kernel_release,
         "dcb": {},
         "rdma_cm": {},
+        "roce_accl": {},  # RDMA device -> ROCE_ACCL fields (mlxreg)
         "gpus": [],
         "nvlinks": 0,
         "driver_version": options.driver_version,
@@ -199,6 +201,7 @@ def _seed_nic(root: Path, state: State, nic: HostNic) -> None:
     for name, value in ECN_RP_DEFAULTS.items():
         _write(ecn / "roce_rp" / name, f"{value}\n")
     state["dcb"][nic.netdev] = factory_dcb()
+    state["roce_accl"][nic.rdma] = mlxreg.factory()
 
 
 def _gpu_of(host: HostSettings) -> dict[str, int]:

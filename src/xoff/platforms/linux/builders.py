@@ -15,6 +15,7 @@ from typing import Any
 
 from xoff.desired.models import Device, FabricState, HostNic, HostSettings
 from xoff.platforms.linux import NETDEV_NAME, RDMA_NAME
+from xoff.platforms.linux.roce_accl import register_values
 
 STATE_SCHEMA = "xoff-host-state/1"
 NCCL_ENV_PATH = "/etc/xoff/nccl.env"
@@ -55,8 +56,9 @@ def roce_nics(host: HostSettings) -> list[HostNic]:
 def preflight(device: Device) -> dict[str, list[str]]:
     """Tools and devices the apply steps need; the script stops before changing anything if one is missing."""
     nics = roce_nics(host_settings(device))
+    accl = ["mlxreg"] if any(n.roce_accl is not None and n.rdma for n in nics) else []
     return {
-        "tools": list(ROCE_TOOLS) if nics else [],
+        "tools": [*ROCE_TOOLS, *accl] if nics else [],
         "netdevs": [_checked(_NETDEV, n.netdev, "netdev", device.name) for n in nics],
         "rdma": [_checked(_RDMA, n.rdma, "RDMA device", device.name) for n in nics if n.rdma],
     }
@@ -168,6 +170,15 @@ def ecn(device: Device) -> list[dict[str, Any]]:
     return out
 
 
+def roce_accl(device: Device) -> list[dict[str, Any]]:
+    """The ROCE_ACCL register fields the plan sets per RDMA device (adaptive routing, lossy RoCE): mlxreg."""
+    return [
+        {"rdma": nic.rdma, "netdev": nic.netdev, "fields": register_values(nic.roce_accl)}
+        for nic in roce_nics(host_settings(device))
+        if nic.rdma and nic.roce_accl is not None
+    ]
+
+
 def rdma_ports(device: Device) -> list[dict[str, Any]]:
     """Every RDMA port's link layer, verified only (changing it is mlxconfig LINK_TYPE plus a reboot)."""
     host = host_settings(device)
@@ -214,6 +225,8 @@ def host_config(device: Device, fabric: FabricState) -> dict[str, Any]:
         "qos": qos(device),
         "roce": roce(device),
         "ecn": ecn(device),
+        # only where the plan sets the register: the state file of every other host stays as it was
+        **({"roce_accl": accl} if (accl := roce_accl(device)) else {}),
         "nccl": nccl(device),
         "rdma": rdma_ports(device),
         "gpudirect": gpudirect(device),

@@ -40,6 +40,7 @@ from xoff.platforms.linux.kernel import (
     parse_rules,
 )
 from xoff.platforms.linux.nic_qos import parse_mlnx_qos
+from xoff.platforms.linux.roce_accl import get_command, intended_only, parse_roce_accl
 from xoff.platforms.linux.topo import parse_topo
 
 TEXTFSM = Path(__file__).parent / "textfsm"
@@ -99,6 +100,8 @@ class Collector:
             out += [mlnx_qos(nic.netdev), ecn(nic.netdev)]
             if nic.rdma is not None:
                 out += [roce_mode(nic.rdma), roce_tos(nic.rdma)]
+            if nic.rdma is not None and nic.roce_accl is not None:
+                out.append(get_command(nic.rdma))
         if any(nic.rdma is not None for nic in _roce_nics(desired)):
             out.append(SHOW_GIDS)
         return out + ib_host.commands(desired)  # ibstat, sminfo on a host with an InfiniBand HCA
@@ -129,6 +132,7 @@ class Collector:
         paths = attempt(TOPO, parse_topo) if TOPO.text in outputs else []
         nics: dict[str, dict[str, Any]] = {}
         nic_qos: dict[str, NicQos] = {}
+        forced: list[bool | None] = []  # adaptive_routing_forced_en of each NIC whose ROCE_ACCL was read
         for nic in _roce_nics(desired):
             values: dict[str, Any] = {}
             qos = attempt(mlnx_qos(nic.netdev), parse_mlnx_qos)
@@ -139,12 +143,7 @@ class Collector:
             if dcqcn is not None:
                 values.update(dcqcn)
             if nic.rdma is not None:
-                mode = attempt(roce_mode(nic.rdma), _last_line)
-                if mode is not None:
-                    values["roce_mode"] = ROCE_MODES.get(mode)
-                tos = attempt(roce_tos(nic.rdma), _last_line)
-                if tos is not None:
-                    values["roce_tos"] = int(tos)
+                values.update(_rdma_values(nic, nic.rdma, attempt, obs.unmodelled, forced))
             nics[nic.netdev] = values
         obs.host = HostObserved(
             modules=modules or [],
@@ -157,11 +156,36 @@ class Collector:
         if links is None or addrs is None:
             return obs
         try:
-            kernel = _Kernel(gateways, iommu, routes, rules)
+            kernel = _Kernel(gateways, iommu, routes, rules, _adaptive_routing(forced))
             obs.device, obs.fields = _device(desired, links, addrs, nics, modules, bridges, nccl, kernel)
         except (ValidationError, ValueError) as exc:
             errors.append(parse_error(name, None, f"observed host state does not fit FabricState: {exc}"))
         return obs
+
+
+def _rdma_values(
+    nic: HostNic,
+    rdma: str,
+    attempt: Callable[[Command, Callable[[str], Any]], Any],
+    unmodelled: dict[str, int],
+    forced: list[bool | None],
+) -> dict[str, Any]:
+    """The RDMA device's RoCE mode, ToS and ROCE_ACCL fields (those the intent sets; the others counted as
+    unmodelled); appends the register's adaptive-routing-forced bit to ``forced`` when the register was read."""
+    values: dict[str, Any] = {}
+    mode = attempt(roce_mode(rdma), _last_line)
+    if mode is not None:
+        values["roce_mode"] = ROCE_MODES.get(mode)
+    tos = attempt(roce_tos(rdma), _last_line)
+    if tos is not None:
+        values["roce_tos"] = int(tos)
+    accl = attempt(get_command(rdma), parse_roce_accl) if nic.roce_accl is not None else None
+    if accl is not None and nic.roce_accl is not None:
+        values["roce_accl"] = intended_only(accl.fields, nic.roce_accl).model_dump()
+        forced.append(accl.fields.adaptive_routing_forced)
+        for field in accl.unmodelled:
+            unmodelled[f"ROCE_ACCL.{field}"] = unmodelled.get(f"ROCE_ACCL.{field}", 0) + 1
+    return values
 
 
 @dataclass(frozen=True)
@@ -172,6 +196,14 @@ class _Kernel:
     iommu: str | None
     routes: list[Route] | None
     rules: list[Rule] | None
+    adaptive_routing: bool | None = None  # every NIC read forces adaptive routing (ROCE_ACCL); None: none read
+
+
+def _adaptive_routing(forced: list[bool | None]) -> bool | None:
+    """The host's NICs accept out-of-order RoCE when every NIC read shows adaptive routing forced; None when no NIC
+    showed the field (not read, or firmware without it)."""
+    shown = [f for f in forced if f is not None]
+    return all(shown) if shown and len(shown) == len(forced) else (False if False in shown else None)
 
 
 def _managed(host: HostSettings | None) -> tuple[set[int], set[int]]:
@@ -224,6 +256,10 @@ def _device(
         if nccl is not None:
             data["nccl_env"] = nccl
             fields.append("host.nccl_env")
+        # never the intent's copy: what the NICs' ROCE_ACCL showed, or not observed
+        data["roce_adaptive_routing"] = kernel.adaptive_routing
+        if kernel.adaptive_routing is not None:
+            fields.append("host.roce_adaptive_routing")
         if data["gpudirect"] is not None:
             fields += _observe_gpudirect(data["gpudirect"], modules, bridges, kernel)
         updates["host"] = data

@@ -1,7 +1,8 @@
 """A Linux GPU host's current state, read the way ``xoff-host-apply.sh`` reads it, as normalised JSON;
 and the pure comparison of that state with the rendered ``xoff-host-state.json``.
 
-``SNAPSHOT_SCRIPT`` only reads (iproute2, ``mlnx_qos -i``, ``cma_roce_mode``/``cma_roce_tos``, the
+``SNAPSHOT_SCRIPT`` only reads (iproute2, ``mlnx_qos -i``, ``cma_roce_mode``/``cma_roce_tos``, ``mlxreg``'s
+ROCE_ACCL where the host has mlxreg (a ``roce_accl`` part only then), the
 MLNX_OFED sysfs files under ``$XOFF_HOST_ROOT``, the NCCL file); ``parse_snapshot`` turns its output
 into a structure with no volatile fields (no carrier state, no counters), so two snapshots of an
 unchanged host are equal and the rollback can be checked by equality.
@@ -14,6 +15,8 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from xoff.platforms.linux.roce_accl import parse_fields
 
 NCCL_PATH = "/etc/xoff/nccl.env"
 SYSTEM_RULES = {"0", "32766", "32767"}  # local, main, default: the kernel's own
@@ -35,11 +38,13 @@ for d in /sys/class/net/*; do
   mlnx_qos -i "$n" >"$T/qos.$n" 2>/dev/null &
 done
 rdmas=()
+accl=$(command -v mlxreg 2>/dev/null || true)
 for d in "$R"/sys/class/infiniband/*; do
   [ -d "$d" ] || continue
   r=${d##*/}
   rdmas+=("$r")
-  { cma_roce_mode -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/mode.$r"; cma_roce_tos -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/tos.$r"; } &
+  { cma_roce_mode -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/mode.$r"; cma_roce_tos -d "$r" -p 1 2>/dev/null | tail -n 1 >"$T/tos.$r"
+    if [ -n "$accl" ]; then mlxreg -d "$r" --reg_name ROCE_ACCL --get >"$T/accl.$r" 2>/dev/null || : >"$T/accl.$r"; fi; } &
 done
 echo '### links'; ip -o link show
 echo '### addrs'; ip -o -4 addr show scope global
@@ -62,6 +67,7 @@ for r in "${rdmas[@]}"; do
   echo "### tclass $r"
   f="$R/sys/class/infiniband/$r/tc/1/traffic_class"
   if [ -f "$f" ]; then v=; IFS= read -r v <"$f" || true; [ -n "$v" ] && echo "$v"; fi
+  if [ -s "$T/accl.$r" ]; then echo "### roce_accl $r"; cat "$T/accl.$r"; fi
 done
 if [ -f "$R/etc/xoff/nccl.env" ]; then echo '### nccl'; base64 -w0 < "$R/etc/xoff/nccl.env"; echo; fi
 echo '### end'
@@ -153,6 +159,15 @@ def _roce(kind: str) -> Callable[[dict[str, Any], str, list[str]], None]:
     return parse
 
 
+def _roce_accl(state: dict[str, Any], rest: str, lines: list[str]) -> None:
+    """The register's rows (an unreadable GET: nothing recorded for that device)."""
+    try:
+        fields = parse_fields("\n".join(lines))
+    except ValueError:
+        return
+    state.setdefault("roce_accl", {})[rest] = fields
+
+
 def _nccl(state: dict[str, Any], _rest: str, lines: list[str]) -> None:
     state["nccl"] = base64.b64decode("".join(lines).strip()).decode()
 
@@ -168,6 +183,7 @@ _SECTIONS: dict[str, Callable[[dict[str, Any], str, list[str]], None]] = {
     "roce_mode": _roce("roce_mode"),
     "roce_tos": _roce("roce_tos"),
     "tclass": _roce("tclass"),
+    "roce_accl": _roce_accl,
     "nccl": _nccl,
 }
 
@@ -277,6 +293,14 @@ def _roce_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[st
                 yield f"~ {want['rdma']} {key} {have.get(key) or 'unset'} -> {value}"
 
 
+def _roce_accl_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
+    for want in desired.get("roce_accl", []):
+        have = observed.get("roce_accl", {}).get(want["rdma"], {})
+        for name, value in want["fields"].items():
+            if have.get(name) != value:
+                yield f"~ {want['rdma']} ROCE_ACCL {name} {have.get(name, 'unread')} -> {value}"
+
+
 def _ecn_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str]:
     for want in desired.get("ecn", []):
         have = observed["ecn"].get(want["netdev"], {})
@@ -300,7 +324,7 @@ def _ecn_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
 def state_diff(observed: dict[str, Any], desired: dict[str, Any], nccl_text: str | None) -> list[str]:
     """What differs from the rendered ``xoff-host-state.json``, one line each (pure)."""
     out: list[str] = []
-    for part in (_links_diff, _routes_diff, _rules_diff, _qos_diff, _roce_diff, _ecn_diff):
+    for part in (_links_diff, _routes_diff, _rules_diff, _qos_diff, _roce_diff, _roce_accl_diff, _ecn_diff):
         out.extend(part(observed, desired))
     if nccl_text is not None and observed["nccl"] != nccl_text:
         out.append(f"~ {NCCL_PATH} content" if observed["nccl"] is not None else f"+ {NCCL_PATH}")

@@ -13,6 +13,7 @@ from shlex import quote
 from typing import Any
 
 from xoff.platforms.linux.observe import NCCL_PATH, SYSTEM_RULES
+from xoff.platforms.linux.roce_accl import FIELDS
 
 ROCE_MODE_FLAG = {"IB/RoCE v1": "1", "RoCE v2": "2"}
 UNSET_TCLASS = "-1"  # MLNX_OFED: writing -1 clears the global traffic class
@@ -98,6 +99,10 @@ def _nic_files(state: dict[str, Any]) -> list[str]:
         tclass = roce.get("tclass") or UNSET_TCLASS
         target = quote(f"/sys/class/infiniband/{rdma}/tc/1/traffic_class")
         out.append(f'[ -e "$R"{target} ] && {{ printf "%s\\n" {quote(tclass)} > "$R"{target} || failed=1; }}')
+    for rdma, fields in sorted(state.get("roce_accl", {}).items()):  # the fields xoff sets, as the backup read them
+        data = ",".join(f"{name}=0x{int(fields[name])}" for name in FIELDS if name in fields)
+        if data:
+            out.append(f"run mlxreg -d {quote(rdma)} --reg_name ROCE_ACCL --set {quote(data)} --yes")
     return out
 
 

@@ -12,6 +12,7 @@ tool call per NIC and knob group rather than one per value:
   ``--trust`` and ``--dscp2prio`` together, and ``--trust dscp`` installs the firmware map first, so
   after a trust change every entry of the rendered map is set);
 - ``cma_roce_mode`` / ``cma_roce_tos`` only where the RDMA-CM default differs;
+- ``mlxreg --reg_name ROCE_ACCL --set`` with the register fields that differ, one call per RDMA device;
 - sysfs knobs (ECN, CNP, traffic class) and the NCCL file with shell builtins.
 
 Order: the ``ip`` batch, then the NIC tool calls (different NICs' side by side, each NIC's in order),
@@ -196,6 +197,16 @@ def _roce(s: _Script, observed: dict[str, Any], desired: dict[str, Any]) -> None
             s.files.append(f"xoff_sysfs {quote(path)} {int(want['traffic_class'])}")
 
 
+def _roce_accl(s: _Script, observed: dict[str, Any], desired: dict[str, Any]) -> None:
+    """One ``mlxreg --set`` per RDMA device with the ROCE_ACCL fields that differ (the others kept)."""
+    for want in desired.get("roce_accl", []):
+        have = observed.get("roce_accl", {}).get(want["rdma"], {})
+        data = ",".join(f"{name}=0x{int(v)}" for name, v in want["fields"].items() if have.get(name) != v)
+        if data:
+            rdma = want["rdma"]
+            s.call(f"rdma {rdma}", "mlxreg", "-d", rdma, "--reg_name", "ROCE_ACCL", "--set", data, "--yes")
+
+
 def _ecn(s: _Script, observed: dict[str, Any], desired: dict[str, Any]) -> None:
     for want in desired.get("ecn", []):
         dev = want["netdev"]
@@ -241,6 +252,7 @@ def write_script(observed: dict[str, Any], desired: dict[str, Any], nccl_text: s
     _rules(s, observed, desired)
     _qos(s, observed, desired)
     _roce(s, observed, desired)
+    _roce_accl(s, observed, desired)
     _ecn(s, observed, desired)
     _nccl(s, observed, nccl_text)
     return "" if s.empty else s.text()

@@ -149,3 +149,51 @@ def _host_side(ctx: CheckContext, dev: Device, unread: set[str]) -> Iterator[Fin
             yield Finding(
                 peer.name, "RoCE out-of-order", f"NICs behind adaptive routing on {dev.name}", "accepted", "not set"
             )
+
+
+@register
+class AdaptiveRoutingHost(Check):
+    """On a collected snapshot: a host cabled to a switch the intent runs adaptive routing on whose NICs do not
+    take RoCE out of order, as the NICs themselves show it (the ConnectX ``ROCE_ACCL`` register through ``mlxreg``:
+    ``adaptive_routing_forced_en`` off on a NIC, e.g. after a NIC reset or by hand). Adaptive routing then reorders
+    that host's RoCE packets and its NICs retransmit what arrives out of order. The switch side is the intent's
+    (no collector reads a switch's adaptive routing back yet); on the intent alone ``lb.adaptive_routing_roce``
+    judges the host profiles."""
+
+    id = "lb.adaptive_routing_host"
+    reads = ("host.roce_adaptive_routing",)
+    title = "Hosts behind adaptive routing show out-of-order RoCE on their NICs (ROCE_ACCL)"
+    hint = "mlxreg -d <rdma> --reg_name ROCE_ACCL --set adaptive_routing_forced_en=0x1 --yes (xoff push sets it)"
+
+    def skip_reason(self, ctx: CheckContext) -> str | None:
+        on = any(
+            d.load_balancing is not None and d.load_balancing.adaptive_routing for d in ctx.desired.devices.values()
+        )
+        if not on:
+            return "no switch with adaptive routing in the intent"
+        if ctx.observed is None:
+            return "judged on a collected snapshot (on the intent, lb.adaptive_routing_roce judges the host profiles)"
+        return None
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        ar = {
+            name
+            for name, d in ctx.desired.devices.items()
+            if d.kind == "switch" and d.load_balancing is not None and d.load_balancing.adaptive_routing
+        }
+        unread: set[str] = set()
+        for name, dev in sorted(ctx.subject.devices.items()):
+            behind = sorted({i.peer.device for i in dev.interfaces.values() if i.peer and i.peer.device in ar})
+            if dev.host is None or not behind or not ctx.selects(name):
+                continue
+            if dev.host.roce_adaptive_routing is None:
+                unread.add(name)
+            elif not dev.host.roce_adaptive_routing:
+                yield Finding(
+                    name,
+                    "RoCE out-of-order",
+                    f"NIC adaptive routing off behind adaptive routing on {', '.join(behind)}",
+                    "forced on",
+                    "off",
+                )
+        self.note = not_judged(ctx.chosen(unread), "the NICs' ROCE_ACCL adaptive routing not shown")

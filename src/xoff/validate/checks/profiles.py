@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from xoff.desired.models import FabricState
-from xoff.validate.checks.common import any_roce_networks, device_profile, lossless_queues, profile_of
+from xoff.desired.models import FabricState, RoceAccl
+from xoff.validate.checks.common import any_roce_networks, device_profile, lossless_queues, not_judged, profile_of
 from xoff.validate.context import CheckContext
 from xoff.validate.model import Finding
 from xoff.validate.registry import Check, register
@@ -122,3 +122,51 @@ class EcnOnlyMarking(_EcnOnly):
                     "min < max",
                     f"{ecn.min_threshold}/{ecn.max_threshold}",
                 )
+
+
+# The lossy-RoCE accelerations of a ConnectX NIC's ROCE_ACCL register (xoff.desired.builders.host.LOSSY_ROCE):
+# adaptive retransmission and the TX window always, slow restart unless the NIC forces adaptive routing (NVIDIA's
+# Spectrum-X settings turn it off there)
+_ACCELERATIONS = {"adaptive_retransmission": "adaptive retransmission", "tx_window": "TX window"}
+
+
+@register
+class EcnOnlyNicAccelerations(_EcnOnly):
+    """A RoCE NIC of an ecn-only network (lossy RoCE: no PFC) without the ConnectX lossy-RoCE accelerations on
+    (``mlxreg --reg_name ROCE_ACCL``: ``roce_adp_retrans_en``, ``roce_tx_window_en``, ``roce_slow_restart_en``).
+    Without PFC the fabric drops packets under congestion; without adaptive retransmission the NIC waits the
+    full QP timeout before it resends, without the TX window it keeps sending past a loss, and without slow
+    restart it resumes a flow that lost packets at full rate."""
+
+    id = "lossless.ecn_only_nic_accelerations"
+    reads = ("host.nics.*.roce_accl",)
+    title = "ecn-only networks: the NICs' lossy-RoCE accelerations on (ROCE_ACCL)"
+    hint = (
+        "mlxreg -d <rdma> --reg_name ROCE_ACCL --set roce_adp_retrans_en=0x1,roce_tx_window_en=0x1,"
+        "roce_slow_restart_en=0x1 --yes (xoff push sets it)"
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        lossy = _networks(ctx.desired, pfc=False, ecn=True)
+        unread: set[str] = set()
+        for dev in ctx.subject.devices.values():
+            for nic in dev.host.nics.values() if dev.host is not None else []:
+                if nic.network not in lossy or nic.roce_mode is None or nic.rdma is None:
+                    continue
+                yield from _accelerations(dev.name, nic.netdev, nic.roce_accl, unread)
+        self.note = not_judged(ctx.chosen(unread), "the NIC's ROCE_ACCL register not read")
+
+
+def _accelerations(device: str, netdev: str, accl: RoceAccl | None, unread: set[str]) -> Iterator[Finding]:
+    if accl is None:
+        yield Finding(device, netdev, "no lossy-RoCE accelerations", "on", "not set", port=netdev)
+        return
+    wanted = dict(_ACCELERATIONS)
+    if not accl.adaptive_routing_forced:
+        wanted["slow_restart"] = "slow restart"
+    for attr, what in wanted.items():
+        value = getattr(accl, attr)
+        if value is None:
+            unread.add(device)
+        elif not value:
+            yield Finding(device, netdev, f"{what} off (ROCE_ACCL)", "on", "off", port=netdev)

@@ -130,6 +130,9 @@ def sonic_readings(notifications: Iterable[Mapping[str, Any]]) -> tuple[list[Rea
     unmodelled: Unmodelled = {}
     for path, val in _updates(notifications):
         parts = path.strip("/").split("/")
+        if len(parts) == 3 and parts[0] == "COUNTERS" and not isinstance(val, Mapping):  # one field of one port
+            _sonic_port(parts[1], {parts[2]: val}, out, unmodelled)
+            continue
         if not isinstance(val, Mapping) or parts[:1] != ["COUNTERS"]:
             _count(unmodelled, f"gnmi {path}")
             continue

@@ -10,13 +10,15 @@ password are the inventory's (``CredentialSet``, as SSH gets them) and never pri
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pygnmi.client import gNMIclient
+from pygnmi.client import gNMIclient, telemetryParser
+from pygnmi.spec.v080.gnmi_pb2_grpc import gNMIStub
 
 from xoff.connect.credentials import mask
 from xoff.watch.gnmi_paths import (
@@ -29,10 +31,15 @@ from xoff.watch.gnmi_paths import (
 )
 from xoff.watch.sample import Reading, Sample
 
+# pygnmi.client logs every failed RPC to its own stdout handler; here a failure is the Sample's error, said where
+# samples are reported (stdout may be JSON), so its log stays quiet
+logging.getLogger("pygnmi.client").setLevel(logging.CRITICAL + 1)
+
 SONIC_PORT = 8080  # SONiC's telemetry service as its documentation runs it (newer images also serve 50051)
 CUMULUS_PORT = 9339  # NVIDIA: "the gNMI agent listens over port 9339"
 PORTS = {"sonic": SONIC_PORT, "cumulus": CUMULUS_PORT}
 PLATFORMS = frozenset(PORTS)
+SAMPLE_NS = 10_000_000_000  # the sample interval asked for; only the first round (to sync_response) is read
 
 
 @dataclass(frozen=True)
@@ -71,17 +78,31 @@ def read_sonic(client: Client, timeout: float) -> tuple[list[Reading], Unmodelle
 
 
 def read_cumulus(client: Client, timeout: float) -> tuple[list[Reading], Unmodelled]:
-    request = {
-        "subscription": [{"path": p, "mode": "sample", "sample_interval": 10_000_000_000} for p in CUMULUS_PATHS],
-        "mode": "stream",
-        "encoding": "proto",
-    }
-    subscription = client.subscribe_stream(subscribe=request)
+    """One STREAM (SAMPLE) subscription, read up to its ``sync_response`` and cancelled. pygnmi builds the
+    request, holds the channel and decodes the messages; the call is made here so that it can be cancelled
+    (pygnmi's own subscriber threads outlive a closed subscription until the server ends the stream)."""
+    request = client._build_subscriptionrequest(
+        {
+            "subscription": [{"path": p, "mode": "sample", "sample_interval": SAMPLE_NS} for p in CUMULUS_PATHS],
+            "mode": "stream",
+            "encoding": "proto",
+        }
+    )
+    stub = gNMIStub(client._gNMIclient__channel)
+    call = stub.Subscribe(iter([request]), metadata=client._gNMIclient__metadata, timeout=timeout)
+    notes: list[Mapping[str, Any]] = []
     try:
-        first = subscription.get_update(timeout=timeout)  # every update up to sync_response, merged
+        for message in call:
+            parsed = telemetryParser(message)
+            if "update" in parsed:
+                notes.append(parsed["update"])
+            if parsed.get("sync_response"):
+                break
+        else:
+            raise ConnectionError("the stream ended before its sync_response")
     finally:
-        subscription.close()
-    return cumulus_readings([first.get("update", {})])
+        call.cancel()
+    return cumulus_readings(notes)
 
 
 READERS: dict[str, Callable[[Client, float], tuple[list[Reading], Unmodelled]]] = {

@@ -3,8 +3,10 @@
 Source: NVIDIA's Cumulus Linux 5.16 user guide, "gNMI Streaming" (CumulusNetworks/docs
 ``content/cumulus-linux-516/Monitoring-and-Troubleshooting/gNMI Streaming.md``): the server listens on port
 9339 with a self-signed certificate; it supports Capabilities and Subscribe STREAM (sample_interval,
-updates_only, heartbeat_interval) and ON_CHANGE, and not Get or Set; encodings Protobuf and JSON; wildcard keys
-(``[interface-id=*]``, ``queue[*]``). The QoS metrics table gives the leaves served here:
+updates_only, heartbeat_interval) and ON_CHANGE, and not Get or Set; encodings JSON, JSON_IETF and PROTO
+(its capabilities example, gNMI 0.10.0); wildcard keys
+(``[interface-id=*]``, ``queue[*]``); a notification's prefix is the list entry and its updates the leaves
+under it (its subscription response example). The QoS metrics table gives the leaves served here:
 
 - ``/qos/interfaces/interface[interface-id]/switch-priority[priority]/state/counters/in-pause-pkts`` and
   ``out-pause-pkts``; ``.../switch-priority[priority]/state/in-pause-duration`` and ``out-pause-duration``
@@ -50,6 +52,7 @@ Elem = tuple[str, tuple[tuple[str, str], ...]]  # name, sorted keys
 class Leaf:
     elems: tuple[Elem, ...]
     value: int
+    split: int  # elems[:split] is the list entry (the notification's prefix), the rest the leaf under it
 
 
 def _ports(state_dir: Path, counters: dict[str, Any]) -> list[str]:
@@ -70,12 +73,12 @@ def leaves(state_dir: Path, now: float) -> Iterator[Leaf]:
             row = counters.get("pfc", {}).get(port, {}).get(str(prio), {})
             base = (*iface, ("switch-priority", (("priority", str(prio)),)))
             for field, tail in PRIORITY_LEAVES:
-                yield Leaf((*base, *((t, ()) for t in tail)), int(row.get(field, 0)))
+                yield Leaf((*base, *((t, ()) for t in tail)), int(row.get(field, 0)), len(base))
         for tc in range(CLASSES):
             row = counters.get("queues", {}).get(port, {}).get(str(tc), {})
-            base = (*iface, ("output", ()), ("queues", ()), ("queue", (("name", str(tc)),)), ("state", ()))
+            base = (*iface, ("output", ()), ("queues", ()), ("queue", (("name", str(tc)),)))
             for field, leaf in QUEUE_LEAVES:
-                yield Leaf((*base, (leaf, ())), int(row.get(field, 0)))
+                yield Leaf((*base, ("state", ()), (leaf, ())), int(row.get(field, 0)), len(base))
 
 
 def matches(pattern: tuple[Elem, ...], leaf: tuple[Elem, ...]) -> bool:

@@ -81,18 +81,24 @@ class Cumulus(Dialect):
     modes = frozenset({STREAM})
 
     def notifications(self, prefix: Any, paths: list[Any]) -> list[Any]:
+        """One notification per list entry (a port's switch priority, a queue), its path the prefix and the
+        leaves relative to it, as NVIDIA's subscription response example shows (``prefix`` + ``state/...``)."""
         wanted = [tuple(_elems(prefix)) + tuple(_elems(p)) for p in paths]
-        updates = [
-            gnmi_pb2.Update(
-                path=gnmi_pb2.Path(elem=[gnmi_pb2.PathElem(name=n, key=dict(k)) for n, k in leaf.elems]),
-                val=gnmi_pb2.TypedValue(uint_val=leaf.value),
-            )
-            for leaf in cumulus.leaves(self.state_dir, time.time())
-            if any(cumulus.matches(w, leaf.elems) for w in wanted)
-        ]
-        if not updates:
+        groups: dict[tuple[cumulus.Elem, ...], list[Any]] = {}
+        for leaf in cumulus.leaves(self.state_dir, time.time()):
+            if any(cumulus.matches(w, leaf.elems) for w in wanted):
+                head, tail = leaf.elems[: leaf.split], leaf.elems[leaf.split :]
+                groups.setdefault(head, []).append(
+                    gnmi_pb2.Update(path=_path(tail), val=gnmi_pb2.TypedValue(uint_val=leaf.value))
+                )
+        if not groups:
             raise LookupError("no such path")
-        return [gnmi_pb2.Notification(timestamp=_now_ns(), update=updates)]
+        stamp = _now_ns()
+        return [gnmi_pb2.Notification(timestamp=stamp, prefix=_path(h), update=u) for h, u in groups.items()]
+
+
+def _path(elems: tuple[cumulus.Elem, ...]) -> Any:
+    return gnmi_pb2.Path(elem=[gnmi_pb2.PathElem(name=n, key=dict(k)) for n, k in elems])
 
 
 def _elems(path: Any) -> list[cumulus.Elem]:
@@ -113,8 +119,10 @@ class Service(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
 
     def Capabilities(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gNMI service's method name)
         self._auth(context)
-        encodings = [gnmi_pb2.JSON_IETF] if self.dialect.name == "sonic" else [gnmi_pb2.JSON, gnmi_pb2.PROTO]
-        return gnmi_pb2.CapabilityResponse(supported_encodings=encodings, gNMI_version="0.7.0")
+        if self.dialect.name == "sonic":
+            return gnmi_pb2.CapabilityResponse(supported_encodings=[gnmi_pb2.JSON_IETF], gNMI_version="0.7.0")
+        encodings = [gnmi_pb2.JSON, gnmi_pb2.JSON_IETF, gnmi_pb2.PROTO]  # NVIDIA's capabilities example
+        return gnmi_pb2.CapabilityResponse(supported_encodings=encodings, gNMI_version="0.10.0")
 
     def Get(self, request: Any, context: Any) -> Any:  # noqa: N802
         self._auth(context)

@@ -51,9 +51,9 @@ _CUMULUS_PRIORITY = {
 _CUMULUS_QUEUE = {
     "transmit-pkts": "xoff_queue_tx_packets_total",
     "transmit-octets": "xoff_queue_tx_bytes_total",
-    "no-buffer-uc-dropped-pkts": "xoff_queue_dropped_packets_total",
     "ecn-marked-pkts": "xoff_queue_ecn_marked_packets_total",
 }
+_CUMULUS_DROPS = ("no-buffer-uc-dropped-pkts", "wred-dropped-pkts")
 _CUMULUS_PRIO_PATH = re.compile(
     r"^/?qos/interfaces/interface\[interface-id=([^\]]+)\]/switch-priority\[priority=(\d+)\]/(.+)$"
 )
@@ -150,20 +150,29 @@ def sonic_readings(notifications: Iterable[Mapping[str, Any]]) -> tuple[list[Rea
 
 
 def cumulus_readings(notifications: Iterable[Mapping[str, Any]]) -> tuple[list[Reading], Unmodelled]:
-    """Readings from the first round (up to sync_response) of a Cumulus STREAM subscription."""
+    """Readings from the first round (up to sync_response) of a Cumulus STREAM subscription. A queue's drops are
+    its unicast no-buffer drops plus its WRED drops where sent (as ``nv show ... counters qos`` is read), and not
+    observed without the no-buffer drops."""
     out: list[Reading] = []
     unmodelled: Unmodelled = {}
+    drops: dict[tuple[str, str], dict[str, float | None]] = {}
     for path, val in _updates(notifications):
         prio = _CUMULUS_PRIO_PATH.match(path)
         queue = _CUMULUS_QUEUE_PATH.match(path)
         if prio is not None and prio.group(3) in _CUMULUS_PRIORITY:
             metric, scale = _CUMULUS_PRIORITY[prio.group(3)]
             value = number(val)
-            out.append(
-                Reading.of(metric, None if value is None else value * scale, port=prio.group(1), priority=prio.group(2))
-            )
+            scaled = None if value is None else value * scale
+            out.append(Reading.of(metric, scaled, port=prio.group(1), priority=prio.group(2)))
+        elif queue is not None and queue.group(3) in _CUMULUS_DROPS:
+            drops.setdefault((queue.group(1), queue.group(2)), {})[queue.group(3)] = number(val)
         elif queue is not None and queue.group(3) in _CUMULUS_QUEUE:
-            out.append(Reading.of(_CUMULUS_QUEUE[queue.group(3)], number(val), port=queue.group(1), queue=queue.group(2)))
+            metric = _CUMULUS_QUEUE[queue.group(3)]
+            out.append(Reading.of(metric, number(val), port=queue.group(1), queue=queue.group(2)))
         else:
             _count(unmodelled, "gnmi " + re.sub(r"=[^\]]+\]", "=*]", path))
+    for (port, q), parts in drops.items():
+        uc, wred = parts.get("no-buffer-uc-dropped-pkts"), parts.get("wred-dropped-pkts")
+        value = None if uc is None else uc + (wred or 0.0)
+        out.append(Reading.of("xoff_queue_dropped_packets_total", value, port=port, queue=q))
     return out, unmodelled

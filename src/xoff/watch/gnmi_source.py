@@ -10,6 +10,7 @@ password are the inventory's (``CredentialSet``, as SSH gets them) and never pri
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,7 +73,7 @@ def connect(target: GnmiTarget, timeout: float) -> Client:
     return client
 
 
-def read_sonic(client: Client, timeout: float) -> tuple[list[Reading], Unmodelled]:
+def read_sonic(client: Client, _timeout: float) -> tuple[list[Reading], Unmodelled]:
     response = client.get(path=list(SONIC_PATHS), target=SONIC_TARGET, encoding="json_ietf")
     return sonic_readings(response.get("notification", []) if isinstance(response, Mapping) else [])
 
@@ -155,10 +156,8 @@ class GnmiCounterSource:
     def _drop(self, device: str) -> None:
         client = self.clients.pop(device, None)
         if client is not None:
-            try:
+            with contextlib.suppress(Exception):  # a channel that is already gone
                 client.close()
-            except Exception:  # a channel that is already gone
-                pass
 
     def close(self) -> None:
         for device in list(self.clients):

@@ -38,7 +38,7 @@ def _now_ns() -> int:
 
 
 def _names(path: Any) -> list[str]:
-    return [e.name for e in path.elem] or [e for e in path.element]
+    return [e.name for e in path.elem] or list(path.element)
 
 
 class Dialect:
@@ -117,7 +117,7 @@ class Service(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         if (meta.get("username"), meta.get("password")) != self.credentials:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "authentication failed")
 
-    def Capabilities(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gNMI service's method name)
+    def Capabilities(self, _request: Any, context: Any) -> Any:  # noqa: N802 (the gNMI service's method name)
         self._auth(context)
         if self.dialect.name == "sonic":
             return gnmi_pb2.CapabilityResponse(supported_encodings=[gnmi_pb2.JSON_IETF], gNMI_version="0.7.0")
@@ -167,17 +167,28 @@ class Service(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
 DIALECTS: dict[str, type[Dialect]] = {"sonic": Sonic, "cumulus": Cumulus}
 
 
+def build(dialect: str, state_dir: Path, credentials: tuple[str, str] | None = None, workers: int = 4) -> Any:
+    """A server for one device, not yet bound or started."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
+    gnmi_pb2_grpc.add_gNMIServicer_to_server(Service(DIALECTS[dialect](state_dir), credentials), server)
+    return server
+
+
+def bind(server: Any, listen: str, tls: Path | None = None) -> int:
+    """Bind ``listen`` (in the calling thread's network namespace), with TLS from ``tls/server.{key,crt}`` or
+    without; the port bound (``listen`` may say port 0)."""
+    if tls is None:
+        return int(server.add_insecure_port(listen))
+    key, cert = (tls / "server.key").read_bytes(), (tls / "server.crt").read_bytes()
+    return int(server.add_secure_port(listen, grpc.ssl_server_credentials([(key, cert)])))
+
+
 def serve(
     dialect: str, state_dir: Path, listen: str, credentials: tuple[str, str] | None = None, tls: Path | None = None
 ) -> tuple[Any, int]:
-    """Start a server (its own thread pool); returns it and the port it bound (``listen`` may say port 0)."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    gnmi_pb2_grpc.add_gNMIServicer_to_server(Service(DIALECTS[dialect](state_dir), credentials), server)
-    if tls is not None:
-        key, cert = (tls / "server.key").read_bytes(), (tls / "server.crt").read_bytes()
-        port = server.add_secure_port(listen, grpc.ssl_server_credentials([(key, cert)]))
-    else:
-        port = server.add_insecure_port(listen)
+    """Start a server; returns it and the port it bound."""
+    server = build(dialect, state_dir, credentials)
+    port = bind(server, listen, tls)
     server.start()
     return server, port
 

@@ -44,7 +44,7 @@ _WD_FIELDS = (
 Table = dict[str, dict[str, str]]
 
 
-class NotFound(LookupError):
+class PathNotFoundError(LookupError):
     """A path COUNTERS_DB has nothing at (gRPC NOT_FOUND)."""
 
 
@@ -65,7 +65,9 @@ class CountersDb:
     def __init__(self, state_dir: Path, now: float) -> None:
         self.counters = load(state_dir / "counters.json", now)
         self.config = _config(state_dir)
-        names = set(self.config.get("PORT", {})) or set(self.counters.get("pfc", {})) | set(self.counters.get("queue", {}))
+        names = set(self.config.get("PORT", {})) or set(self.counters.get("pfc", {})) | set(
+            self.counters.get("queue", {})
+        )
         self.ports = sorted((p for p in names if _PORT.match(p)), key=_key)
 
     def port(self, name: str) -> dict[str, str]:
@@ -107,10 +109,10 @@ def lookup(db: CountersDb, elems: list[str]) -> str | dict[str, Any]:
     """The value at ``elems`` (``COUNTERS/<port|Ethernet*>[/Queues|/Pfcwd|/<field>]``): a string for one
     field of one port, else the JSON object sonic-gnmi sends as ``json_ietf_val``."""
     if len(elems) not in (2, 3) or elems[0] != "COUNTERS":
-        raise NotFound("/".join(elems))
+        raise PathNotFoundError("/".join(elems))
     ports = db.ports if elems[1] == WILDCARD else [p for p in db.ports if p == elems[1]]
     if not ports:
-        raise NotFound("/".join(elems))
+        raise PathNotFoundError("/".join(elems))
     if len(elems) == 2:
         return {p: db.port(p) for p in ports} if elems[1] == WILDCARD else db.port(ports[0])
     leaf = elems[2]
@@ -121,7 +123,7 @@ def lookup(db: CountersDb, elems: list[str]) -> str | dict[str, Any]:
         return merged
     values = {p: db.port(p).get(leaf) for p in ports}
     if all(v is None for v in values.values()):
-        raise NotFound("/".join(elems))
+        raise PathNotFoundError("/".join(elems))
     if elems[1] == WILDCARD:
         return {p: {leaf: v} for p, v in values.items() if v is not None}
     return str(values[ports[0]])

@@ -16,6 +16,7 @@ from pygnmi.client import gNMIclient, gNMIException
 from xoff.lab.emulators.cumulus.show_counters import Counters, qos_counters
 from xoff.lab.emulators.sonic import show
 from xoff.lab.gnmi import sonic as sonic_db
+from xoff.lab.gnmi import tls
 from xoff.lab.gnmi.server import serve
 from xoff.platforms.cumulus.counters import parse_qos
 from xoff.platforms.sonic.counters import parse_pfc, parse_queues, parse_watchdog
@@ -59,7 +60,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     (root / "cl1").mkdir()
     (root / "cl1" / "counters.json").write_text(json.dumps(CUMULUS_COUNTERS))
     sonic_server, sonic_port = serve("sonic", root / "sw1", "127.0.0.1:0", (USER, PASSWORD))
-    cumulus_server, cumulus_port = serve("cumulus", root / "cl1", "127.0.0.1:0", (USER, PASSWORD))
+    cert = tls.ensure(root / "tls")  # Cumulus serves gNMI over TLS with a self-signed certificate
+    cumulus_server, cumulus_port = serve("cumulus", root / "cl1", "127.0.0.1:0", (USER, PASSWORD), cert)
     yield {"root": root, "sonic": sonic_port, "cumulus": cumulus_port}
     sonic_server.stop(0)
     cumulus_server.stop(0)
@@ -69,7 +71,7 @@ def _source(lab: dict[str, Any], password: str = PASSWORD) -> GnmiCounterSource:
     return GnmiCounterSource(
         {
             "sw1": GnmiTarget("sw1", "sonic", "127.0.0.1", lab["sonic"], USER, password, insecure=True),
-            "cl1": GnmiTarget("cl1", "cumulus", "127.0.0.1", lab["cumulus"], USER, password, insecure=True),
+            "cl1": GnmiTarget("cl1", "cumulus", "127.0.0.1", lab["cumulus"], USER, password),
         },
         timeout=5,
     )
@@ -169,7 +171,7 @@ def test_sonic_answers_subscribe_once_and_poll(lab: dict[str, Any]) -> None:
 
 
 def test_cumulus_refuses_get_as_nvidia_documents(lab: dict[str, Any]) -> None:
-    client = gNMIclient(target=("127.0.0.1", lab["cumulus"]), username=USER, password=PASSWORD, insecure=True)
+    client = gNMIclient(target=("127.0.0.1", lab["cumulus"]), username=USER, password=PASSWORD, skip_verify=True)
     with client, pytest.raises(gNMIException) as raised:
         client.get(path=["/qos/interfaces/interface[interface-id=swp1]"])
     cause = raised.value.orig_exc

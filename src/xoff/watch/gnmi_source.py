@@ -21,7 +21,8 @@ from typing import Any
 from pygnmi.client import gNMIclient, telemetryParser
 from pygnmi.spec.v080.gnmi_pb2_grpc import gNMIStub
 
-from xoff.connect.credentials import mask
+from xoff.connect.credentials import CredentialSet, mask
+from xoff.desired.models import FabricState
 from xoff.watch.gnmi_paths import (
     CUMULUS_PATHS,
     SONIC_PATHS,
@@ -39,7 +40,6 @@ logging.getLogger("pygnmi.client").setLevel(logging.CRITICAL + 1)
 SONIC_PORT = 8080  # SONiC's telemetry service as its documentation runs it (newer images also serve 50051)
 CUMULUS_PORT = 9339  # NVIDIA: "the gNMI agent listens over port 9339"
 PORTS = {"sonic": SONIC_PORT, "cumulus": CUMULUS_PORT}
-PLATFORMS = frozenset(PORTS)
 SAMPLE_NS = 10_000_000_000  # the sample interval asked for; only the first round (to sync_response) is read
 
 
@@ -104,6 +104,27 @@ def read_cumulus(client: Client, timeout: float) -> tuple[list[Reading], Unmodel
     finally:
         call.cancel()
     return cumulus_readings(notes)
+
+
+def targets_for(fabric: FabricState, credentials: CredentialSet) -> dict[str, GnmiTarget]:
+    """Every SONiC and Cumulus switch of the fabric, at its management address and its NOS's gNMI port, with the
+    inventory's credentials for it (as SSH gets them): SONiC's telemetry without TLS (its ``--insecure``, how
+    the lab and SONiC's own document run it), Cumulus over TLS, its self-signed certificate accepted."""
+    out: dict[str, GnmiTarget] = {}
+    for name, device in sorted(fabric.devices.items()):
+        if device.kind != "switch" or device.platform not in PORTS:
+            continue
+        creds = credentials.for_device(device.platform, device.kind)
+        out[name] = GnmiTarget(
+            device=name,
+            platform=device.platform,
+            address=device.mgmt_address.split("/", 1)[0],
+            port=PORTS[device.platform],
+            username=creds.username if creds else None,
+            password=creds.password if creds else None,
+            insecure=device.platform == "sonic",
+        )
+    return out
 
 
 READERS: dict[str, Callable[[Client, float], tuple[list[Reading], Unmodelled]]] = {

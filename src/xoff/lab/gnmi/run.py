@@ -9,7 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from xoff.lab import credentials, daemons, netns
+from xoff.lab import credentials, daemons, netns, sshd
+from xoff.lab.emulators.cumulus.store import Store as CumulusStore
+from xoff.lab.emulators.sonic.store import Store as SonicStore
 from xoff.lab.gnmi import tls
 from xoff.lab.gnmi.lab import PORTS, READY, TLS, TLS_DIR
 from xoff.lab.gnmi.server import bind, build
@@ -25,8 +27,17 @@ def _serve(lab_dir: Path, index: int, count: int) -> list[Any]:
     mine = sorted(
         (d for d in state.devices.values() if d.kind == "switch" and d.platform in PORTS), key=lambda d: d.name
     )
+    mine = mine[index::count]
+    names = {d.name for d in mine}
+    # the switches' databases exist before their telemetry serves from them: a switch boots with its factory
+    # CONFIG_DB (SONiC) or NVUE state (Cumulus), which the emulators otherwise make at their first session
+    for listener in (x for x in sshd.listeners(state) if x.device in names):
+        if listener.platform == "sonic":
+            SonicStore(listener.context).running()
+        else:
+            CumulusStore(listener.context.state_dir, listener.context).read()
     servers = []
-    for d in mine[index::count]:
+    for d in mine:
         server = build(d.platform, daemons.state_dir(lab_dir, d.name), pair)
         cert = tls.ensure(lab_dir / TLS_DIR) if TLS[d.platform] else None
         with netns.entered(d.netns):

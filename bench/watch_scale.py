@@ -137,7 +137,9 @@ class SshReader:
     def read_switch(self, name: str) -> int:
         s = self._session(name)
         pfc, queues, wd = (s.send_command(c, read_timeout=30) for c in SWITCH_COMMANDS)
-        return len(parse_pfc(pfc)) + len(parse_queues(queues)) + len(parse_watchdog(wd))
+        values = sum(len(c.rx_pause) + len(c.tx_pause) for c in parse_pfc(pfc).values())
+        values += sum(3 * len(qs) for qs in parse_queues(queues).values())  # packets, bytes, drops, as gNMI reads
+        return values + sum(2 * len(w) for w in parse_watchdog(wd).values())
 
     def read_host(self, name: str) -> int:
         return len(str(self._session(name).send_command(HOST_COMMAND, read_timeout=30)).splitlines())
@@ -243,10 +245,11 @@ def report(modes: dict[str, Mode], args: argparse.Namespace, switches: int, host
         f"--spines {args.spines} --leaves {args.leaves}`",
         f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         f"- lab up (not timed below): {up_s:.1f} s; {WORKERS} reader threads; {args.rounds} steady-state rounds per mode",
+        f"- load average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}",
         "",
         "| mode | round 1 CPU / wall s (logins) | switch CPU s / round | host CPU s / round | switch wall s "
         "(median) | host wall s (median) | rounds over the interval | controller CPU share | switch CPU ms / "
-        "switch / round | errors | switch readings (last round) |",
+        "switch / round | errors | switch values read (last round) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",

@@ -37,7 +37,7 @@ from xoff.watch.sample import Reading, Sample
 # samples are reported (stdout may be JSON), so its log stays quiet
 logging.getLogger("pygnmi.client").setLevel(logging.CRITICAL + 1)
 
-SONIC_PORT = 8080  # SONiC's telemetry service as its documentation runs it (newer images also serve 50051)
+SONIC_PORT = 8080  # SONiC's telemetry service as its document runs it (doc/system-telemetry/grpc_telemetry.md)
 CUMULUS_PORT = 9339  # NVIDIA: "the gNMI agent listens over port 9339"
 PORTS = {"sonic": SONIC_PORT, "cumulus": CUMULUS_PORT}
 SAMPLE_NS = 10_000_000_000  # the sample interval asked for; only the first round (to sync_response) is read

@@ -24,6 +24,7 @@ from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
 from xoff.lab import credentials, daemons, names, netns, processes
+from xoff.lab.gnmi import lab as gnmi_lab
 from xoff.lab.processes import ProcessSpec
 from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
 from xoff.lab.state import FABRIC_FILE, DeviceRecord, IbRecord, LabState, LinkRecord, load, save, write_atomic
@@ -366,6 +367,7 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
     switches = sum(dp.kind == "switch" for dp in p.devices.values())
     if switches:
         second += daemons.switch_ssh_specs(d, switches)
+        second += gnmi_lab.specs(d, [(n, dp.platform) for n, dp in p.devices.items() if dp.kind == "switch"])
     phases.append(second)
     sm = next((dev.name for dev in fabric.devices.values() if dev.subnet_manager is not None), None)
     if sm is not None and any(net.kind == "infiniband" for net in fabric.networks.values()):

@@ -59,7 +59,37 @@ def test_live_starts_the_ssh_source(ssh_module: type[StandIn]) -> None:
     assert report.source == "ssh" and report.not_read == {}
 
 
-def test_gnmi_is_not_started_from_here(ssh_module: type[StandIn]) -> None:
+class GnmiStandIn(StandIn):
+    name = "gnmi"
+
+    def __init__(self, targets: Any, **kwargs: Any) -> None:
+        super().__init__(None, None, **kwargs)
+        self.targets = targets
+
+
+def test_gnmi_reads_the_gnmi_switches_and_ssh_the_rest(
+    ssh_module: type[StandIn], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--source gnmi``: SONiC and Cumulus switches over gNMI, EOS and hosts over SSH, in one round."""
+    module = types.ModuleType("xoff.watch.gnmi_source")
+    module.GnmiCounterSource = GnmiStandIn  # type: ignore[attr-defined]
+    module.targets_for = lambda fabric, _creds: {  # type: ignore[attr-defined]
+        n: object() for n, d in fabric.devices.items() if d.kind == "switch" and d.platform in ("sonic", "cumulus")
+    }
+    monkeypatch.setitem(sys.modules, "xoff.watch.gnmi_source", module)
+    options = api.WatchOptions(live=True, source="gnmi", once=True, interval_s=0.001, window_s=0.001)
+    report = api.watch(INTENT, options, pace=(lambda _s: None, lambda: 0.0))
+    gnmi, ssh = (
+        (s for s in ssh_module.made if isinstance(s, GnmiStandIn)),
+        (s for s in ssh_module.made if not isinstance(s, GnmiStandIn)),
+    )
+    (g,), (h,) = list(gnmi), list(ssh)
+    assert g.asked[0] == ("leaf1", "leaf2", "sleaf1", "spine1")
+    assert h.asked[0] == ("gpu1", "gpu2", "gpu3", "gpu4", "spine2")  # spine2 is EOS: no gNMI reader
+    assert g.closed and h.closed and report.source == "gnmi"
+
+
+def test_an_unknown_source_is_one_line(ssh_module: type[StandIn]) -> None:
     with pytest.raises(InputError) as err:
-        api.watch(INTENT, api.WatchOptions(live=True, source="gnmi", once=True))
-    assert "--source gnmi" in str(err.value.sorted()[0])
+        api.watch(INTENT, api.WatchOptions(live=True, source="snmp", once=True))
+    assert "--source snmp" in str(err.value.sorted()[0])

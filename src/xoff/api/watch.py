@@ -64,7 +64,7 @@ def _check(options: WatchOptions) -> None:
 
 
 def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricState, CounterSource]:
-    """The SSH (or gNMI) source, found by name at run time (``xoff.watch.ssh_source`` is issue 18's switch part)."""
+    """The SSH source, or gNMI for the switches that serve it and SSH for the rest (``--source gnmi``)."""
     import importlib  # noqa: PLC0415
 
     from xoff.connect.credentials import load_credentials  # noqa: PLC0415
@@ -73,7 +73,7 @@ def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricS
         module = importlib.import_module(f"xoff.watch.{options.source}_source")
     except ModuleNotFoundError:
         raise usage_error(f"xoff watch: --source {options.source} is not in this build of xoff") from None
-    if options.source != "ssh" or not hasattr(module, "SshCounterSource"):
+    if options.source not in ("ssh", "gnmi"):
         raise usage_error(f"xoff watch: --source {options.source} cannot be started from here yet")
     secrets, known_hosts = options.secrets, options.known_hosts
     if options.lab is not None:
@@ -83,10 +83,18 @@ def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricS
         desired = lab.fabric
         secrets, known_hosts = secrets or lab.secrets_file, known_hosts or lab.known_hosts
     creds = load_credentials(secrets)
-    source: CounterSource = module.SshCounterSource(
+    from xoff.watch.ssh_source import SshCounterSource  # noqa: PLC0415
+
+    ssh = SshCounterSource(
         desired, creds, known_hosts=known_hosts, timeout_s=options.timeout_s, workers=options.workers
     )
-    return desired, source
+    if options.source == "ssh":
+        return desired, ssh
+    from xoff.watch.split_source import SplitSource  # noqa: PLC0415
+
+    targets = module.targets_for(desired, creds)
+    gnmi = module.GnmiCounterSource(targets, timeout=options.timeout_s, workers=options.workers)
+    return desired, SplitSource(gnmi, set(targets), ssh)
 
 
 def _devices(desired: FabricState, limit: tuple[str, ...]) -> tuple[str, ...]:

@@ -50,7 +50,9 @@ def allocate_vnis(ctx: Context, tenants: list[tuple[int, Tenant, TenantSpec, boo
         if spec.vni is None:
             continue
         if spec.vni in taken:
-            ctx.report(("tenants", k, "vni"), f"vni {spec.vni} is already used by {taken[spec.vni]} (allowed: one per tenant)")
+            ctx.report(
+                ("tenants", k, "vni"), f"vni {spec.vni} is already used by {taken[spec.vni]} (allowed: one per tenant)"
+            )
         taken.setdefault(spec.vni, t.name)
     out: list[tuple[int, Tenant]] = []
     nxt = FIRST_VNI

@@ -1,0 +1,96 @@
+"""Tenants across the spines as VXLAN-EVPN (an L3 VNI per tenant VRF, type-5 routes): the VNIs the intent
+writes or allocates, SONiC's CONFIG_DB (checked by SONiC's YANG models) and the frr.conf of a leaf and a
+spine (checked by the real vtysh/bgpd)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from xoff.desired.build import build_fabric_state
+from xoff.desired.models import FabricState
+from xoff.intent import load_intent
+from xoff.platforms.frr.check import check_frr_conf
+from xoff.platforms.sonic.yang import validate_config_db
+from xoff.render import render_fabric
+
+EOS_SPINE = "  - {name: spine2, role: spine, platform: eos, asic: tomahawk5, mgmt: 198.19.252.12,\n"
+EOS_PORTS = '     ports: [{name: "Ethernet{1..4}/1", speed: 400G, use: downlink}]}\n'
+SONIC_SPINE = "  - {name: spine2, role: spine, mgmt: 198.19.252.12}\n"
+TENANTS = (
+    "- {name: blue, hosts: ['gpu{1..2}'], vni: 50001}\n  - {name: red, hosts: ['gpu{3..4}'], share_lossless: true}"
+)
+
+
+def sonic_only(tmp_path: Path, items: str = TENANTS) -> Path:
+    """lab-mini with both spines SONiC (its EOS spine renders no EVPN) and two tenants."""
+    target = tmp_path / "lab-mini"
+    shutil.copytree(ROOT / "inventory" / "lab-mini", target)
+    devices = target / "devices.yaml"
+    text = devices.read_text(encoding="utf-8")
+    assert EOS_SPINE + EOS_PORTS in text
+    devices.write_text(text.replace(EOS_SPINE + EOS_PORTS, SONIC_SPINE), encoding="utf-8")
+    (target / "tenants.yaml").write_text(f"tenants:\n  {items}\n", encoding="utf-8")
+    return target
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory: pytest.TempPathFactory) -> FabricState:
+    return build_fabric_state(load_intent(sonic_only(tmp_path_factory.mktemp("evpn"))))
+
+
+def files_of(state: FabricState, device: str) -> dict[str, str]:
+    return {f.name: f.content for f in render_fabric(state, [device])}
+
+
+def test_vnis_written_or_allocated_and_the_spines_carry_evpn(state: FabricState) -> None:
+    for leaf in ("leaf1", "leaf2"):
+        vrfs = state.devices[leaf].vrfs
+        assert [(v.name, v.vni, v.route_target) for v in vrfs] == [
+            ("Vrf-blue", 50001, "50001:50001"),
+            ("Vrf-red", 50002, "50002:50002"),  # allocated: the next free one
+        ]
+    for sw in ("leaf1", "leaf2", "spine1", "spine2"):
+        bgp = state.devices[sw].bgp
+        assert bgp is not None and bgp.evpn, sw
+
+
+def test_sonic_config_db_has_the_vteps_and_l3vnis_and_passes_sonic_yang(state: FabricState) -> None:
+    db = json.loads(files_of(state, "leaf1")["config_db.json"])
+    assert db["VRF"] == {"Vrf-blue": {"vni": "50001"}, "Vrf-red": {"vni": "50002"}}
+    assert db["VXLAN_TUNNEL"] == {"vtep": {"src_ip": "198.18.255.3"}}
+    assert db["VXLAN_EVPN_NVO"] == {"nvo": {"source_vtep": "vtep"}}
+    assert db["VXLAN_TUNNEL_MAP"] == {
+        "vtep|map_50001_Vlan3001": {"vlan": "Vlan3001", "vni": "50001"},
+        "vtep|map_50002_Vlan3002": {"vlan": "Vlan3002", "vni": "50002"},
+    }
+    assert db["VLAN_INTERFACE"] == {"Vlan3001": {"vrf_name": "Vrf-blue"}, "Vlan3002": {"vrf_name": "Vrf-red"}}
+    assert validate_config_db(db) == []
+    spine = json.loads(files_of(state, "spine1")["config_db.json"])
+    assert "VXLAN_TUNNEL" not in spine  # a spine routes the VTEPs' loopbacks; it has no VNI
+
+
+def test_leaf_frr_exports_type5_routes_and_real_frr_accepts_it(state: FabricState) -> None:
+    text = files_of(state, "leaf1")["frr.conf"]
+    assert "vrf Vrf-blue\n vni 50001\nexit-vrf\n" in text
+    assert "route-map EVPN-TYPE5 permit 10\n match evpn route-type prefix\nexit\n" in text
+    assert " address-family l2vpn evpn\n  neighbor FABRIC activate\n" in text
+    assert "  advertise-all-vni\n" in text
+    assert (
+        " address-family l2vpn evpn\n  rd 198.18.255.3:50002\n  route-target import 50002:50002\n"
+        "  route-target export 50002:50002\n  advertise ipv4 unicast\n exit-address-family\n"
+    ) in text
+    result = check_frr_conf(text)
+    assert result.ok, result.problems
+
+
+def test_spine_frr_passes_type5_routes_on_with_the_vtep_as_next_hop(state: FabricState) -> None:
+    text = files_of(state, "spine1")["frr.conf"]
+    assert "  neighbor FABRIC attribute-unchanged next-hop\n" in text
+    assert "advertise-all-vni" not in text and "\nvrf " not in text
+    result = check_frr_conf(text)
+    assert result.ok, result.problems

@@ -23,7 +23,7 @@ from pathlib import Path
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.lab import credentials, daemons, names, netns, processes
+from xoff.lab import credentials, daemons, names, netns, processes, tenant_vrfs
 from xoff.lab.processes import ProcessSpec
 from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
 from xoff.lab.state import FABRIC_FILE, DeviceRecord, IbRecord, LabState, LinkRecord, load, save, write_atomic
@@ -175,6 +175,9 @@ def up(
         t1 = time.perf_counter()
         report.phases["plan"] = t1 - t0
         fresh = _make_topology(p, report, progress)
+        for n, dp in p.devices.items():
+            if dp.kind == "switch":
+                tenant_vrfs.set_up(fabric.devices[n], dp)
         t2 = time.perf_counter()
         report.phases["topology"] = t2 - t1
         hosts = [fabric.devices[n] for n in fresh if p.devices[n].kind == "host"]

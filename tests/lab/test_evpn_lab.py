@@ -1,0 +1,152 @@
+"""Tenants across the spines in the lab, with the real FRR: two SONiC leaves and one SONiC spine, four hosts
+in two tenants (blue: gpu1-2, red: gpu3-4; each host has a NIC on each leaf). Every tenant VRF is a netns
+VRF of FRR (``xoff.lab.tenant_vrfs``) with its L3 VNI; the leaves exchange type-5 routes through the spine.
+Shown by the routing tables: a blue host link of leaf1 is in Vrf-blue's table on leaf2 (FRR's RIB and the
+kernel table of the VRF), as a BGP route over the blue VNI's VXLAN device, and in no table of Vrf-red,
+and the reverse; the underlay's default table carries neither tenant's links.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from tests.support.waiting import SETTLE_S
+from xoff.desired.models import FabricState
+from xoff.lab import daemons, names, netns, tenant_vrfs
+from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.state import FABRIC_FILE, LabState
+from xoff.lab.teardown import down
+
+pytestmark = pytest.mark.lab
+LAB = f"ev{os.getpid()}"
+TENANTS = (
+    "tenants:\n  - {name: blue, hosts: ['gpu{1..2}']}\n  - {name: red, hosts: ['gpu{3..4}'], share_lossless: true}\n"
+)
+
+
+def small_fabric(target: Path) -> Path:
+    """lab-mini cut to the compute network's leaf1, leaf2 and spine1 (SONiC) and the four GPU hosts."""
+    shutil.copytree(ROOT / "inventory" / "lab-mini", target)
+    devices = target / "devices.yaml"
+    kept = []
+    skip = False
+    for line in devices.read_text(encoding="utf-8").splitlines():
+        if line.startswith(("  - {name: spine2", "  - {name: sleaf1")) or "network: storage" in line:
+            skip = not line.rstrip().endswith("}") or line.count("{") > line.count("}")
+            continue
+        if skip:
+            skip = not line.rstrip().endswith("}")
+            continue
+        kept.append(line)
+    devices.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    cabling = target / "cabling.yaml"
+    cabling.write_text(
+        "cabling:\n"
+        '  - {kind: leaf_spine, leaves: "leaf{1..2}", spines: spine1}\n'
+        '  - {kind: rail_optimized, hosts: "gpu{1..4}", leaves: [leaf1, leaf2]}\n',
+        encoding="utf-8",
+    )
+    (target / "tenants.yaml").write_text(TENANTS, encoding="utf-8")
+    return target
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[tuple[LabState, FabricState]]:
+    root = Path(tempfile.mkdtemp(prefix="xoff-evpn-labs-"))
+    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
+    old = os.environ.get("XOFF_LAB_DIR")
+    os.environ["XOFF_LAB_DIR"] = str(root)
+    try:
+        up(small_fabric(root / "intent"), LAB, remap_addresses=True)
+        state = resolve(LAB)
+        fabric = FabricState.model_validate_json((state.dir / FABRIC_FILE).read_text(encoding="utf-8"))
+        yield state, fabric
+    finally:
+        with contextlib.suppress(LabError):
+            down(LAB)
+        assert netns.names(f"xl-{LAB}-") == []
+        shutil.rmtree(root, ignore_errors=True)
+        if old is None:
+            os.environ.pop("XOFF_LAB_DIR", None)
+        else:
+            os.environ["XOFF_LAB_DIR"] = old
+
+
+def vtysh(state: LabState, switch: str, command: str) -> object:
+    run = subprocess.run(
+        ["ip", "netns", "exec", names.namespace(LAB, switch), *daemons.vtysh_argv(state.dir, switch, command)],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    return json.loads(run.stdout or "{}")
+
+
+def bgp_routes(state: LabState, switch: str, vrf: str) -> dict[str, str]:
+    """FRR's selected, installed BGP routes of a VRF: prefix -> the interface of its first next hop."""
+    table = vtysh(state, switch, f"show ip route vrf {vrf} json")
+    assert isinstance(table, dict)
+    out: dict[str, str] = {}
+    for prefix, entries in table.items():
+        for e in entries:
+            if e.get("protocol") == "bgp" and e.get("selected") and e.get("installed"):
+                out[prefix] = e["nexthops"][0].get("interfaceName", "")
+    return out
+
+
+def kernel_routes(switch_netns: str, vrf: str) -> set[str]:
+    ns = f"{switch_netns}{tenant_vrfs.SEP}{vrf}"
+    found = json.loads(netns.ip(["-j", "-4", "route", "show", "proto", "bgp"], netns=ns).stdout or "[]")
+    return {r["dst"] for r in found}
+
+
+def host_links(fabric: FabricState, leaf: str, vrf: str) -> set[str]:
+    return {n for v in fabric.devices[leaf].vrfs if v.name == vrf for n in v.networks}
+
+
+def wait_for_routes(state: LabState, fabric: FabricState) -> dict[tuple[str, str], dict[str, str]]:
+    """Every (leaf, VRF) table once it holds the other leaf's links of that VRF (or the last look)."""
+    pairs = [
+        (leaf, other, vrf)
+        for leaf, other in (("leaf1", "leaf2"), ("leaf2", "leaf1"))
+        for vrf in ("Vrf-blue", "Vrf-red")
+    ]
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        seen = {(leaf, vrf): bgp_routes(state, leaf, vrf) for leaf, _, vrf in pairs}
+        if all(host_links(fabric, other, vrf) <= set(seen[leaf, vrf]) for leaf, other, vrf in pairs):
+            return seen
+        if time.monotonic() > deadline:
+            return seen
+        time.sleep(0.5)
+
+
+def test_each_tenant_reaches_its_own_links_across_the_spine_and_no_other(
+    lab: tuple[LabState, FabricState],
+) -> None:
+    state, fabric = lab
+    seen = wait_for_routes(state, fabric)
+    vni = {v.name: v.vni for v in fabric.devices["leaf1"].vrfs}
+    assert vni == {"Vrf-blue": 50001, "Vrf-red": 50002}
+    for leaf, other in (("leaf1", "leaf2"), ("leaf2", "leaf1")):
+        for vrf, foreign in (("Vrf-blue", "Vrf-red"), ("Vrf-red", "Vrf-blue")):
+            theirs = host_links(fabric, other, vrf)
+            assert theirs and theirs <= set(seen[leaf, vrf]), (leaf, vrf, seen[leaf, vrf])
+            assert {seen[leaf, vrf][p] for p in theirs} == {f"br{vni[vrf]}"}  # over the tenant's own L3 VNI
+            assert not theirs & set(seen[leaf, foreign]), (leaf, foreign)  # never in the other tenant's table
+            assert not theirs & host_links(fabric, leaf, foreign)
+            kernel = kernel_routes(names.namespace(LAB, leaf), vrf)
+            assert theirs <= kernel and not theirs & kernel_routes(names.namespace(LAB, leaf), foreign)
+        underlay = vtysh(state, leaf, "show ip route json")
+        assert isinstance(underlay, dict)
+        tenant_links = host_links(fabric, other, "Vrf-blue") | host_links(fabric, other, "Vrf-red")
+        assert not tenant_links & set(underlay)  # the default VRF carries no tenant's link

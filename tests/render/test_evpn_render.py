@@ -5,12 +5,10 @@ spine (checked by the real vtysh/bgpd)."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.evpn import TENANTS, sonic_only
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
@@ -18,29 +16,10 @@ from xoff.platforms.frr.check import check_frr_conf
 from xoff.platforms.sonic.yang import validate_config_db
 from xoff.render import render_fabric
 
-EOS_SPINE = "  - {name: spine2, role: spine, platform: eos, asic: tomahawk5, mgmt: 198.19.252.12,\n"
-EOS_PORTS = '     ports: [{name: "Ethernet{1..4}/1", speed: 400G, use: downlink}]}\n'
-SONIC_SPINE = "  - {name: spine2, role: spine, mgmt: 198.19.252.12}\n"
-TENANTS = (
-    "- {name: blue, hosts: ['gpu{1..2}'], vni: 50001}\n  - {name: red, hosts: ['gpu{3..4}'], share_lossless: true}"
-)
-
-
-def sonic_only(tmp_path: Path, items: str = TENANTS) -> Path:
-    """lab-mini with both spines SONiC (its EOS spine renders no EVPN) and two tenants."""
-    target = tmp_path / "lab-mini"
-    shutil.copytree(ROOT / "inventory" / "lab-mini", target)
-    devices = target / "devices.yaml"
-    text = devices.read_text(encoding="utf-8")
-    assert EOS_SPINE + EOS_PORTS in text
-    devices.write_text(text.replace(EOS_SPINE + EOS_PORTS, SONIC_SPINE), encoding="utf-8")
-    (target / "tenants.yaml").write_text(f"tenants:\n  {items}\n", encoding="utf-8")
-    return target
-
 
 @pytest.fixture(scope="module")
 def state(tmp_path_factory: pytest.TempPathFactory) -> FabricState:
-    return build_fabric_state(load_intent(sonic_only(tmp_path_factory.mktemp("evpn"))))
+    return build_fabric_state(load_intent(sonic_only(tmp_path_factory.mktemp("evpn"), TENANTS)))
 
 
 def files_of(state: FabricState, device: str) -> dict[str, str]:

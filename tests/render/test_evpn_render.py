@@ -5,6 +5,7 @@ spine (checked by the real vtysh/bgpd)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from tests.support.evpn import TENANTS, sonic_only
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
+from xoff.lab.emulators.cumulus.schema import CommandError, check_set
 from xoff.platforms.frr.check import check_frr_conf
 from xoff.platforms.sonic.yang import validate_config_db
 from xoff.render import render_fabric
@@ -73,3 +75,33 @@ def test_spine_frr_passes_type5_routes_on_with_the_vtep_as_next_hop(state: Fabri
     assert "advertise-all-vni" not in text and "\nvrf " not in text
     result = check_frr_conf(text)
     assert result.ok, result.problems
+
+
+LEAVES = '  - {name: "leaf{1..2}", role: leaf, mgmt: 198.19.252.21}'
+CUMULUS_LEAVES = (
+    '  - {name: "leaf{1..2}", role: leaf, platform: cumulus, asic: spectrum4, mgmt: 198.19.252.21,\n'
+    '     ports: [{name: "swp{1..4}", speed: 400G, use: downlink}, {name: "swp{5..8}", speed: 400G, use: uplink}]}'
+)
+
+
+def test_cumulus_nvue_l3vni_commands_pass_the_nvue_object_model(tmp_path: Path) -> None:
+    target = sonic_only(tmp_path, TENANTS)
+    devices = target / "devices.yaml"
+    devices.write_text(devices.read_text(encoding="utf-8").replace(LEAVES, CUMULUS_LEAVES), encoding="utf-8")
+    state = build_fabric_state(load_intent(target))
+    lines = [ln for ln in files_of(state, "leaf1")["nvue-commands.txt"].splitlines() if ln.startswith("nv set ")]
+    for line in (
+        "nv set evpn enable on",
+        "nv set nve vxlan source address 198.18.255.3",
+        "nv set vrf Vrf-blue evpn vni 50001",
+        "nv set vrf Vrf-blue router bgp rd 198.18.255.3:50001",
+        "nv set vrf Vrf-blue router bgp route-import from-evpn route-target 50001:50001",
+        "nv set vrf Vrf-blue router bgp route-export to-evpn route-target 50001:50001",
+        "nv set vrf Vrf-red router bgp address-family ipv4-unicast route-export to-evpn enable on",
+        "nv set vrf default router bgp neighbor 198.18.0.0 address-family l2vpn-evpn enable on",
+    ):
+        assert line in lines, line
+    for line in lines:
+        check_set(line.split()[2:])  # raises CommandError on what NVUE refuses
+    with pytest.raises(CommandError):
+        check_set(["vrf", "Vrf-blue", "evpn", "vni", "16777215"])  # out of NVUE's range

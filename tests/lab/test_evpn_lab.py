@@ -33,6 +33,7 @@ from xoff.lab.teardown import down
 
 pytestmark = pytest.mark.lab
 LAB = f"ev{os.getpid()}"
+INTENT_DIR: list[Path] = []  # the module lab's intent copy
 TENANTS = (
     "tenants:\n  - {name: blue, hosts: ['gpu{1..2}']}\n  - {name: red, hosts: ['gpu{3..4}'], share_lossless: true}\n"
 )
@@ -72,6 +73,7 @@ def lab() -> Iterator[tuple[LabState, FabricState]]:
     os.environ["XOFF_LAB_DIR"] = str(root)
     try:
         up(small_fabric(root / "intent"), LAB, remap_addresses=True)
+        INTENT_DIR.append(root / "intent")
         state = resolve(LAB)
         fabric = FabricState.model_validate_json((state.dir / FABRIC_FILE).read_text(encoding="utf-8"))
         yield state, fabric
@@ -208,3 +210,10 @@ def test_the_data_plane_carries_a_tenant_to_its_own_addresses_only(lab: tuple[La
     assert answer == "reply"
     refused = echo(blue1, src, port_address(fabric, "leaf2", "Vrf-red"), 2.0)
     assert refused.startswith("OSError") and "unreachable" in refused, refused
+
+
+def test_a_second_lab_up_keeps_the_tenant_vrfs_and_their_routes(lab: tuple[LabState, FabricState]) -> None:
+    state, fabric = lab
+    up(INTENT_DIR[-1], LAB, remap_addresses=True)  # completes: the tenant ports are found in their VRFs
+    seen = wait_for_routes(state, fabric)
+    assert host_links(fabric, "leaf2", "Vrf-blue") <= set(seen["leaf1", "Vrf-blue"])

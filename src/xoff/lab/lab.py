@@ -310,8 +310,9 @@ def _make_topology(p: LabPlan, report: UpReport, progress: ProgressHook = no_pro
     def has(device: str, ifname: str) -> bool:
         if device in fresh:
             return False
-        if device not in present:
-            present[device] = netns.links(p.devices[device].netns)
+        if device not in present:  # a tenant port lives in its VRF's namespace (tenant_vrfs)
+            ns = p.devices[device].netns
+            present[device] = netns.links(ns).union(*(netns.links(v) for v in tenant_vrfs.namespaces(ns)))
         return ifname in present[device]
 
     links = [lk for lk in p.links if not has(lk.a.device, lk.a.ifname)]

@@ -5,7 +5,8 @@ Shown by the routing tables: a blue host link of leaf1 is in Vrf-blue's table on
 kernel table of the VRF), as a BGP route over the blue VNI's VXLAN device, and in no table of Vrf-red,
 and the reverse; the underlay's default table carries neither tenant's links. The data plane carries it too
 (this machine has no ``ping``: an ICMP echo from a raw socket): from leaf1's blue VRF, leaf2's blue port
-answers over the VXLAN tunnel, while leaf2's red port is unreachable (no route in the blue table).
+answers over the VXLAN tunnel, while leaf2's red port is unreachable (no route in the blue table); host to host,
+gpu1 (blue) reaches gpu2's NIC on the other leaf and not gpu3's (red). A second ``lab up`` keeps it all.
 """
 
 from __future__ import annotations
@@ -118,8 +119,21 @@ def host_links(fabric: FabricState, leaf: str, vrf: str) -> set[str]:
     return {n for v in fabric.devices[leaf].vrfs if v.name == vrf for n in v.networks}
 
 
+def sessions_up(state: LabState, switch: str) -> bool:
+    """Every underlay BGP session of the switch is Established."""
+    summary = vtysh(state, switch, "show bgp summary json")
+    assert isinstance(summary, dict)
+    peers = summary.get("ipv4Unicast", {}).get("peers", {})
+    return bool(peers) and all(p.get("state") == "Established" for p in peers.values())
+
+
 def wait_for_routes(state: LabState, fabric: FabricState) -> dict[tuple[str, str], dict[str, str]]:
-    """Every (leaf, VRF) table once it holds the other leaf's links of that VRF (or the last look)."""
+    """Every (leaf, VRF) table once it holds the other leaf's links of that VRF (or the last look). Two waits, each
+    with its own bound: the underlay's sessions (on a busy machine FRR's connect retries alone can take a minute
+    or more, as in every lab), then the type-5 routes over them."""
+    deadline = time.monotonic() + SETTLE_S
+    while not all(sessions_up(state, sw) for sw in ("leaf1", "leaf2", "spine1")) and time.monotonic() < deadline:
+        time.sleep(0.5)
     pairs = [
         (leaf, other, vrf)
         for leaf, other in (("leaf1", "leaf2"), ("leaf2", "leaf1"))
@@ -217,3 +231,45 @@ def test_a_second_lab_up_keeps_the_tenant_vrfs_and_their_routes(lab: tuple[LabSt
     up(INTENT_DIR[-1], LAB, remap_addresses=True)  # completes: the tenant ports are found in their VRFs
     seen = wait_for_routes(state, fabric)
     assert host_links(fabric, "leaf2", "Vrf-blue") <= set(seen["leaf1", "Vrf-blue"])
+
+
+def _address(fabric: FabricState, device: str, port: str) -> str:
+    return fabric.devices[device].interfaces[port].addresses[0].split("/")[0]
+
+
+def _gateway(fabric: FabricState, host: str, netdev: str) -> str:
+    """The leaf's address on the host NIC's link."""
+    peer = fabric.devices[host].interfaces[netdev].peer
+    assert peer is not None
+    return _address(fabric, peer.device, peer.port)
+
+
+def test_a_host_reaches_its_own_tenant_on_the_other_leaf_and_not_the_other_tenant(
+    lab: tuple[LabState, FabricState],
+) -> None:
+    """gpu1 (blue, eth0 on leaf1) to gpu2's eth1 (blue, on leaf2) answers over the tunnel; to gpu3's eth1 (red, on
+    leaf2) it does not, although every host has the route a fabric would give it (to the far NIC through its own
+    leaf, and back): only the VRFs keep the tenants apart. The hosts' NIC addresses are what a host push sets (the
+    lab brings hosts up without them), set here with ip as that push would."""
+    state, fabric = lab
+    wait_for_routes(state, fabric)
+    src = _address(fabric, "gpu1", "eth0")
+    own, other = _address(fabric, "gpu2", "eth1"), _address(fabric, "gpu3", "eth1")
+    routes = [
+        ("gpu1", f"{own}/32", _gateway(fabric, "gpu1", "eth0")),
+        ("gpu1", f"{other}/32", _gateway(fabric, "gpu1", "eth0")),
+        ("gpu2", f"{src}/32", _gateway(fabric, "gpu2", "eth1")),
+        ("gpu3", f"{src}/32", _gateway(fabric, "gpu3", "eth1")),
+    ]
+    for host, netdev in (("gpu1", "eth0"), ("gpu2", "eth1"), ("gpu3", "eth1")):  # what the host push gives them
+        address = fabric.devices[host].interfaces[netdev].addresses[0]
+        netns.ip(["addr", "replace", address, "dev", netdev], netns=names.namespace(LAB, host))
+    for host, prefix, via in routes:
+        netns.ip(["route", "replace", prefix, "via", via], netns=names.namespace(LAB, host))
+    gpu1 = names.namespace(LAB, "gpu1")
+    deadline = time.monotonic() + SETTLE_S
+    answer = echo(gpu1, src, own, 2.0)
+    while answer != "reply" and time.monotonic() < deadline:  # the tunnel's neighbour entries may lag the routes
+        answer = echo(gpu1, src, own, 2.0)
+    assert answer == "reply"
+    assert echo(gpu1, src, other, 2.0) != "reply"

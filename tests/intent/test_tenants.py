@@ -60,7 +60,18 @@ BAD: list[tuple[str, str, str]] = [
         "lab-mini",
         "- {name: blue, hosts: [gpu1], colour: blue}",
         "2:33: tenants[0].colour: unknown key (allowed: gpus, hosts, lossless_class, membership, name, nics, pkey,"
-        " service_level, share_lossless, vrf)",
+        " service_level, share_lossless, vni, vrf)",
+    ),
+    (
+        "lab-mini",  # spine2 is EOS, which renders no EVPN: a written VNI cannot be carried
+        "- {name: blue, hosts: [gpu1], vni: 50010}",
+        "2:38: tenants[0].vni: eos cannot carry VNI 50010 on spine2: it renders no VXLAN-EVPN (allowed: switches"
+        " of a platform that renders EVPN, or no vni)",
+    ),
+    (
+        "lab-mini",
+        "- {name: blue, hosts: [gpu1], vni: 0}",
+        "2:38: tenants[0].vni: 0 is out of range (allowed: 1..65535)",
     ),
     (
         "ib-pod",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.evpn import sonic_only
 from tests.support.paths import ROOT
 from xoff.contracts.observed import Snapshot
 from xoff.desired.build import build_fabric_state
@@ -67,6 +68,28 @@ def underlay_originates_blue(state: FabricState) -> FabricState:
     assert bgp is not None
     blue = leaf1(state).vrfs[0]
     return device(state, "leaf1", bgp=bgp.model_copy(update={"networks": [*bgp.networks, blue.networks[0]]}))
+
+
+def leaf_vrf(state: FabricState, leaf: str, name: str, **changes: object) -> FabricState:
+    vrfs = [v.model_copy(update=changes) if v.name == name else v for v in state.devices[leaf].vrfs]
+    return device(state, leaf, vrfs=vrfs)
+
+
+def red_takes_blue_vni(state: FabricState) -> FabricState:
+    return leaf_vrf(state, "leaf2", "Vrf-red", vni=50001)
+
+
+def leaf2_blue_other_vni(state: FabricState) -> FabricState:
+    return leaf_vrf(state, "leaf2", "Vrf-blue", vni=50009)
+
+
+def leaf2_blue_other_rt(state: FabricState) -> FabricState:
+    return leaf_vrf(state, "leaf2", "Vrf-blue", route_target="50009:50009")
+
+
+def sonic_spines(tmp_path: Path, items: str) -> FabricState:
+    """lab-mini with both spines SONiC, which renders EVPN: its tenants get L3 VNIs."""
+    return build_fabric_state(load_intent(sonic_only(tmp_path, items)))
 
 
 def without_other_partitions(state: FabricState) -> FabricState:
@@ -141,6 +164,56 @@ CASES: list[tuple[str, str, str, str | None, Edit, Status, list[str]]] = [
         Status.SKIPPED,
         ["no tenant VRF in this fabric (no RoCE tenants in the intent, or none observed)"],
     ),
+    ("vni-clean", "tenant.vni_unique", "evpn", TWO_ROCE, same, Status.SUCCESS, []),
+    (
+        "vni-shared",
+        "tenant.vni_unique",
+        "evpn",
+        TWO_ROCE,
+        red_takes_blue_vni,
+        Status.FAILURE,
+        [
+            "leaf2: VRF Vrf-red - L3 VNI 50001 also used by tenant blue (leaf1 Vrf-blue) - Expected: one tenant per"
+            " VNI Actual: blue, red"
+        ],
+    ),
+    (
+        "vni-none",  # lab-mini's EOS spine renders no EVPN: its tenants stay leaf-local, with no VNI
+        "tenant.vni_unique",
+        "lab-mini",
+        TWO_ROCE,
+        same,
+        Status.SKIPPED,
+        ["no tenant VRF with an L3 VNI in this fabric (no EVPN tenants in the intent, or no VNI observed)"],
+    ),
+    ("evpn-clean", "tenant.evpn_consistent", "evpn", TWO_ROCE, same, Status.SUCCESS, []),
+    (
+        "evpn-vni",
+        "tenant.evpn_consistent",
+        "evpn",
+        TWO_ROCE,
+        leaf2_blue_other_vni,
+        Status.FAILURE,
+        ["leaf2: VRF Vrf-blue - L3 VNI of tenant blue - Expected: 50001 (as leaf1) Actual: 50009"],
+    ),
+    (
+        "evpn-rt",
+        "tenant.evpn_consistent",
+        "evpn",
+        TWO_ROCE,
+        leaf2_blue_other_rt,
+        Status.FAILURE,
+        ["leaf2: VRF Vrf-blue - route target of tenant blue - Expected: 50001:50001 (as leaf1) Actual: 50009:50009"],
+    ),
+    (
+        "evpn-none",
+        "tenant.evpn_consistent",
+        "lab-mini",
+        None,
+        same,
+        Status.SKIPPED,
+        ["no tenant VRF with an L3 VNI in this fabric (no EVPN tenants in the intent, or no VNI observed)"],
+    ),
     ("pkey-clean", "tenant.pkey_leak", "ib-pod", TWO_IB, without_other_partitions, Status.SUCCESS, []),
     (
         "pkey-shared-partition",
@@ -193,7 +266,8 @@ def test_tenant_check(
     status: Status,
     first: list[str],
 ) -> None:
-    (result,) = run_checks(edit(fabric(tmp_path, inventory, items)), [check])
+    built = sonic_spines(tmp_path, items or "") if inventory == "evpn" else fabric(tmp_path, inventory, items)
+    (result,) = run_checks(edit(built), [check])
     assert result.status is status, result
     if status is Status.SKIPPED:
         assert [result.message] == first

@@ -9,7 +9,7 @@ from xoff.desired.builders.load_balancing import build_load_balancing
 from xoff.desired.builders.placement import build_placements
 from xoff.desired.builders.qos import build_qos, cnp, roce_tos
 from xoff.desired.builders.switch import build_bgp, build_static_routes, build_switch_interfaces, build_watchdog
-from xoff.desired.builders.tenants import bind_vrfs, tenant_ports
+from xoff.desired.builders.tenants import bind_vrfs, carries_evpn, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
 from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
@@ -122,6 +122,8 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
     interfaces, bgp, vrfs = bind_vrfs(
         tenant_ports(facts, sw), build_switch_interfaces(facts, sw, policy), build_bgp(facts, sw)
     )
+    if bgp is not None and carries_evpn(facts, sw):
+        bgp = bgp.model_copy(update={"evpn": True})
     buffers = watchdog = None
     if policy is not None and qos is not None:
         lossless_ports = [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]

@@ -60,6 +60,9 @@ class Bgp(State):
     max_paths: int
     neighbors: list[BgpNeighbor]
     networks: list[str] = Field(description="prefixes this router originates")
+    evpn: bool = Field(
+        default=False, description="it carries l2vpn evpn (tenant VRFs' type-5 routes; a spine passes them on)"
+    )
 
 
 class Vrf(State):
@@ -70,6 +73,10 @@ class Vrf(State):
     networks: list[str] = Field(default_factory=list, description="prefixes the VRF's BGP originates")
     lossless_priority: int | None = Field(default=None, description="the priority of the tenant's lossless class")
     share_lossless: bool = Field(default=False, description="the intent lets it share a lossless PG with others")
+    vni: int | None = Field(default=None, description="its L3 VNI (VXLAN-EVPN across the spines); None: leaf-local")
+    route_target: str | None = Field(
+        default=None, description="the route target its type-5 routes carry and import (VNI:VNI), with vni"
+    )
 
 
 class Scheduler(State):

@@ -95,6 +95,7 @@ class Tenant:
     lossless_class: str | None  # RoCE only
     lossless_priority: int | None  # RoCE only: the class's priority (its PFC priority and PG)
     share_lossless: bool
+    vni: int | None = None  # RoCE only: the VRF's L3 VNI when the tenant is carried by VXLAN-EVPN
 
     def hosts(self) -> list[str]:
         return list(dict.fromkeys(h for h, _ in self.nics))

@@ -9,6 +9,7 @@ from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand
 from xoff.intent.resolved import Host, Link, Switch, Tenant
+from xoff.intent.tenant_vni import allocate_vnis, refuse_vni
 from xoff.intent.tenants import TenantSpec
 from xoff.intent.yamlsource import Path_
 from xoff.platforms.registry import get_platform
@@ -23,8 +24,9 @@ def resolve_tenants(
 ) -> list[Tenant]:
     """Every tenant the intent names, or none when one of them is wrong (each problem reported)."""
     before = len(ctx.problems)
-    out: list[tuple[int, Tenant]] = []
+    found: list[tuple[int, Tenant, TenantSpec, bool]] = []
     owner: dict[tuple[str, str], str] = {}
+    transit = _transit(switches, links, hosts)
     for k, spec in enumerate(ctx.doc.tenants):
         path: Path_ = ("tenants", k)
         written = _owned(ctx, path, spec, hosts)
@@ -37,8 +39,10 @@ def resolve_tenants(
             owner.setdefault(nic, spec.name)
         tenant = _settings(ctx, path, spec, nics)
         if tenant is not None:
-            out.append((k, tenant))
-            _renderable(ctx, path, spec, tenant, _leaves(tenant, switches, links))
+            leaves = _leaves(tenant, switches, links)
+            _renderable(ctx, path, spec, tenant, leaves)
+            found.append((k, tenant, spec, tenant.vrf is not None and refuse_vni(ctx, path, spec, leaves, transit)))
+    out = allocate_vnis(ctx, found)
     _unique(ctx, out)
     return [t for _, t in out] if len(ctx.problems) == before else []
 
@@ -113,7 +117,7 @@ def _settings(ctx: Context, path: Path_, spec: TenantSpec, nics: list[tuple[str,
 
 
 def _ib_tenant(ctx: Context, path: Path_, spec: TenantSpec, nics: list[tuple[str, str]]) -> Tenant | None:
-    for field in ("vrf", "lossless_class", "share_lossless"):
+    for field in ("vrf", "vni", "lossless_class", "share_lossless"):
         if field in spec.model_fields_set:
             ctx.report((*path, field), f"{field} is for a RoCE compute network; this one is InfiniBand (allowed: pkey)")
     if spec.pkey is None:
@@ -183,6 +187,12 @@ def _leaves(tenant: Tenant, switches: dict[str, Switch], links: list[Link]) -> l
             if end in nics and other[0] in switches:
                 out.setdefault(other[0], switches[other[0]])
     return list(out.values())
+
+
+def _transit(switches: dict[str, Switch], links: list[Link], hosts: dict[str, Host]) -> list[Switch]:
+    """The compute network's switches cabled to no host (spines, super-spines): every tenant crosses them."""
+    facing = {end[0] for link in links for end, other in ((link.a, link.b), (link.b, link.a)) if other[0] in hosts}
+    return [s for s in switches.values() if s.network == COMPUTE and s.name not in facing]
 
 
 def _renderable(ctx: Context, path: Path_, spec: TenantSpec, tenant: Tenant, leaves: list[Switch]) -> None:

@@ -1,7 +1,8 @@
 """Tenants: who owns which hosts, NICs or GPUs, and how the compute network keeps them apart.
 
 On InfiniBand a tenant is a partition (its PKey, membership and service level); on RoCE a VRF on the
-leaves its NICs are cabled to, with a lossless class of the network's policy (the fabric's by default).
+leaves its NICs are cabled to, with a lossless class of the network's policy (the fabric's by default),
+carried across the spines by VXLAN-EVPN with an L3 VNI of its own where every leaf's platform renders EVPN.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from xoff.intent.base import IntentModel
-from xoff.intent.types import Name, PKey, ServiceLevel
+from xoff.intent.types import L3Vni, Name, PKey, ServiceLevel
 
 
 class TenantSpec(IntentModel):
@@ -49,6 +50,12 @@ class TenantSpec(IntentModel):
     )
     vrf: Name | None = Field(
         default=None, description="RoCE: the tenant's VRF on the leaves; default: Vrf-<name>", examples=["VrfBlue"]
+    )
+    vni: L3Vni | None = Field(
+        default=None,
+        description="RoCE: the tenant VRF's L3 VNI (VXLAN-EVPN type-5 routes across the spines); default: allocated "
+        "from 50001 upward in tenant order, skipping the VNIs tenants write",
+        examples=[50010],
     )
     lossless_class: str | None = Field(
         default=None,

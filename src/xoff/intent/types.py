@@ -70,6 +70,9 @@ def schema_range(lo: int, hi: int) -> WithJsonSchema:
 
 Priority = Annotated[int, in_range(0, 7, "priority"), schema_range(0, 7)]
 Dscp = Annotated[int, in_range(0, 63, "DSCP"), schema_range(0, 63)]
+# an L3 VNI xoff renders: 24 bits in VXLAN (RFC 7348), but the RD (router-id:VNI, RFC 4364 §4.2 type 1) and RT
+# (VNI:VNI) it derives carry it in 16 bits
+L3Vni = Annotated[int, in_range(1, 65535, "L3 VNI"), schema_range(1, 65535)]
 TrafficClass = Annotated[int, in_range(0, 7, "traffic class"), schema_range(0, 7)]
 QueueId = Annotated[int, in_range(0, 7, "queue"), schema_range(0, 7)]
 Percent = Annotated[int, in_range(0, 100, "percentage"), schema_range(0, 100)]

@@ -21,10 +21,11 @@ import importlib.util
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from xoff.desired.models import Device, FabricState
-from xoff.lab import credentials
+from xoff.lab import credentials, tenant_vrfs
 from xoff.lab.ibsim import UMAD2SIM, client_env, host_diag_wrappers, host_nodes, topology
 from xoff.lab.netns import NETNS_DIR
 from xoff.lab.processes import ProcessSpec
@@ -115,12 +116,14 @@ def frr_specs(lab_dir: Path, device: Device, fabric: FabricState, plan: DevicePl
     d.mkdir(parents=True, exist_ok=True)
     underlay = device.model_copy(update={"static_routes": []})  # a push brings them (factory = underlay)
     _write_once(d / "frr.conf", render_frr_conf(underlay, fabric))
-    _write_once(d / "zebra.conf", f"hostname {device.name}\n")
+    _write_once(d / "zebra.conf", tenant_vrfs.zebra_conf(device))
     _write_once(d / "staticd.conf", f"hostname {device.name}\n")
     _write_once(d / "vtysh.conf", "")
     shutil.chown(d, FRR_USER, FRR_USER)  # the daemons drop to user frr and write their pid and socket files here
     common = ["-P", "0", "-z", str(d / "zserv.api"), "--vty_socket", str(d)]
-    return [
+    scratch = d / "vrf-netns"  # zebra's own /run/netns (tenant_vrfs)
+    scratch.mkdir(exist_ok=True)
+    specs = [
         ProcessSpec(
             key=f"{device.name}/{name}",
             role=name,
@@ -137,6 +140,9 @@ def frr_specs(lab_dir: Path, device: Device, fabric: FabricState, plan: DevicePl
             ("staticd", STATICD, "staticd.conf", "staticd.vty"),  # registers with zebra like bgpd
         )
     ]
+    zebra = specs[0]
+    specs[0] = replace(zebra, argv=tenant_vrfs.with_vrf_mounts(device, plan, scratch, zebra.argv))
+    return specs
 
 
 def vtysh_argv(lab_dir: Path, device: str, command: str) -> list[str]:

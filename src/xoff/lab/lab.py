@@ -23,7 +23,7 @@ from pathlib import Path
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.lab import credentials, daemons, names, netns, processes
+from xoff.lab import credentials, daemons, names, netns, processes, tenant_vrfs
 from xoff.lab.gnmi import lab as gnmi_lab
 from xoff.lab.processes import ProcessSpec
 from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
@@ -176,6 +176,9 @@ def up(
         t1 = time.perf_counter()
         report.phases["plan"] = t1 - t0
         fresh = _make_topology(p, report, progress)
+        for n, dp in p.devices.items():
+            if dp.kind == "switch":
+                tenant_vrfs.set_up(fabric.devices[n], dp)
         t2 = time.perf_counter()
         report.phases["topology"] = t2 - t1
         hosts = [fabric.devices[n] for n in fresh if p.devices[n].kind == "host"]
@@ -308,8 +311,9 @@ def _make_topology(p: LabPlan, report: UpReport, progress: ProgressHook = no_pro
     def has(device: str, ifname: str) -> bool:
         if device in fresh:
             return False
-        if device not in present:
-            present[device] = netns.links(p.devices[device].netns)
+        if device not in present:  # a tenant port lives in its VRF's namespace (tenant_vrfs)
+            ns = p.devices[device].netns
+            present[device] = netns.links(ns).union(*(netns.links(v) for v in tenant_vrfs.namespaces(ns)))
         return ifname in present[device]
 
     links = [lk for lk in p.links if not has(lk.a.device, lk.a.ifname)]

@@ -72,11 +72,22 @@ def _strings(value: Any) -> Iterable[str]:
 
 def addresses(fabric: FabricState, management: Management) -> list[str]:
     """Every IP address or prefix written in the fabric (values only; map keys are names)."""
-    found = [s for s in _strings(fabric.model_dump(mode="json")) if _V4.match(s) or (":" in s and _V6.match(s))]
+    found = [
+        s for s in _strings(fabric.model_dump(mode="json")) if _V4.match(s) or (":" in s and _V6.match(s) and _ip(s))
+    ]
     found.append(str(management.prefix))
     if management.gateway is not None:
         found.append(str(management.gateway))
     return found
+
+
+def _ip(text: str) -> bool:
+    """An address or prefix, not a look-alike (a route target ``50001:50001`` has colons too)."""
+    try:
+        ip_interface(text)
+    except ValueError:
+        return False
+    return True
 
 
 def unsafe(fabric: FabricState, management: Management) -> list[str]:

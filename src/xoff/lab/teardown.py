@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from xoff.lab import names, netns, processes
+from xoff.lab import names, netns, processes, tenant_vrfs
 from xoff.lab.lab import LabError, labs, locked, resolve
 from xoff.lab.state import LabState, load
 from xoff.progress import ProgressHook, no_progress, stage
@@ -77,6 +77,7 @@ def _down(state: LabState, progress: ProgressHook = no_progress) -> DownReport:
             left += processes.stop(chosen)
             steps.step(", ".join(group) or "the rest", f"{len(chosen)} stopped")
     namespaces = [dr.netns for dr in state.devices.values() if netns.exists(dr.netns)]
+    namespaces += [ns for dr in state.devices.values() for ns in tenant_vrfs.namespaces(dr.netns)]
     with stage(progress, "namespaces", 2) as steps:
         inside = [pid for pids in netns.pids_by_namespace(namespaces).values() for pid in pids]
         left += processes.stop_pids([(pid, processes.start_ticks(pid)) for pid in inside])  # all at once: one wait

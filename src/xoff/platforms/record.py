@@ -105,6 +105,8 @@ class Platform:
     load_balancing: LoadBalancingSupport | None = None  # what of intent load_balancing it renders (None: nothing)
     # the VRF names it takes (a full-match regular expression); None: it renders no tenant VRF
     vrf_names: str | None = None
+    # it carries a tenant VRF across the spines as VXLAN-EVPN (an L3 VNI per VRF, type-5 routes)
+    evpn: bool = False
 
     def __post_init__(self) -> None:
         if self.strategy is not None and (self.transport is None or self.capabilities is None):

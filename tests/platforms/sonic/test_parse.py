@@ -62,6 +62,7 @@ def expected(device: Device, *, pfc_to_pg: bool = True) -> dict[str, Any]:
         "hwsku": device.hwsku,
         "interfaces": interfaces,
         "vrfs": sorted(v.name for v in device.vrfs),
+        "vrf_vnis": {v.name: v.vni for v in device.vrfs},
         "bgp": {"asn": device.bgp.asn, "neighbors": device.bgp.neighbors},
         "qos": qos,
         "buffers": buffers,
@@ -89,6 +90,19 @@ def test_round_trip_of_tenant_vrfs(states: dict[str, FabricState]) -> None:
     tenant = leaf.model_copy(update={"interfaces": bound, "vrfs": [Vrf(name="Vrf-blue", tenant="blue")]})
     parsed = parse_config_db(build_config_db(tenant, state))
     assert parsed["vrfs"] == ["Vrf-blue"] and parsed["interfaces"]["Ethernet0"]["vrf"] == "Vrf-blue"
+    assert dict(parsed) == expected(tenant)
+
+
+def test_round_trip_of_evpn_vrfs(states: dict[str, FabricState]) -> None:
+    """A tenant VRF's L3 VNI (VRF ``vni``) reads back as rendered; the VXLAN tables are not modelled."""
+    state = states["lab-mini"]
+    leaf = state.devices["leaf1"]
+    bound = {n: i.model_copy(update={"vrf": "Vrf-blue"}) if n == "Ethernet0" else i for n, i in leaf.interfaces.items()}
+    vrfs = [Vrf(name="Vrf-blue", tenant="blue", vni=50001, route_target="50001:50001")]
+    tenant = leaf.model_copy(update={"interfaces": bound, "vrfs": vrfs})
+    db = build_config_db(tenant, state)
+    parsed = parse_config_db(db, ignore_tables=[t for t in db if t.startswith(("VXLAN", "VLAN"))])
+    assert parsed["vrf_vnis"] == {"Vrf-blue": 50001}
     assert dict(parsed) == expected(tenant)
 
 

@@ -44,11 +44,26 @@ def bind_vrfs(
             tenant=tenant.name,
             lossless_priority=tenant.lossless_priority,
             share_lossless=tenant.share_lossless,
+            vni=tenant.vni,
+            route_target=route_target(tenant.vni),
         )
         vrfs[tenant.vrf] = vrf.model_copy(update={"networks": [*vrf.networks, *nets]})
     if bgp is not None:
         bgp = bgp.model_copy(update={"networks": [n for n in bgp.networks if str(IPv4Network(n)) not in moved]})
     return out, bgp, sorted(vrfs.values(), key=lambda v: v.name)
+
+
+def route_target(vni: int | None) -> str | None:
+    """A tenant VRF's route target, the same on every leaf (eBGP leaves have an ASN each, so the ASN:VNI
+    that FRR and EOS derive would differ): ``VNI:VNI``, a type-0 RT (RFC 4360 §4) whose 2-byte administrator
+    is the VNI too (the intent keeps L3 VNIs within 16 bits)."""
+    return None if vni is None else f"{vni}:{vni}"
+
+
+def carries_evpn(facts: Facts, sw: Switch) -> bool:
+    """A switch of a network with EVPN tenants carries l2vpn evpn: leaves originate type-5 routes, spines
+    pass them on with the next hop (the VTEP) unchanged."""
+    return sw.network == COMPUTE and any(t.vni is not None for t in facts.intent.tenants)
 
 
 def tenant_partitions(facts: Facts) -> list[Partition]:

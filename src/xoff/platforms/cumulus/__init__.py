@@ -96,4 +96,5 @@ PLATFORM = Platform(
     cable_length_needs_pfc=True,  # `nv set qos pfc <profile> cable-length`: no other place holds it
     load_balancing=load_balancing.SUPPORT,
     vrf_names=r"(?!mgmt$)[A-Za-z][A-Za-z0-9_-]{0,14}",  # at most 15 characters, mgmt is the management VRF's
+    evpn=True,  # nv set vrf X evpn vni N, nve vxlan, l2vpn-evpn (cumulus-linux-514 EVPN Inter-subnet-Routing.md)
 )

@@ -48,7 +48,24 @@ def build_bgp(device: Device) -> Tree:
     for n in bgp.neighbors:
         put(tree, (*VRF, "neighbor", n.address, "remote-as"), n.remote_asn)
         put(tree, (*VRF, "neighbor", n.address, "type"), "numbered")
+    if bgp.evpn:
+        _evpn(tree, device)
     return tree
+
+
+def _evpn(tree: Tree, device: Device) -> None:
+    """l2vpn evpn on the underlay's sessions (a spine passes the type-5 routes on, FRR keeps their next hop, the
+    VTEP, over eBGP), and on a leaf with L3 VNIs the VTEP: ``nve vxlan source address`` = its loopback (Cumulus
+    docs, cumulus-linux-514 EVPN Inter-subnet-Routing.md, the downstream-VNI example's startup.yaml)."""
+    bgp = device.bgp
+    assert bgp is not None
+    put(tree, ("evpn", "enable"), "on")
+    put(tree, (*VRF, "address-family", "l2vpn-evpn", "enable"), "on")
+    for n in bgp.neighbors:
+        put(tree, (*VRF, "neighbor", n.address, "address-family", "l2vpn-evpn", "enable"), "on")
+    if any(v.vni is not None for v in device.vrfs):
+        put(tree, ("nve", "vxlan", "enable"), "on")
+        put(tree, ("nve", "vxlan", "source", "address"), bgp.router_id)
 
 
 def build_vrfs(device: Device) -> Tree:
@@ -65,4 +82,21 @@ def build_vrfs(device: Device) -> Tree:
         put(tree, (*af, "enable"), "on")
         for prefix in v.networks:
             put(tree, (*af, "network", prefix))
+        if v.vni is not None and v.route_target is not None:
+            _l3vni(tree, v.name, v.vni, v.route_target, device.bgp.router_id)
     return tree
+
+
+def _l3vni(tree: Tree, vrf: str, vni: int, route_target: str, router_id: str) -> None:
+    """A tenant VRF's L3 VNI (symmetric routing; NVUE makes the VXLAN device, the L3 VNI bridge and its SVI) and its
+    type-5 routes: RD router-id:VNI, the tenant's RT both ways, its prefixes exported to EVPN
+    (cumulus-linux-514 Inter-subnet-Routing.md, "Configure RD and RTs for the Tenant VRF", "Announce EVPN Type-5
+    Routes")."""
+    put(tree, ("vrf", vrf, "evpn", "enable"), "on")
+    put(tree, ("vrf", vrf, "evpn", "vni", str(vni)))
+    bgp = ("vrf", vrf, "router", "bgp")
+    put(tree, (*bgp, "address-family", "ipv4-unicast", "route-export", "to-evpn", "enable"), "on")
+    put(tree, (*bgp, "address-family", "l2vpn-evpn", "enable"), "on")
+    put(tree, (*bgp, "rd"), f"{router_id}:{vni}")
+    put(tree, (*bgp, "route-import", "from-evpn", "route-target", route_target))
+    put(tree, (*bgp, "route-export", "to-evpn", "route-target", route_target))

@@ -37,6 +37,8 @@ class ConfigReading:
     watchdog: dict[str, int] | None = None  # polling-interval and robustness, NVUE's defaults filled in
     bgp: dict[str, Any] | None = None
     static_routes: list[tuple[str, str, str | None]] = field(default_factory=list)
+    vrf_vnis: dict[str, int | None] = field(default_factory=dict)  # tenant VRF -> its L3 VNI (None: none)
+    vrfs_unread: list[str] = field(default_factory=list)  # tenant VRFs whose VNI was malformed
     unmodelled: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # sections present but malformed (their errors in ``errors``)
@@ -68,8 +70,29 @@ def read_config(text: str, summary: dict[str, dict[str, Any]] | None = None) -> 
     if out.bgp is None and parse.get(tree, "router", "bgp", "autonomous-system") is not None:
         out.unread.append("bgp")
     out.static_routes = parse.static_routes(tree)
+    out.vrf_vnis = _vrf_vnis(tree, errors, out.vrfs_unread)
     out.unmodelled = dict(sorted(out.unmodelled.items()))
     out.errors = list(dict.fromkeys(errors))
+    return out
+
+
+NOT_TENANT_VRFS = frozenset({"default", "mgmt"})  # the underlay's and the management VRF
+
+
+def _vrf_vnis(tree: Tree, errors: list[str], unread: list[str]) -> dict[str, int | None]:
+    """Each tenant VRF's L3 VNI: ``vrf <name> evpn vni <n>: {}`` (a collection of one; absent: no L3 VNI). A
+    malformed one is a located error and that VRF is left out (not observed)."""
+    out: dict[str, int | None] = {}
+    for name, body in _obj(tree.get("vrf")).items():
+        if name in NOT_TENANT_VRFS:
+            continue
+        vnis = _obj(_obj(_obj(body).get("evpn")).get("vni"))
+        keys = [str(k) for k in vnis]
+        if len(keys) > 1 or any(not k.isdigit() for k in keys):
+            errors.append(f"vrf {name} evpn vni: expected one VNI, got {', '.join(keys)}")
+            unread.append(str(name))
+            continue
+        out[str(name)] = int(keys[0]) if keys else None
     return out
 
 

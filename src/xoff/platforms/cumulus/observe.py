@@ -15,7 +15,7 @@ from typing import Any
 
 from xoff.collect.observe import observed_device, observed_interfaces, observed_static_routes, ordered_like
 from xoff.contracts.observed import PortSettings
-from xoff.desired.models import Device
+from xoff.desired.models import Device, Vrf
 from xoff.platforms.cumulus.config_read import ConfigReading
 
 INTERFACE_FIELDS = (
@@ -55,7 +55,23 @@ def observe(reading: ConfigReading, desired: Device) -> tuple[Device, list[str],
     fields += bgp_fields
     updates["static_routes"] = observed_static_routes(desired, reading.static_routes)
     fields.append("static_routes")
+    updates["vrfs"] = _vrfs(reading, desired)
+    if reading.vrfs_unread:  # a malformed VNI: that VRF is not judged, nor which VRFs there are
+        fields += [f"vrfs.{name}.vni" for name in reading.vrf_vnis]
+    else:
+        fields += ["vrfs", "vrfs.*.vni"]
     return observed_device(desired, updates), fields, settings
+
+
+def _vrfs(reading: ConfigReading, desired: Device) -> list[dict[str, Any]]:
+    """The tenant VRFs NVUE holds with their L3 VNI; the rest of each (tenant, networks, lossless class) is the
+    intent's where it names the VRF (not read here, so not judged)."""
+    want = {v.name: v for v in desired.vrfs}
+    out = [
+        (want.get(name) or Vrf(name=name, tenant="")).model_copy(update={"vni": vni}).model_dump(mode="json")
+        for name, vni in reading.vrf_vnis.items()
+    ]
+    return ordered_like(out, list(want), lambda v: v["name"])
 
 
 def _interface_fields(seen: dict[str, dict[str, Any]]) -> list[str]:

@@ -40,6 +40,7 @@ MODELLED: dict[str, Any] = {
     },
     "router": {"bgp": {"autonomous-system": True, "router-id": True}},
     "vrf": {
+        "*": {"evpn": {"vni": True}},  # a tenant VRF's L3 VNI (config_read.py); its other settings are not read
         "default": {
             "router": {
                 "bgp": {
@@ -48,7 +49,7 @@ MODELLED: dict[str, Any] = {
                 },
                 "static": True,
             }
-        }
+        },
     },
 }
 

@@ -27,6 +27,15 @@ Choices (RFC 7938 practice, FRR 8.4 syntax):
 - Tenant VRFs (``Device.vrfs``): one ``router bgp ASN vrf NAME`` each, the same ASN and router-id as the
   underlay's, originating the tenant's host links (``network``); the VRF device itself belongs to the NOS
   (or, in the lab, to iproute2), as the addresses do.
+- VXLAN-EVPN (``Device.bgp.evpn``, tenants with an L3 VNI): zebra's ``vrf NAME`` / ``vni N`` maps each
+  tenant VRF to its L3 VNI (symmetric IRB); the underlay's session carries ``address-family l2vpn evpn``
+  (leaves ``advertise-all-vni``), its policy a route-map letting only type-5 (``prefix``) routes pass both
+  ways, as RFC 8212 requires; spines pass the routes on with ``attribute-unchanged next-hop`` (the VTEP
+  stays the originating leaf's loopback); each tenant's BGP instance exports its host links as type-5
+  routes (``advertise ipv4 unicast``) with RD router-id:VNI and the tenant's RT VNI:VNI both ways.
+  Syntax: docs.frrouting.org/en/stable-8.4/evpn.html ("EVPN advertise-all-vni", "L3 VNI", "vrf / vni",
+  "advertise ipv4 unicast", "rd", "route-target"); the VXLAN and SVI devices belong to the NOS (SONiC's
+  VXLAN_TUNNEL/VXLAN_TUNNEL_MAP, or in the lab to iproute2).
 - No ``interface`` stanzas: addresses belong to the NOS (SONiC INTERFACE table, EOS/NVUE
   interfaces) or, in the lab, to iproute2; numbered eBGP needs nothing per interface from FRR.
 """
@@ -49,6 +58,7 @@ ROUTE_MAP = "UNDERLAY"
 LOOPBACK_LIST = "UNDERLAY-LOOPBACKS"
 P2P_LIST = "UNDERLAY-P2P"
 SEQ_STEP = 10
+EVPN_ROUTE_MAP = "EVPN-TYPE5"  # only type-5 (IP prefix) routes: xoff renders no L2 VNI
 
 
 class PrefixListEntry(TypedDict):
@@ -94,6 +104,14 @@ class Ipv4Unicast(TypedDict):
     maximum_paths: int
 
 
+class L2vpnEvpn(TypedDict):
+    """The underlay session's ``address-family l2vpn evpn``."""
+
+    peer_groups: list[PeerGroup]
+    advertise_all_vni: bool  # a leaf with VNIs; a spine only passes routes on
+    next_hop_unchanged: bool  # a spine: the VTEP stays the originating leaf's
+
+
 class RouterBgp(TypedDict):
     asn: int
     router_id: str
@@ -102,15 +120,20 @@ class RouterBgp(TypedDict):
     peer_groups: list[str]
     neighbors: list[Neighbor]
     ipv4_unicast: Ipv4Unicast
+    l2vpn_evpn: L2vpnEvpn | None
 
 
 class VrfBgp(TypedDict):
-    """A tenant VRF's BGP instance (``router bgp ASN vrf NAME``): no neighbours, its hosts' links."""
+    """A tenant VRF's BGP instance (``router bgp ASN vrf NAME``): no neighbours, its hosts' links; with a VNI,
+    exported as type-5 routes (``rd``, ``route_target``)."""
 
     name: str
     asn: int
     router_id: str
     networks: list[str]
+    vni: int | None
+    rd: str | None
+    route_target: str | None
 
 
 class StaticRouteLine(TypedDict):
@@ -126,6 +149,7 @@ class FrrConfig(TypedDict):
     static_routes: list[StaticRouteLine]
     prefix_lists: list[PrefixList]
     route_maps: list[RouteMap]
+    evpn_route_map: str | None
     router_bgp: RouterBgp
     vrfs: list[VrfBgp]
 
@@ -153,6 +177,7 @@ def build_frr_config(device: Device, fabric: FabricState) -> FrrConfig:
         static_routes=[StaticRouteLine(prefix=r.prefix, next_hop=r.next_hop) for r in device.static_routes],
         prefix_lists=prefix_lists,
         route_maps=route_maps,
+        evpn_route_map=EVPN_ROUTE_MAP if bgp.evpn and bgp.neighbors else None,
         router_bgp=RouterBgp(
             asn=bgp.asn,
             router_id=bgp.router_id,
@@ -169,10 +194,33 @@ def build_frr_config(device: Device, fabric: FabricState) -> FrrConfig:
                 for n in bgp.neighbors
             ],
             ipv4_unicast=Ipv4Unicast(networks=list(bgp.networks), peer_groups=peer_groups, maximum_paths=bgp.max_paths),
+            l2vpn_evpn=_l2vpn_evpn(device, bgp, peer_groups),
         ),
         vrfs=[
-            VrfBgp(name=v.name, asn=bgp.asn, router_id=bgp.router_id, networks=list(v.networks)) for v in device.vrfs
+            VrfBgp(
+                name=v.name,
+                asn=bgp.asn,
+                router_id=bgp.router_id,
+                networks=list(v.networks),
+                vni=v.vni,
+                rd=None if v.vni is None else f"{bgp.router_id}:{v.vni}",
+                route_target=v.route_target,
+            )
+            for v in device.vrfs
         ],
+    )
+
+
+def _l2vpn_evpn(device: Device, bgp: Bgp, peer_groups: list[PeerGroup]) -> L2vpnEvpn | None:
+    if not bgp.evpn or not peer_groups:
+        return None
+    leaf = any(v.vni is not None for v in device.vrfs)
+    return L2vpnEvpn(
+        peer_groups=[
+            PeerGroup(name=g["name"], route_map_in=EVPN_ROUTE_MAP, route_map_out=EVPN_ROUTE_MAP) for g in peer_groups
+        ],
+        advertise_all_vni=leaf,
+        next_hop_unchanged=not leaf,
     )
 
 

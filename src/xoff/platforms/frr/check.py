@@ -38,6 +38,8 @@ TIMEOUT_S = 30.0
 _BGPD_ISOLATED = ("-Z", "-n", "-S", "-p", "0", "--log", "stdout")
 # Lines of an integrated frr.conf that bgpd does not own (and so reports as unknown).
 VTYSH_ONLY = frozenset({"service integrated-vtysh-config"})
+# the L3 VNI block (``vrf NAME`` / ``vni N`` / ``exit-vrf``) is zebra's: bgpd without zebra (-Z) knows no VRF node
+ZEBRA_VNI = re.compile(r"^(vrf \S+|vni \d+|exit-vrf)$")
 _BGPD_LINE = re.compile(
     r"(?P<what>No such command|Command returned [^\n]*?) on config line (?P<line>\d+): (?P<text>.*)$"
 )
@@ -140,7 +142,9 @@ def _bgpd_problems(proc: subprocess.CompletedProcess[str]) -> list[str]:
         m = _BGPD_LINE.search(raw)
         if m is None:
             continue
-        if m["what"] == "No such command" and (m["text"].strip() in VTYSH_ONLY or m["text"].startswith(STATIC_ROUTE)):
+        if m["what"] == "No such command" and (
+            m["text"].strip() in VTYSH_ONLY or m["text"].startswith(STATIC_ROUTE) or ZEBRA_VNI.match(m["text"].strip())
+        ):
             continue
         problem = f"bgpd: line {m['line']}: {m['what']}: {m['text']}"
         if problem not in found:  # bgpd logs each one twice (log target and console)

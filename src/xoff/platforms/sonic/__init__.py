@@ -36,5 +36,6 @@ PLATFORM = Platform(
     emulator=".sonic:Emulator",  # in the lab's emulator package
     load_balancing=hash_tables.SUPPORT,
     vrf_names=r"Vrf[a-zA-Z0-9_-]+",  # sonic-vrf.yang VRF_LIST name
+    evpn=True,  # VXLAN_TUNNEL / VXLAN_EVPN_NVO / VRF vni + FRR l2vpn evpn (SONiC VXLAN/EVPN HLDs)
     names_hwsku=True,  # DEVICE_METADATA|localhost hwsku: a catalogue sku gives it when the intent has none
 )

@@ -26,7 +26,7 @@ from xoff.collect.observe import (
 )
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.fib import as_routes
-from xoff.desired.models import Bgp, Device, PfcWatchdog
+from xoff.desired.models import Bgp, Device, PfcWatchdog, Vrf
 from xoff.platforms.frr.fib import parse_route_json
 from xoff.platforms.frr.observe import FrrParseError, parse_bgp_summary
 from xoff.platforms.lldpd.parse import LldpParseError, parse_neighbors
@@ -83,6 +83,23 @@ def _read_values(parsed: ParsedSwitch, unobserved: set[str]) -> dict[str, dict[s
         name: {k: v for k, v in values.items() if f"interfaces.{name}.{k}" not in unobserved}
         for name, values in parsed["interfaces"].items()
     }
+
+
+def _observed_vrfs(
+    parsed: ParsedSwitch, desired: Device, unobserved: set[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The VRF table's VRFs with their L3 VNI, the rest of each (tenant, networks: FRR's, not CONFIG_DB's) the
+    intent's where it names the VRF; the field paths read (a malformed VNI: that VRF's is not judged)."""
+    want = {v.name: v for v in desired.vrfs}
+    out: list[dict[str, Any]] = []
+    for name in parsed["vrfs"]:
+        base = want.get(name) or Vrf(name=name, tenant="")
+        vni = parsed["vrf_vnis"].get(name, base.vni)
+        out.append(base.model_copy(update={"vni": vni}).model_dump(mode="json"))
+    out = ordered_like(out, list(want), _name)
+    bad = {p.split(".")[1] for p in unobserved if p.startswith("vrfs.")}
+    vnis = [f"vrfs.{n}.vni" for n in parsed["vrfs"] if n not in bad] if bad else ["vrfs.*.vni"]
+    return out, ["vrfs", *vnis]
 
 
 def _narrow(fields: list[str], unobserved: set[str], interfaces: list[str]) -> list[str]:
@@ -175,6 +192,8 @@ class Collector:
             if parsed[key] is not None:
                 updates[key] = parsed[key]
                 fields.append(key)
+        updates["vrfs"], vrf_fields = _observed_vrfs(parsed, desired, reading.unobserved)
+        fields += vrf_fields
         updates["bgp"], bgp_fields = self._bgp(parsed, desired, running)
         fields += bgp_fields
         qos = parsed["qos"]

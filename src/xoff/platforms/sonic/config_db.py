@@ -8,7 +8,8 @@ docstring is the output's citation; the template ``templates/sonic/config_db.jso
 
 One builder per Device state key: ``device_tables`` (DEVICE_METADATA), ``interface_tables``
 (PORT, VRF, INTERFACE with a tenant port's ``vrf_name``, LOOPBACK_INTERFACE), ``bgp_tables`` (BGP_NEIGHBOR), ``static_route_tables``
-(STATIC_ROUTE), ``qos_tables.build``
+(STATIC_ROUTE), ``evpn_tables.build`` (VXLAN_TUNNEL, VXLAN_EVPN_NVO, VXLAN_TUNNEL_MAP, the L3 VNIs' VLAN and
+VLAN_INTERFACE; ``VRF`` ``vni``), ``qos_tables.build``
 (maps, PORT_QOS_MAP, SCHEDULER, QUEUE, WRED_PROFILE), ``buffer_tables.build`` (BUFFER_*,
 CABLE_LENGTH, dynamic-model parameters), ``qos_tables.watchdog`` (PFC_WD). Every value is a string,
 as SONiC writes CONFIG_DB.
@@ -24,7 +25,7 @@ from itertools import pairwise
 
 from xoff.buffers import get_asic
 from xoff.desired.models import Device, FabricState, Interface
-from xoff.platforms.sonic import buffer_tables, hash_tables, qos_tables
+from xoff.platforms.sonic import buffer_tables, evpn_tables, hash_tables, qos_tables
 from xoff.platforms.sonic.names import (
     BUFFER_MODELS,
     HWSKU_PLATFORMS,
@@ -55,6 +56,7 @@ def build_config_db(device: Device, fabric: FabricState) -> ConfigDb:
     out.update(buffer_tables.build(device, vendor))
     out.update(qos_tables.watchdog(device))
     out.update(hash_tables.build(device))
+    out.update(evpn_tables.build(device))
     return out
 
 
@@ -117,7 +119,7 @@ def interface_tables(device: Device) -> Tables:
         port[iface.name] = fields
     out: Tables = {"PORT": port} if port else {}
     if device.vrfs:  # sonic-vrf.yang VRF_LIST: a tenant's VRF; its BGP instance is in frr.conf
-        out["VRF"] = {v.name: {} for v in device.vrfs}
+        out["VRF"] = evpn_tables.vrf_fields(device)
     routed = _addressed(ethernet)
     if routed:
         out["INTERFACE"] = routed

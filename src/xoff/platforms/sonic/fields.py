@@ -22,7 +22,7 @@ MODELLED: dict[str, frozenset[str]] = {
         {"hostname", "hwsku", "platform", "mac", "type", "bgp_asn", "docker_routing_config_mode", "buffer_model"}
     ),
     "PORT": frozenset({"admin_status", "alias", "lanes", "mtu", "speed"}),
-    "VRF": frozenset(),
+    "VRF": frozenset({"vni"}),  # the L3 VNI (sonic-vrf.yang; 0 or absent: none)
     "INTERFACE": frozenset({"vrf_name"}),
     "LOOPBACK_INTERFACE": frozenset({"admin_status"}),
     "BGP_NEIGHBOR": frozenset({"asn", "name", "local_addr"}),

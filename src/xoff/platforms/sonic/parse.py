@@ -103,6 +103,7 @@ class ParsedSwitch(TypedDict):
     hwsku: str | None
     interfaces: dict[str, ParsedInterface]
     vrfs: list[str]  # the VRF table's names (tenant VRFs)
+    vrf_vnis: dict[str, int | None]  # VRF -> its L3 VNI (None: none, 0 or absent); a malformed one left out
     bgp: ParsedBgp | None
     qos: ParsedQos | None
     buffers: ParsedBuffers | None
@@ -166,6 +167,7 @@ def read_config_db(config_db: Mapping[str, Any], *, ignore_tables: Collection[st
         hwsku=meta.get("hwsku"),
         interfaces=interfaces,
         vrfs=_vrfs(db),
+        vrf_vnis=_vrf_vnis(db),
         bgp=bgp,
         qos=qos,
         buffers=buffers,
@@ -329,11 +331,24 @@ def _bound(db: Db, interfaces: dict[str, ParsedInterface]) -> None:
 
 
 def _vrfs(db: Db) -> list[str]:
-    """The VRF table's names; its fields (vni, fallback) are unmodelled."""
+    """The VRF table's names; its fields but ``vni`` (``fallback``, ...) are unmodelled."""
     rows = db.table("VRF")
     for key, row in rows.items():
         db.fields("VRF", key, row, MODELLED["VRF"])
     return sorted(rows)
+
+
+def _vrf_vnis(db: Db) -> dict[str, int | None]:
+    """VRF ``vni`` (sonic-vrf.yang: 0..16777215, default 0 = no L3 VNI); a malformed one is a located error and
+    that VRF's VNI is not observed (left out)."""
+    out: dict[str, int | None] = {}
+    for key, row in sorted(db.table("VRF").items()):
+        if not isinstance(row, Mapping):
+            continue
+        with db.guard(f"vrfs.{key}.vni"):
+            vni = integer(where("VRF", key, "vni"), row["vni"], 0, 16777215) if "vni" in row else 0
+            out[key] = vni or None
+    return out
 
 
 def _is_ip(prefix: str) -> bool:

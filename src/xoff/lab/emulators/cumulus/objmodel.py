@@ -15,7 +15,13 @@ NVIDIA does not publish NVUE's OpenAPI schema outside the switch image; its docu
 - ``sys``: content/cumulus-linux-59/System-Configuration/ (hostname, timezone, NTP, DNS, syslog);
 - ``fwd`` / ``ar``: the NVUE command reference, Set and Unset Commands, "System Forwarding" (ecmp-hash
   fields on/off through 5.14, lag-hash; hash-seed 0-4294967295 as traffic.conf's ecmp_hash_seed) and
-  "Adaptive Routing" (global and per-interface ``enable``, 5.1.0).
+  "Adaptive Routing" (global and per-interface ``enable``, 5.1.0);
+- ``evpn``: content/cumulus-linux-514/Network-Virtualization/Ethernet-Virtual-Private-Network-EVPN/
+  Inter-subnet-Routing.md (symmetric routing: ``vrf X evpn vni``, the tenant VRF's ``rd``, ``route-import
+  from-evpn route-target``, ``route-export to-evpn route-target``, ``address-family ipv4-unicast route-export
+  to-evpn``; its downstream-VNI example and that example's startup.yaml: ``evpn enable``, ``nve vxlan source
+  address``, ``nve vxlan arp-nd-suppress``, ``address-family l2vpn-evpn enable`` per VRF and per peer, ``vrf X
+  evpn enable``, the VNI and route targets as collection members).
 
 Notation: a literal word; ``<name>`` one identifier (checked by ``PLACEHOLDERS`` when listed, any word
 otherwise); ``(a|b|N-M|<x>)`` one of the choices; ``N-M`` an integer in that range. ``MEMBERS`` are the
@@ -103,6 +109,19 @@ RULES_TEXT: tuple[tuple[str, str], ...] = (
     ("system forwarding hash-seed 0-4294967295", "fwd"),
     (f"router adaptive-routing enable {ON_OFF}", "ar"),
     (f"interface <interface-id> router adaptive-routing enable {ON_OFF}", "ar"),
+    (f"evpn enable {ON_OFF}", "evpn"),
+    (f"nve vxlan enable {ON_OFF}", "evpn"),
+    ("nve vxlan source address <ipv4>", "evpn"),
+    (f"nve vxlan arp-nd-suppress {ON_OFF}", "evpn"),
+    (f"vrf <vrf-id> evpn enable {ON_OFF}", "evpn"),
+    ("vrf <vrf-id> evpn vni 1-16777214", "evpn"),
+    ("vrf <vrf-id> router bgp rd <rd-id>", "evpn"),
+    ("vrf <vrf-id> router bgp route-import from-evpn route-target <route-target-id>", "evpn"),
+    ("vrf <vrf-id> router bgp route-export to-evpn route-target <route-target-id>", "evpn"),
+    (f"vrf <vrf-id> router bgp address-family ipv4-unicast route-export to-evpn enable {ON_OFF}", "evpn"),
+    (f"vrf <vrf-id> router bgp address-family l2vpn-evpn enable {ON_OFF}", "evpn"),
+    (f"vrf <vrf-id> router bgp neighbor <neighbor-id> address-family l2vpn-evpn enable {ON_OFF}", "evpn"),
+    (f"vrf <vrf-id> router bgp peer-group <profile-id> address-family l2vpn-evpn enable {ON_OFF}", "evpn"),
 )
 MEMBERS = frozenset(
     {
@@ -115,6 +134,9 @@ MEMBERS = frozenset(
         "qos traffic-pool <traffic-pool-id> switch-priority <qos-sp-id>",
         "qos pfc <profile-id> switch-priority <qos-sp-id>",
         "vrf <vrf-id> router bgp address-family ipv4-unicast network <static-network-id>",
+        "vrf <vrf-id> evpn vni 1-16777214",
+        "vrf <vrf-id> router bgp route-import from-evpn route-target <route-target-id>",
+        "vrf <vrf-id> router bgp route-export to-evpn route-target <route-target-id>",
     }
 )
 
@@ -160,6 +182,8 @@ PLACEHOLDERS: dict[str, Callable[[str], bool]] = {
     "qos-sp-id": _in(0, 7),
     "qos-tc-id": _in(0, 7),
     "value": _in(0, 4_294_967_295),  # byte thresholds
+    "rd-id": _match(r"(\d{1,3}(\.\d{1,3}){3}|\d+):\d+"),  # ASN:nn or IPv4:nn
+    "route-target-id": _match(r"(\d+|ANY):\d+"),  # <asn>:<vni>; ANY on import (downstream VNI section)
 }
 _RANGE = re.compile(r"(\d+)-(\d+)\Z")
 

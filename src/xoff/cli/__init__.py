@@ -80,6 +80,10 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         "What a change of intent (BASE -> HEAD: paths or git revisions) does to the fabric, and whether it is safe.",
     ),
     "snapshot": (_attr("xoff.cli.snapshot", "snapshot_app"), "Join shard snapshots into one (snapshot merge)."),
+    "scale": (
+        _attr("xoff.cli.scale", "scale_command"),
+        "Write the intent reduced to a smaller fabric of the same design (--scale min or a factor), for the lab.",
+    ),
     "lab": (
         _lab_app,
         "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",

@@ -31,8 +31,8 @@ def scale_command(
 ) -> None:
     """Write the intent reduced to a smaller fabric of the same design (tiers, planes, dual ToR, split ports,
     congestion control, load balancing and tenants kept); say what was reduced."""
-    from xoff.intent.scale import parse_scale  # noqa: PLC0415 (xoff --help stays fast)
-    from xoff.intent.scale_file import scale_to  # noqa: PLC0415
+    from xoff.intent.scale import parse_scale
+    from xoff.intent.scale_file import scale_to
 
     name = intent.stem if intent.suffix in (".yaml", ".yml") else intent.name
     target = output or Path("out") / "scale" / f"{name}.yaml"

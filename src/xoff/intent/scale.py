@@ -97,7 +97,7 @@ class _Ctx:
     def count(self, n: int, floor: int, what: str, why: str, at: tuple[str | int, ...]) -> int:
         """``n`` scaled; below its floor: a refusal (the floor is used so the rest is still judged)."""
         floor = min(n, floor)
-        got = self.scale.count(n, floor)
+        got = max(self.scale.count(n, floor), floor) if n == floor else self.scale.count(n, floor)
         if got < floor:
             self.out.refused.append((Fraction(floor, n), at, f"{got} of the {n} {what} ({why} needs {floor})"))
             return floor
@@ -164,8 +164,21 @@ def _planes(ctx: _Ctx) -> set[str]:
         if supers:
             at = _switch_path(ctx, supers[0])
             n = ctx.count(len(supers), 1, f"super-spines of plane {plane}", "a plane", at)
-            dropped |= set(supers[n:])
+            dropped |= set(supers) - set(_pick(ctx, supers, n))
     return dropped
+
+
+def _pick(ctx: _Ctx, names: list[str], n: int) -> list[str]:
+    """``n`` of ``names``: the first of each platform among them, then the rest in order (a design of two NOSes
+    keeps both)."""
+    platform = {name: ctx.intent.switches[name].platform for name in names}
+    first = list(dict.fromkeys({platform[name]: name for name in reversed(names)}.values()))
+    chosen = set(first[:n]) | set(names[: max(0, n - len(first))])
+    for name in names:
+        if len(chosen) >= n:
+            break
+        chosen.add(name)
+    return [name for name in names if name in chosen]
 
 
 def _switch_path(ctx: _Ctx, name: str) -> tuple[str | int, ...]:
@@ -193,6 +206,12 @@ def _hosts(ctx: _Ctx, dropped: set[str]) -> None:
     for at, what, hosts in groups:
         n = ctx.count(len(hosts), floor, what, "a fabric of one rail group" if floor == 2 else "a rail group", at)
         ctx.out.hosts |= set(hosts[:n])
+    eligible = {h for _, _, hosts in groups for h in hosts}
+    for t in ctx.intent.tenants:  # every tenant keeps a host: the first of its own a kept group could hold
+        mine = [h for h, nic in t.nics if h in eligible and ctx.out.nic_kept(ctx.intent, h, nic)]
+        if mine and not ctx.out.hosts & set(mine):
+            ctx.out.hosts.add(mine[0])
+            ctx.out.said.append(f"tenant {t.name}: keeps {mine[0]}")
 
 
 def _switches(ctx: _Ctx, dropped: set[str]) -> None:
@@ -212,7 +231,7 @@ def _switches(ctx: _Ctx, dropped: set[str]) -> None:
         spines = [s for s in expand_names(gen["spines"]) if s not in dropped]
         if spines and any(leaf in keep for leaf in expand_names(gen["leaves"])):
             n = ctx.count(len(spines), 2, f"spines of cabling[{i}] (leaf_spine)", "ECMP", ("cabling", i, "spines"))
-            dropped |= set(spines[n:])
+            dropped |= set(spines) - set(_pick(ctx, spines, n))
     for tier in ("spine", "super-spine"):  # a switch no kept switch below it reaches goes too
         below = {
             peer[0]
@@ -254,6 +273,11 @@ def reduce(path: Path, scale: Scale) -> tuple[Intent, dict[str, Any], Reduction]
     intent = load_intent(path)
     raw = read_intent_parts(path)
     ctx = _Ctx(intent, raw.data, raw.smap, scale)
+    ib = [k for k, net in intent.document.networks if getattr(net, "kind", None) == "infiniband"]
+    if ib or intent.ib_switches:
+        at = ("networks", ib[0]) if ib else ("ib_switches",)
+        message = "an InfiniBand fabric is not reduced yet (allowed: an Ethernet/RoCE intent)"
+        raise InputError([Problem(raw.smap.value(at) or raw.smap.key(at), dotted(at), f"--scale: {message}")])
     _rails(ctx)
     dropped = _pods(ctx) | _planes(ctx)
     _hosts(ctx, dropped)

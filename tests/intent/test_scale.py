@@ -122,3 +122,12 @@ def test_an_infiniband_fabric_is_refused_not_half_reduced() -> None:
 )
 def test_kept_names_are_written_as_brace_patterns(names: list[str], patterns: list[str]) -> None:
     assert compact(names) == patterns
+
+
+def test_plan_says_what_was_reduced() -> None:
+    r = _xoff("plan", str(ROOT / "examples" / "designs" / "bytedance-3tier.yaml"), "--scale", "min", "-f", "text")
+    assert r.returncode == 0, r.stderr
+    said = r.stderr.splitlines()
+    assert said[0] == "--scale min: 24 -> 10 switches, 8 -> 2 hosts"
+    assert "  super-spines of plane 2: 2 -> 1" in said
+    assert "ss3" in r.stdout and "ss2" not in r.stdout

@@ -54,3 +54,22 @@ def scale_command(
     )
     for line in done.reduced:
         print(f"  {line}")
+
+
+def scaled_source(intent: Path, scale: str | None, workdir: Path) -> Path:
+    """``intent``, or with ``--scale`` the reduced intent written under ``workdir``, its reductions said on stderr
+    (``plan`` and ``render`` show the reduced fabric; bad input: ``InputError``)."""
+    if scale is None:
+        return intent
+    from xoff.intent.scale import parse_scale
+    from xoff.intent.scale_file import scale_to
+
+    name = intent.stem if intent.suffix in (".yaml", ".yml") else intent.name
+    done = scale_to(intent, parse_scale(scale), workdir / f"{name}.yaml")
+    print(
+        f"--scale {scale}: {done.switches[0]} -> {done.switches[1]} switches, {done.hosts[0]} -> {done.hosts[1]} hosts",
+        file=sys.stderr,
+    )
+    for line in done.reduced:
+        print(f"  {line}", file=sys.stderr)
+    return done.path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,9 +21,11 @@ class Scaled:
     hosts: tuple[int, int]
 
 
-def scale_to(source: Path, scale: Scale, output: Path) -> Scaled:
-    """Write ``source`` reduced by ``scale`` to ``output`` (a file; its directory is made) and load it back."""
+def scale_to(source: Path, scale: Scale, output: Path | Callable[[Intent], Path]) -> Scaled:
+    """Write ``source`` reduced by ``scale`` to ``output`` (a file, or the file for the full intent; its directory
+    is made) and load it back."""
     full, data, red = reduce(source, scale)
+    output = output if isinstance(output, Path) else output(full)
     text = dump(reduced_data(full, data, red, source, scale), red, source, scale)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")

@@ -13,11 +13,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from xoff.errors import InputError
+
+if TYPE_CHECKING:
+    from xoff.intent.resolved import Intent
 
 lab_app = typer.Typer(
     name="lab",
@@ -94,15 +97,16 @@ def up_cmd(
 def _scaled(intent: Path, name: str | None, scale: str) -> Path:
     """``intent`` reduced by ``scale``, written into the lab's directory (``xoff scale``'s file): the intent the lab
     runs, to push and validate."""
-    from xoff.intent.scale import parse_scale, reduce  # noqa: PLC0415
+    from xoff.intent.scale import parse_scale  # noqa: PLC0415
     from xoff.intent.scale_file import scale_to  # noqa: PLC0415
     from xoff.lab import names  # noqa: PLC0415
 
-    factor = parse_scale(scale)
-    full, _, _ = reduce(intent, factor)
-    lab = names.check_lab_name(name or names.lab_name(full.name))
     stem = intent.stem if intent.suffix in (".yaml", ".yml") else intent.name
-    done = scale_to(intent, factor, names.lab_dir(lab) / "scaled" / f"{stem}.yaml")
+
+    def where(full: Intent) -> Path:  # the lab is named after the fabric unless --name says otherwise
+        return names.lab_dir(names.check_lab_name(name or names.lab_name(full.name))) / "scaled" / f"{stem}.yaml"
+
+    done = scale_to(intent, parse_scale(scale), where)
     print(
         f"--scale {scale}: {done.switches[0]} -> {done.switches[1]} switches, {done.hosts[0]} -> {done.hosts[1]} hosts"
     )

@@ -294,22 +294,17 @@ def shape(intent: Intent) -> dict[str, Any]:
     """What makes the design that design, with each count at its floor: two fabrics of one design agree on it."""
     sw = intent.switches
     leaf_plane = {n: s.plane for n, s in sw.items() if s.role == "leaf" and s.plane is not None}
-    host_planes = {
-        h: len(
-            {
-                leaf_plane[end[0]]
-                for lk in intent.links
-                for end in (lk.a, lk.b)
-                if end[0] in leaf_plane and h in (lk.a[0], lk.b[0])
-            }
-        )
-        for h in intent.hosts
-    }
+    host_planes: dict[str, set[int]] = {}
+    for lk in intent.links:
+        for me, peer in ((lk.a, lk.b), (lk.b, lk.a)):
+            plane = leaf_plane.get(peer[0])
+            if me[0] in intent.hosts and plane is not None:
+                host_planes.setdefault(me[0], set()).add(plane)
     return {
         "tiers": sorted({s.role for s in sw.values()}),
         "planes": min(2, len({s.plane for s in sw.values() if s.plane is not None})),
         "pods": min(2, len({s.pod for s in sw.values() if s.pod is not None})),
-        "planes per host": max(host_planes.values(), default=0),
+        "planes per host": max(map(len, host_planes.values()), default=0),
         "port speeds per role": sorted({(s.role, p.speed) for s in sw.values() for p in s.ports.values()}),
         "platforms": sorted({s.platform for s in sw.values()}),
         "tenants": sorted(t.name for t in intent.tenants),

@@ -72,6 +72,14 @@ def test_a_tenant_keeps_a_host(tmp_path: Path) -> None:
     assert "tenant red: keeps gpu4" in done.reduced
 
 
+def _nics_at(design: Path) -> str:
+    """LINE:COL of the host profile's ``nics`` list (the design's only profile), where a rail refusal points."""
+    lines = design.read_text().splitlines()
+    start = lines.index("host_profiles:")
+    k = next(k for k in range(start, len(lines)) if lines[k].strip() == "nics:") + 1
+    return f"{k + 1}:{len(lines[k]) - len(lines[k].lstrip()) + 1}"
+
+
 def _xoff(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "xoff", *args], capture_output=True, text=True, check=False)
 
@@ -81,7 +89,7 @@ def test_a_scale_that_breaks_the_shape_is_one_located_line(tmp_path: Path) -> No
     r = _xoff("scale", str(design), "--scale", "1/8", "-o", str(tmp_path / "x.yaml"))
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.splitlines() == [
-        f"{design}:75:7: host_profiles.gpu8x200.nics: --scale 1/8 would break the design: it leaves 1 of the 8"
+        f"{design}:{_nics_at(design)}: host_profiles.gpu8x200.nics: --scale 1/8 would break the design: it leaves 1 of the 8"
         " compute rails (NICs per host) (rail-optimised cabling needs 2) (allowed: --scale min, or a factor of at"
         " least 1/4)"
     ]
@@ -131,3 +139,20 @@ def test_plan_says_what_was_reduced() -> None:
     assert said[0] == "--scale min: 24 -> 10 switches, 8 -> 2 hosts"
     assert "  super-spines of plane 2: 2 -> 1" in said
     assert "ss3" in r.stdout and "ss2" not in r.stdout
+
+
+def test_lab_up_scale_refused_is_bad_input_and_brings_nothing_up(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from xoff.lab.cli import lab_app
+
+    monkeypatch.setenv("XOFF_LAB_DIR", str(tmp_path))
+    design = ROOT / "examples" / "designs" / "meta-pfc-only.yaml"
+    r = CliRunner().invoke(lab_app, ["up", str(design), "--scale", "1/8", "--name", "t-scale"])
+    assert r.exit_code == 2, r.output
+    assert (
+        f"{design}:{_nics_at(design)}: host_profiles.grand-teton.nics: --scale 1/8 would break the design" in r.output
+    )
+    assert list(tmp_path.iterdir()) == []

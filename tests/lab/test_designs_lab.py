@@ -30,6 +30,8 @@ pytestmark = pytest.mark.lab
 
 DESIGNS = sorted((ROOT / "examples" / "designs").glob("*.yaml"))
 MAX_SWITCHES, MAX_HOSTS = 10, 4  # 3-tier, 2 pods x 2 planes: 4 leaves + 4 spines + 2 super-spines
+# the check that judges each design's congestion-control profile on the running switches: judged, and clean
+PROFILE_CHECK = {"meta-pfc-only": "lossless.pfc_only_no_ecn"}  # the others run dcqcn
 
 
 @dataclass
@@ -101,6 +103,8 @@ def test_design_comes_up_clean_after_a_push(runs: dict[str, Run], design: str) -
     bad = [(r["check"], r["device"], r["message"]) for r in doc["results"] if r["status"] in ("failure", "error")]
     assert bad == [] and doc["ok"] is True
     assert sum(r["status"] == "success" for r in doc["results"]) >= 15  # judged, not merely skipped
+    status = {r["check"]: r["status"] for r in doc["results"]}
+    assert status[PROFILE_CHECK.get(design, "lossless.ecn_on_lossless_queues")] == "success"
     unexplained = [r["check"] for r in doc["results"] if r["status"] == "skipped" and not r["message"].strip()]
     assert unexplained == []
     assert run.steps["down"].returncode == 0 and run.namespaces_left == [], _said(run, "down")

@@ -59,6 +59,11 @@ def _follows(prev: re.Match[str], m: re.Match[str]) -> bool:
     )
 
 
+def _next(prev: str, name: str) -> bool:
+    a, b = _NUMBERED.match(prev), _NUMBERED.match(name)
+    return a is not None and b is not None and _follows(a, b)
+
+
 def _names(names: list[str]) -> str | list[str]:
     found = compact(names)
     return found[0] if len(found) == 1 else found
@@ -75,7 +80,7 @@ def _entries(
         for k, name in enumerate(names):
             if not kept(name):
                 continue
-            if runs and kept(names[k - 1]) and k > 0 and len(compact([*runs[-1], name])) == 1:
+            if runs and k > 0 and kept(names[k - 1]) and _next(runs[-1][-1], name):
                 runs[-1].append(name)
             else:
                 runs.append([name])

@@ -72,3 +72,16 @@ def test_a_device_observed_and_not_in_the_intent_is_drift(desired: FabricState) 
     assert [(f.device, f.object, f.expected, f.actual) for f in result.findings] == [
         ("leaf9", "device", "absent", "present")
     ]
+
+
+@pytest.mark.parametrize(("desired_dscp", "drift"), [(None, []), (26, [("host.nics.eth0.cnp_dscp", "26", "48")])])
+def test_a_cnp_dscp_the_intent_leaves_unset_is_not_drift(desired_dscp: int | None, drift: list[Any]) -> None:
+    """A policy with no CNP class (pfc-only, Meta's) writes no CNP DSCP: the firmware's 48 is what runs, not drift;
+    a CNP DSCP the intent does give is still compared."""
+    nic = {"cnp_dscp": desired_dscp, "cnp_priority": None}
+    diffs = device_drift(
+        {"host": {"nics": {"eth0": nic}}},
+        {"host": {"nics": {"eth0": {"cnp_dscp": 48, "cnp_priority": 6}}}},
+        ["host.nics.*.cnp_dscp", "host.nics.*.cnp_priority"],
+    )
+    assert [(d.path, show(d.desired), show(d.observed)) for d in diffs] == drift

@@ -84,6 +84,10 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         _attr("xoff.cli.watch", "watch_command"),
         "Watch the counters over time: pause storms, slow drains, drops, ECN, headroom, FEC, optics, stragglers.",
     ),
+    "scale": (
+        _attr("xoff.cli.scale", "scale_command"),
+        "Write the intent reduced to a smaller fabric of the same design (--scale min or a factor), for the lab.",
+    ),
     "lab": (
         _lab_app,
         "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",
@@ -147,6 +151,9 @@ class Format(StrEnum):
 
 IntentArg = Annotated[Path, typer.Argument(help="intent file, or a directory of YAML files")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="text for people, json for machines")]
+ScaleOpt = Annotated[
+    str | None, typer.Option("--scale", help="the reduced fabric: min, or a factor in (0, 1] (see xoff scale)")
+]
 
 
 def _out() -> Console:
@@ -246,17 +253,23 @@ def plan(
     ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write to this file")] = None,
     device: Annotated[str | None, typer.Option("--device", "-d", help="only this device")] = None,
+    scale: ScaleOpt = None,
 ) -> None:
     """Build the vendor-neutral desired state (FabricState) of every device.
 
     Bad input: one line per problem on stderr, exit 2 (as JSON on stdout only when --format json is asked).
+    With --scale: the plan of the reduced fabric (see xoff scale); what was reduced is said on stderr.
     """
+    import tempfile
+
     from xoff import api
+    from xoff.cli.scale import scaled_source
     from xoff.report.plan_text import device_detail, plan_summary
 
     fmt = asked or Format.json  # the plan itself is JSON by default; its problems are lines unless JSON is asked
     try:
-        loaded = api.load(path)
+        with tempfile.TemporaryDirectory(prefix="xoff-scale-") as work:
+            loaded = api.load(scaled_source(path, scale, Path(work)))
     except InputError as exc:
         _fail_input(exc, asked or Format.text)
     try:
@@ -288,16 +301,21 @@ def render(
     diff: Annotated[Path | None, typer.Option("--diff", help="show a unified diff against an earlier output")] = None,
     device: Annotated[list[str] | None, typer.Option("--device", "-d", help="only these devices")] = None,
     fmt: FormatOpt = Format.text,
+    scale: ScaleOpt = None,
 ) -> None:
     """Render every device's configuration (SONiC, EOS, NVUE, hosts, OpenSM) from the desired state.
 
     With --diff DIR: the unified diff against an earlier output, nothing written; exit 1 when something
-    differs, 0 when nothing does (as diff(1)), 2 bad input.
+    differs, 0 when nothing does (as diff(1)), 2 bad input. With --scale: the reduced fabric (see xoff scale).
     """
+    import tempfile
+
     from xoff import api
+    from xoff.cli.scale import scaled_source
 
     try:
-        loaded = api.load(path)
+        with tempfile.TemporaryDirectory(prefix="xoff-scale-") as work:
+            loaded = api.load(scaled_source(path, scale, Path(work)))
     except InputError as exc:
         _fail_input(exc, fmt)
     try:

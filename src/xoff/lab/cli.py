@@ -13,11 +13,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from xoff.errors import InputError
+
+if TYPE_CHECKING:
+    from xoff.intent.resolved import Intent
 
 lab_app = typer.Typer(
     name="lab",
@@ -47,6 +50,10 @@ def up_cmd(
         str | None, typer.Option("--name", "-n", "--lab", help="lab name (default: the fabric's name; --lab: the same)")
     ] = None,
     remap: Annotated[bool, typer.Option("--remap", help="map every IPv4 address into 198.18.0.0/15")] = False,
+    scale: Annotated[
+        str | None,
+        typer.Option("--scale", help="the same design reduced (min, or a factor in (0, 1]): see xoff scale"),
+    ] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Bring the lab up (or complete it: a second run starts only what is missing)."""
@@ -54,6 +61,8 @@ def up_cmd(
     from xoff.progress.display import progress_display  # noqa: PLC0415
 
     try:
+        if scale is not None:
+            intent = _scaled(intent, name, scale)
         with progress_display(quiet) as progress:
             report = up(intent, name, remap_addresses=remap, progress=progress)
     except InputError as exc:
@@ -83,6 +92,28 @@ def up_cmd(
     for w in report.warnings:
         print(f"  warning: {w}")
     print(f"  files: {report.lab_dir} (ssh -F {report.lab_dir}/ssh/config <device>)")
+
+
+def _scaled(intent: Path, name: str | None, scale: str) -> Path:
+    """``intent`` reduced by ``scale``, written into the lab's directory (``xoff scale``'s file): the intent the lab
+    runs, to push and validate."""
+    from xoff.intent.scale import parse_scale  # noqa: PLC0415
+    from xoff.intent.scale_file import scale_to  # noqa: PLC0415
+    from xoff.lab import names  # noqa: PLC0415
+
+    stem = intent.stem if intent.suffix in (".yaml", ".yml") else intent.name
+
+    def where(full: Intent) -> Path:  # the lab is named after the fabric unless --name says otherwise
+        return names.lab_dir(names.check_lab_name(name or names.lab_name(full.name))) / "scaled" / f"{stem}.yaml"
+
+    done = scale_to(intent, parse_scale(scale), where)
+    print(
+        f"--scale {scale}: {done.switches[0]} -> {done.switches[1]} switches, {done.hosts[0]} -> {done.hosts[1]} hosts"
+    )
+    for line in done.reduced:
+        print(f"  {line}")
+    print(f"  reduced intent (push and validate it): {done.path}")
+    return done.path
 
 
 def _text_status(s: dict[str, Any]) -> None:  # noqa: C901, PLR0912 -- one print per part of the status record, in the order `xoff lab status` shows them

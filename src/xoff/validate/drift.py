@@ -35,6 +35,9 @@ CELL_ROUNDED = (
     "ports.*.ecn.*.min_threshold",
     "ports.*.ecn.*.max_threshold",
 )
+# Leaves xoff writes only when the intent gives a value (the Linux host push skips a None, as the NIC checks do): a
+# policy with no CNP class leaves the NIC firmware's CNP DSCP and priority (48 and 6) alone, so what runs is no drift.
+UNSET_IS_UNMANAGED = ("host.nics.*.cnp_dscp", "host.nics.*.cnp_priority")
 _LIST_KEYS = ("name", "address", "netdev", "destination", "source")
 _MISSING = object()
 
@@ -132,6 +135,10 @@ def _expand(
         yield from _expand(rest, here, d, o, keys_only)
 
 
+def _unmanaged(diff: Difference) -> bool:
+    return diff.desired is None and any(fnmatchcase(diff.path, p) for p in UNSET_IS_UNMANAGED)
+
+
 def _within(diff: Difference, cell: int | None) -> bool:
     if not cell or not isinstance(diff.desired, int) or not isinstance(diff.observed, int):
         return False
@@ -149,7 +156,7 @@ def device_drift(
     for pattern in paths:
         keys_only = any(other != pattern and covers(pattern, other) for other in paths)
         for diff in _expand(pattern.split("."), "", desired, observed, keys_only):
-            if not _within(diff, cell):
+            if not _within(diff, cell) and not _unmanaged(diff):
                 found.setdefault(diff.path, diff)
     return list(found.values())
 

@@ -43,3 +43,14 @@ def test_a_nic_already_off_needs_nothing() -> None:
     )
     assert state_diff(parse_snapshot(off), OFF, None) == []
     assert "ecn/roce" not in write_script(parse_snapshot(off), OFF, None)
+
+
+def test_a_policy_with_no_cnp_class_leaves_the_cnp_settings_alone() -> None:
+    """pfc-only with no CNP class (Meta's): nothing names a CNP DSCP or priority, so the firmware's 48/6 stay, and
+    neither the write nor the verify after it asks for them to change (the verify once wanted 48 -> None)."""
+    off = IN_SYNC.replace("roce_np/enable/3 1", "roce_np/enable/3 0").replace(
+        "roce_rp/enable/3 1", "roce_rp/enable/3 0"
+    )
+    no_cnp = {**OFF, "ecn": [{**OFF["ecn"][0], "cnp_dscp": None, "cnp_priority": None}]}
+    assert state_diff(parse_snapshot(off), no_cnp, None) == []
+    assert "ecn/roce" not in write_script(parse_snapshot(off), no_cnp, None)

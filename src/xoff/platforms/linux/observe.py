@@ -317,7 +317,7 @@ def _ecn_diff(observed: dict[str, Any], desired: dict[str, Any]) -> Iterator[str
             )
         for name, value in (("cnp_dscp", want["cnp_dscp"]), ("cnp_802p_prio", want["cnp_priority"])):
             key = f"roce_np/{name}"
-            if key in have and have[key] != str(value):
+            if value is not None and key in have and have[key] != str(value):  # None: no CNP class, left alone
                 yield f"~ {want['netdev']} ecn {name} {have[key]} -> {value}"
 
 

@@ -1,0 +1,137 @@
+"""The Prometheus endpoint: what a scrape serves for given samples, read back with prometheus-client's own parser."""
+
+from __future__ import annotations
+
+import urllib.request
+from typing import Any
+
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from xoff.errors import InputError
+from xoff.watch.exporter import Exporter, Identity, parse_listen, planned_readings, serve
+from xoff.watch.sample import Reading, Sample
+
+WHO = {"leaf1": Identity("compute", "leaf"), "gpu1": Identity("", "gpu-host")}
+Series = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(exporter: Exporter) -> Series:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(exporter)
+    text = generate_latest(registry).decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def key(name: str, **labels: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    return (name, tuple(sorted(labels.items())))
+
+
+LEAF = {"device": "leaf1", "network": "compute", "role": "leaf"}
+PAUSE = Reading.of("xoff_pfc_rx_pause_frames_total", 1200, port="Ethernet0", priority=3)
+
+
+def test_counters_gauges_and_meta() -> None:
+    exporter = Exporter(WHO, clock=lambda: 1000.0)
+    wm = Reading.of("xoff_pg_headroom_watermark_bytes", 4096, port="Ethernet0", pg=3)
+    exporter.on_round([Sample("leaf1", 999.0, (PAUSE, wm), unmodelled={"pfc_rx_xoff": 2})])
+    got = scrape(exporter)
+    assert got[key("xoff_pfc_rx_pause_frames_total", **LEAF, port="Ethernet0", priority="3")] == 1200
+    assert got[key("xoff_pg_headroom_watermark_bytes", **LEAF, port="Ethernet0", pg="3")] == 4096
+    assert got[key("xoff_up", **LEAF)] == 1
+    assert got[key("xoff_scrape_timestamp_seconds", **LEAF)] == 999.0
+    assert got[key("xoff_scrape_readings", **LEAF)] == 2
+    assert got[key("xoff_scrape_unmodelled_fields", **LEAF)] == 2
+    assert got[key("xoff_scrape_rounds_total")] == 1
+    assert got[key("xoff_scrape_round_timestamp_seconds")] == 1000.0
+
+
+def test_not_observed_is_no_series_never_zero() -> None:
+    exporter = Exporter(WHO)
+    ber = Reading.of("xoff_pre_fec_ber", None, port="Ethernet0")
+    exporter.on_round([Sample("leaf1", 1.0, (PAUSE, ber))])
+    got = scrape(exporter)
+    assert not [k for k in got if k[0] == "xoff_pre_fec_ber"]
+    assert got[key("xoff_scrape_not_observed", **LEAF)] == 1
+    assert got[key("xoff_scrape_readings", **LEAF)] == 1
+
+
+def test_a_failed_read_drops_the_readings_and_counts_the_error() -> None:
+    exporter = Exporter(WHO)
+    exporter.on_round([Sample("leaf1", 1.0, (PAUSE,))])
+    exporter.on_round([Sample("leaf1", 2.0, error="ssh: connection refused")])
+    exporter.on_round([Sample("leaf1", 3.0, error="ssh: connection refused")])
+    got = scrape(exporter)
+    assert got[key("xoff_up", **LEAF)] == 0
+    assert got[key("xoff_scrape_errors_total", **LEAF)] == 2
+    assert not [k for k in got if k[0] == "xoff_pfc_rx_pause_frames_total"]
+
+
+@pytest.mark.parametrize(
+    "reading",
+    [
+        Reading.of("xoff_no_such_metric", 1, port="Ethernet0"),
+        Reading.of("xoff_pfc_rx_pause_frames_total", 1, port="Ethernet0"),  # priority missing
+        Reading.of("xoff_pre_fec_ber", 1e-9, port="Ethernet0", lane=1),  # a label the metric has not
+    ],
+)
+def test_a_reading_the_catalogue_does_not_know_is_counted_not_served(reading: Reading) -> None:
+    exporter = Exporter(WHO)
+    exporter.on_round([Sample("leaf1", 1.0, (reading,))])
+    got = scrape(exporter)
+    assert got[key("xoff_exporter_rejected_readings")] == 1
+    assert not [k for k in got if k[0] == reading.metric]
+
+
+def test_a_repeated_series_is_served_once_last_wins() -> None:
+    exporter = Exporter(WHO)
+    again = Reading.of("xoff_pfc_rx_pause_frames_total", 1300, port="Ethernet0", priority=3)
+    exporter.on_round([Sample("leaf1", 1.0, (PAUSE, again))])
+    assert scrape(exporter)[key("xoff_pfc_rx_pause_frames_total", **LEAF, port="Ethernet0", priority="3")] == 1300
+
+
+def test_planned_gauges_come_from_the_intent(lab_mini_state: Any) -> None:
+    _, state = lab_mini_state
+    exporter = Exporter.for_state(state)
+    got = scrape(exporter)
+    leaf1 = {"device": "leaf1", "network": "compute", "role": "leaf"}
+    profile = state.devices["leaf1"].buffers.profiles[
+        state.devices["leaf1"].buffers.port_priority_groups["Ethernet0"]["3"]
+    ]
+    assert got[key("xoff_pg_headroom_planned_bytes", **leaf1, port="Ethernet0", pg="3")] == profile.xoff
+    assert got[key("xoff_queue_lossless", **leaf1, queue="3")] == 1
+    assert not [k for k in got if k[0] == "xoff_up"]  # nothing read yet: no device is said up or down
+    assert set(planned_readings(state)) <= set(state.devices)
+
+
+def test_serve_answers_on_the_port_the_os_gave() -> None:
+    exporter = Exporter(WHO)
+    exporter.on_round([Sample("leaf1", 1.0, (PAUSE,))])
+    endpoint = serve("127.0.0.1:0", exporter)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{endpoint.port}/metrics", timeout=5) as response:
+            body = response.read().decode()
+    finally:
+        endpoint.close()
+    served = {s.name: s.value for f in text_string_to_metric_families(body) for s in f.samples}
+    assert served["xoff_pfc_rx_pause_frames_total"] == 1200
+    assert served["xoff_up"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("127.0.0.1:9108", ("127.0.0.1", 9108)), ("[::1]:9108", ("::1", 9108)), (":9108", ("0.0.0.0", 9108))],
+)
+def test_parse_listen(text: str, expected: tuple[str, int]) -> None:
+    assert parse_listen(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9108", "host:", "host:http", "host:70000"])
+def test_parse_listen_refuses(text: str) -> None:
+    with pytest.raises(InputError, match="--listen"):
+        parse_listen(text)

@@ -119,7 +119,7 @@ class Exporter:
     def for_state(cls, state: FabricState) -> Exporter:
         return cls(identities(state), planned_readings(state))
 
-    def on_round(self, samples: Sequence[Sample], window: object = None) -> None:  # noqa: ARG002 - the loop's hook
+    def on_round(self, samples: Sequence[Sample], _window: object = None) -> None:
         """The watch loop's hook, after every round: each device's sample replaces its previous one."""
         with self._lock:
             for sample in samples:

@@ -47,6 +47,7 @@ from xoff.api.push import (
     run_push,
 )
 from xoff.api.validate import ValidateOptions, ValidateResult, validate
+from xoff.api.watch import WatchOptions, watch
 from xoff.errors import InputError
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "RenderResult",
     "ValidateOptions",
     "ValidateResult",
+    "WatchOptions",
     "check",
     "collect",
     "deadlock",
@@ -85,4 +87,5 @@ __all__ = [
     "render",
     "run_push",
     "validate",
+    "watch",
 ]

@@ -80,6 +80,10 @@ LAZY: dict[str, tuple[Callable[[], Any], str]] = {
         "What a change of intent (BASE -> HEAD: paths or git revisions) does to the fabric, and whether it is safe.",
     ),
     "snapshot": (_attr("xoff.cli.snapshot", "snapshot_app"), "Join shard snapshots into one (snapshot merge)."),
+    "watch": (
+        _attr("xoff.cli.watch", "watch_command"),
+        "Watch the counters over time: pause storms, slow drains, drops, ECN, headroom, FEC, optics, stragglers.",
+    ),
     "lab": (
         _lab_app,
         "Bring the intent's fabric up on this machine (namespaces, FRR, lldpd, SSH, ibsim).",

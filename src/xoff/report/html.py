@@ -7,6 +7,7 @@ configured headroom per lossless port; passes and skips folded. The parts are bu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -84,7 +85,11 @@ def _device_colours(validation: Validation) -> dict[str, str]:
     return states
 
 
-def html_report(validation: Validation) -> str:
+def html_report(
+    validation: Validation, plots: Mapping[tuple[str, int], str] | None = None, command: str = "validate"
+) -> str:
+    """The page; ``plots``: (check id, finding index) -> inline SVG markup shown under that finding (xoff watch's
+    time series, built with ElementTree so every text is escaped); ``command`` names the page."""
     drift: dict[str, list[tuple[str, str | None, str | None]]] = {}
     for r in validation.results:
         if r.id == DRIFT_CHECK:
@@ -116,5 +121,7 @@ def html_report(validation: Validation) -> str:
             drift=dict(sorted(drift.items())[:MAX_DRIFT_DEVICES]),
             drift_more=max(len(drift) - MAX_DRIFT_DEVICES, 0),
             unmodelled=unmodelled(validation),
+            plots=plots or {},
+            command=command,
         )
     )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from xoff.report.meta import report_meta
 from xoff.report.rows import rows, unmodelled
-from xoff.validate.model import Severity, Status
+from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import Validation
 
 
@@ -41,21 +42,25 @@ def json_report(validation: Validation) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def junit_report(validation: Validation) -> str:
+def junit_report(validation: Validation, cases: Sequence[tuple[str, str, CheckResult]] | None = None) -> str:
     """JUnit XML as CI systems read it (Jenkins/GitLab schema): testsuites > testsuite > testcase.
+
+    ``cases``: (classname, name, result) per testcase instead of one per check (``xoff watch``: one per signal x
+    device).
 
     A failing check of error severity is a <failure>, one that could not run an <error>, a skipped one
     <skipped>; findings of a warning check are listed in <system-out> of a passing testcase, as the exit
     status does not fail on warnings.
     """
-    summary = validation.summary()
     meta = report_meta(validation)
-    failures = sum(1 for r in validation.results if r.status is Status.FAILURE and r.severity is Severity.ERROR)
+    testcases = cases if cases is not None else [(r.id.split(".")[0], r.id, r) for r in validation.results]
+    results = [r for _, _, r in testcases]
+    failures = sum(1 for r in results if r.status is Status.FAILURE and r.severity is Severity.ERROR)
     counts = {
-        "tests": str(len(validation.results)),
+        "tests": str(len(results)),
         "failures": str(failures),
-        "errors": str(summary["error"]),
-        "skipped": str(summary["skipped"] + summary["unset"]),
+        "errors": str(sum(1 for r in results if r.status is Status.ERROR)),
+        "skipped": str(sum(1 for r in results if r.status in (Status.SKIPPED, Status.UNSET))),
         "time": f"{validation.elapsed_s:.3f}",
     }
     root = ET.Element("testsuites", {"name": f"xoff validate {validation.fabric}", **counts})
@@ -92,8 +97,8 @@ def junit_report(validation: Validation) -> str:
             ("baseline_new", b.new),
         ):
             ET.SubElement(props, "property", {"name": name, "value": str(value)})
-    for r in validation.results:
-        case = ET.SubElement(suite, "testcase", {"classname": r.id.split(".")[0], "name": r.id, "time": "0"})
+    for classname, name, r in testcases:
+        case = ET.SubElement(suite, "testcase", {"classname": classname, "name": name, "time": "0"})
         detail = "\n".join(f"{f}" + (f"\n  hint: {r.hint_for(f)}" if r.hint_for(f) else "") for f in r.findings)
         if r.status is Status.FAILURE and r.severity is Severity.ERROR:
             first = str(r.findings[0])

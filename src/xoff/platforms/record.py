@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from xoff.desired.models import Device, FabricState
     from xoff.platforms.limits import RenderLimits
     from xoff.platforms.load_balancing import LoadBalancingSupport
+    from xoff.watch.readings import CounterReader
 
 T = TypeVar("T")
 PlatformKind = Literal["switch", "host", "ib_switch"]
@@ -88,6 +89,7 @@ class Platform:
     renderers: tuple[Renderer, ...] = ()  # in output order; () when nothing is rendered for it
     strategy: Ref[type[ApplyStrategy]] | None = None
     collector: Ref[type[Collector]] | None = None
+    watch: Ref[CounterReader] | None = None  # its counter commands for ``xoff watch`` (None: not watched over SSH)
     clab: Ref[ClabKind] | None = None  # how containerlab runs it
     clab_skipped: str | None = None  # why containerlab cannot (the export then leaves its devices out)
     ansible_vars: Mapping[str, Any] | None = None  # the platform_<name> group's connection vars (no login)

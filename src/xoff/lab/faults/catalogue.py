@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from xoff.lab.faults import counters, host, ib, nic, routing, switch
+from xoff.lab.faults import counters, host, ib, nic, routing, switch, watch
 from xoff.lab.faults.record import Concern, Fault
 
 AREAS: tuple[ModuleType, ...] = (
@@ -19,6 +19,7 @@ AREAS: tuple[ModuleType, ...] = (
     host,  # GPUDirect prerequisites, a rail's route and rule, the kernel command line
     routing,  # cabling, BGP, the FIB
     counters,  # what the ASIC raises: PFC storms, lossless drops
+    watch,  # counters that move, which only xoff watch judges: storms, slow drains, bad optics
     ib,  # InfiniBand (the ib-ring lab)
 )
 

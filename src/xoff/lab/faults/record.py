@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from xoff.lab.faults.reach import Lab
 
 DRIFT = "drift.state"
+WATCH = "watch."  # the check of a fault only xoff watch judges (a signal id): its counters move
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Fault:
     name: str
     title: str  # the fault class, as docs/faults.md names it
     how: str  # how the lab seeds it (what an operator or the hardware did)
-    check: str  # the check id that must catch it
+    check: str  # the check id that must catch it (``watch.<signal>``: the xoff watch signal)
     concern: Concern  # what it breaks (orders the catalogue)
     target: Target  # where the suite seeds it on its lab
     platform: str  # the device platform the seeding speaks to

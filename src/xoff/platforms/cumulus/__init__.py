@@ -77,6 +77,7 @@ PLATFORM = Platform(
     renderers=(Renderer("cumulus", Ref("xoff.platforms.cumulus.render:render")),),
     strategy=Ref("xoff.platforms.cumulus.apply:Strategy"),
     collector=Ref("xoff.platforms.cumulus.collect:Collector"),
+    watch=Ref("xoff.platforms.cumulus.watch:READER"),
     clab=Ref("xoff.platforms.cumulus.clab:KIND"),
     # NVUE's nv in its bash shell over plain SSH (password), through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},

@@ -34,6 +34,7 @@ PLATFORM = Platform(
     renderers=(Renderer("eos", Ref("xoff.platforms.eos.render:render")),),
     strategy=Ref("xoff.platforms.eos.apply:Strategy"),
     collector=Ref("xoff.platforms.eos.collect:Collector"),
+    watch=Ref("xoff.platforms.eos.watch:READER"),
     clab=Ref("xoff.platforms.eos.clab:KIND"),
     ansible_vars={
         "ansible_connection": "ansible.netcommon.network_cli",

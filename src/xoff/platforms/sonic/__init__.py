@@ -29,6 +29,7 @@ PLATFORM = Platform(
     renderers=(Renderer("sonic", Ref("xoff.platforms.sonic.render:render")), frr.RENDERER),
     strategy=Ref("xoff.platforms.sonic.apply:Strategy"),
     collector=Ref("xoff.platforms.sonic.collect:Collector"),
+    watch=Ref("xoff.platforms.sonic.watch:READER"),
     clab=Ref("xoff.platforms.sonic.clab:KIND"),
     # its shell over plain SSH (password), show/config through ansible.builtin.raw
     ansible_vars={"ansible_connection": "ansible.builtin.ssh"},

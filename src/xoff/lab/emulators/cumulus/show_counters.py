@@ -13,7 +13,8 @@ fault seeds write it, as the ASIC would raise the counters), in NVUE's own terms
      "watchdog": {"swp1": {"4": {"deadlock-count": n, "status": "OK" | "DEADLOCK"}}}}
 
 keyed by port, then switch priority (``pfc``) or traffic class = egress queue (``queues``, ``watchdog``).
-Missing values are zero (``OK``); anything else in the file is refused.
+Missing values are zero (``OK``); anything else in the file is refused. A value may also be a running counter
+``{"total": N, "per_second": R, "since": T}`` (``moving``: resolved when shown).
 
 Formats (sources: tests/fixtures/real/cumulus/README.md). CONFIRMED: the tables of ``counters qos`` and
 its three groups and of ``qos pfc-watchdog`` (NVIDIA's user guide and NVUE command reference print them);
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from xoff.lab.emulators.base import EmulatorContext
+from xoff.lab.emulators.cumulus.moving import read_counters
 from xoff.lab.emulators.cumulus.show import ShowError, interfaces
 from xoff.lab.emulators.cumulus.tree import Tree, get_path, yaml_block
 
@@ -66,7 +68,7 @@ class Counters:
         path = state_dir / FILE
         if not path.exists():
             return cls({})
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_counters(path)  # running counters and gauges resolved at this instant
         _check(data, path)
         return cls(data)
 

@@ -11,7 +11,8 @@ fault seeds write it, as the ASIC would raise the counters), in EOS's own terms:
      "ecn":      {"Ethernet1/1": {"3": {"ecnMarked": n}}}}
 
 keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``, ``ecn``: EOS
-fixes traffic class N -> tx-queue N). Missing values are zero; anything else in the file is refused.
+fixes traffic class N -> tx-queue N). Missing values are zero; anything else in the file is refused. A value may
+also be a running counter ``{"total": N, "per_second": R, "since": T}`` (``moving``: resolved when shown).
 
 The ``| json`` models carry EOS's eAPI keys as public sources show them: ``show priority-flow-control
 counters`` -> ``interfaceCounters.<port>.{rxFrames,txFrames}`` (ANTA's VerifyInterfacesPFCCounters);
@@ -29,13 +30,13 @@ UNCONFIRMED (no public capture was found; see tests/fixtures/real/eos/README.md)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from xoff.lab.emulators.eos import ifnames
 from xoff.lab.emulators.eos.grammar import CommandError
 from xoff.lab.emulators.eos.model import RunningConfig
+from xoff.lab.emulators.eos.moving import snapshot
 
 Json = dict[str, Any]
 Shown = tuple[str, Json]
@@ -61,7 +62,7 @@ class Counters:
         path = state_dir / FILE
         if not path.exists():
             return cls({})
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = snapshot(path)  # running counters and gauges resolved at this instant
         _check(data, path)
         return cls(data)
 

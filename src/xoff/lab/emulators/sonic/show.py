@@ -164,6 +164,26 @@ def pool_watermark(config: ConfigDb, counters: Mapping[str, Any], kind: str) -> 
     return run_command_output(f"{message}\n{table}\n")
 
 
+def _ber(value: Any) -> str:
+    """portstat's BER cell: two-digit scientific notation (``N/A`` stays)."""
+    return NA if value is None else f"{float(value):.2e}"
+
+
+def fec_stats(config: ConfigDb, counters: Mapping[str, Any]) -> str:
+    """``show interfaces counters fec-stats`` (portstat -f) as 202311-era images print it: per port its state
+    (``U`` up, ``X`` admin down), corrected and uncorrectable codewords, symbol errors, pre- and post-FEC BER."""
+    data = counters.get("fec", {})
+    port_table = config.get("PORT", {})
+    rows = []
+    for port in ports(config):
+        f = data.get(port, {})
+        state = "U" if port_table.get(port, {}).get("admin_status", "down") == "up" else "X"
+        counts = (_number(f.get(k, 0)) for k in ("corr", "uncorr", "symbol_err"))
+        rows.append((port, state, *counts, _ber(f.get("pre_ber", 0)), _ber(f.get("post_ber", 0))))
+    headers = ["IFACE", "STATE", "FEC_CORR", "FEC_UNCORR", "FEC_SYMBOL_ERR", "FEC_PRE_BER", "FEC_POST_BER"]
+    return run_command_output(tabulate(rows, headers, tablefmt="simple", stralign="right") + "\n")
+
+
 # --- configuration views ---------------------------------------------------------------------------
 
 

@@ -41,6 +41,8 @@ def build_tree(s: SonicSession) -> Command:
             c.interfaces_status,
         )
     )
+    counters = interfaces.add(Command("counters", "Show interface counters"))
+    counters.add(Command("fec-stats", "Show interface counters fec-stats", (NAMESPACE, DISPLAY), (), c.fec_stats))
     pfc = root.add(Command("pfc", "Show details of the priority-flow-control (pfc)"))
     pfc.add(Command("counters", "Show pfc counters", (NAMESPACE, DISPLAY, VERBOSE), (), c.pfc_counters))
     queue = root.add(Command("queue", "Show details of the queues"))
@@ -173,6 +175,9 @@ class ShowCommands:
 
     def pfc_counters(self, _p: dict[str, Any]) -> Reply:
         return Reply(show.pfc_counters(self.s.running(), self.s.store.counters()))
+
+    def fec_stats(self, _p: dict[str, Any]) -> Reply:
+        return Reply(show.fec_stats(self.s.running(), self.s.store.counters()))
 
     def queue_counters(self, p: dict[str, Any]) -> Reply:
         text = show.queue_counters(self.s.running(), self.s.store.counters(), p["interfacename"])

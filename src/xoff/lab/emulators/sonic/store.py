@@ -26,6 +26,7 @@ from typing import Any
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.sonic.factory import factory_config_db
+from xoff.lab.emulators.sonic.moving import read_counters
 
 ConfigDb = dict[str, dict[str, dict[str, Any]]]
 
@@ -119,8 +120,7 @@ class Store:
         "pg_headroom_watermark" / "pg_shared_watermark" / "pg_headroom_persistent_watermark": {port: [8]},
         "buffer_pool_watermark" / "headroom_pool_watermark": {pool: n}, "pfcwd": {"<port>:<queue>": {"status":
         "operational", "storm_detected": n, "storm_restored": n, "tx_ok": n, "tx_dropped": n, ...}}}`` (the PFC
-        watchdog's COUNTERS_DB fields); missing values are zero, ``null`` ones are what COUNTERS_DB lacks (N/A)."""
-        if not self.counters_file.exists():
-            return {}
-        data: dict[str, Any] = json.loads(self.counters_file.read_text(encoding="utf-8"))
-        return data
+        watchdog's COUNTERS_DB fields), "fec": {port: {"corr": n, "uncorr": n, "symbol_err": n, "pre_ber": x, "post_ber":
+        x}} (``show interfaces counters fec-stats``); missing values are zero, ``null`` ones are what COUNTERS_DB lacks
+        (N/A). A value may rise with time or be a gauge (``moving``: resolved at the instant of the read)."""
+        return read_counters(self.counters_file)

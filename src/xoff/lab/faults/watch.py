@@ -1,0 +1,177 @@
+"""Watch fault classes: trouble that only shows as counters MOVING, which ``xoff watch`` catches (its signals,
+``watch.*``) and a one-instant ``validate`` cannot judge. Each is seeded in the emulator's counter state
+(``state/counters.json``, in its NOS's terms) as counters that rise from the moment of the seed (the shared
+contract's ``{"total": N, "per_second": R, "since": T}``) and gauges (``{"value": V}``), the way the ASIC would
+raise them; undone by putting the file back as it was (``counters._counter_fault``).
+
+- ``pause-storm``: PFC pause frames received at a storm's rate on the target's port and priority, and the PFC
+  watchdog's storm count rising (it detects, restores, detects again);
+- ``slow-drain``: pause received without end at a modest rate, the lossless PG's shared-buffer watermark growing,
+  the watchdog quiet (the paused time never reaches its detection time);
+- ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
+  ``show interfaces counters fec-stats``). Optic receive power is not emulated yet.
+
+The lab test that proves them: tests/lab/test_watch_faults.py (``SshCounterSource`` reads each fault's series
+moving between two rounds when seeded, and flat when not).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from xoff.lab.faults.counters import _counter_fault, _queue
+from xoff.lab.faults.reach import Lab
+from xoff.lab.faults.record import Concern, Fault, Steps, Target, port_of, priority_of
+
+STORM_PPS = 120_000.0  # pause frames/s: a port paused most of the time at 400G (a frame pauses ~3.4 us x quanta)
+DRAIN_PPS = 800.0  # a slow receiver: pause all the time, far under a storm's rate
+DRAIN_GROWTH = 8_192.0  # shared-buffer bytes/s the paused PG keeps gaining
+STORMS_PER_S = 0.5  # the watchdog detects (and restores) a storm every two seconds
+FEC_CORRECTED_PS = 250_000.0
+FEC_UNCORRECTABLE_PS = 4.0
+BAD_PRE_FEC_BER = 2.4e-4  # above what RS(544,514) can correct for long (IEEE 802.3 assumes ~2.4e-4 at its limit)
+
+
+def rising(per_second: float, total: int = 0) -> dict[str, float]:
+    """A counter rising ``per_second`` from ``total`` as of now (the shared contract's form)."""
+    return {"total": total, "per_second": per_second, "since": time.time()}
+
+
+def _eight(data: dict[str, Any], *keys: str) -> list[Any]:
+    """The 8-entry per-priority list at ``data[key]...`` (made, or padded, as needed)."""
+    node = data
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+    values: list[Any] = node.setdefault(keys[-1], [0] * 8)
+    values.extend([0] * (8 - len(values)))
+    return values
+
+
+def sonic_watch(kind: str) -> Steps:
+    """The SONiC emulator's COUNTERS_DB (``show pfc counters``, ``show pfcwd stats``, ``show priority-group
+    watermark shared``, ``show interfaces counters fec-stats``) on the target's port and priority."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t)
+        if kind == "pause-storm":
+            _eight(data, "pfc", port, "rx")[priority] = rising(STORM_PPS)
+            data.setdefault("pfcwd", {})[f"{port}:{priority}"] = {
+                "status": "stormed",
+                "storm_detected": rising(STORMS_PER_S, 1),
+                "storm_restored": rising(STORMS_PER_S),
+            }
+        elif kind == "slow-drain":
+            _eight(data, "pfc", port, "rx")[priority] = rising(DRAIN_PPS)
+            _eight(data, "pg_shared_watermark", port)[priority] = rising(DRAIN_GROWTH, 65_536)
+        else:
+            data.setdefault("fec", {})[port] = {
+                "corr": rising(FEC_CORRECTED_PS),
+                "uncorr": rising(FEC_UNCORRECTABLE_PS),
+                "symbol_err": rising(FEC_CORRECTED_PS * 2),
+                "pre_ber": {"value": BAD_PRE_FEC_BER},
+                "post_ber": {"value": 1.1e-9},
+            }
+
+    return _counter_fault(change)
+
+
+def eos_watch() -> Steps:
+    """A pause storm in the EOS emulator's terms: ``rxFrames`` rising on the priority, the watchdog's
+    ``stuckCount`` and ``recoveryCount`` rising on the priority's transmit queue."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t)
+        data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": rising(STORM_PPS)}
+        data.setdefault("watchdog", {}).setdefault(port, {})[_queue(lab, t, priority)] = {
+            "stuckCount": rising(STORMS_PER_S, 1),
+            "recoveryCount": rising(STORMS_PER_S),
+        }
+
+    return _counter_fault(change)
+
+
+def cumulus_watch() -> Steps:
+    """A pause storm in NVUE's terms: ``rx-pause-frames`` and ``rx-pause-duration`` rising on the switch
+    priority, the PFC watchdog's ``deadlock-count`` rising on its traffic class."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t, 4)
+        data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {
+            "rx-pause-frames": rising(STORM_PPS),
+            "rx-pause-duration": rising(900_000.0),  # microseconds paused a second: most of it
+        }
+        data.setdefault("watchdog", {}).setdefault(port, {})[_queue(lab, t, priority)] = {
+            "deadlock-count": rising(STORMS_PER_S, 1),
+            "status": "DEADLOCK",
+        }
+
+    return _counter_fault(change)
+
+
+def _fault(name: str, title: str, how: str, check: str, target: Target, platform: str, steps: Steps) -> Fault:
+    return Fault(
+        name=name,
+        title=title,
+        how=how,
+        check=check,
+        concern=Concern.COUNTERS,
+        target=target,
+        platform=platform,
+        steps=steps,
+        names=("device", "port", "priority") if target.priority is not None else ("device", "port"),
+    )
+
+
+FAULTS: tuple[Fault, ...] = (
+    _fault(
+        "pause-storm",
+        "PFC pause storm, counters moving",
+        "pause frames received at a storm's rate and the watchdog's storm count rising in the SONiC emulator "
+        "(`show pfc counters`, `show pfcwd stats`)",
+        "watch.pause_storm",
+        Target("leaf1", "Ethernet8", 3),
+        "sonic",
+        sonic_watch("pause-storm"),
+    ),
+    _fault(
+        "slow-drain",
+        "Slow drain: pause that never stops, the watchdog quiet",
+        "pause frames received without end and the PG's shared watermark growing in the SONiC emulator "
+        "(`show pfc counters`, `show priority-group watermark shared`)",
+        "watch.slow_drain",
+        Target("leaf2", "Ethernet8", 3),
+        "sonic",
+        sonic_watch("slow-drain"),
+    ),
+    _fault(
+        "bad-optic",
+        "A bad optic: FEC errors rising, pre-FEC BER up",
+        "FEC corrected and uncorrectable codewords rising and the pre-FEC BER at 2.4e-4 in the SONiC emulator "
+        "(`show interfaces counters fec-stats`)",
+        "watch.fec_ber",
+        Target("spine1", "Ethernet0"),
+        "sonic",
+        sonic_watch("bad-optic"),
+    ),
+    _fault(
+        "pause-storm-eos",
+        "PFC pause storm, counters moving (EOS)",
+        "rx pause frames and the watchdog's stuck count rising in the EOS emulator "
+        "(`show interfaces priority-flow-control counters detail`, `show priority-flow-control counters watchdog`)",
+        "watch.pause_storm",
+        Target("spine2", "Ethernet1/1", 3),
+        "eos",
+        eos_watch(),
+    ),
+    _fault(
+        "pause-storm-cumulus",
+        "PFC pause storm, counters moving (Cumulus)",
+        "rx pause frames and the PFC watchdog's deadlock count rising in the Cumulus emulator "
+        "(`nv show interface <swp> counters qos`, `nv show interface <swp> qos pfc-watchdog`)",
+        "watch.pause_storm",
+        Target("sleaf1", "swp1", 4),
+        "cumulus",
+        cumulus_watch(),
+    ),
+)

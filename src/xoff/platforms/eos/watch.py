@@ -1,0 +1,32 @@
+"""EOS's counters for ``xoff watch``: PFC frames, egress queues, ECN marks and the PFC watchdog (``counters``,
+``| json``), in one batch, into readings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xoff.contracts.collect import Command, read
+from xoff.contracts.observed import CollectError
+from xoff.desired.models import Device
+from xoff.platforms.eos import counters
+from xoff.watch.readings import Read, error_lines, port_readings
+
+COMMANDS = (counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN)
+
+
+class Reader:
+    def commands(self, device: Device) -> list[Command]:  # noqa: ARG002 (the same on every EOS switch)
+        return list(COMMANDS)
+
+    def read(self, outputs: Mapping[str, str], device: Device) -> Read:
+        errors: list[CollectError] = []
+        name = device.name
+        pfc = read(outputs, counters.PFC, counters.parse_pfc, name, errors)
+        queues = read(outputs, counters.QUEUES, counters.parse_queues, name, errors)
+        watchdog = read(outputs, counters.WATCHDOG, counters.parse_watchdog, name, errors)
+        ecn = read(outputs, counters.ECN, counters.parse_ecn, name, errors)
+        ports = counters.port_counters(pfc, queues, watchdog, list(device.interfaces), ecn)
+        return Read(port_readings(ports), {}, error_lines(errors))
+
+
+READER = Reader()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,3 +136,35 @@ def test_parse_listen(text: str, expected: tuple[str, int]) -> None:
 def test_parse_listen_refuses(text: str) -> None:
     with pytest.raises(InputError, match="--listen"):
         parse_listen(text)
+
+
+def test_watch_listen_serves_every_round_while_the_loop_runs() -> None:
+    """``xoff watch --listen``: api.watch opens the endpoint, hands it each round, and closes it at the end."""
+    import socket
+
+    from xoff import api
+
+    with socket.socket() as probe:  # a port free now, for the endpoint the api opens itself
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    seen: list[dict[str, float]] = []
+
+    def scrape_now(_samples: object, _window: object) -> None:  # runs before the exporter's hook of this round
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        values = {
+            s.name + str(sorted(s.labels.items())): s.value
+            for f in text_string_to_metric_families(text)
+            for s in f.samples
+        }
+        seen.append(values)
+
+    replay = Path(__file__).resolve().parents[1] / "fixtures" / "watch" / "pause_storm.jsonl"
+    options = api.WatchOptions(replay=replay, interval_s=10.0, window_s=60.0, listen=f"127.0.0.1:{port}")
+    api.watch("inventory/lab-mini", options, hooks=(scrape_now,))
+    rounds = [v.get("xoff_scrape_rounds_total[]") for v in seen]
+    assert rounds[:3] == [0.0, 1.0, 2.0]
+    pause = [v for k, v in seen[-1].items() if k.startswith("xoff_pfc_rx_pause_frames_total")]
+    assert pause and max(pause) > 0
+    with pytest.raises(OSError):  # closed when the loop ended
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2)

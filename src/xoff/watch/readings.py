@@ -1,5 +1,5 @@
 """Counters as the collector reads them (``PortCounters``, pool watermarks) and the watch's own port tables
-(FEC) turned into ``Reading``s named by the metric catalogue (``xoff.watch.metrics``).
+(FEC, optics) turned into ``Reading``s named by the metric catalogue (``xoff.watch.metrics``).
 
 A value the device did not print is None in what the parsers give, so it is None here (not observed), never 0. The
 platform modules (``xoff.platforms.<nos>.watch``) parse their NOS's output into these shapes and call these.
@@ -27,6 +27,15 @@ class PortFec:
     corrected: int | None = None
     uncorrectable: int | None = None
     pre_ber: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PortOptic:
+    """One port's transceiver: receive power per lane (dBm; ``-inf``: no light, as the module says) and its
+    temperature (Celsius); None: not printed (N/A, Unknown)."""
+
+    rx_power_dbm: Mapping[int, float | None]
+    temperature_c: float | None = None
 
 
 def _num(value: int | None) -> float | None:
@@ -74,6 +83,14 @@ def fec_readings(fec: Mapping[str, PortFec]) -> list[Reading]:
             Reading.of("xoff_fec_uncorrectable_codewords_total", _num(f.uncorrectable), port=port),
             Reading.of("xoff_pre_fec_ber", f.pre_ber, port=port),
         ]
+    return out
+
+
+def optic_readings(optics: Mapping[str, PortOptic]) -> list[Reading]:
+    out: list[Reading] = []
+    for port, o in optics.items():
+        out += [Reading.of("xoff_optic_rx_power_dbm", v, port=port, lane=lane) for lane, v in o.rx_power_dbm.items()]
+        out.append(Reading.of("xoff_optic_temperature_celsius", o.temperature_c, port=port))
     return out
 
 

@@ -1,5 +1,5 @@
 """SONiC's counters for ``xoff watch``: the collector's counter and watermark commands (``counters``) and
-``show interfaces counters fec-stats`` (``fec``), in one batch, into readings. Nothing of the running config."""
+``show interfaces counters fec-stats`` (``fec``) and ``show interfaces transceiver eeprom --dom`` (``optics``), in one batch, into readings. Nothing of the running config."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from xoff.contracts.collect import Command, read
 from xoff.contracts.observed import CollectError
 from xoff.desired.models import Device
-from xoff.platforms.sonic import counters, fec
-from xoff.watch.readings import Read, error_lines, fec_readings, pool_readings, port_readings
+from xoff.platforms.sonic import counters, fec, optics
+from xoff.watch.readings import Read, error_lines, fec_readings, optic_readings, pool_readings, port_readings
 
-COMMANDS = (*counters.COMMANDS, fec.FEC_STATS)
+COMMANDS = (*counters.COMMANDS, fec.FEC_STATS, optics.TRANSCEIVER_DOM)
 
 
 class Reader:
@@ -23,7 +23,12 @@ class Reader:
         unmodelled: dict[str, int] = {}
         ports, pools = counters.read_counters(outputs, device.name, errors, unmodelled)
         fec_ports = read(outputs, fec.FEC_STATS, lambda t: fec.parse_fec_stats(t, unmodelled), device.name, errors)
-        readings = port_readings(ports) + pool_readings(pools) + fec_readings(fec_ports or {})
+        dom = read(
+            outputs, optics.TRANSCEIVER_DOM, lambda t: optics.parse_transceiver_dom(t, unmodelled), device.name, errors
+        )
+        readings = (
+            port_readings(ports) + pool_readings(pools) + fec_readings(fec_ports or {}) + optic_readings(dom or {})
+        )
         return Read(readings, unmodelled, error_lines(errors))
 
 

@@ -1,0 +1,135 @@
+"""The watch faults for real (issue 18 item 4): in a running lab-mini (``--remap``; only sleaf1 pushed, as NVUE
+shows watchdog counts where the watchdog is on: the counters are the emulators' state), ``SshCounterSource`` reads over the lab's SSH servers each watch
+fault's series (``xoff.lab.faults`` records whose check is a ``watch.*`` signal, picked up by themselves) MOVING
+between two rounds once the fault is seeded, and FLAT before it and after its undo.
+
+One lab per module; one source, its sessions kept across every round (the test also proves the rounds reuse them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+from xoff import api
+from xoff.desired import build_fabric_state
+from xoff.intent import load_intent
+from xoff.lab import netns
+from xoff.lab.faults import FAULTS, Fault, Lab
+from xoff.lab.faults.record import WATCH
+from xoff.lab.lab import LabError, up
+from xoff.lab.teardown import down
+from xoff.watch.sample import Reading, Sample
+from xoff.watch.ssh_source import SshCounterSource
+
+pytestmark = pytest.mark.lab
+INTENT = ROOT / "inventory" / "lab-mini"
+LAB = f"wf{os.getpid()}"
+WATCHED = [f for f in FAULTS.values() if f.check.startswith(WATCH)]
+# the counters each signal reads that its fault makes rise (the gauges are checked by value below)
+MOVING = {
+    "watch.pause_storm": ("xoff_pfc_rx_pause_frames_total", "xoff_pfc_watchdog_storms_detected_total"),
+    "watch.slow_drain": ("xoff_pfc_rx_pause_frames_total", "xoff_pg_shared_watermark_bytes"),
+    "watch.fec_ber": ("xoff_fec_corrected_codewords_total", "xoff_fec_uncorrectable_codewords_total"),
+}
+FABRIC = build_fabric_state(load_intent(INTENT))
+MOVE_WITHIN_S = 15.0  # the slowest seeded rate (the watchdog's storms, 0.5/s) moves within 2 s
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[tuple[Lab, SshCounterSource]]:
+    root = Path(tempfile.mkdtemp(prefix="xwf-", dir="/tmp"))  # short: unix socket paths live under it
+    root.chmod(0o755)  # FRR runs as user frr
+    old = os.environ.get("XOFF_LAB_DIR")
+    os.environ["XOFF_LAB_DIR"] = str(root)
+    try:
+        up(INTENT, LAB, remap_addresses=True)
+        # Cumulus shows a port's watchdog counts only where its watchdog is on: sleaf1 gets its intent
+        summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=root / "backups", limit=("sleaf1",))).summary
+        assert summary.exit_status == 0, [r for r in summary.results if r.error]
+        running = Lab(LAB)
+        source = SshCounterSource(running.connection.fabric, running.creds, known_hosts=running.connection.known_hosts)
+        with source:
+            yield running, source
+    finally:
+        with contextlib.suppress(LabError):
+            down(LAB)
+        assert netns.names(f"xl-{LAB}-") == []
+        shutil.rmtree(root, ignore_errors=True)
+        if old is None:
+            os.environ.pop("XOFF_LAB_DIR", None)
+        else:
+            os.environ["XOFF_LAB_DIR"] = old
+
+
+def _series(f: Fault, sample: Sample) -> dict[tuple[str, tuple[tuple[str, str], ...]], float | None]:
+    """The fault's series on its target port, priority / PG and the queue the intent maps the priority to; a
+    series the device does not list (SONiC's watchdog table lists only queues that had a storm) is absent."""
+    assert sample.error is None, sample.error
+    levels = {"priority": None, "pg": None, "queue": None}
+    if f.target.priority is not None:
+        qos = FABRIC.devices[f.target.device].qos
+        queue = qos.pfc_priority_to_queue.get(f.target.priority, f.target.priority) if qos else f.target.priority
+        levels = {"priority": str(f.target.priority), "pg": str(f.target.priority), "queue": str(queue)}
+
+    def mine(r: Reading) -> bool:
+        if r.metric not in MOVING[f.check] or r.label("port") != f.target.port:
+            return False
+        return all(want is None or r.label(name) in (None, want) for name, want in levels.items())
+
+    return {(r.metric, r.labels): r.value for r in sample.readings if mine(r)}
+
+
+def _read(source: SshCounterSource, f: Fault) -> dict[tuple[str, tuple[tuple[str, str], ...]], float | None]:
+    (sample,) = source.read([f.target.device])
+    return _series(f, sample)
+
+
+def _moved(source: SshCounterSource, f: Fault) -> list[str]:
+    """The fault's series that did not rise between two rounds (waiting, up to MOVE_WITHIN_S, for them to)."""
+    first = _read(source, f)
+    assert {m for m, _ in first} == set(MOVING[f.check]), f"{f.name}: series read {sorted(first)}"
+    deadline = time.monotonic() + MOVE_WITHIN_S
+    while True:
+        later = _read(source, f)
+        still = [f"{k[0]}{dict(k[1])}" for k, v in first.items() if not (later[k] or 0) > (v or 0)]
+        if not still or time.monotonic() > deadline:
+            return still
+        time.sleep(0.2)  # polling interval of a condition wait, not a settle time
+
+
+@pytest.mark.parametrize("fault", WATCHED, ids=[f.name for f in WATCHED])
+def test_seeded_series_move_and_are_flat_otherwise(lab: tuple[Lab, SshCounterSource], fault: Fault) -> None:
+    running, source = lab
+    assert _read(source, fault) == _read(source, fault), "moving before the fault was seeded"
+    fault.seed(running, fault.target)
+    try:
+        assert _moved(source, fault) == []
+        if fault.check == "watch.fec_ber":
+            (sample,) = source.read([fault.target.device])
+            ber = [
+                r.value
+                for r in sample.readings
+                if r.metric == "xoff_pre_fec_ber" and r.label("port") == fault.target.port
+            ]
+            assert ber == [2.4e-4]
+    finally:
+        fault.undo(running, fault.target)
+    assert _read(source, fault) == _read(source, fault), "still moving after the undo"
+
+
+def test_rounds_reuse_one_session_per_device(lab: tuple[Lab, SshCounterSource]) -> None:
+    _, source = lab
+    source.read(["leaf1", "spine2", "sleaf1"])
+    kept = dict(source.sessions)
+    samples = source.read(["leaf1", "spine2", "sleaf1"])
+    assert all(s.error is None and s.readings for s in samples), [s.error for s in samples]
+    assert {n: id(s) for n, s in source.sessions.items() if n in kept} == {n: id(s) for n, s in kept.items()}

@@ -63,7 +63,16 @@ def test_once_reads_one_window_and_at_least_two_rounds(window: float, interval: 
 def test_rounds_are_paced_on_the_schedule() -> None:
     clock = FakeClock()
     seen: list[int] = []
-    loop = Loop(Dropping(clock), ["leaf1"], 10.0, Window(60.0), [lambda s, w: seen.append(w.rounds)], 3, clock.sleep, clock)
+    loop = Loop(
+        Dropping(clock),
+        ["leaf1"],
+        10.0,
+        Window(60.0),
+        [lambda _samples, w: seen.append(w.rounds)],
+        3,
+        clock.sleep,
+        clock,
+    )
     loop.run()
     assert seen == [1, 2, 3]
     assert clock.slept == [9.5, 9.5]  # a 0.5 s read shortens the wait: rounds start at 100, 110, 120
@@ -78,8 +87,12 @@ def test_api_with_a_source_records_and_the_replay_says_the_same(tmp_path: Path) 
     drop = next(r for r in live.results if r.id == "watch.lossless_drop")
     assert drop.status is Status.FAILURE and drop.findings[0].actual.startswith("10.0 packets/s")
     assert len(load_samples(record)) == 8
-    replayed = api.watch(INTENT, api.WatchOptions(replay=record, interval_s=1.0, window_s=3.0, limit=("leaf1", "leaf2")))
-    assert [(r.id, r.status, r.findings) for r in replayed.results] == [(r.id, r.status, r.findings) for r in live.results]
+    replayed = api.watch(
+        INTENT, api.WatchOptions(replay=record, interval_s=1.0, window_s=3.0, limit=("leaf1", "leaf2"))
+    )
+    assert [(r.id, r.status, r.findings) for r in replayed.results] == [
+        (r.id, r.status, r.findings) for r in live.results
+    ]
 
 
 def test_ctrl_c_keeps_the_window_and_says_interrupted() -> None:
@@ -94,7 +107,11 @@ def test_recorder_lines_round_trip() -> None:
     s = Sample("leaf1", 1.5, (Reading.of(M, None, port="Ethernet0", queue=3),), unmodelled={"PORT.fec": 2})
     Recorder(stream)([s], Window(1.0))
     (line,) = stream.getvalue().splitlines()
-    assert json.loads(line)["readings"][0] == {"metric": M, "labels": {"port": "Ethernet0", "queue": "3"}, "value": None}
+    assert json.loads(line)["readings"][0] == {
+        "metric": M,
+        "labels": {"port": "Ethernet0", "queue": "3"},
+        "value": None,
+    }
     assert FileSource([s]).read(["leaf1", "gpu1"]) == [s]
 
 
@@ -103,7 +120,10 @@ def test_recorder_lines_round_trip() -> None:
     [
         ("{not json", "not a sample"),
         ('{"device": "leaf1"}', "missing 'at'"),
-        ('{"device": "leaf1", "at": 1, "readings": [{"metric": "xoff_nope", "value": 1}]}', "unknown metric 'xoff_nope'"),
+        (
+            '{"device": "leaf1", "at": 1, "readings": [{"metric": "xoff_nope", "value": 1}]}',
+            "unknown metric 'xoff_nope'",
+        ),
         ('{"device": "leaf1", "at": 1, "readings": [{"metric": "' + M + '", "value": "12"}]}', "not a number"),
     ],
 )

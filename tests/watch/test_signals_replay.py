@@ -65,7 +65,9 @@ def test_threshold_override_silences_the_storm() -> None:
 
 
 def _only(tmp_path: Path, devices: set[str]) -> Path:
-    lines = [line for line in (SAMPLES / "quiet.jsonl").read_text().splitlines() if json.loads(line)["device"] in devices]
+    lines = [
+        line for line in (SAMPLES / "quiet.jsonl").read_text().splitlines() if json.loads(line)["device"] in devices
+    ]
     out = tmp_path / "part.jsonl"
     out.write_text("\n".join(lines) + "\n")
     return out
@@ -94,7 +96,7 @@ def test_a_gap_is_not_quiet(tmp_path: Path) -> None:
     for line in (SAMPLES / "pause_storm.jsonl").read_text().splitlines():
         raw = json.loads(line)
         for r in raw["readings"]:
-            if r["metric"].startswith(("xoff_pfc_", )):
+            if r["metric"].startswith(("xoff_pfc_",)):
                 r["value"] = None
         lines.append(json.dumps(raw))
     path = tmp_path / "gaps.jsonl"
@@ -105,7 +107,9 @@ def test_a_gap_is_not_quiet(tmp_path: Path) -> None:
 
 def test_no_device_read_exits_4(tmp_path: Path) -> None:
     path = tmp_path / "down.jsonl"
-    rows = [Sample(d, 1764680000.0 + 10 * k, error="ssh: connection refused") for k in range(2) for d in ("leaf1", "gpu1")]
+    rows = [
+        Sample(d, 1764680000.0 + 10 * k, error="ssh: connection refused") for k in range(2) for d in ("leaf1", "gpu1")
+    ]
     path.write_text("".join(json.dumps(sample_to_json(s)) + "\n" for s in rows))
     report = _watch(path)
     assert report.exit_code() is ExitCode.NOT_COLLECTED

@@ -35,7 +35,9 @@ def test_no_rate(points: list[tuple[float, float | None]]) -> None:
 
 def test_intervals_mark_resets_and_gaps() -> None:
     assert intervals([(0.0, 10.0), (10.0, 5.0), (20.0, None), (30.0, 8.0)]) == [
-        (0.0, 10.0, None), (10.0, 20.0, None), (20.0, 30.0, None)
+        (0.0, 10.0, None),
+        (10.0, 20.0, None),
+        (20.0, 30.0, None),
     ]
 
 

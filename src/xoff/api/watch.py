@@ -70,6 +70,12 @@ def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricS
 
     from xoff.connect.credentials import load_credentials  # noqa: PLC0415
 
+    try:
+        module = importlib.import_module(f"xoff.watch.{options.source}_source")
+    except ModuleNotFoundError:
+        raise usage_error(f"xoff watch: --source {options.source} is not in this build of xoff") from None
+    if options.source != "ssh" or not hasattr(module, "SshCounterSource"):
+        raise usage_error(f"xoff watch: --source {options.source} cannot be started from here yet")
     secrets, known_hosts = options.secrets, options.known_hosts
     if options.lab is not None:
         from xoff.connect.sources import open_source  # noqa: PLC0415
@@ -77,12 +83,6 @@ def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricS
         lab = open_source("lab", options.lab)
         desired = lab.fabric
         secrets, known_hosts = secrets or lab.secrets_file, known_hosts or lab.known_hosts
-    try:
-        module = importlib.import_module(f"xoff.watch.{options.source}_source")
-    except ModuleNotFoundError:
-        raise usage_error(f"xoff watch: --source {options.source} is not in this build of xoff") from None
-    if options.source != "ssh" or not hasattr(module, "SshCounterSource"):
-        raise usage_error(f"xoff watch: --source {options.source} cannot be started from here yet")
     creds = load_credentials(secrets)
     source: CounterSource = module.SshCounterSource(
         desired, creds, known_hosts=known_hosts, timeout_s=options.timeout_s, workers=options.workers
@@ -167,5 +167,6 @@ def watch(
         devices,
         intent_hash=intent_hash(loaded.intent),
         origin=str(options.replay) if options.replay else None,
+        lab=options.lab,
         interrupted=interrupted,
     )

@@ -17,7 +17,7 @@ from xoff.report.html import html_report as validate_html
 from xoff.report.machine import json_report as validate_json
 from xoff.report.machine import junit_report as validate_junit
 from xoff.validate.model import CheckResult, Status
-from xoff.validate.run import Validation
+from xoff.validate.run import Source, Validation
 from xoff.watch.plot import plot_svg
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ class WatchReport:
     devices: tuple[str, ...]  # the devices read (the selection)
     intent_hash: str | None = None
     origin: str | None = None  # the replayed file
+    lab: str | None = None  # the lab read (the report's mode is then ``lab``)
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -68,8 +69,9 @@ class WatchReport:
 
     def validation(self) -> Validation:
         notes = [*self.notes, *(f"{d}: not read: {e}" for d, e in self.not_read.items())]
-        v = Validation(self.desired, "watch", "live", self.results, notes=notes)
-        v.intent_hash, v.origin = self.intent_hash, self.origin
+        where: Source = "snapshot" if self.origin is not None else "live"  # a replay judges recorded samples
+        v = Validation(self.desired, "watch", where, self.results, notes=notes)
+        v.intent_hash, v.origin, v.lab = self.intent_hash, self.origin, self.lab
         v.elapsed_s = (self.window.newest or 0.0) - min((p[0][0] for p in self.window.series.values()), default=0.0)
         return v
 

@@ -136,3 +136,30 @@ def device_plan(device: Device) -> DevicePlan:
 
 def plans(state: FabricState) -> dict[str, DevicePlan]:
     return {name: device_plan(d) for name, d in state.devices.items()}
+
+
+SOURCES: dict[str, str] = {
+    "pause_storm_pps": "IEEE 802.1Qbb: 65535 quanta x 512 bit times = 335 us at 100 Gb/s, ~2,980 frames/s hold a "
+    "port paused; 1,000/s is a third of the time or more",
+    "pause_storm_share": "the pause-duration counter (s/s) where the platform keeps it: paused half the time",
+    "slow_drain_min_pps": "rx pause in every interval of the window: the pause never stops",
+    "slow_drain_growth_bytes": "the PG watermark never falls and grows; the watchdog misses a slow drain (SONiC "
+    "PFC watchdog design, doc/pfc_watchdog)",
+    "lossless_drop_pps": "a lossless queue drops nothing (IEEE 802.1Qbb)",
+    "ecn_ratio_low": "off by default: set it where a queue must mark (ECN known to work)",
+    "ecn_ratio_high": "10 %; lowered to the queue's WRED max probability (intent qos ecn) when smaller: past it the "
+    "queue sits above Kmax (DCQCN, Zhu et al., SIGCOMM 2015)",
+    "ecn_min_tx_pps": "a queue that sent under 100 packets/s is not judged (a ratio of nothing)",
+    "headroom_near_share": "90 % of the PG's planned headroom (its profile's xoff from the plan; SONiC "
+    "doc/qos/dynamically-headroom-calculation.md)",
+    "pre_fec_ber_max": "a decade under 2.4e-4, the pre-FEC BER RS(544,514) KP4 FEC corrects (IEEE 802.3bs/802.3cd)",
+    "fec_uncorrectable_pps": "an uncorrectable codeword is a lost frame",
+    "optic_rx_min_dbm": "400GBASE-DR4 average receive power per lane, minimum (IEEE 802.3bs clause 124)",
+    "optic_rx_max_dbm": "400GBASE-DR4 average receive power per lane, maximum (IEEE 802.3bs clause 124)",
+    "optic_temperature_max_c": "QSFP commercial case temperature 0-70 C (SFF-8636 / CMIS)",
+    "nic_discards_pps": "NVIDIA mlx5 counters: rx_discards_phy increasing means the adapter is congested",
+    "straggler_share": "a host under 85 % of the fabric's median SM clock with an NVML clock event active "
+    "(nvmlDeviceGetCurrentClocksEventReasons)",
+    "full_clock_share": "its peers at 95 % or more of their maximum SM clock",
+}
+"""Each threshold's source in one line (docs/watch.md's table; the module docstring says it at length)."""

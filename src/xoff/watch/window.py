@@ -65,9 +65,9 @@ class Window:
 
     def of(self, metric: str, device: str | None = None) -> Iterable[tuple[str, Labels, list[Point]]]:
         """Every series of ``metric`` (on ``device``): device, labels, points (oldest first)."""
-        for (dev, name, labels), points in sorted(self.series.items()):
-            if name == metric and (device is None or dev == device):
-                yield dev, labels, list(points)
+        chosen = [k for k in self.series if k[1] == metric and (device is None or k[0] == device)]
+        for key in sorted(chosen):
+            yield key[0], key[2], list(self.series[key])
 
     def points(self, device: str, metric: str, **labels: str | int | None) -> list[Point] | None:
         """One series by its labels (None values left out); None when the window has no such series."""

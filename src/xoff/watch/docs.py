@@ -1,0 +1,92 @@
+"""docs/watch.md, generated from the signals, the thresholds and the metric catalogue (a test fails when stale):
+``python -m xoff.watch.docs > docs/watch.md``."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from xoff.watch.metrics import METRICS
+from xoff.watch.signals import SIGNALS
+from xoff.watch.thresholds import SOURCES, Thresholds
+
+HEADER = """\
+# xoff watch
+
+Generated from `src/xoff/watch/` (signals, thresholds, metric catalogue) by `python -m xoff.watch.docs >
+docs/watch.md`; a test fails when this page is stale.
+
+`xoff watch INTENT` reads the fabric's counters every `--interval` seconds, keeps the last `--window` seconds of
+samples per series (bounded memory), turns counters into rates (a total that went down is a reset, never a
+negative rate; a value not observed is a gap, never 0) and judges the signals below. Findings are reported the way
+`xoff validate` reports them: device, port, priority/queue, expected and actual, and a hint.
+
+```
+xoff watch inventory/lab-mini --lab mini --once --window 30 --interval 5 --format html -o watch.html
+xoff watch inventory/lab-mini --live --interval 10 --record samples.jsonl      # until Ctrl-C
+xoff watch inventory/lab-mini --replay samples.jsonl --format junit -o watch.xml
+```
+
+- Where the counters come from: exactly one of `--replay FILE` (samples recorded with `--record`, JSON Lines,
+  one sample per line: nothing contacted), `--lab NAME`, `--live` (the intent's management addresses); with none,
+  exit 2 and nothing is contacted. `--source ssh` (default) reads one SSH batch per device per round.
+- `--once` reads one window (at least two rounds), reports and exits: 0 no finding, 1 findings (any signal, or a
+  signal that could not run), 2 bad input, 4 no device could be read. Without `--once` the rounds go on (one line
+  per round on stderr) until Ctrl-C, then the report of the last window, exit 130.
+- `--limit` chooses devices as `push` does; `--threshold NAME=VALUE` overrides a default below.
+- Reports: `text` (a table), `json` (validate's JSON plus a `watch` object: rounds, devices not read, thresholds,
+  each finding's series), `junit` (one testcase per signal x device: classname the signal id, name the device),
+  `html` (validate's self-contained page, with an inline SVG time series under each finding, its threshold dashed).
+- A signal judges the devices that reported what it reads; one with nothing observed is `skipped` with the
+  reason, never a success. A device that could not be read is listed with its error.
+
+Every round is also handed to the round hooks (`xoff.api.watch(..., hooks=...)`: the recorder, the Prometheus
+exporter); the alert rules carry the same signal ids and thresholds.
+"""
+
+
+def _signals() -> list[str]:
+    lines = ["## Signals", "", "| id | severity | on | rule | hint |", "|---|---|---|---|---|"]
+    for s in SIGNALS:
+        lines.append(f"| `{s.id}` | {s.severity.value} | {s.on} | {s.rule} | {s.hint} |")
+    return lines
+
+
+def _thresholds() -> list[str]:
+    lines = [
+        "",
+        "## Thresholds",
+        "",
+        "Where the intent gives the number, the plan's value is used: lossless",
+        "priorities, their queues and PGs (`qos`), the planned headroom per PG (`buffers`), the ECN queues and",
+        "their WRED probability.",
+        "",
+        "| name | default | source |",
+        "|---|---|---|",
+    ]
+    defaults = Thresholds()
+    for f in fields(Thresholds):
+        lines.append(f"| `{f.name}` | {getattr(defaults, f.name):g} | {SOURCES[f.name]} |")
+    return lines
+
+
+def _metrics() -> list[str]:
+    lines = [
+        "",
+        "## Metrics",
+        "",
+        "Every metric also has the labels `device`, `network` and `role`.",
+        "",
+        "| name | kind | unit | labels | on | help |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in METRICS.values():
+        lines.append(f"| `{m.name}` | {m.kind} | {m.unit} | {', '.join(m.labels)} | {m.on} | {m.help} |")
+    return lines
+
+
+def watch_markdown() -> str:
+    return HEADER + "\n" + "\n".join([*_signals(), *_thresholds(), *_metrics()]) + "\n"
+
+
+if __name__ == "__main__":
+    print(watch_markdown(), end="")

@@ -14,22 +14,14 @@ import pytest
 import yaml
 
 from xoff.watch.alerts import Windows, alert_name, alerts, render, rules_document
+from xoff.watch.signals import SIGNAL_IDS
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "deploy" / "prometheus" / "xoff-alerts.yml"
 CASES = ROOT / "deploy" / "prometheus" / "xoff-alerts.test.yml"
-# the signal ids of issue 18's shared contract
-SIGNALS = {
-    "watch.pause_storm",
-    "watch.slow_drain",
-    "watch.lossless_drop",
-    "watch.ecn_ratio",
-    "watch.headroom_watermark",
-    "watch.fec_ber",
-    "watch.optic",
-    "watch.nic_discards",
-    "watch.gpu_straggler",
-}
+# the signal ids of issue 18's shared contract, as the watch defines them
+SIGNALS = set(SIGNAL_IDS)
+assert len(SIGNALS) == 9
 
 
 def promtool(*args: str) -> subprocess.CompletedProcess[str]:

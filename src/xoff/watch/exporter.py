@@ -6,8 +6,8 @@ counters with the device's own totals, so Prometheus' ``rate()`` sees resets its
 ``device``, ``network`` and ``role`` from the intent plus the metric's own labels. A value not observed (None) is
 no series at all, never 0; a device whose last read failed has no readings, ``xoff_up`` 0 and its error counted.
 
-Beside the readings it serves what the alert rules compare against, from the intent (``PLANNED``: the headroom
-planned per port and PG, the lossless queues, the planned ECN marking ceiling per queue), and meta-metrics
+Beside the readings it serves what the alert rules compare against, from the intent (the headroom
+planned per port and PG, the lossless queues, the planned ECN marking ceiling per queue: ``planned_readings``), and meta-metrics
 (``META``). ``serve`` starts the HTTP endpoint in a daemon thread and returns a handle to close it.
 
 How the loop plugs it in::
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from xoff.desired.models import FabricState
 
 BASE_LABELS = ("device", "network", "role")
-# the metrics the exporter serves from the intent (the plan), not from devices
-PLANNED = ("xoff_pg_headroom_planned_bytes", "xoff_queue_lossless", "xoff_queue_ecn_ratio_max")
 # the exporter's own metrics: name -> (kind, labels, help)
 META: dict[str, tuple[str, tuple[str, ...], str]] = {
     "xoff_up": ("gauge", BASE_LABELS, "1: the device's last read succeeded; 0: it failed"),
@@ -70,7 +68,7 @@ def identities(state: FabricState) -> dict[str, Identity]:
 
 
 def planned_readings(state: FabricState) -> dict[str, tuple[Reading, ...]]:
-    """Per device, the intent's numbers the alert rules need (``PLANNED``), from the watch's own plan reader."""
+    """Per device, the intent's numbers the alert rules need (planned headroom per port and PG, lossless queues, the ECN ceiling per queue), from the watch's own plan reader."""
     from xoff.watch.thresholds import device_plan  # noqa: PLC0415 - the plan reader loads the desired models
 
     out: dict[str, tuple[Reading, ...]] = {}

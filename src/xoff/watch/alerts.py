@@ -16,10 +16,11 @@ from typing import Any
 
 import yaml
 
-from xoff.watch.signals import SIGNAL_IDS
+from xoff.watch.signals import SIGNAL_IDS, SIGNALS
 from xoff.watch.thresholds import Thresholds
 
 GROUP = "xoff-watch"
+SEVERITY = {"error": "critical", "warning": "warning"}  # the signal's severity -> Prometheus' usual label values
 # NVML clock-event reasons that slow a GPU down (nvml.h nvmlClocksEventReason*), as xoff.watch.host_readings
 # labels them; idle, application clocks, sync boost and display clocks are not throttling
 THROTTLE_REASONS = (
@@ -43,7 +44,6 @@ class Windows:
 @dataclass(frozen=True, slots=True)
 class Alert:
     signal: str  # a watch signal id, ``watch.<name>``
-    severity: str
     expr: str
     summary: str
     hint: str
@@ -69,7 +69,6 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
     return [
         Alert(
             "watch.pause_storm",
-            "critical",
             f"({pause} > {_n(t.pause_storm_pps)})"
             f" or (rate(xoff_pfc_rx_pause_duration_seconds_total[{w.rate}]) > {_n(t.pause_storm_share)})"
             f" or (increase(xoff_pfc_watchdog_storms_detected_total[{w.rate}]) > 0)",
@@ -79,7 +78,6 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
         ),
         Alert(
             "watch.slow_drain",
-            "warning",
             f"(min_over_time({pause}[{w.slow}:]) >= {_n(t.slow_drain_min_pps)})"
             f" and on (device, port) (({shared}) or ({headroom}))"
             f" unless on (device, port) (increase(xoff_pfc_watchdog_storms_detected_total[{w.slow}]) > 0)",
@@ -89,16 +87,14 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
         ),
         Alert(
             "watch.lossless_drop",
-            "critical",
             f"(rate(xoff_queue_dropped_packets_total[{w.rate}]) > {_n(t.lossless_drop_pps)})"
             " and on (device, queue) (xoff_queue_lossless == 1)",
             "drops on lossless queue {{ $labels.queue }} of {{ $labels.device }} {{ $labels.port }}",
             "a lossless queue dropped: headroom too small for the cable, PFC off on one end, or the watchdog dropping",
         ),
-        Alert("watch.ecn_ratio", "warning", _ecn_expr(t, w), _ECN_SUMMARY, _ECN_HINT),
+        Alert("watch.ecn_ratio", _ecn_expr(t, w), _ECN_SUMMARY, _ECN_HINT),
         Alert(
             "watch.headroom_watermark",
-            "warning",
             "xoff_pg_headroom_watermark_bytes >= on (device, port, pg) group_left ()"
             f" ({_n(t.headroom_near_share)} * xoff_pg_headroom_planned_bytes)",
             "PG {{ $labels.pg }} headroom of {{ $labels.device }} {{ $labels.port }} near what the plan reserved",
@@ -130,7 +126,6 @@ def _physical(t: Thresholds, w: Windows) -> list[Alert]:
     return [
         Alert(
             "watch.fec_ber",
-            "warning",
             f"(xoff_pre_fec_ber > {_n(t.pre_fec_ber_max)})"
             f" or (rate(xoff_fec_uncorrectable_codewords_total[{w.rate}]) > {_n(t.fec_uncorrectable_pps)})",
             "bit errors above threshold on {{ $labels.device }} {{ $labels.port }}",
@@ -138,7 +133,6 @@ def _physical(t: Thresholds, w: Windows) -> list[Alert]:
         ),
         Alert(
             "watch.optic",
-            "warning",
             f"(xoff_optic_rx_power_dbm < {_n(t.optic_rx_min_dbm)}) or (xoff_optic_rx_power_dbm > {_n(t.optic_rx_max_dbm)})"
             f" or (xoff_optic_temperature_celsius > {_n(t.optic_temperature_max_c)})",
             "optic out of range on {{ $labels.device }} {{ $labels.port }}",
@@ -146,12 +140,11 @@ def _physical(t: Thresholds, w: Windows) -> list[Alert]:
         ),
         Alert(
             "watch.nic_discards",
-            "warning",
             f"({discards}) or ({oob})",
             "NIC discards on {{ $labels.device }} {{ $labels.port }}",
             "the adapter is congested: check that the NIC's PFC and DSCP trust match the fabric's lossless priority",
         ),
-        Alert("watch.gpu_straggler", "warning", _straggler_expr(t), _STRAGGLER_SUMMARY, _STRAGGLER_HINT),
+        Alert("watch.gpu_straggler", _straggler_expr(t), _STRAGGLER_SUMMARY, _STRAGGLER_HINT),
     ]
 
 
@@ -183,12 +176,13 @@ def alerts(thresholds: Thresholds | None = None, windows: Windows | None = None)
 
 def rules_document(thresholds: Thresholds | None = None, windows: Windows | None = None) -> dict[str, Any]:
     w = windows or Windows()
+    severity = {s.id: s.severity.value for s in SIGNALS}
     rules = [
         {
             "alert": a.name,
             "expr": a.expr,
             "for": w.pending,
-            "labels": {"severity": a.severity, "signal": a.signal},
+            "labels": {"severity": SEVERITY[severity[a.signal]], "signal": a.signal},
             "annotations": {"summary": a.summary, "description": a.hint},
         }
         for a in alerts(thresholds, w)

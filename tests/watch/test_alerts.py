@@ -84,3 +84,11 @@ def test_the_cases_catch_a_rule_that_never_fires(tmp_path: Path) -> None:
     assert result.returncode != 0
     for signal in SIGNALS:
         assert f"alertname: {alert_name(signal)}" in result.stdout + result.stderr, signal
+
+
+def test_the_prometheus_page_lists_every_alert_and_meta_metric() -> None:
+    from xoff.watch.exporter import META
+
+    page = (ROOT / "docs" / "watch-prometheus.md").read_text(encoding="utf-8")
+    for name in [*(a.name for a in alerts()), *META]:
+        assert f"| `{name}` |" in page, name

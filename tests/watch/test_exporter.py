@@ -161,7 +161,7 @@ def test_watch_listen_serves_every_round_while_the_loop_runs() -> None:
 
     replay = Path(__file__).resolve().parents[1] / "fixtures" / "watch" / "pause_storm.jsonl"
     options = api.WatchOptions(replay=replay, interval_s=10.0, window_s=60.0, listen=f"127.0.0.1:{port}")
-    api.watch("inventory/lab-mini", options, hooks=(scrape_now,))
+    api.watch(Path(__file__).resolve().parents[2] / "inventory" / "lab-mini", options, hooks=(scrape_now,))
     rounds = [v.get("xoff_scrape_rounds_total[]") for v in seen]
     assert rounds[:3] == [0.0, 1.0, 2.0]
     pause = [v for k, v in seen[-1].items() if k.startswith("xoff_pfc_rx_pause_frames_total")]

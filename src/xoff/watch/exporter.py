@@ -68,7 +68,8 @@ def identities(state: FabricState) -> dict[str, Identity]:
 
 
 def planned_readings(state: FabricState) -> dict[str, tuple[Reading, ...]]:
-    """Per device, the intent's numbers the alert rules need (planned headroom per port and PG, lossless queues, the ECN ceiling per queue), from the watch's own plan reader."""
+    """Per device, the intent's numbers the alert rules need (planned headroom per port and PG, lossless queues,
+    the ECN ceiling per queue), from the watch's own plan reader."""
     from xoff.watch.thresholds import device_plan  # noqa: PLC0415 - the plan reader loads the desired models
 
     out: dict[str, tuple[Reading, ...]] = {}

@@ -14,7 +14,7 @@ from xoff.errors import InputError
 from xoff.watch.exporter import Exporter, Identity, parse_listen, planned_readings, serve
 from xoff.watch.sample import Reading, Sample
 
-WHO = {"leaf1": Identity("compute", "leaf"), "gpu1": Identity("", "gpu-host")}
+WHO = {"leaf1": Identity("compute", "leaf"), "gpu1": Identity("", "gpu-host", {"eth1": "compute", "eth9": "storage"})}
 Series = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
@@ -168,3 +168,14 @@ def test_watch_listen_serves_every_round_while_the_loop_runs() -> None:
     assert pause and max(pause) > 0
     with pytest.raises(OSError):  # closed when the loop ended
         urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2)
+
+
+def test_a_hosts_nic_readings_carry_the_nics_network() -> None:
+    exporter = Exporter(WHO)
+    discards = Reading.of("xoff_nic_rx_discards_phy_total", 7, port="eth9")
+    clock = Reading.of("xoff_gpu_sm_clock_hertz", 1.98e9, gpu=0)
+    exporter.on_round([Sample("gpu1", 1.0, (discards, clock))])
+    got = scrape(exporter)
+    host = {"device": "gpu1", "role": "gpu-host"}
+    assert got[key("xoff_nic_rx_discards_phy_total", **host, network="storage", port="eth9")] == 7
+    assert got[key("xoff_gpu_sm_clock_hertz", **host, network="", gpu="0")] == 1.98e9

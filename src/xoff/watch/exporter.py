@@ -59,12 +59,19 @@ META: dict[str, tuple[str, tuple[str, ...], str]] = {
 
 @dataclass(frozen=True, slots=True)
 class Identity:
-    network: str
+    network: str  # the device's network; "" for a host, whose NICs each have theirs
     role: str
+    port_networks: Mapping[str, str] = field(default_factory=dict)  # a host's netdev -> its NIC's network
+
+    def network_of(self, port: str | None) -> str:
+        return self.network or (self.port_networks.get(port, "") if port is not None else "")
 
 
 def identities(state: FabricState) -> dict[str, Identity]:
-    return {name: Identity(d.network or "", d.role) for name, d in state.devices.items()}
+    return {
+        name: Identity(d.network or "", d.role, {n: nic.network for n, nic in (d.host.nics if d.host else {}).items()})
+        for name, d in state.devices.items()
+    }
 
 
 def planned_readings(state: FabricState) -> dict[str, tuple[Reading, ...]]:
@@ -138,23 +145,23 @@ class Exporter:
             rounds, round_at = self._seen.rounds, self._seen.round_at
         families = _Families()
         for device in sorted(set(latest) | set(self._planned)):
-            base = self._base(device)
+            base = self._base(device, None)
             sample = latest.get(device)
             readings = self._planned.get(device, ())
             if sample is not None:
                 _meta_of(families, base, sample, errors.get(device, 0))
                 readings += sample.readings if sample.error is None else ()
             for reading in _deduplicated(readings):
-                families.add_reading(base, reading)
+                families.add_reading(self._base(device, reading.label("port")), reading)
         families.add_meta("xoff_scrape_rounds_total", (), float(rounds))
         if round_at is not None:
             families.add_meta("xoff_scrape_round_timestamp_seconds", (), round_at)
         families.add_meta("xoff_exporter_rejected_readings", (), float(families.rejected))
         yield from families.all()
 
-    def _base(self, device: str) -> tuple[str, str, str]:
+    def _base(self, device: str, port: str | None) -> tuple[str, str, str]:
         who = self._who.get(device, Identity("", ""))
-        return (device, who.network, who.role)
+        return (device, who.network_of(port), who.role)
 
 
 def _meta_of(families: _Families, base: tuple[str, ...], sample: Sample, errors: int) -> None:

@@ -62,10 +62,16 @@ def _n(value: float) -> str:
     return repr(float(value)) if value != int(value) or abs(value) >= 1e15 else str(int(value))
 
 
+def _grew(gauge: str, window: str, growth: float) -> str:
+    """Never fell across the window (``resets`` of a gauge counts its decreases) and ended ``growth`` above where it
+    started (so above its minimum); the watch's slow drain reads the shared watermark, else the headroom one."""
+    return f"({gauge} - min_over_time({gauge}[{window}]) >= {_n(growth)}) and (resets({gauge}[{window}]) == 0)"
+
+
 def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
     pause = f"rate(xoff_pfc_rx_pause_frames_total[{w.rate}])"
-    shared = f"delta(xoff_pg_shared_watermark_bytes[{w.slow}]) >= {_n(t.slow_drain_growth_bytes)}"
-    headroom = f"delta(xoff_pg_headroom_watermark_bytes[{w.slow}]) >= {_n(t.slow_drain_growth_bytes)}"
+    shared = _grew("xoff_pg_shared_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
+    headroom = _grew("xoff_pg_headroom_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
     return [
         Alert(
             "watch.pause_storm",
@@ -79,7 +85,7 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
         Alert(
             "watch.slow_drain",
             f"(min_over_time({pause}[{w.slow}:]) >= {_n(t.slow_drain_min_pps)})"
-            f" and on (device, port) (({shared}) or ({headroom}))"
+            f" and on (device, port) (({shared}) or ({headroom} unless on (device, port, pg) xoff_pg_shared_watermark_bytes))"
             f" unless on (device, port) (increase(xoff_pfc_watchdog_storms_detected_total[{w.slow}]) > 0)",
             "slow drain on {{ $labels.device }} {{ $labels.port }}: pause never stops, the PG watermark grows",
             "a receiver drains slower than line rate without stopping: the watchdog will not see it; look for a slow "
@@ -108,13 +114,13 @@ _ECN_HINT = "check the queue's WRED/ECN thresholds against the plan and the host
 
 
 def _ecn_expr(t: Thresholds, w: Windows) -> str:
+    """Judged on the queues the plan marks ECN on (``xoff_queue_ecn_ratio_max``), against the lower of the queue's
+    planned ceiling and ``ecn_ratio_high``, as the watch's own signal does."""
     ratio = f"(rate(xoff_queue_ecn_marked_packets_total[{w.rate}]) / rate(xoff_queue_tx_packets_total[{w.rate}]))"
-    planned = "xoff_queue_ecn_ratio_max"
-    high = (
-        f"({ratio} > on (device, queue) group_left () {planned})"
-        f" or ({ratio} > {_n(t.ecn_ratio_high)} unless on (device, queue) {planned})"
-    )
-    band = f"({high}) or ({ratio} < {_n(t.ecn_ratio_low)})" if t.ecn_ratio_low > 0 else high
+    ceiling = f"clamp_max(xoff_queue_ecn_ratio_max, {_n(t.ecn_ratio_high)})"
+    band = f"({ratio} > on (device, queue) group_left () {ceiling})"
+    if t.ecn_ratio_low > 0:
+        band += f" or ({ratio} < {_n(t.ecn_ratio_low)} and on (device, queue) xoff_queue_ecn_ratio_max)"
     return (
         f"({band}) and on (device, port, queue) (rate(xoff_queue_tx_packets_total[{w.rate}]) >= {_n(t.ecn_min_tx_pps)})"
     )

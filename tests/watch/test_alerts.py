@@ -92,3 +92,12 @@ def test_the_prometheus_page_lists_every_alert_and_meta_metric() -> None:
     page = (ROOT / "docs" / "watch-prometheus.md").read_text(encoding="utf-8")
     for name in [*(a.name for a in alerts()), *META]:
         assert f"| `{name}` |" in page, name
+
+
+def test_the_generator_takes_threshold_overrides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from xoff.watch.alerts import main
+
+    assert main(["-t", "pause_storm_pps=5000", "-o", str(tmp_path / "r.yml")]) == 0
+    assert "rate(xoff_pfc_rx_pause_frames_total[1m]) > 5000)" in (tmp_path / "r.yml").read_text(encoding="utf-8")
+    assert main(["-t", "pause_storm=1"]) == 2
+    assert "no threshold 'pause_storm'" in capsys.readouterr().err

@@ -179,3 +179,26 @@ def test_a_hosts_nic_readings_carry_the_nics_network() -> None:
     host = {"device": "gpu1", "role": "gpu-host"}
     assert got[key("xoff_nic_rx_discards_phy_total", **host, network="storage", port="eth9")] == 7
     assert got[key("xoff_gpu_sm_clock_hertz", **host, network="", gpu="0")] == 1.98e9
+
+
+def test_a_bad_listen_is_one_line_exit_2(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xoff.cli.watch import app
+
+    replay = Path(__file__).resolve().parents[1] / "fixtures" / "watch" / "quiet.jsonl"
+    intent = Path(__file__).resolve().parents[2] / "inventory" / "lab-mini"
+    result = CliRunner().invoke(app(), [str(intent), "--replay", str(replay), "--listen", "localhost"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["--listen localhost: expected HOST:PORT, e.g. 127.0.0.1:9108"]
+
+
+def test_a_port_in_use_is_bad_input() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(InputError, match=f"--listen 127.0.0.1:{port}: "):
+            serve(f"127.0.0.1:{port}", Exporter(WHO))

@@ -10,12 +10,14 @@ one rule file fits every fabric. ``deploy/prometheus/xoff-alerts.yml`` is genera
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from xoff.errors import InputError
 from xoff.watch.signals import SIGNAL_IDS, SIGNALS
 from xoff.watch.thresholds import Thresholds
 
@@ -204,8 +206,15 @@ def render(thresholds: Thresholds | None = None, windows: Windows | None = None)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m xoff.watch.alerts", description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", type=Path, help="write here (default: print)")
+    parser.add_argument("-t", "--threshold", action="append", default=[], help="NAME=VALUE, as xoff watch takes it")
     args = parser.parse_args(argv)
-    text = render()
+    try:
+        thresholds = Thresholds().with_overrides(tuple(args.threshold))
+    except InputError as exc:
+        for problem in exc.sorted():
+            print(str(problem), file=sys.stderr)
+        return 2
+    text = render(thresholds)
     if args.output is None:
         print(text, end="")
     else:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from xoff.errors import InputError, Problem
+from xoff.errors import usage_error
 from xoff.watch.metrics import METRICS
 from xoff.watch.sample import Reading, Sample
 
@@ -241,7 +241,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise InputError([Problem(None, "--listen", f"{text!r}: expected HOST:PORT, e.g. 127.0.0.1:9108")])
+        raise usage_error(f"--listen {text}: expected HOST:PORT, e.g. 127.0.0.1:9108")
     return (host or "0.0.0.0", int(port))  # ":PORT": every address
 
 
@@ -253,5 +253,5 @@ def serve(listen: str, exporter: Exporter) -> Endpoint:
     try:
         server, thread = start_http_server(port, addr=host, registry=registry)
     except OSError as exc:
-        raise InputError([Problem(None, "--listen", f"{listen!r}: {exc.strerror or exc}")]) from None
+        raise usage_error(f"--listen {listen}: {exc.strerror or exc}") from None
     return Endpoint(host, int(server.server_address[1]), server, thread)

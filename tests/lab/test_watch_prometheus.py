@@ -48,6 +48,7 @@ WATCHED = (
     "spine1",
 )  # the storm's switch and two quiet ones: small, and 'no other alert' means something
 STORM = FAULTS["pause-storm"]
+RATE = "6s"  # the rules' rate window here: a few of xoff watch's rounds (1 s apart, each a few hundred ms of SSH)
 T = TypeVar("T")
 
 
@@ -86,7 +87,7 @@ def _start_prometheus(work: Path, target: str, port: int) -> subprocess.Popen[by
     binary = shutil.which("prometheus")
     if binary is None:
         pytest.fail("prometheus not found: install Debian package prometheus (make system-deps)")
-    (work / "rules.yml").write_text(render(windows=Windows(rate="10s", slow="30s", pending="0s")), encoding="utf-8")
+    (work / "rules.yml").write_text(render(windows=Windows(rate=RATE, slow="30s", pending="0s")), encoding="utf-8")
     config = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
         "rule_files": ["rules.yml"],
@@ -180,7 +181,7 @@ def _unix(stamp: str) -> float:
 def _rates_ready(base: str) -> bool:
     """Every watched switch up, and its pause counters with enough points in the rules' rate window."""
     up_ = api(base, "/api/v1/query", query="sum(xoff_up)")["data"]["result"]
-    full = api(base, "/api/v1/query", query="count(count_over_time(xoff_pfc_rx_pause_frames_total[10s]) >= 3)")
+    full = api(base, "/api/v1/query", query=f"count(count_over_time(xoff_pfc_rx_pause_frames_total[{RATE}]) >= 3)")
     return bool(up_) and float(up_[0]["value"][1]) == len(WATCHED) and bool(full["data"]["result"])
 
 
@@ -218,7 +219,7 @@ def test_the_dashboards_queries_run(running: Running) -> None:
     for expr in queries(dashboard()):
         if expr.startswith("label_values("):
             continue
-        query = expr.replace("$__rate_interval", "10s").replace("$device", "leaf1").replace("$port", ".*")
+        query = expr.replace("$__rate_interval", RATE).replace("$device", "leaf1").replace("$port", ".*")
         reply = api(base, "/api/v1/query", query=query)
         assert reply["status"] == "success", (query, reply)
         answered[expr] = bool(reply["data"]["result"])

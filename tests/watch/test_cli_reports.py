@@ -76,7 +76,8 @@ def test_junit_one_testcase_per_signal_and_device() -> None:
     assert cases[("watch.nic_discards", "gpu1")].find("failure") is None
     assert cases[("watch.nic_discards", "gpu4")].find("skipped") is not None  # not in the recording
     assert cases[("watch.pause_storm", "leaf1")].find("skipped") is None
-    assert ("watch.pause_storm", "gpu1") not in cases  # a switch signal is not a host's testcase
+    assert ("watch.ecn_ratio", "gpu1") not in cases  # a switch signal is not a host's testcase
+    assert cases[("watch.pause_storm", "gpu1")].find("skipped") is not None  # hosts too: no NIC pause recorded
     assert suite.get("failures") == "1" and int(suite.get("tests") or 0) == len(cases)
 
 
@@ -87,6 +88,10 @@ def test_html_plots_the_series_with_its_threshold(tmp_path: Path) -> None:
     assert code == 1 and "wrote" in err
     assert "<title>xoff watch: lab-mini</title>" in page and 'class="plot"' in page
     assert page.count("<polyline") == 1 and 'class="threshold"' in page and "<script" not in page
+    # the grid and the picture say which devices were not read, never "no finding" for them
+    assert "watch.pause_storm: not judged on leaf2: nothing observed" in page
+    assert "watch.ecn_ratio: not about gpu1" in page and "watch.slow_drain: leaf1: no finding" in page
+    assert '<g class="node skipped"><title>spine1' in page
 
 
 def test_plot_escapes_names_and_draws_the_band() -> None:

@@ -59,6 +59,22 @@ def test_findings_name_port_and_priority(name: str, port: str, priority: int) ->
     assert (finding.port, finding.priority) == (port, priority)
 
 
+def test_a_host_nic_sending_a_storm(tmp_path: Path) -> None:
+    """gpu1's NIC sends 3,000 pause frames/s on its PFC priority 3 (mlnx_qos flags in the plan): a storm at the host."""
+    lines = []
+    for line in (SAMPLES / "quiet.jsonl").read_text().splitlines():
+        raw = json.loads(line)
+        if raw["device"] == "gpu1":
+            total = 30000 * ((raw["at"] - 1764680000.0) // 10)
+            nic = {"port": "eth0", "priority": "3"}
+            raw["readings"].append({"metric": "xoff_nic_pfc_tx_pause_frames_total", "labels": nic, "value": total})
+        lines.append(json.dumps(raw))
+    path = tmp_path / "nic.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (finding,) = next(r for r in _watch(path).results if r.id == "watch.pause_storm").findings
+    assert (finding.device, finding.port, finding.priority, finding.actual) == ("gpu1", "eth0", 3, "3000 frames/s")
+
+
 def test_threshold_override_silences_the_storm() -> None:
     report = _watch(SAMPLES / "pause_storm.jsonl", "pause_storm_pps=5000")
     assert next(r for r in report.results if r.id == "watch.pause_storm").status is Status.SUCCESS
@@ -115,3 +131,16 @@ def test_no_device_read_exits_4(tmp_path: Path) -> None:
     assert report.exit_code() is ExitCode.NOT_COLLECTED
     assert report.not_read["leaf1"] == "ssh: connection refused"
     assert {r.status for r in report.results} == {Status.SKIPPED}
+
+
+def test_straggler_without_max_clocks_compares_with_the_fastest(tmp_path: Path) -> None:
+    """No host reported its maximum SM clock: the fastest clock seen stands in for "full clock"."""
+    lines = []
+    for line in (SAMPLES / "gpu_straggler.jsonl").read_text().splitlines():
+        raw = json.loads(line)
+        raw["readings"] = [r for r in raw["readings"] if r["metric"] != "xoff_gpu_max_sm_clock_hertz"]
+        lines.append(json.dumps(raw))
+    path = tmp_path / "nomax.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (finding,) = next(r for r in _watch(path).results if r.id == "watch.gpu_straggler").findings
+    assert finding.device == "gpu3" and finding.actual == "795 MHz"

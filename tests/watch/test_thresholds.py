@@ -26,4 +26,4 @@ def test_plan_from_the_intent() -> None:
     assert leaf.headroom is not None and leaf.headroom[("Ethernet0", 3)] == 231424  # the 5 m profile's xoff
     assert leaf.ecn_high == {3: 1.0} and leaf.priority_of(3) == 3 and leaf.priority_of(0) is None
     assert plan["sleaf1"].lossless_priorities == {4}
-    assert plan["gpu1"].lossless_priorities == frozenset() and not plan["gpu1"].headroom
+    assert plan["gpu1"].lossless_priorities == {3, 4} and not plan["gpu1"].headroom  # its NICs' PFC flags

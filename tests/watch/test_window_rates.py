@@ -70,3 +70,10 @@ def test_window_remembers_errors_until_read() -> None:
     assert w.errors == {} and w.read_ok == {"leaf1", "leaf2"}
     assert w.points("leaf1", M, port="Ethernet0", priority=3) == [(10.0, 3.0)]
     assert latest([(0.0, 1.0), (10.0, None)]) == 1.0 and latest([(0.0, None)]) is None
+
+
+def test_series_left_behind_leave_the_index() -> None:
+    w = Window(10.0)
+    w.add([_sample("leaf1", 0.0, 1.0)])
+    w.add([Sample("leaf2", 30.0, (Reading.of(M, 2.0, port="Ethernet4", priority=3),))])
+    assert [dev for dev, _, _ in w.of(M)] == ["leaf2"] and len(w.by_metric[M]) == 1

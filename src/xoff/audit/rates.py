@@ -10,6 +10,7 @@ from datetime import datetime
 
 from xoff.audit.model import Change, Rate
 from xoff.contracts.observed import PortCounters
+from xoff.watch.rates import step
 
 
 def interval_s(a: str, b: str) -> float | None:
@@ -53,7 +54,7 @@ def rates(
             was, now = before[counter], after[counter]
             if was is None or now is None or was == now:
                 continue
-            if now < was:
+            if step(was, now) is None:  # the rule xoff watch's rates use: a total that went down is a reset
                 resets.append(Change("counters", device, f"{port} {counter}", "reset", str(was), str(now)))
             else:
                 per_s = (now - was) / seconds if seconds else None

@@ -66,6 +66,15 @@ def _reads(check_id: str) -> tuple[str, ...]:
     return CHECKS.get(check_id).reads if check_id in CHECKS else ()
 
 
+def _judged_cell(check_id: str, name: str, per: dict[str, bool]) -> Cell:
+    """A cell from what the check says it judged (xoff watch): not about the device, not observed, or no finding."""
+    if name not in per:
+        return Cell("na", f"{check_id}: not about {name}")
+    if not per[name]:
+        return Cell("unobserved", f"{check_id}: not judged on {name}: nothing observed")
+    return Cell("ok", f"{check_id}: {name}: no finding")
+
+
 def _cell(validation: Validation, r: CheckResult, dev: Device, found: list[Finding] | None) -> Cell:
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
@@ -73,6 +82,9 @@ def _cell(validation: Validation, r: CheckResult, dev: Device, found: list[Findi
     if r.status in (Status.SKIPPED, Status.UNSET, Status.ERROR):
         state = "error" if r.status is Status.ERROR else "skipped"
         return Cell(state, f"{r.id}: {r.status.value}: {r.message or ''}")
+    per = validation.judged.get(r.id)
+    if per is not None:
+        return _judged_cell(r.id, dev.name, per)
     reads = _reads(r.id)
     if reads and not holds(dev, reads[0]):
         return Cell("na", f"{r.id}: nothing on {dev.name} that it reads ({reads[0]})")

@@ -77,6 +77,11 @@ def _failing_ports(validation: Validation) -> dict[tuple[str, str], str]:
 def _device_colours(validation: Validation) -> dict[str, str]:
     """Device -> worst status: its findings; ``skipped`` for a device a snapshot does not hold (not observed)."""
     states = device_states(validation)
+    if validation.judged:  # xoff watch: a device no signal could judge was not read
+        seen = {d for per in validation.judged.values() for d, ok in per.items() if ok}
+        for name in validation.desired.devices:
+            if name not in seen and name not in states:
+                states[name] = "skipped"
     snap = validation.snapshot
     if snap is not None:
         for name in validation.desired.devices:

@@ -46,6 +46,9 @@ class Validation:
     origin: str | None = None  # the snapshot file judged (or written, --save-snapshot); None: none on disk
     lab: str | None = None  # the lab whose state was collected (the mode is then ``lab``)
     baseline: BaselineOutcome | None = None  # --baseline: the accepted findings left out, and those resolved
+    # check id -> device -> judged (True) or not observed (False); a device absent: the check is not about it. Set by
+    # xoff watch (its signals judge what was read, with no snapshot); empty: the grid works it out from the snapshot
+    judged: dict[str, dict[str, bool]] = field(default_factory=dict)
 
     @property
     def mode(self) -> str:

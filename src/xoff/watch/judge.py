@@ -43,8 +43,10 @@ class Context:
     plans: dict[str, DevicePlan]
     kinds: Mapping[str, str]  # device -> switch | host | ib_switch (from the intent)
 
-    def devices(self, kind: str) -> list[str]:
-        return sorted(d for d, k in self.kinds.items() if k == kind)
+    def devices(self, on: str) -> list[str]:
+        """The devices of the kinds ``on`` names (``switch``, ``host``, or ``switch, host``)."""
+        kinds = set(on.split(", "))
+        return sorted(d for d, k in self.kinds.items() if k in kinds)
 
     def plan(self, device: str) -> DevicePlan:
         return self.plans.get(device, DevicePlan())
@@ -81,7 +83,7 @@ class Signal:
     severity: Severity
     hint: str
     reads: tuple[str, ...]  # the metrics it judges (METRICS names)
-    on: str  # switch | host
+    on: str  # the device kinds it judges: switch | host | "switch, host"
     judge: Callable[[Context, Verdict], None]
     rule: str  # one line for docs/watch.md and the report
 

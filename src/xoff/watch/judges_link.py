@@ -145,11 +145,14 @@ def _events(ctx: Context, host: str) -> list[str]:
 
 
 def _peers_full(ctx: Context, host: str, sm: dict[str, list[float]], top: dict[str, list[float]]) -> bool:
-    peers = [h for h in sm if h != host and h in top]
+    """The other hosts' median SM clock at full_clock_share of their maximum (NVML's max SM clock; where a host did
+    not report it, the highest SM clock any host ran at stands in)."""
+    peers = [h for h in sm if h != host]
     if not peers:
         return False
+    fastest = max(c for clocks in sm.values() for c in clocks)
     clock = median(c for h in peers for c in sm[h])
-    full = median(c for h in peers for c in top[h])
+    full = median(c for h in peers for c in top.get(h, [fastest]))
     return clock >= ctx.thresholds.full_clock_share * full
 
 

@@ -12,6 +12,9 @@ from xoff.watch.window import Point, latest
 RX_PAUSE = "xoff_pfc_rx_pause_frames_total"
 TX_PAUSE = "xoff_pfc_tx_pause_frames_total"
 RX_PAUSED_S = "xoff_pfc_rx_pause_duration_seconds_total"
+NIC_RX_PAUSE = "xoff_nic_pfc_rx_pause_frames_total"
+NIC_TX_PAUSE = "xoff_nic_pfc_tx_pause_frames_total"
+NIC_RX_PAUSED_S = "xoff_nic_pfc_rx_pause_duration_seconds_total"
 WD_DETECTED = "xoff_pfc_watchdog_storms_detected_total"
 QUEUE_TX = "xoff_queue_tx_packets_total"
 QUEUE_DROP = "xoff_queue_dropped_packets_total"
@@ -23,7 +26,7 @@ PG_PLANNED = "xoff_pg_headroom_planned_bytes"
 
 def _pause_frames(ctx: Context, v: Verdict) -> None:
     limit = ctx.thresholds.pause_storm_pps
-    for metric, what in ((RX_PAUSE, "rx"), (TX_PAUSE, "tx")):
+    for metric, what in ((RX_PAUSE, "rx"), (TX_PAUSE, "tx"), (NIC_RX_PAUSE, "NIC rx"), (NIC_TX_PAUSE, "NIC tx")):
         for dev, labels, points in ctx.window.of(metric):
             prio = label_int(labels, "priority")
             r = rate(points)
@@ -48,7 +51,7 @@ def _pause_frames(ctx: Context, v: Verdict) -> None:
 
 def _pause_share(ctx: Context, v: Verdict) -> None:
     limit = ctx.thresholds.pause_storm_share
-    for dev, labels, points in ctx.window.of(RX_PAUSED_S):
+    for dev, labels, points in [*ctx.window.of(RX_PAUSED_S), *ctx.window.of(NIC_RX_PAUSED_S)]:
         prio = label_int(labels, "priority")
         r = rate(points)
         if prio not in ctx.plan(dev).lossless_priorities or r is None:

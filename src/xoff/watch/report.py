@@ -72,6 +72,7 @@ class WatchReport:
         where: Source = "snapshot" if self.origin is not None else "live"  # a replay judges recorded samples
         v = Validation(self.desired, "watch", where, self.results, notes=notes)
         v.intent_hash, v.origin, v.lab = self.intent_hash, self.origin, self.lab
+        v.judged = {j.signal.id: {d: d in j.judged for d in j.considered} for j in self.judgements}
         v.elapsed_s = (self.window.newest or 0.0) - min((p[0][0] for p in self.window.series.values()), default=0.0)
         return v
 

@@ -19,10 +19,18 @@ SIGNALS: tuple[Signal, ...] = (
         "PFC pause storm",
         E,
         "find the port sending the pause (often a stuck NIC or a host that stopped draining); check the PFC watchdog is on",
-        (ll.RX_PAUSE, ll.TX_PAUSE, ll.RX_PAUSED_S, ll.WD_DETECTED),
-        "switch",
+        (
+            ll.RX_PAUSE,
+            ll.TX_PAUSE,
+            ll.RX_PAUSED_S,
+            ll.WD_DETECTED,
+            ll.NIC_RX_PAUSE,
+            ll.NIC_TX_PAUSE,
+            ll.NIC_RX_PAUSED_S,
+        ),
+        "switch, host",
         ll.pause_storm,
-        "pause frames/s on a lossless priority > pause_storm_pps, or paused share >= pause_storm_share, or the PFC "
+        "pause frames/s (switch port or host NIC) on a lossless priority > pause_storm_pps, or paused share >= pause_storm_share, or the PFC "
         "watchdog detected a storm in the window",
     ),
     Signal(

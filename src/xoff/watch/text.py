@@ -17,6 +17,7 @@ def _head(report: WatchReport) -> Text:
     line = (
         f"xoff watch {report.desired.fabric}: {report.source}, {w.rounds} round(s) every {report.interval_s:g} s, "
         f"window {w.seconds:g} s, {len(w.read_ok)}/{len(report.devices)} device(s) read, {report.findings} finding(s)"
+        + (" (interrupted: the window so far)" if report.interrupted else "")
     )
     return Text(line, style="bold")
 

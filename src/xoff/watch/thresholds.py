@@ -125,6 +125,9 @@ def _headroom(device: Device) -> dict[tuple[str, int], int]:
 
 def device_plan(device: Device) -> DevicePlan:
     qos = device.qos
+    if device.host is not None:  # a host: the priorities its NICs run PFC on (mlnx_qos --pfc flags)
+        flags = {p for nic in device.host.nics.values() for p, on in enumerate(nic.pfc) if on}
+        return DevicePlan(frozenset(flags))
     if qos is None:
         return DevicePlan(headroom=_headroom(device))
     lossless = frozenset(qos.lossless_priorities)

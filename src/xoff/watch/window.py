@@ -31,6 +31,7 @@ class Window:
     unmodelled: dict[str, dict[str, int]] = field(default_factory=dict)  # device -> name -> count (last read)
     rounds: int = 0
     newest: float | None = None
+    by_metric: dict[str, set[SeriesKey]] = field(default_factory=dict)  # metric -> its series (what ``of`` scans)
 
     def add(self, samples: Sequence[Sample]) -> None:
         """One round: every device's sample; then the points older than the window are dropped."""
@@ -49,6 +50,7 @@ class Window:
                 points = self.series.get(key)
                 if points is None:
                     points = self.series[key] = deque(maxlen=self.max_points)
+                    self.by_metric.setdefault(r.metric, set()).add(key)
                 points.append((s.at, r.value))
         self._trim()
 
@@ -62,10 +64,11 @@ class Window:
                 points.popleft()
             if not points:
                 del self.series[key]
+                self.by_metric[key[1]].discard(key)
 
     def of(self, metric: str, device: str | None = None) -> Iterable[tuple[str, Labels, list[Point]]]:
         """Every series of ``metric`` (on ``device``): device, labels, points (oldest first)."""
-        chosen = [k for k in self.series if k[1] == metric and (device is None or k[0] == device)]
+        chosen = [k for k in self.by_metric.get(metric, ()) if device is None or k[0] == device]
         for key in sorted(chosen):
             yield key[0], key[2], list(self.series[key])
 

@@ -115,12 +115,11 @@ def test_seeded_series_move_and_are_flat_otherwise(lab: tuple[Lab, SshCounterSou
         assert _moved(source, fault) == []
         if fault.check == "watch.fec_ber":
             (sample,) = source.read([fault.target.device])
-            ber = [
-                r.value
-                for r in sample.readings
-                if r.metric == "xoff_pre_fec_ber" and r.label("port") == fault.target.port
-            ]
-            assert ber == [2.4e-4]
+            port = {
+                (r.metric, r.label("lane")): r.value for r in sample.readings if r.label("port") == fault.target.port
+            }
+            assert port[("xoff_pre_fec_ber", None)] == 2.4e-4
+            assert [port[("xoff_optic_rx_power_dbm", str(n))] for n in range(1, 9)] == [-13.9] * 8
     finally:
         fault.undo(running, fault.target)
     assert _read(source, fault) == _read(source, fault), "still moving after the undo"

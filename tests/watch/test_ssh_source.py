@@ -88,6 +88,7 @@ def test_each_switch_platform_is_read_into_catalogue_metrics() -> None:
     leaf = {r.metric for r in got["leaf1"].readings}
     assert {"xoff_pfc_rx_pause_frames_total", "xoff_fec_corrected_codewords_total", "xoff_pre_fec_ber"} <= leaf
     assert "xoff_buffer_pool_watermark_bytes" in leaf and "xoff_pg_headroom_watermark_bytes" in leaf
+    assert {"xoff_optic_rx_power_dbm", "xoff_optic_temperature_celsius"} <= leaf
     assert "xoff_queue_ecn_marked_packets_total" in {r.metric for r in got["spine2"].readings}
     assert all(len(s.batches) == 1 for s in connect.sessions)  # one batch per device per round
     (leaf_batch,) = [s.batches[0] for s in connect.sessions if s.platform == "sonic"]

@@ -42,6 +42,8 @@ A platform is one package plus one line:
    - `strategy`: a subclass of `xoff.contracts.apply.ApplyStrategy` (backup, pure diff, apply, verify,
      confirm, rollback; never opens a connection);
    - `collector`: a class following `xoff.contracts.collect.Collector` (commands, pure strict parse);
+   - `watch`: a `xoff.watch.readings.CounterReader` (its counter commands and their outputs as readings, for
+     `xoff watch` over SSH), or none;
    - `clab`: a `xoff.contracts.clab.ClabKind`, or `clab_skipped` saying why containerlab cannot run it;
    - `ansible_vars`: the `platform_<name>` group's connection variables (the login is added by kind), and
      the playbooks' task files under `playbooks/tasks/<name>/`;
@@ -124,6 +126,7 @@ def _section(p: Platform) -> list[str]:
     lines.append(f"- renderers: {renderers or 'none'}")
     lines.append(f"- push strategy: {_code(p.strategy.path) if p.strategy else 'none'}")
     lines.append(f"- collector: {_code(p.collector.path) if p.collector else 'none'}")
+    lines.append(f"- watch counters: {_code(p.watch.path) if p.watch else 'none'}")
     if p.clab is not None:
         kind = p.clab_kind()
         lines.append(

@@ -9,7 +9,8 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
 - ``slow-drain``: pause received without end at a modest rate, the lossless PG's shared-buffer watermark growing,
   the watchdog quiet (the paused time never reaches its detection time);
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
-  ``show interfaces counters fec-stats``). Optic receive power is not emulated yet.
+  ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
+  interfaces transceiver eeprom --dom``).
 
 The lab test that proves them: tests/lab/test_watch_faults.py (``SshCounterSource`` reads each fault's series
 moving between two rounds when seeded, and flat when not).
@@ -30,6 +31,7 @@ DRAIN_GROWTH = 8_192.0  # shared-buffer bytes/s the paused PG keeps gaining
 STORMS_PER_S = 0.5  # the watchdog detects (and restores) a storm every two seconds
 FEC_CORRECTED_PS = 250_000.0
 FEC_UNCORRECTABLE_PS = 4.0
+LOW_RX_DBM = -13.9  # under a DR4 module's RxPowerLowAlarm (around -10 dBm): a dirty connector, a bent fibre
 BAD_PRE_FEC_BER = 2.4e-4  # above what RS(544,514) can correct for long (IEEE 802.3 assumes ~2.4e-4 at its limit)
 
 
@@ -71,6 +73,10 @@ def sonic_watch(kind: str) -> Steps:
                 "symbol_err": rising(FEC_CORRECTED_PS * 2),
                 "pre_ber": {"value": BAD_PRE_FEC_BER},
                 "post_ber": {"value": 1.1e-9},
+            }
+            data.setdefault("optics", {})[port] = {
+                "rx_power": [{"value": LOW_RX_DBM}] * 8,
+                "temperature": {"value": 71.5},
             }
 
     return _counter_fault(change)
@@ -147,8 +153,8 @@ FAULTS: tuple[Fault, ...] = (
     _fault(
         "bad-optic",
         "A bad optic: FEC errors rising, pre-FEC BER up",
-        "FEC corrected and uncorrectable codewords rising and the pre-FEC BER at 2.4e-4 in the SONiC emulator "
-        "(`show interfaces counters fec-stats`)",
+        "FEC corrected and uncorrectable codewords rising, the pre-FEC BER at 2.4e-4 and the receive power at "
+        "-13.9 dBm in the SONiC emulator (`show interfaces counters fec-stats`, `show interfaces transceiver eeprom --dom`)",
         "watch.fec_ber",
         Target("spine1", "Ethernet0"),
         "sonic",

@@ -12,7 +12,7 @@ from typing import Any
 from tests.support.corpus import corpus_shape, covers, jsonable, shape
 from tests.support.sonic_emu import put, run
 from xoff.lab.emulators.sonic import Emulator
-from xoff.platforms.sonic import fec
+from xoff.platforms.sonic import fec, optics
 
 Session = Callable[..., Emulator]
 
@@ -33,3 +33,17 @@ def test_fec_stats_moves_and_has_the_corpus_shape(session: Session, rendered: di
         assert time.monotonic() < deadline, "the corrected codewords did not move"
     assert (second["Ethernet0"].corrected or 0) > (first["Ethernet0"].corrected or 0)
     assert all(p.corrected == 0 and p.pre_ber == 0.0 for n, p in second.items() if n != "Ethernet0")
+
+
+def test_transceiver_dom_has_the_corpus_shape(session: Session, rendered: dict[str, Any]) -> None:
+    switch = session()
+    put(switch, "rendered.json", rendered)
+    assert run(switch, "sudo config load rendered.json -y").status == 0
+    seeded = {"rx_power": [{"value": -13.9}, -2.5, float("-inf"), -1.0], "temperature": {"value": 71.5}}
+    (switch.ctx.state_dir / "counters.json").write_text(json.dumps({"optics": {"Ethernet8": seeded}}))
+    unmodelled: dict[str, int] = {}
+    got = optics.parse_transceiver_dom(run(switch, optics.TRANSCEIVER_DOM.text).output, unmodelled)
+    assert covers(corpus_shape("sonic", optics.TRANSCEIVER_DOM.slug)["ports"], shape(jsonable(got))) == []
+    assert list(got) == ["Ethernet8"]  # every other cage empty: Not detected
+    assert got["Ethernet8"].rx_power_dbm == {1: -13.9, 2: -2.5, 3: float("-inf"), 4: -1.0}
+    assert got["Ethernet8"].temperature_c == 71.5 and unmodelled

@@ -184,6 +184,35 @@ def fec_stats(config: ConfigDb, counters: Mapping[str, Any]) -> str:
     return run_command_output(tabulate(rows, headers, tablefmt="simple", stralign="right") + "\n")
 
 
+def _optic_block(port: str, optic: Mapping[str, Any]) -> list[str]:
+    """One detected module as sfpshow prints it: a few inventory fields, then the DOM sections."""
+    lanes = list(optic.get("rx_power", []))
+    lines = [
+        f"{port}: SFP EEPROM detected",
+        "        Identifier: QSFP-DD Double Density 8X Pluggable Transceiver",
+        "        Vendor Name: XOFF-LAB",
+        "        Vendor PN: LAB-400G-DR4",
+        f"        Vendor SN: LAB{port.removeprefix('Ethernet'):0>8}",
+        "        ChannelMonitorValues:",
+    ]
+    lines += [f"                RX{n}Power: {float(v):.4f}dBm" for n, v in enumerate(lanes, 1) if v is not None]
+    lines += [f"                TX{n}Bias: 40.0000mA" for n in range(1, len(lanes) + 1)]
+    lines += ["        ChannelThresholdValues:", "        ModuleMonitorValues:"]
+    if optic.get("temperature") is not None:
+        lines.append(f"                Temperature: {float(optic['temperature']):.4f}C")
+    lines += ["                Vcc: 3.3000Volts", "        ModuleThresholdValues:"]
+    return lines
+
+
+def transceiver_dom(config: ConfigDb, counters: Mapping[str, Any]) -> str:
+    """``show interfaces transceiver eeprom --dom`` (sfpshow): each port's module from ``optics`` (``{"rx_power":
+    [dBm per lane], "temperature": C}``), ``SFP EEPROM Not detected`` where the cage is empty (no entry); a blank
+    line between ports."""
+    data = counters.get("optics", {})
+    blocks = [_optic_block(p, data[p]) if p in data else [f"{p}: SFP EEPROM Not detected"] for p in ports(config)]
+    return run_command_output("\n\n".join("\n".join(b) for b in blocks) + "\n")
+
+
 # --- configuration views ---------------------------------------------------------------------------
 
 

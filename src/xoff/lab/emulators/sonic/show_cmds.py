@@ -43,6 +43,9 @@ def build_tree(s: SonicSession) -> Command:
     )
     counters = interfaces.add(Command("counters", "Show interface counters"))
     counters.add(Command("fec-stats", "Show interface counters fec-stats", (NAMESPACE, DISPLAY), (), c.fec_stats))
+    transceiver = interfaces.add(Command("transceiver", "Show SFP Transceiver information"))
+    dom = Option(("-d", "--dom"), "dump_dom", help="Also display Digital Optical Monitoring (DOM) data")
+    transceiver.add(Command("eeprom", "Show interface transceiver EEPROM information", (dom, NAMESPACE), (), c.eeprom))
     pfc = root.add(Command("pfc", "Show details of the priority-flow-control (pfc)"))
     pfc.add(Command("counters", "Show pfc counters", (NAMESPACE, DISPLAY, VERBOSE), (), c.pfc_counters))
     queue = root.add(Command("queue", "Show details of the queues"))
@@ -175,6 +178,11 @@ class ShowCommands:
 
     def pfc_counters(self, _p: dict[str, Any]) -> Reply:
         return Reply(show.pfc_counters(self.s.running(), self.s.store.counters()))
+
+    def eeprom(self, p: dict[str, Any]) -> Reply:
+        if not p.get("dump_dom"):
+            return Reply("Error: only --dom is emulated\n", 1)
+        return Reply(show.transceiver_dom(self.s.running(), self.s.store.counters()))
 
     def fec_stats(self, _p: dict[str, Any]) -> Reply:
         return Reply(show.fec_stats(self.s.running(), self.s.store.counters()))

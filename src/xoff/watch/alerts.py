@@ -23,15 +23,9 @@ from xoff.watch.thresholds import Thresholds
 
 GROUP = "xoff-watch"
 SEVERITY = {"error": "critical", "warning": "warning"}  # the signal's severity -> Prometheus' usual label values
-# NVML clock-event reasons that slow a GPU down (nvml.h nvmlClocksEventReason*), as xoff.watch.host_readings
-# labels them; idle, application clocks, sync boost and display clocks are not throttling
-THROTTLE_REASONS = (
-    "sw_power_cap",
-    "hw_slowdown",
-    "sw_thermal_slowdown",
-    "hw_thermal_slowdown",
-    "hw_power_brake_slowdown",
-)
+# NVML clock-event reasons (nvml.h nvmlClocksEventReason*, as xoff.watch.host_readings labels them) that are no
+# throttle; every other active reason is one (the watch's own straggler signal reads them the same way)
+NOT_THROTTLE = ("gpu_idle", "applications_clocks_setting", "none")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +66,21 @@ def _grew(gauge: str, window: str, growth: float) -> str:
 
 def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
     pause = f"rate(xoff_pfc_rx_pause_frames_total[{w.rate}])"
+    frames = " or ".join(
+        f"(rate(xoff_{m}_pause_frames_total[{w.rate}]) > {_n(t.pause_storm_pps)})"
+        for m in ("pfc_rx", "pfc_tx", "nic_pfc_rx", "nic_pfc_tx")
+    )
+    paused = " or ".join(
+        f"(rate(xoff_{m}_pause_duration_seconds_total[{w.rate}]) >= {_n(t.pause_storm_share)})"
+        for m in ("pfc_rx", "nic_pfc_rx")
+    )
+    watchdog = f"(increase(xoff_pfc_watchdog_storms_detected_total[{w.rate}]) > 0 and on (device, queue) xoff_queue_lossless == 1)"
     shared = _grew("xoff_pg_shared_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
     headroom = _grew("xoff_pg_headroom_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
     return [
         Alert(
             "watch.pause_storm",
-            f"({pause} > {_n(t.pause_storm_pps)})"
-            f" or (rate(xoff_pfc_rx_pause_duration_seconds_total[{w.rate}]) > {_n(t.pause_storm_share)})"
-            f" or (increase(xoff_pfc_watchdog_storms_detected_total[{w.rate}]) > 0)",
+            f"{frames} or {paused} or {watchdog}",
             "PFC pause storm on {{ $labels.device }} {{ $labels.port }}",
             "a NIC or a switch keeps the link paused: find the sender of the pauses (often a host whose receive path "
             "stalled) and check the PFC watchdog's action",
@@ -161,14 +162,19 @@ _STRAGGLER_HINT = "one slow host holds back every collective: check its cooling,
 
 
 def _straggler_expr(t: Thresholds) -> str:
-    host = "quantile by (device, network, role) (0.5, xoff_gpu_sm_clock_hertz)"
-    fabric = "quantile(0.5, xoff_gpu_sm_clock_hertz)"
-    reasons = "|".join(THROTTLE_REASONS)
+    """A host's median SM clock under ``straggler_share`` of the fabric's median, a throttling clock event active,
+    and the fabric's GPUs at ``full_clock_share`` of their maximum (where NVML gave none, the fastest clock seen)."""
+    clock = "xoff_gpu_sm_clock_hertz"
+    host = f"quantile by (device, network, role) (0.5, {clock})"
+    share = (
+        f"({clock} / on (device, network, role, gpu) xoff_gpu_max_sm_clock_hertz)"
+        f" or ({clock} / on () group_left () max({clock}))"
+    )
+    reasons = "|".join(NOT_THROTTLE)
     return (
-        f"({host} < on () group_left () ({_n(t.straggler_share)} * {fabric}))"
-        f' and on (device) (max by (device) (xoff_gpu_clock_event_active{{reason=~"{reasons}"}}) == 1)'
-        " and on () (quantile(0.5, xoff_gpu_sm_clock_hertz / on (device, network, role, gpu) xoff_gpu_max_sm_clock_hertz)"
-        f" >= {_n(t.full_clock_share)})"
+        f"({host} < on () group_left () ({_n(t.straggler_share)} * quantile(0.5, {clock})))"
+        f' and on (device) (max by (device) (xoff_gpu_clock_event_active{{reason!~"{reasons}"}}) == 1)'
+        f" and on () (quantile(0.5, {share}) >= {_n(t.full_clock_share)})"
     )
 
 

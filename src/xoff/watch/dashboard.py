@@ -229,7 +229,16 @@ def _panel(panel: Panel, pid: int, x: int, y: int) -> dict[str, Any]:
     if panel.kind == "table":
         out["transformations"] = [
             {"id": "merge", "options": {}},
-            {"id": "organize", "options": {"excludeByName": {"Time": True}}},
+            {
+                "id": "organize",
+                "options": {
+                    "excludeByName": {"Time": True},
+                    # a merged instant query's value column is "Value #<refId>": named after the query's legend
+                    "renameByName": {
+                        f"Value #{t['refId']}": q.legend for t, q in zip(out["targets"], panel.queries, strict=True)
+                    },
+                },
+            },
         ]
     return out
 

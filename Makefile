@@ -11,8 +11,8 @@ RUNTIME := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed-dev
 DEMO_OUT ?= out/demo
 # Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint; chromium for the
-# HTML report test; sshpass for Ansible password logins over OpenSSH).
-APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass
+# HTML report test; sshpass for Ansible password logins over OpenSSH; prometheus for promtool and the watch test).
+APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass prometheus
 
 .PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab
 

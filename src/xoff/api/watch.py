@@ -46,6 +46,7 @@ class WatchOptions:
     known_hosts: Path | None = None
     workers: int = 16
     timeout_s: float = 20.0
+    listen: str | None = None  # HOST:PORT: serve the latest readings to Prometheus (xoff.watch.exporter)
 
 
 def _check(options: WatchOptions) -> None:
@@ -97,6 +98,15 @@ def _device_source(desired: FabricState, options: WatchOptions) -> tuple[FabricS
     return desired, SplitSource(gnmi, set(targets), ssh)
 
 
+def _exporter(stack: ExitStack, desired: FabricState, listen: str) -> RoundHook:
+    """``--listen``: the Prometheus endpoint, open for as long as the loop runs; its hook takes every round."""
+    from xoff.watch.exporter import Exporter, serve  # noqa: PLC0415
+
+    exporter = Exporter.for_state(desired)
+    stack.callback(serve(listen, exporter).close)
+    return exporter.on_round
+
+
 def _devices(desired: FabricState, limit: tuple[str, ...]) -> tuple[str, ...]:
     from xoff.validate.select import select_devices  # noqa: PLC0415
 
@@ -142,6 +152,8 @@ def watch(
         if options.record is not None:
             options.record.parent.mkdir(parents=True, exist_ok=True)
             all_hooks.insert(0, Recorder(stack.enter_context(options.record.open("w", encoding="utf-8"))))
+        if options.listen is not None:
+            all_hooks.append(_exporter(stack, desired, options.listen))
         close = getattr(counters, "close", None)
         if callable(close):
             stack.callback(close)

@@ -98,6 +98,9 @@ def watch_command(
     known_hosts: Annotated[Path | None, typer.Option("--known-hosts", help="live: the only host keys trusted")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="devices read at once")] = 16,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="seconds per connect and command")] = 20.0,
+    listen: Annotated[
+        str | None, typer.Option("--listen", help="HOST:PORT: serve the latest readings to Prometheus (/metrics)")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="text: every finding, not the first 20")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no line per round on stderr")] = False,
 ) -> None:
@@ -120,6 +123,7 @@ def watch_command(
         known_hosts=known_hosts,
         workers=workers,
         timeout_s=timeout,
+        listen=listen,
     )
     try:
         report = api.watch(intent, options, hooks=() if quiet or once or replay else (_round_line,))

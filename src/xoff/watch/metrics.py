@@ -47,6 +47,8 @@ _ALL = (
     _g("xoff_pg_headroom_watermark_bytes", "bytes", PORT_PG, "priority group headroom watermark"),
     _g("xoff_pg_shared_watermark_bytes", "bytes", PORT_PG, "priority group shared-buffer watermark"),
     _g("xoff_pg_headroom_planned_bytes", "bytes", PORT_PG, "the headroom xoff planned (from the intent)"),
+    _g("xoff_queue_lossless", "bool", ("queue",), "1: the plan makes the egress queue lossless (from the intent)"),
+    _g("xoff_queue_ecn_ratio_max", "ratio", ("queue",), "the queue's planned max ECN marking share (from the intent)"),
     _g("xoff_buffer_pool_watermark_bytes", "bytes", ("pool",), "buffer pool watermark"),
     _g("xoff_buffer_pool_size_bytes", "bytes", ("pool",), "buffer pool size"),
     _c("xoff_fec_corrected_codewords_total", "codewords", ("port",), "FEC codewords corrected"),

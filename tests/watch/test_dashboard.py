@@ -1,0 +1,125 @@
+"""The Grafana dashboard: fresh, valid against Grafana's dashboard JSON schema, and its PromQL parsed by promtool.
+
+The schema is Grafana's, as the grafana-foundation-sdk repository publishes it (``jsonschema/dashboard.jsonschema.json``
+and the panel schemas beside it, generated from Grafana's CUE kinds), kept out of this repository and read from
+``$XOFF_GRAFANA_SCHEMA_DIR`` or ``../shared/schemas/grafana`` beside the checkout, like the SONiC YANG models.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft7Validator
+
+from xoff.watch.dashboard import dashboard, queries, render
+from xoff.watch.exporter import META
+from xoff.watch.metrics import METRICS
+
+ROOT = Path(__file__).resolve().parents[2]
+DASHBOARD = ROOT / "deploy" / "grafana" / "xoff.json"
+SCHEMA_ENV = "XOFF_GRAFANA_SCHEMA_DIR"
+SCHEMA_DIRS = tuple(
+    dict.fromkeys((ROOT.parent / "shared" / "schemas" / "grafana", Path("/work/shared/schemas/grafana")))
+)
+PANEL_KINDS = ("timeseries", "stat", "table")
+
+
+def schema_dir() -> Path:
+    env = os.environ.get(SCHEMA_ENV)
+    candidates = (Path(env),) if env else SCHEMA_DIRS
+    for candidate in candidates:
+        if (candidate / "dashboard.jsonschema.json").is_file():
+            return candidate
+    pytest.skip(
+        f"Grafana's dashboard JSON schema not found (looked in {', '.join(map(str, candidates))}): set {SCHEMA_ENV} to "
+        "a copy of grafana-foundation-sdk's jsonschema/ directory"
+    )
+
+
+def schema_errors(doc: dict[str, Any], where: Path) -> list[str]:
+    def load(name: str) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads((where / f"{name}.jsonschema.json").read_text(encoding="utf-8"))
+        return loaded
+
+    found = [
+        f"dashboard {list(e.absolute_path)}: {e.message}" for e in Draft7Validator(load("dashboard")).iter_errors(doc)
+    ]
+    query = Draft7Validator(load("prometheus"))
+    for kind in PANEL_KINDS:
+        options = Draft7Validator({**load(kind), "$ref": "#/definitions/Options"})
+        for panel in (p for p in doc["panels"] if p["type"] == kind):
+            found += [f"{panel['title']} options: {e.message}" for e in options.iter_errors(panel["options"])]
+    for panel in doc["panels"]:
+        for target in panel.get("targets", ()):
+            found += [f"{panel['title']} {target['refId']}: {e.message}" for e in query.iter_errors(target)]
+    return found
+
+
+def test_the_dashboard_file_is_fresh() -> None:
+    assert DASHBOARD.read_text(encoding="utf-8") == render(), (
+        "run: python -m xoff.watch.dashboard -o deploy/grafana/xoff.json"
+    )
+
+
+def test_valid_against_grafanas_schema() -> None:
+    assert schema_errors(json.loads(DASHBOARD.read_text(encoding="utf-8")), schema_dir()) == []
+
+
+def test_the_schema_check_is_not_vacuous() -> None:
+    where = schema_dir()
+    broken = copy.deepcopy(dashboard())
+    broken["panels"][1]["options"]["colorMode"] = "rainbow"  # a stat panel
+    del broken["templating"]
+    broken["panels"][2]["targets"][0]["expresion"] = "typo"
+    errors = schema_errors(broken, where)
+    assert any("templating" in e for e in errors)
+    assert any("rainbow" in e for e in errors)
+    assert any("expresion" in e for e in errors)
+
+
+def test_the_three_views_and_unique_ids() -> None:
+    doc = dashboard()
+    rows = [p["title"] for p in doc["panels"] if p["type"] == "row"]
+    assert rows == ["Fabric overview", "Per-hop lossless map", "Port drill-down: $device $port"]
+    ids = [p["id"] for p in doc["panels"]]
+    assert len(ids) == len(set(ids))
+    assert all(p["gridPos"]["x"] + p["gridPos"]["w"] <= 24 for p in doc["panels"])
+
+
+def test_every_query_names_known_metrics() -> None:
+    known = set(METRICS) | set(META) | {"ALERTS"}
+    for expr in queries(dashboard()):
+        names = set(re.findall(r"\b(xoff_[a-z_]+|ALERTS)\b", expr))
+        assert names, expr
+        assert names <= known, (expr, names - known)
+
+
+def test_promtool_parses_every_query(tmp_path: Path) -> None:
+    """Each query, with Grafana's variables set as Grafana would, is a valid PromQL expression (a recording rule)."""
+    tool = shutil.which("promtool")
+    if tool is None:
+        pytest.fail("promtool not found: install Debian package prometheus (make system-deps)")
+    rules = [
+        {"record": f"xoff:dashboard_query_{i}", "expr": grafana_expanded(q)}
+        for i, q in enumerate(queries(dashboard()))
+        if not q.startswith("label_values(")
+    ]
+    path = tmp_path / "queries.yml"
+    path.write_text(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}), encoding="utf-8")
+    result = subprocess.run(
+        [tool, "check", "rules", str(path)], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def grafana_expanded(expr: str) -> str:
+    return expr.replace("$__rate_interval", "1m").replace("$device", "leaf1").replace("$port", ".*")

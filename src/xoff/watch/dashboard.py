@@ -271,7 +271,6 @@ def _variable(name: str, label: str, query: str, *, multi: bool = False) -> dict
         "label": label,
         "datasource": DS,
         "query": query,
-        "definition": query,
         "refresh": 2,
         "sort": 1,
         "multi": multi,
@@ -333,7 +332,7 @@ def dashboard() -> dict[str, Any]:
 def queries(doc: dict[str, Any]) -> list[str]:
     """Every PromQL expression of the dashboard (targets and variables), for the tests that run them."""
     found = [t["expr"] for p in doc["panels"] for t in p.get("targets", ())]
-    return found + [v["definition"] for v in doc["templating"]["list"] if v["type"] == "query"]
+    return found + [v["query"] for v in doc["templating"]["list"] if v["type"] == "query"]
 
 
 def render() -> str:

@@ -40,7 +40,11 @@ xoff watch inventory/lab-mini --replay samples.jsonl --format junit -o watch.xml
   reason, never a success. A device that could not be read is listed with its error.
 
 Every round is also handed to the round hooks (`xoff.api.watch(..., hooks=...)`: the recorder, the Prometheus
-exporter); the alert rules carry the same signal ids and thresholds.
+exporter); the alert rules carry the same signal ids and thresholds. `--listen HOST:PORT` serves the metrics
+below to Prometheus; the alert rules (`deploy/prometheus/xoff-alerts.yml`) and the Grafana dashboard
+(`deploy/grafana/xoff.json`) are described in [watch-prometheus.md](watch-prometheus.md). `--source gnmi` reads
+the SONiC and Cumulus switches over gNMI (SONiC's telemetry service, NVUE's gNMI streaming) and every other device
+over SSH in the same round.
 """
 
 

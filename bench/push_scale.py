@@ -179,11 +179,26 @@ def _fresh_lab(intent: Path, lab: str) -> None:
     _await_banners(lab)
 
 
+NEIGH_MIN = (1024, 8192, 16384)  # gc_thresh1..3 for the kernel's neighbour tables while benches run
+
+
+def _neighbour_room() -> None:
+    """The kernel's ARP/NDP tables are one table for all network namespaces, limited by the root
+    namespace's ``gc_thresh3`` (1024 by default). With several labs up on the machine (each switch has
+    its BGP peers' and the management bridge's entries) it fills; then no new neighbour is resolved
+    (``/proc/net/stat/arp_cache`` table_fulls grows) and the controller cannot reach a new lab's
+    switches at all: ``TCP connection to device failed``. Raised here (root) when lower, and said."""
+    for family in ("ipv4", "ipv6"):
+        for i, want in enumerate(NEIGH_MIN, start=1):
+            knob = Path(f"/proc/sys/net/{family}/neigh/default/gc_thresh{i}")
+            if int(knob.read_text(encoding="utf-8")) < want:
+                knob.write_text(str(want), encoding="utf-8")
+                print(f"raised {knob} to {want} (neighbour table shared by every namespace)", file=sys.stderr)
+
+
 def _await_banners(lab: str, limit_s: float = 180.0) -> None:
-    """Wait until every switch sends its SSH banner to this namespace: on a machine shared with other
-    labs the management bridge has been seen to pass no traffic for 15-40 s after ``lab up`` returns
-    (ARP unanswered, every interface up and the switch SSH server listening); a push started in that
-    window measures the wait, or fails on netmiko's connect timeout. The push is timed after this."""
+    """Wait until every switch sends its SSH banner to this namespace (the push is timed after this):
+    the lab is up when ``lab up`` returns, but on a shared machine the first ARP answers may lag."""
     pending = {(t.address, t.port) for t in build_targets(from_lab(lab).fabric)}
     deadline = time.monotonic() + limit_s
     while pending:
@@ -216,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-ansible", action="store_true", help="skip the Ansible half (about 4 minutes)")
     args = parser.parse_args(argv)
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    _neighbour_room()
     work = Path(tempfile.mkdtemp(prefix="xoff-push-bench-"))
     work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")

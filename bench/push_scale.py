@@ -182,7 +182,7 @@ def _fresh_lab(intent: Path, lab: str) -> None:
 NEIGH_MIN = (1024, 8192, 16384)  # gc_thresh1..3 for the kernel's neighbour tables while benches run
 
 
-def _neighbour_room() -> None:
+def neighbour_room() -> None:
     """The kernel's ARP/NDP tables are one table for all network namespaces, limited by the root
     namespace's ``gc_thresh3`` (1024 by default). With several labs up on the machine (each switch has
     its BGP peers' and the management bridge's entries) it fills; then no new neighbour is resolved
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-ansible", action="store_true", help="skip the Ansible half (about 4 minutes)")
     args = parser.parse_args(argv)
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    _neighbour_room()
+    neighbour_room()
     work = Path(tempfile.mkdtemp(prefix="xoff-push-bench-"))
     work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from push_scale import CpuSample
+from push_scale import CpuSample, neighbour_room
 from xoff.collect.engine import CollectOptions, collect
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets
@@ -179,6 +179,7 @@ def _load() -> str:
 
 
 def measure(devices: int, runs: int, log: Callable[[str], None], keep: bool = False) -> dict[str, Any]:
+    neighbour_room()  # a full neighbour table leaves a new lab unreachable (see push_scale)
     work = Path(tempfile.mkdtemp(prefix="xoff-validate-live-"))
     work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")

@@ -31,6 +31,7 @@ from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down
 from xoff.push.ansible_engine import ansible_environment, playbooks_dir
 from xoff.push.job import PushOptions
+from xoff.render import render_fabric
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from push_scale import neighbour_room
@@ -74,6 +75,24 @@ def _trivial_argv(lab: str, work: Path) -> tuple[list[str], dict[str, str]]:
     return [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory), *forks, str(play)], env
 
 
+def _profile(lab: str, play: list[str], env: dict[str, str], work: Path) -> str:
+    """The engine's playbook (``push.yml``, nothing to change) once more, as ``ansible-playbook`` with the
+    same inventory and environment and Ansible's ``profile_tasks`` callback: the slowest tasks."""
+    render = work / "render"
+    for f in render_fabric(from_lab(lab).fabric, None):
+        (render / f.device).mkdir(parents=True, exist_ok=True)
+        (render / f.device / f.name).write_text(f.content, encoding="utf-8")
+    argv = [*play[:-1], "-e", f"xoff_render_dir={render}", "-e", f"xoff_backups={work / 'backups'}"]
+    argv.append(str(playbooks_dir() / "push.yml"))
+    env = {**env, "ANSIBLE_CALLBACKS_ENABLED": "ansible.posix.profile_tasks", "PROFILE_TASKS_TASK_OUTPUT_LIMIT": "12"}
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    head = f"`ansible-playbook push.yml` alone: {time.perf_counter() - t0:.2f} s, exit {done.returncode}"
+    lines = done.stdout.splitlines()
+    marks = [i for i, ln in enumerate(lines) if ln.startswith("=====")]
+    return "\n".join([head, "", "```", *(lines[marks[-1] + 1 :] if marks else lines[-15:]), "```"])
+
+
 def _commit() -> str:
     done = subprocess.run(
         ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=ROOT, check=False
@@ -86,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--intent", type=Path, default=ROOT / "inventory" / "lab-mini")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--record", type=Path)
+    parser.add_argument("--profile", action="store_true", help="then push.yml once with profile_tasks")
     args = parser.parse_args(argv)
     neighbour_room()
     work = Path(tempfile.mkdtemp(prefix="xoff-ansible-noop-"))
@@ -93,7 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")
     lab = f"an{os.getpid()}"
     load = os.getloadavg()
-    engine, trivial = [], []
+    engine: list[float] = []
+    trivial: list[float] = []
+    profile = ""
     try:
         up(args.intent, lab, remap_addresses=True)
         _timed([XOFF, "push", str(args.intent), "--lab", lab, "-f", "json", "--backup-dir", str(work / "b0")])
@@ -103,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
             engine.append(_timed([*push, "--backup-dir", str(work / f"b{i + 1}")]))
             trivial.append(_timed(play, env))
             print(f"run {i + 1}: engine {engine[-1]:.2f} s, trivial play {trivial[-1]:.2f} s", file=sys.stderr)
+        profile = _profile(lab, play, env, work / "play") if args.profile else ""
     finally:
         with contextlib.suppress(LabError):
             down(lab)
@@ -119,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
 | trivial play (connect task only, same inventory and forks) | {", ".join(f"{x:.2f}" for x in trivial)} | {statistics.median(trivial):.2f} | 1.00 |
 
 Target (issue 19): within {TARGET:.0f}x of the trivial play: **{"met" if ratio <= TARGET else "not met"}** ({ratio:.2f}x).
+
+{profile}
 """
     print(text)
     if args.record:

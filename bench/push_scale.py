@@ -11,7 +11,7 @@ Measured, each on a fresh lab (devices at factory):
 - nornir: all 64 in one ``xoff push`` (Nornir, ``--workers 64``): total wall time, and the slowest
   device inside that run;
 - again: the same push once more (0 changes: connect, back up, diff only).
-Target (issue 6): nornir total <= 2 x the slowest single device.
+Target (issue 19): nornir engine wall time <= 1.3 x the slowest single device's (issue 6: 2x).
 
 - ansible: on a fresh lab, the same change with ``ansible-playbook playbooks/push.yml`` (arista.eos
   network_cli, forks 64) against the exported inventory (``ansible_push``), printed in the same table.
@@ -26,6 +26,7 @@ import contextlib
 import os
 import platform
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -175,6 +176,50 @@ def _fresh_lab(intent: Path, lab: str) -> None:
     with contextlib.suppress(LabError):
         down(lab)
     up(intent, lab, remap_addresses=True)
+    _await_banners(lab)
+
+
+NEIGH_MIN = (1024, 8192, 16384)  # gc_thresh1..3 for the kernel's neighbour tables while benches run
+
+
+def neighbour_room() -> None:
+    """The kernel's ARP/NDP tables are one table for all network namespaces, limited by the root
+    namespace's ``gc_thresh3`` (1024 by default). With several labs up on the machine (each switch has
+    its BGP peers' and the management bridge's entries) it fills; then no new neighbour is resolved
+    (``/proc/net/stat/arp_cache`` table_fulls grows) and the controller cannot reach a new lab's
+    switches at all: ``TCP connection to device failed``. Raised here (root) when lower, and said."""
+    for family in ("ipv4", "ipv6"):
+        for i, want in enumerate(NEIGH_MIN, start=1):
+            knob = Path(f"/proc/sys/net/{family}/neigh/default/gc_thresh{i}")
+            if int(knob.read_text(encoding="utf-8")) < want:
+                knob.write_text(str(want), encoding="utf-8")
+                print(f"raised {knob} to {want} (neighbour table shared by every namespace)", file=sys.stderr)
+
+
+def _await_banners(lab: str, limit_s: float = 180.0) -> None:
+    """Wait until every switch sends its SSH banner to this namespace (the push is timed after this):
+    the lab is up when ``lab up`` returns, but on a shared machine the first ARP answers may lag."""
+    pending = {(t.address, t.port) for t in build_targets(from_lab(lab).fabric)}
+    deadline = time.monotonic() + limit_s
+    while pending:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{len(pending)} switches sent no SSH banner within {limit_s:.0f} s of lab up")
+        for addr in sorted(pending):
+            with contextlib.suppress(OSError), socket.create_connection(addr, timeout=1.0) as s:
+                s.settimeout(2.0)
+                if s.recv(8).startswith(b"SSH-"):
+                    pending.discard(addr)
+
+
+def _singles(lab: str, names: list[str], work: Path, log: Callable[[str], None]) -> list[float]:
+    """Each device pushed alone: the engine's wall time of each (the baseline is the slowest)."""
+    singles: list[float] = []
+    for name in names:
+        one = _push(lab, [name], work, 1)
+        r = one.results[0]
+        singles.append(one.elapsed_s)
+        log(f"single {name}: engine {one.elapsed_s:.2f} s (device {r.elapsed_s:.2f} s), {r.changes} changes")
+    return singles
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -186,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-ansible", action="store_true", help="skip the Ansible half (about 4 minutes)")
     args = parser.parse_args(argv)
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    neighbour_room()
     work = Path(tempfile.mkdtemp(prefix="xoff-push-bench-"))
     work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
     os.environ["XOFF_LAB_DIR"] = str(work / "labs")
@@ -195,11 +241,8 @@ def main(argv: list[str] | None = None) -> None:
         names = [f"sw{i + 1:02d}" for i in range(args.switches)]
         _fresh_lab(intent, lab)
         lines = len(render_fabric(from_lab(lab).fabric, [names[0]])[0].content.splitlines())
-        singles: list[float] = []
-        for name in names[: args.singles]:
-            r = _push(lab, [name], work, 1).results[0]
-            singles.append(r.elapsed_s)
-            log(f"single {name}: {r.elapsed_s:.2f} s, {r.changes} changes")
+        load = os.getloadavg()
+        singles = _singles(lab, names[: args.singles], work, log)
         _fresh_lab(intent, lab)
         servers = sum(r.role == "switch-ssh" for r in resolve(lab).processes.values())
         log(f"lab: {servers} switch SSH server processes")
@@ -210,12 +253,13 @@ def main(argv: list[str] | None = None) -> None:
         before = CpuSample.take(lab)
         t0 = time.perf_counter()
         run = _push(lab, [], work, args.workers)
-        total = time.perf_counter() - t0
+        whole = time.perf_counter() - t0
         cpu = CpuSample.take(lab).since(before)
+        total = run.elapsed_s
         slowest_in_run = max(r.elapsed_s for r in run.results)
         changes = sorted(r.changes for r in run.results)
         log(
-            f"nornir {args.switches} ({args.workers} workers): {total:.2f} s (slowest device in the run {slowest_in_run:.2f} s)"
+            f"nornir {args.switches} ({args.workers} workers): engine {total:.2f} s, with render {whole:.2f} s (slowest device in the run {slowest_in_run:.2f} s)"
         )
         t0 = time.perf_counter()
         _push(lab, [], work, args.workers)
@@ -226,7 +270,17 @@ def main(argv: list[str] | None = None) -> None:
             _fresh_lab(intent, lab)
             ansible = ansible_push(lab, intent, work)
         report(
-            args, lines, changes, singles, total, slowest_in_run, again, ansible, cpu_table(cpu, background), servers
+            args,
+            lines,
+            changes,
+            singles,
+            (total, whole),
+            slowest_in_run,
+            again,
+            ansible,
+            cpu_table(cpu, background),
+            servers,
+            load,
         )
     finally:
         with contextlib.suppress(LabError):
@@ -260,31 +314,39 @@ def report(
     lines: int,
     changes: list[int],
     singles: list[float],
-    total: float,
+    totals: tuple[float, float],
     slowest_in_run: float,
     again: float,
     ansible: float | None,
     cpu: str,
     servers: int,
+    load: tuple[float, float, float],
 ) -> None:
     slowest = max(singles)
+    total, whole = totals
+    commit = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=ROOT, check=False
+    ).stdout.strip()
     text = f"""# push_scale: a ~100-line change to {args.switches} emulated EOS switches
 
 `bench/push_scale.py` ({datetime.now(UTC).strftime("%Y-%m-%d")}, {platform.node()}, {os.cpu_count()} CPUs,
-Python {platform.python_version()}). Each switch's rendered running-config is {lines} lines; the push
+Python {platform.python_version()}, commit `{commit}`, load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}).
+Times are the push engine's own wall time (`PushSummary.elapsed_s`: Nornir set-up, connect ... confirm),
+for one device alone and for all of them; rendering the configurations is shown apart. Each switch's rendered running-config is {lines} lines; the push
 from factory sends it in a configuration session (rollback clean-config + config, commit timer,
 verify, confirm); per-device diff sizes {changes[0]}-{changes[-1]} changes. The lab serves the
 switches' SSH from {servers} processes (`xoff.lab.sshd --shard`).
 
 | run | wall time (s) | vs slowest single device |
 |---|---:|---:|
-| slowest single device, pushed alone (of {len(singles)}: {", ".join(f"{s:.2f}" for s in singles)}) | {slowest:.2f} | 1.00 |
+| slowest single device, pushed alone, engine wall time (of {len(singles)}: {", ".join(f"{s:.2f}" for s in singles)}) | {slowest:.2f} | 1.00 |
 | Nornir, {args.switches} devices, {args.workers} workers | {total:.2f} | {total / slowest:.2f} |
+| same run with loading the lab and rendering {args.switches} configurations | {whole:.2f} | {whole / slowest:.2f} |
 | slowest device inside that Nornir run | {slowest_in_run:.2f} | {slowest_in_run / slowest:.2f} |
 | Nornir again, 0 changes (connect, backup, diff) | {again:.2f} | {again / slowest:.2f} |
 | Ansible (ansible-playbook, arista.eos, forks 64) | {f"{ansible:.2f}" if ansible is not None else "not run (hook `ansible_push`)"} | {f"{ansible / slowest:.2f}" if ansible is not None else "-"} |
 
-Target: Nornir total <= 2 x the slowest single device: **{"met" if total <= 2 * slowest else "not met"}**
+Target (issue 19): Nornir total <= 1.3 x the slowest single device: **{"met" if total <= 1.3 * slowest else "not met"}**
 ({total / slowest:.2f}x). Nornir vs Ansible >= 3x: {f"{ansible / total:.2f}x" if ansible is not None else "pending the Ansible half"}.
 
 {cpu}"""

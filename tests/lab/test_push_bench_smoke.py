@@ -20,6 +20,6 @@ def test_push_bench_runs_small() -> None:
     assert "lab: 2 switch SSH server processes" in run.stderr
     # from factory (the emulator boots as EOS ships: clean-config, bare ports, Management1, no ip
     # routing): every rendered line but hostname and Management1's address, and "- no ip routing"
-    assert re.search(r"^single sw01: [\d.]+ s, 78 changes$", run.stderr, re.M), run.stderr
+    assert re.search(r"^single sw01: engine [\d.]+ s \(device [\d.]+ s\), 78 changes$", run.stderr, re.M), run.stderr
     assert "per-device diff sizes 78-78 changes" in run.stdout
     assert re.search(r"^\| Nornir, 18 devices, 18 workers \| [\d.]+ \| [\d.]+ \|$", run.stdout, re.M), run.stdout

@@ -113,12 +113,16 @@ def exact(report: SweepReport) -> dict[str, Any]:
     doc.pop("seconds")
     scenarios = doc.pop("risky_scenarios")
     full = [
-        {"failed": list(s.failed), "result": s.result.to_json(), "bounces": [b.to_json() for b in s.bounces]}
+        {"failed": list(s.failed), "result": _untimed(s.result.to_json()), "bounces": [b.to_json() for b in s.bounces]}
         for s in report.risky
     ]
     doc["risky_first"] = full[:3]
     doc["risky_digests"] = [
-        [" + ".join(f["failed"]), hashlib.sha256(json.dumps([f, s], sort_keys=True).encode()).hexdigest()]
+        [" + ".join(f["failed"]), hashlib.sha256(json.dumps([f, _untimed(s)], sort_keys=True).encode()).hexdigest()]
         for f, s in zip(full, scenarios, strict=True)
     ]
     return doc
+
+
+def _untimed(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "timings"}

@@ -35,6 +35,7 @@ from xoff.deadlock.fabric import Fabric
 from xoff.deadlock.forwarding import build_snapshot, describe, forwarding_ports
 from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
+from xoff.deadlock.pool import run_chunked
 from xoff.deadlock.repair import RouteView, repair
 from xoff.deadlock.routing import Delta, Routes, Routing, route_all
 from xoff.deadlock.statics import StaticRoute
@@ -285,8 +286,12 @@ def sweep(
     network: str = "compute",
     static_routes: Sequence[StaticRoute] = (),
     analyser: Analyser = analyse,
+    workers: int = 1,
 ) -> SweepReport:
-    """Baseline analysis, then every single (and filtered double) fabric-link failure; see the module doc."""
+    """Baseline analysis, then every single (and filtered double) fabric-link failure; see the module doc.
+
+    ``workers`` > 1: the single failures are judged in that many forked processes (``pool.run_chunked``),
+    with the same result as one process."""
     if max_failures not in (0, 1, 2):
         raise ValueError(f"max_failures {max_failures} is not supported (allowed: 0, 1, 2)")
     clock = time.perf_counter()
@@ -319,11 +324,7 @@ def sweep(
         return report
     clock = time.perf_counter()
     single = levels[1] = LevelStats(scenarios=len(links))
-    bounces_of: dict[int, list[tuple[int, int, int]]] = {}
-    for li in links:
-        scenario, bounces_of[li] = _judge(sw, [li], single, baseline.deadlock_risk)
-        if scenario is not None:
-            risky.append(scenario)
+    bounces_of = _single_failures(sw, links, single, risky, baseline.deadlock_risk, workers)
     seconds["single_failures"] = time.perf_counter() - clock
     if baseline.deadlock_risk:
         return report
@@ -338,6 +339,37 @@ def sweep(
     if not single.risky and not double.risky:
         report.resilient_to = 2
     return report
+
+
+Bounces = list[tuple[int, int, int]]
+
+
+def _single_failures(
+    sw: _Sweeper, links: list[int], single: LevelStats, risky: list[Scenario], baseline_risky: bool, workers: int
+) -> dict[int, Bounces]:
+    """Judge every single failure (in ``workers`` forked processes when > 1); add the risky ones to ``risky``
+    and the counts to ``single``, in link order; return the bounces each failure adds."""
+    if workers > 1:  # built once here, inherited by every worker
+        sw.crit  # noqa: B018 -- the property builds the index
+        if not baseline_risky and (sw.routing == "igp" or not sw.certified):
+            sw.turns0()
+
+    def judge(chunk: Sequence[int]) -> tuple[list[Scenario], dict[int, Bounces], LevelStats]:
+        found: list[Scenario] = []
+        stats = LevelStats()
+        bounces: dict[int, Bounces] = {}
+        for li in chunk:
+            scenario, bounces[li] = _judge(sw, [li], stats, baseline_risky)
+            if scenario is not None:
+                found.append(scenario)
+        return found, bounces, stats
+
+    bounces_of: dict[int, Bounces] = {}
+    for found, bounces, stats in run_chunked(judge, links, workers):
+        risky.extend(found)
+        bounces_of.update(bounces)
+        single.add(stats)
+    return bounces_of
 
 
 def _double_failures(

@@ -4,6 +4,7 @@ the ring and static-route cases, and small random tiered fabrics drawn from fixe
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 from collections.abc import Callable
@@ -34,7 +35,7 @@ def random_fabric(seed: int) -> FabricState:
         for i, name in enumerate(names)
     }
     links: list[tuple[str, str]] = []
-    for lower, upper in zip(tiers, tiers[1:], strict=False):
+    for lower, upper in itertools.pairwise(tiers):
         for a in lower:
             for b in rnd.sample(upper, rnd.randint(1, len(upper))):
                 links.extend([(a, b)] * (2 if rnd.random() < 0.15 else 1))

@@ -25,9 +25,7 @@ POOLED = ["clos3-planes", "ring", "static-bounce", "unique-spine-asns", "random-
 
 
 @pytest.mark.parametrize("routing", ["bgp", "igp"])
-@pytest.mark.parametrize(
-    ("name", "workers"), [*((n, 1) for n in NAMES), *((n, 2) for n in POOLED)], ids=lambda v: str(v)
-)
+@pytest.mark.parametrize(("name", "workers"), [*((n, 1) for n in NAMES), *((n, 2) for n in POOLED)], ids=str)
 def test_sweep_matches_the_recorded_reference(tmp_path: Path, name: str, workers: int, routing: str) -> None:
     state, statics = state_of(name, tmp_path)
     path = RECORDED / f"{name}.{routing}.json"

@@ -54,12 +54,13 @@ class _Sweeper:
         network: str,
         static_routes: Sequence[StaticRoute],
         analyser: Analyser,
+        workers: int = 1,
     ) -> None:
         self.routing = routing
         self.analyser = analyser
         self.fab = fab = fabric_of(state, network, static_routes)
         self.base_dead: frozenset[int] = frozenset(fab.down)
-        self.routes: dict[int, Routes] = route_all(fab, routing, self.base_dead)
+        self.routes: dict[int, Routes] = route_all(fab, routing, self.base_dead, workers)
         self.fwd0: dict[int, dict[int, tuple[int, ...]]] = {
             c: self._fwd_table(c, per) for c, per in self.routes.items()
         }
@@ -305,7 +306,7 @@ def sweep(
     if max_failures not in (0, 1, 2):
         raise ValueError(f"max_failures {max_failures} is not supported (allowed: 0, 1, 2)")
     clock = time.perf_counter()
-    sw = _Sweeper(state, routing, network, static_routes, analyser)
+    sw = _Sweeper(state, routing, network, static_routes, analyser, workers)
     fab = sw.fab
     seconds = {"routing": time.perf_counter() - clock}
     clock = time.perf_counter()

@@ -9,10 +9,8 @@ same result as one process walking the items.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -37,7 +35,13 @@ def chunks(items: Sequence[int], workers: int) -> list[Sequence[int]]:
 def run_chunked(work: Callable[[Sequence[int]], R], items: Sequence[int], workers: int) -> list[R]:
     """``work`` on contiguous chunks of ``items``, in order: in this process when ``workers`` <= 1 (or fork is
     not available), else in a pool of forked workers that inherit ``work`` and everything it reaches."""
-    if workers <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or len(items) < 2:
+        return [work(items)]
+    # imported here: routing (and so ``xoff check``) imports this module, and one process needs neither
+    import multiprocessing  # noqa: PLC0415
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [work(items)]
     global _WORK  # noqa: PLW0603 -- handed to the forked workers through the inherited module state
     _WORK = work

@@ -15,14 +15,28 @@ leaf-spine pair) and the rail-optimised 3-tier reference of ``plan_scale.py`` (`
 gives 1,152 switches and 4,096 fabric links; 1250 gives the 10,000-GPU fabric, 1,664 switches and
 20,480 fabric links).
 
-    .venv/bin/python bench/deadlock_failures.py --record bench/results/deadlock_failures.md
+``--gpus N`` sizes the reference fabric by GPUs (8 per host: ``--gpus 10000`` is ``--hosts 1250``); the
+generator of ``plan_scale.py`` stops at 1,280 hosts (10,240 GPUs; its /31 pool is one /16), so larger
+sizes wait for issue 19-plan's generator. ``--workers`` runs the sweep once per worker count (1 = one
+process; the pool forks and inherits the model), every one against the same exactness check: the same
+risky failures, levels and witnesses as the single-process sweep. ``bare pass`` is a plain walk over every
+baseline next hop (each port's peer switch looked up), timed in the same run: ``x bare`` = sweep / bare
+pass, the figure that survives a noisy machine. ``--profile`` adds the cProfile of the single-process sweep
+of the largest fabric.
+
+    .venv/bin/python bench/deadlock_failures.py --gpus 10000 --routing bgp --workers 1 2 --naive-sample 0 \
+        --profile --record bench/results/deadlock_failures.md
     .venv/bin/python bench/deadlock_failures.py --hosts 256 --routing bgp --naive-sample 8   # quick
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import os
 import platform
+import pstats
 import subprocess
 import sys
 import tempfile
@@ -39,16 +53,36 @@ from xoff.deadlock.analysis import analyse  # noqa: E402
 from xoff.deadlock.failures import sweep  # noqa: E402
 from xoff.deadlock.forwarding import build_snapshot, describe  # noqa: E402
 from xoff.deadlock.index_state import fabric_of  # noqa: E402
+from xoff.deadlock.pool import default_workers  # noqa: E402
 from xoff.deadlock.routing import Routing, route_all  # noqa: E402
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import FabricState  # noqa: E402
 from xoff.gcpause import for_batch_run  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
 
+MAX_HOSTS = 1280  # plan_scale's /31 pool is one /16
+
 HEADER = (
-    "| fabric | routing | switches | fabric links | classes | sweep s | of which routing + baseline s "
-    "| per failure ms | naive failures timed | naive per failure ms | naive all (est.) s | ratio | risky (sweep / naive sample) |"
+    "| fabric | routing | workers | switches | fabric links | classes | sweep s | of which routing + baseline s "
+    "| per failure ms | bare pass s | x bare | naive failures timed | naive per failure ms | naive all (est.) s "
+    "| ratio | risky (sweep / naive sample) |"
 )
+
+
+def bare_pass(state: FabricState, routing: Routing) -> float:
+    """Seconds of a plain walk over every baseline next hop (each port's peer switch looked up)."""
+    fab = fabric_of(state)
+    routes = route_all(fab, routing, fab.down)
+    owner, peer = fab.port_owner, fab.port_peer
+    t0 = time.perf_counter()
+    n = 0
+    for per in routes.values():
+        for _, nh, _ in per.values():
+            for q in nh:
+                n += owner[peer[q]] >= 0
+    seconds = time.perf_counter() - t0
+    assert n > 0
+    return seconds
 
 
 def load(name: str, hosts: int | None) -> tuple[str, FabricState]:
@@ -62,6 +96,8 @@ def load(name: str, hosts: int | None) -> tuple[str, FabricState]:
 
 
 def naive(state: FabricState, routing: Routing, sample: int | None) -> dict[str, Any]:
+    if sample == 0:
+        return {"timed": 0, "per_ms": 0.0, "all_s": 0.0, "risky": 0, "chosen": []}
     fab = fabric_of(state)
     links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
     step = 1 if sample is None or sample >= len(links) else max(1, len(links) // sample)
@@ -78,44 +114,81 @@ def naive(state: FabricState, routing: Routing, sample: int | None) -> dict[str,
     return {"timed": len(chosen), "per_ms": per * 1000, "all_s": per * len(links), "risky": risky, "chosen": chosen}
 
 
-def run(label: str, state: FabricState, routing: Routing, sample: int | None) -> dict[str, Any]:
+def decided(report: Any) -> str:
+    """What a sweep decided (no timings), as text: the pooled sweeps must equal the single-process one."""
+    doc = report.to_json()
+    doc.pop("seconds")
+    doc["full"] = [{k: v for k, v in s.result.to_json().items() if k != "timings"} for s in report.risky]
+    return repr(doc)
+
+
+def timed_sweep(state: FabricState, routing: Routing, workers: int, profile: bool) -> tuple[float, Any, str]:
+    """Best of 3 when quick; with ``profile``, one more run under cProfile (its time is not the figure)."""
     runs: list[tuple[float, Any]] = []
-    while not runs or (len(runs) < 3 and sum(t for t, _ in runs) < 5.0):  # best of 3 when it is quick
+    while not runs or (len(runs) < 3 and sum(t for t, _ in runs) < 5.0):
         t0 = time.perf_counter()
-        report = sweep(state, routing=routing, max_failures=1)
+        report = sweep(state, routing=routing, max_failures=1, workers=workers)
         runs.append((time.perf_counter() - t0, report))
     total, report = min(runs, key=lambda r: r[0])
-    setup = report.seconds["routing"] + report.seconds["baseline_analysis"]
-    links = report.fabric_links
+    text = ""
+    if profile:
+        prof = cProfile.Profile()
+        prof.runcall(sweep, state, routing=routing, max_failures=1, workers=workers)
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(15)
+        text = out.getvalue().replace(str(ROOT) + "/", "")
+    return total, report, text
+
+
+def run(
+    label: str, state: FabricState, routing: Routing, sample: int | None, workers: list[int], profile: bool
+) -> tuple[list[dict[str, Any]], str]:
     fab = fabric_of(state)
+    bare = min(bare_pass(state, routing) for _ in range(3))
     ref = naive(state, routing, sample)
-    risky_ids = {s.failed[0] for s in report.risky}
-    risky_in_sample = sum(1 for li in ref["chosen"] if fab.link_ids[li] in risky_ids)
-    if risky_in_sample != ref["risky"]:
-        sys.exit(f"{label} {routing}: sweep and naive disagree on the sample ({risky_in_sample} vs {ref['risky']})")
-    row = {
-        "fabric": label,
-        "routing": routing,
-        "switches": len(fab.switches),
-        "links": links,
-        "classes": len(fab.classes),
-        "sweep_s": total,
-        "setup_s": setup,
-        "per_failure_ms": (total - setup) / links * 1000,
-        "naive_timed": ref["timed"],
-        "naive_per_ms": ref["per_ms"],
-        "naive_all_s": ref["all_s"],
-        "ratio": ref["all_s"] / total,
-        "risky": f"{len(report.risky)} / {ref['risky']} of {ref['timed']}",
-        "levels": report.levels[1].to_json(),
-    }
-    print(
-        f"{label} [{routing}]: sweep {total:.2f} s ({setup:.2f} s routing + baseline), "
-        f"naive {ref['per_ms']:.1f} ms/failure x {links} = {ref['all_s']:.1f} s (timed {ref['timed']}), "
-        f"ratio {row['ratio']:.0f}x; {row['levels']}",
-        flush=True,
-    )
-    return row
+    rows: list[dict[str, Any]] = []
+    first = ""
+    prof_text = ""
+    for w in workers:
+        total, report, text = timed_sweep(state, routing, w, profile and w == 1)
+        prof_text = prof_text or text
+        got = decided(report)
+        first = first or got
+        if got != first:
+            sys.exit(f"{label} {routing}: the sweep with {w} workers differs from the one with {workers[0]}")
+        setup = report.seconds["routing"] + report.seconds["baseline_analysis"]
+        links = report.fabric_links
+        risky_ids = {s.failed[0] for s in report.risky}
+        risky_in_sample = sum(1 for li in ref["chosen"] if fab.link_ids[li] in risky_ids)
+        if risky_in_sample != ref["risky"]:
+            sys.exit(f"{label} {routing}: sweep and naive disagree on the sample ({risky_in_sample} vs {ref['risky']})")
+        row = {
+            "fabric": label,
+            "routing": routing,
+            "workers": w,
+            "switches": len(fab.switches),
+            "links": links,
+            "classes": len(fab.classes),
+            "sweep_s": total,
+            "setup_s": setup,
+            "per_failure_ms": (total - setup) / links * 1000,
+            "bare_s": bare,
+            "x_bare": total / bare,
+            "naive_timed": ref["timed"],
+            "naive_per_ms": ref["per_ms"],
+            "naive_all_s": ref["all_s"],
+            "ratio": ref["all_s"] / total,
+            "risky": f"{len(report.risky)} / {ref['risky']} of {ref['timed']}",
+            "levels": report.levels[1].to_json(),
+        }
+        print(
+            f"{label} [{routing}] workers {w}: sweep {total:.2f} s ({setup:.2f} s routing + baseline), "
+            f"bare pass {bare * 1000:.1f} ms (x{row['x_bare']:.0f}), "
+            f"naive {ref['per_ms']:.1f} ms/failure x {links} = {ref['all_s']:.1f} s (timed {ref['timed']}); {row['levels']}",
+            flush=True,
+        )
+        rows.append(row)
+    return rows, prof_text
 
 
 def earlier(path: Path) -> dict[tuple[str, str], tuple[float, float, str]]:
@@ -125,8 +198,10 @@ def earlier(path: Path) -> dict[tuple[str, str], tuple[float, float, str]]:
     out = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 13 and cells[1] in ("bgp", "igp"):
+        if len(cells) == 13 and cells[1] in ("bgp", "igp"):  # before issue 19: one process, no workers column
             out[(cells[0], cells[1])] = (float(cells[5]), float(cells[6]), code.strip())
+        elif len(cells) == 16 and cells[1] in ("bgp", "igp") and cells[2] == "1":
+            out[(cells[0], cells[1])] = (float(cells[6]), float(cells[7]), code.strip())
     return out
 
 
@@ -135,15 +210,15 @@ def comparison(rows: list[dict[str, Any]], before: dict[tuple[str, str], tuple[f
         "",
         "Before / after (same fabrics, same machine; `before` = the recorded report named by `--before`, whose own command is in it):",
         "",
-        "| fabric | routing | routing + baseline s before | after | ratio | sweep s before | after | ratio |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| fabric | routing | workers after | routing + baseline s before | after | ratio | sweep s before | after | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         old = before.get((r["fabric"], r["routing"]))
         if old is None:
             continue
         lines.append(
-            f"| {r['fabric']} | {r['routing']} | {old[1]:.3f} | {r['setup_s']:.3f} | {old[1] / r['setup_s']:.1f}x "
+            f"| {r['fabric']} | {r['routing']} | {r['workers']} | {old[1]:.3f} | {r['setup_s']:.3f} | {old[1] / r['setup_s']:.1f}x "
             f"| {old[0]:.3f} | {r['sweep_s']:.3f} | {old[0] / r['sweep_s']:.1f}x |"
         )
     codes = sorted({c for _, _, c in before.values()})
@@ -151,60 +226,89 @@ def comparison(rows: list[dict[str, Any]], before: dict[tuple[str, str], tuple[f
     return lines
 
 
-def markdown(rows: list[dict[str, Any]], command: str) -> str:
+def revision() -> str:
     try:
-        rev = subprocess.run(
+        return subprocess.run(
             ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=ROOT, check=False
         ).stdout.strip()
     except OSError:
-        rev = "unknown"
+        return "unknown"
+
+
+def markdown(rows: list[dict[str, Any]], command: str, load_avg: str, profile: str, rev: str) -> str:
     lines = [
         "# deadlock_failures: incremental single-failure sweep vs naive full recompute",
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        f"- machine: {platform.machine()}, Python {platform.python_version()}",
-        f"- code: `git describe --always --dirty` = {rev}",
+        f"- machine: {platform.machine()}, nproc {os.cpu_count()} ({default_workers()} usable), "
+        f"Python {platform.python_version()}, load average at start {load_avg}",
+        f"- code: `git describe --always --dirty` = {rev} (when the run started)",
         f"- command: `{command}`",
         "",
-        "`sweep s`: the whole `sweep(max_failures=1)` call (best of 3 when under 5 s): routing every destination class once, the core",
-        "baseline analysis, then every fabric-link failure. `per failure ms` excludes routing + baseline.",
+        "`sweep s`: the whole `sweep(max_failures=1, workers=N)` call (best of 3 when under 5 s): routing every",
+        "destination class once, the core baseline analysis, then every fabric-link failure (in `workers` forked",
+        "processes). `per failure ms` excludes routing + baseline. `bare pass s`: a plain walk over every baseline",
+        "next hop, best of 3, same run; `x bare` = sweep / bare pass.",
         "`naive`: per failure, every class routed from scratch, snapshot built, core `analyse` run; timed on",
         "every failure (roce-pod) or on an evenly spaced sample, and extrapolated to all links (`est.`).",
-        "`ratio` = naive all / sweep. Both sides must agree on which sampled failures are risky.",
+        "`ratio` = naive all / sweep. Both sides must agree on which sampled failures are risky; every worker",
+        "count must decide exactly what one process decides (the run stops otherwise).",
         "",
         HEADER,
-        "|" + "---|" * 2 + "---:|" * 11,
+        "|" + "---|" * 2 + "---:|" * 14,
     ]
     for r in rows:
         lines.append(
-            f"| {r['fabric']} | {r['routing']} | {r['switches']} | {r['links']} | {r['classes']} | {r['sweep_s']:.3f} | "
-            f"{r['setup_s']:.3f} | {r['per_failure_ms']:.3f} | {r['naive_timed']} | {r['naive_per_ms']:.1f} | "
+            f"| {r['fabric']} | {r['routing']} | {r['workers']} | {r['switches']} | {r['links']} | {r['classes']} | "
+            f"{r['sweep_s']:.3f} | {r['setup_s']:.3f} | {r['per_failure_ms']:.3f} | {r['bare_s']:.4f} | "
+            f"{r['x_bare']:.0f} | {r['naive_timed']} | {r['naive_per_ms']:.1f} | "
             f"{r['naive_all_s']:.1f} | {r['ratio']:.0f}x | {r['risky']} |"
         )
     lines += ["", "Per fabric, what the sweep did (single failures):", ""]
-    lines += [f"- {r['fabric']} [{r['routing']}]: {r['levels']}" for r in rows]
+    lines += [f"- {r['fabric']} [{r['routing']}] workers {r['workers']}: {r['levels']}" for r in rows]
+    if profile:
+        lines += ["", "Profile of the single-process sweep of the largest fabric (cProfile, top 15 by own time):", ""]
+        lines += ["```", profile.strip(), "```"]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
+    load_avg = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    rev = revision()
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1250], help="reference clos sizes (plan_scale)")
+    ap.add_argument("--hosts", type=int, nargs="*", default=None, help="reference clos sizes in hosts (plan_scale)")
+    ap.add_argument("--gpus", type=int, nargs="*", default=None, help="reference clos sizes in GPUs (8 per host)")
     ap.add_argument("--routing", nargs="*", default=["bgp", "igp"], choices=["bgp", "igp"])
-    ap.add_argument("--naive-sample", type=int, default=24, help="failures timed naively on the large fabrics")
+    ap.add_argument("--workers", type=int, nargs="*", default=[1], help="worker counts to run the sweep with")
+    ap.add_argument(
+        "--naive-sample", type=int, default=24, help="failures timed naively on the large fabrics (0: none)"
+    )
     ap.add_argument("--no-roce-pod", action="store_true", help="skip inventory/roce-pod")
+    ap.add_argument("--profile", action="store_true", help="add the profile of the largest single-process sweep")
     ap.add_argument("--record", type=Path, help="also write the Markdown report here")
     ap.add_argument("--before", type=Path, help="an earlier recorded report: add a before/after table")
     args = ap.parse_args()
+    hosts = list(args.hosts or []) + [-(-g // 8) for g in args.gpus or []]
+    if not hosts and args.hosts is None and args.gpus is None:
+        hosts = [256, 1250]
+    if any(h > MAX_HOSTS for h in hosts):
+        sys.exit(f"--gpus/--hosts: plan_scale's generator stops at {MAX_HOSTS} hosts ({MAX_HOSTS * 8} GPUs)")
     before = earlier(args.before) if args.before is not None else {}
     fabrics: list[tuple[str, FabricState, int | None]] = []
     if not args.no_roce_pod:
         fabrics.append((*load("roce-pod", None), None))  # naive on every failure
-    for hosts in args.hosts:
-        fabrics.append((*load("", hosts), args.naive_sample))
-    rows = [run(label, state, routing, sample) for label, state, sample in fabrics for routing in args.routing]
+    for h in hosts:
+        fabrics.append((*load("", h), args.naive_sample))
+    rows: list[dict[str, Any]] = []
+    profile = ""
+    for i, (label, state, sample) in enumerate(fabrics):
+        for routing in args.routing:
+            got, text = run(label, state, routing, sample, args.workers, args.profile and i == len(fabrics) - 1)
+            rows += got
+            profile = text or profile
     command = "python bench/deadlock_failures.py " + " ".join(sys.argv[1:])
-    text = markdown(rows, command.strip())
+    text = markdown(rows, command.strip(), load_avg, profile, rev)
     if before:
         text += "\n".join(comparison(rows, before)) + "\n"
     print(text)

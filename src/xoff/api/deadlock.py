@@ -32,6 +32,7 @@ class DeadlockOptions:
     ib_dump: Path | None = None  # InfiniBand: a directory of saved infiniband-diags captures
     failures: int = 0  # intent: also every single (1) / the filtered double (2) link failures
     routing: str = "bgp"  # intent: bgp (RFC 7938 eBGP) or igp (shortest path)
+    workers: int = 1  # intent: processes judging the failures (0: one per available core)
     network: str = "compute"  # intent: the RoCE network to analyse
     export_snapshot: Path | None = None  # intent: also write the baseline forwarding snapshot
     sl: tuple[int, ...] | None = None  # InfiniBand: service levels (default all 16)
@@ -119,6 +120,8 @@ def _intent(source: IntentSource, options: DeadlockOptions) -> DeadlockResult:
         raise usage_error(f"--routing: {options.routing!r} is not known (allowed: {', '.join(ROUTINGS)})")
     if options.failures not in FAILURES:
         raise usage_error(f"--failures: {options.failures} is not supported (allowed: 0, 1, 2)")
+    if options.workers < 0:
+        raise usage_error(f"--workers: {options.workers} is negative (allowed: 0 for one per core, or a count)")
     model: Routing = "bgp" if options.routing == "bgp" else "igp"
     loaded = load(source)
     try:
@@ -128,7 +131,10 @@ def _intent(source: IntentSource, options: DeadlockOptions) -> DeadlockResult:
     exported = None
     if options.export_snapshot is not None:
         exported = export_snapshot_file(loaded.state, options.export_snapshot, routing=model, network=options.network)
-    report = sweep(loaded.state, routing=model, max_failures=options.failures, network=options.network)
+    from xoff.deadlock.pool import default_workers  # noqa: PLC0415
+
+    workers = options.workers or default_workers()
+    report = sweep(loaded.state, routing=model, max_failures=options.failures, network=options.network, workers=workers)
     return DeadlockResult("intent", report, exported)
 
 

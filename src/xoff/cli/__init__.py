@@ -484,6 +484,9 @@ def deadlock(
     routing: Annotated[
         Routing, typer.Option("--routing", help="intent: bgp (RFC 7938 eBGP) or igp (shortest path)")
     ] = Routing.bgp,
+    workers: Annotated[
+        int, typer.Option("--workers", help="intent: processes judging the failures (0: one per core)")
+    ] = 1,
     network: Annotated[str, typer.Option("--network", help="intent: the RoCE network to analyse")] = "compute",
     export_snapshot: Annotated[
         Path | None, typer.Option("--export-snapshot", help="intent: write the baseline snapshot")
@@ -512,6 +515,7 @@ def deadlock(
         ib_dump=ib_dump,
         failures=failures,
         routing=routing.value,
+        workers=workers,
         network=network,
         export_snapshot=export_snapshot,
         sl=tuple(sl) if sl else None,

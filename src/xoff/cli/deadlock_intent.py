@@ -34,6 +34,7 @@ def intent_command(
         str, typer.Option("--routing", help="bgp: eBGP with the RFC 7938 ASN plan; igp: shortest path (OSPF-like)")
     ] = "bgp",
     network: Annotated[str, typer.Option("--network", help="the RoCE network to analyse")] = "compute",
+    workers: Annotated[int, typer.Option("--workers", help="processes judging the failures (0: one per core)")] = 1,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text for people, json for machines")] = "text",
     fail_on_risk: Annotated[bool, typer.Option("--fail-on-risk", help="exit 1 when there is deadlock risk")] = False,
     export_snapshot: Annotated[
@@ -51,6 +52,7 @@ def intent_command(
         failures=failures,
         routing=getattr(routing, "value", routing),
         network=network,
+        workers=workers,
         export_snapshot=export_snapshot,
         json_format=fmt == "json",
         fail_on_risk=fail_on_risk,

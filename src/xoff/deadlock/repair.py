@@ -192,10 +192,10 @@ def _bgp_shrunk(fab: Fabric, v: int, old: Entry, changed: set[int], get: RouteVi
     d_v, old_nh, _ = old
     a = fab.asn[v]
     owner, peer, plink = fab.port_owner, fab.port_peer, fab.port_link
-    keep = [gp for gp in old_nh if owner[peer[gp]] not in changed and plink[gp] not in dead]
+    ports_to = fab.ports_to[v]
+    keep = _kept(fab, v, old_nh, changed, dead)
     if not keep:
         return None
-    ports_to = fab.ports_to[v]
     before = len(keep)
     for n in changed:
         e = get(n)
@@ -218,6 +218,29 @@ def _bgp_shrunk(fab: Fabric, v: int, old: Entry, changed: set[int], get: RouteVi
                 return d_v, tuple(keep), old[2]
     sources = {get(owner[peer[gp]])[2] for gp in keep}  # type: ignore[index]
     return d_v, tuple(keep), frozenset(p | {a} for paths in sources for p in paths or () if a not in p)
+
+
+def _kept(fab: Fabric, v: int, old_nh: tuple[int, ...], changed: set[int], dead: set[int]) -> list[int]:
+    """``old_nh`` less the ports towards ``changed`` neighbours and the ports on ``dead`` links, in order.
+
+    The ports to drop are gathered from the (few) changed neighbours and dead links, so a switch with
+    hundreds of next hops is walked in C (``isdisjoint``, ``list``) unless one of them goes."""
+    ports_to = fab.ports_to[v]
+    drop: set[int] = set()
+    for n in changed:
+        drop.update(ports_to.get(n, ()))
+    if len(dead) > _FEW_DEAD:
+        plink = fab.port_link
+        return [gp for gp in old_nh if gp not in drop and plink[gp] not in dead]
+    owner = fab.port_owner
+    for li in dead:
+        drop.update(gp for gp in fab.link_ports[li] if owner[gp] == v)
+    if drop.isdisjoint(old_nh):
+        return list(old_nh)
+    return [gp for gp in old_nh if gp not in drop]
+
+
+_FEW_DEAD = 16  # up to this many dead links, their ports are gathered rather than each next hop's link tested
 
 
 def _recompute(fab: Fabric, dest: int, get: RouteView, delta: Delta, dead: set[int]) -> None:

@@ -22,9 +22,11 @@ failure sweep repairs a computed class incrementally (``repair.repair``) instead
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Literal
 
 from xoff.deadlock.fabric import Fabric, Paths
+from xoff.deadlock.pool import run_chunked
 
 Routing = Literal["bgp", "igp"]
 ROUTINGS: tuple[Routing, ...] = ("bgp", "igp")
@@ -113,13 +115,22 @@ def _route_bgp(fab: Fabric, dest: int, dead: frozenset[int] | set[int]) -> Route
     return routes
 
 
-def route_all(fab: Fabric, routing: Routing, dead: frozenset[int] | set[int]) -> dict[int, Routes]:
-    """Every destination class, computed once each."""
-    done: dict[int, Routes] = {}  # classes split by static routes share their switch's dynamic routes
-    out = {}
-    for c in fab.classes:
-        dest = fab.dest_of(c)
-        if dest not in done:
-            done[dest] = route_class(fab, dest, routing, dead)
-        out[c] = done[dest]
-    return out
+def route_all(fab: Fabric, routing: Routing, dead: frozenset[int] | set[int], workers: int = 1) -> dict[int, Routes]:
+    """Every destination class, computed once each (``workers`` > 1: in that many forked processes)."""
+    dests = list(dict.fromkeys(fab.dest_of(c) for c in fab.classes))
+    if workers > 1 and len(dests) > 1:
+        parts = run_chunked(lambda chunk: [route_class(fab, d, routing, dead) for d in chunk], dests, workers)
+        done = {d: _interned(fab, r) for d, r in zip(dests, chain.from_iterable(parts), strict=True)}
+    else:
+        done = {d: route_class(fab, d, routing, dead) for d in dests}
+    # classes split by static routes share their switch's dynamic routes
+    return {c: done[fab.dest_of(c)] for c in fab.classes}
+
+
+def _interned(fab: Fabric, routes: Routes) -> Routes:
+    """Routes computed in a worker, their AS-path sets made this process's interned objects again."""
+    intern = fab.paths.intern
+    for v, (d, nh, paths) in routes.items():
+        if paths is not None:
+            routes[v] = (d, nh, intern(paths))
+    return routes

@@ -72,6 +72,15 @@ class LevelStats:
     analysed: int = 0  # judged by the core analyse()
     risky: int = 0
 
+    def add(self, other: LevelStats) -> None:
+        """Add the counts of ``other`` (a part of the same level, judged apart) except the scenario total."""
+        self.checked += other.checked
+        self.rerouted += other.rerouted
+        self.with_bounces += other.with_bounces
+        self.targeted += other.targeted
+        self.analysed += other.analysed
+        self.risky += other.risky
+
     def to_json(self) -> dict[str, int]:
         return {
             "scenarios": self.scenarios,

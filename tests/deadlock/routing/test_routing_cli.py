@@ -82,3 +82,18 @@ def test_export_snapshot_round_trip(tmp_path: Path) -> None:
     as_json = tmp_path / "lab-mini.json"
     assert _run(str(INVENTORY / "lab-mini"), "--export-snapshot", str(as_json)).exit_code == 0
     assert load_snapshot(as_json).forwarding == loaded.forwarding
+
+
+def test_workers_give_the_report_of_one_process(tmp_path: Path) -> None:
+    intent = tmp_path / "ls.yaml"
+    intent.write_text(leaf_spine_intent(6, 4))
+    docs = []
+    for workers in ("1", "2", "0"):
+        res = _run(str(intent), "--failures", "1", "--routing", "igp", "-f", "json", "--workers", workers)
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        doc.pop("seconds")
+        docs.append(doc)
+    assert docs[0]["levels"]["1"]["checked"] == 24 and docs[1] == docs[0] and docs[2] == docs[0]
+    bad = _run(str(intent), "--failures", "1", "--workers", "-1")
+    assert bad.exit_code == 2 and "--workers: -1 is negative" in bad.output

@@ -7,7 +7,8 @@ every leaf and spine runs 32 x 400G down and 32 x 400G up (non-blocking). All sw
 SN5600 (Spectrum-4, 64 x 400G). The intent is written as YAML files (one per SU) into a directory.
 
 Each phase runs in fresh processes, so peak RSS is that phase's: yaml (PyYAML CSafeLoader only,
-the baseline), load (load_intent), plan (+ build_fabric_state), json (+ model_dump_json).
+the baseline), load (load_intent), plan (+ build_fabric_state + the pre-change catalog: `xoff check`),
+json (load + build_fabric_state + model_dump_json).
 """
 
 from __future__ import annotations
@@ -35,13 +36,16 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured  # the results' commit line (bench/README.md, Freshness)
+
 RAILS, HOSTS_PER_SU, SUS_PER_POD, SPINES_PER_POD, HOSTS_PER_RACK = 8, 32, 4, 32, 4
 PHASES = {
     "yaml": "YAML parse only (CSafeLoader)",
     "load": "load_intent",
-    "plan": "load_intent + build_fabric_state + run_checks (= xoff check)",
+    "plan": "load_intent + build_fabric_state + the pre-change catalog (= xoff check; deadlock.cbd baseline only, no failure sweep)",
 }
-PHASES["json"] = "load + plan + model_dump_json"
+PHASES["json"] = "load_intent + build_fabric_state + model_dump_json (no checks)"
 TARGET_S, TARGET_MIB = 10.0, 2048.0
 HEADER = (
     "| phase | best s | median s | GC s | process s | peak RSS MiB | after imports MiB | time / yaml | RSS / yaml |"
@@ -145,7 +149,7 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
         from xoff.errors import InputError  # noqa: PLC0415
         from xoff.gcpause import for_batch_run  # noqa: PLC0415
         from xoff.intent import load_intent  # noqa: PLC0415
-        from xoff.validate import run_checks  # noqa: PLC0415
+        from xoff.validate.run import pre_change_results  # noqa: PLC0415
 
         for_batch_run()  # as the CLI's main() does
     loaded: Any = None
@@ -162,7 +166,7 @@ def child(phase: str, intent: Path, profile: bool) -> dict[str, Any]:
             loaded = load_intent(intent)
             state = build_fabric_state(loaded) if phase in ("plan", "json") else None
             if state is not None and phase == "plan":
-                run_checks(state)
+                pre_change_results(state)  # what `xoff check` runs: validators/pre-change.yaml
             json_bytes = len(state.model_dump_json()) if state is not None and phase == "json" else 0
         except InputError as exc:
             sys.exit(f"{phase}: the intent did not load:\n{exc.render()}")
@@ -288,8 +292,7 @@ def main() -> None:
         text = report(res, lay, args.runs, _profile(intent, args.timeout) if args.profile else "")
         print(text)
         if args.record:
-            args.record.parent.mkdir(parents=True, exist_ok=True)
-            args.record.write_text(text, encoding="utf-8")
+            measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

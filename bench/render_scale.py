@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured
 import plan_scale
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
@@ -117,8 +118,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.record:
-        args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

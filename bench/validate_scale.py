@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured
 from plan_scale import generate
 from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
@@ -179,7 +180,10 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.record:
-        args.record.write_text(text, encoding="utf-8")
+        old = args.record.read_text(encoding="utf-8") if args.record.exists() else ""
+        if LIVE_HEADING in old:  # the live section (and the notes below it) stay: --live records them
+            text = text.split(LIVE_HEADING)[0] + LIVE_HEADING + old.split(LIVE_HEADING, 1)[1]
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

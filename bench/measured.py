@@ -1,0 +1,53 @@
+"""Benchmark freshness: every recorded result names the commit and date it was measured at (bench/README.md).
+
+The line, right under a result file's title: ``- measured at: <40-hex commit> <YYYY-MM-DD HH:MM UTC>``, optionally
+followed by a note. ``record()`` is the one way a bench's ``--record`` writes its file: it adds that line and, for a
+file in ``bench/results/``, refuses while a path the result measures (the README's freshness table) has uncommitted
+changes, so the named commit is the code that ran. ``tests/test_bench_results.py`` holds every file to the rule.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+README = ROOT / "bench" / "README.md"
+LINE = re.compile(r"^- measured at: (?P<sha>[0-9a-f]{40}) (?P<date>\d{4}-\d\d-\d\d \d\d:\d\d UTC)(?P<note>.*)$", re.M)
+_ROW = re.compile(r"^\| `(?P<result>[\w.-]+\.md)` \| (?P<paths>.+?) \|$", re.M)
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def watched() -> dict[str, list[str]]:
+    """Result file name -> the paths it measures, from the freshness table in bench/README.md."""
+    text = README.read_text(encoding="utf-8").split("<!-- freshness -->")[1]
+    return {m["result"]: re.findall(r"`([^`]+)`", m["paths"]) for m in _ROW.finditer(text)}
+
+
+def stamp(note: str = "") -> str:
+    """The line naming HEAD and now (UTC)."""
+    return f"- measured at: {_git('rev-parse', 'HEAD')} {datetime.now(UTC):%Y-%m-%d %H:%M} UTC{note}"
+
+
+def record(path: Path, text: str) -> None:
+    """Write a bench's report to ``path`` with the ``measured at`` line under its title."""
+    path = path.resolve()
+    note = ""
+    if path.parent == RESULTS:
+        paths = watched().get(path.name, [])
+        dirty = _git("status", "--porcelain", "--", *paths) if paths else ""
+        if dirty:
+            raise SystemExit(f"commit first: {path.name} measures files with uncommitted changes:\n{dirty}")
+        if _git("status", "--porcelain", "--", "src", "bench", ":!bench/results"):
+            note = " (other files had uncommitted changes, none that this result measures)"
+    title, _, rest = text.partition("\n")
+    body = rest.lstrip("\n")
+    gap = "" if body.startswith("- ") else "\n"  # first item of the header list, or a line of its own
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{title}\n\n{stamp(note)}\n{gap}{body}", encoding="utf-8")

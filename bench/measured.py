@@ -3,7 +3,7 @@
 The line, right under a result file's title: ``- measured at: <40-hex commit> <YYYY-MM-DD HH:MM UTC>``, optionally
 followed by a note. ``record()`` is the one way a bench's ``--record`` writes its file: it adds that line and, for a
 file in ``bench/results/``, refuses while a path the result measures (the README's freshness table) has uncommitted
-changes, so the named commit is the code that ran. ``tests/test_bench_results.py`` holds every file to the rule.
+changes (or was committed while the bench ran), so the named commit is the code that ran. ``tests/test_bench_results.py`` holds every file to the rule.
 """
 
 from __future__ import annotations
@@ -30,9 +30,14 @@ def watched() -> dict[str, list[str]]:
     return {m["result"]: re.findall(r"`([^`]+)`", m["paths"]) for m in _ROW.finditer(text)}
 
 
+START = _git("rev-parse", "HEAD")  # the commit when the bench started (it imports this module first thing)
+STARTED = datetime.now(UTC)
+OTHERS_DIRTY = bool(_git("status", "--porcelain", "--", "src", "bench", ":!bench/results"))  # at the start, too
+
+
 def stamp(note: str = "") -> str:
-    """The line naming HEAD and now (UTC)."""
-    return f"- measured at: {_git('rev-parse', 'HEAD')} {datetime.now(UTC):%Y-%m-%d %H:%M} UTC{note}"
+    """The line naming the commit and time (UTC) the bench started at."""
+    return f"- measured at: {START} {STARTED:%Y-%m-%d %H:%M} UTC{note}"
 
 
 def record(path: Path, text: str) -> None:
@@ -42,9 +47,10 @@ def record(path: Path, text: str) -> None:
     if path.parent == RESULTS:
         paths = watched().get(path.name, [])
         dirty = _git("status", "--porcelain", "--", *paths) if paths else ""
+        dirty += _git("diff", "--name-only", START, "HEAD", "--", *paths) if paths else ""  # committed meanwhile
         if dirty:
             raise SystemExit(f"commit first: {path.name} measures files with uncommitted changes:\n{dirty}")
-        if _git("status", "--porcelain", "--", "src", "bench", ":!bench/results"):
+        if OTHERS_DIRTY:
             note = " (other files had uncommitted changes, none that this result measures)"
     title, _, rest = text.partition("\n")
     body = rest.lstrip("\n")

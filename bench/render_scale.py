@@ -1,4 +1,4 @@
-"""Render benchmark: every file of the 10,000-GPU reference fabric, all platforms.
+"""Render benchmark: every file of the reference fabric (10,000 GPUs; --gpus up to 100,000), all platforms.
 
 Uses plan_scale.py's reference fabric, with the spine tier on Cumulus (NVUE) and the super-spine
 tier on Arista EOS (Tomahawk 5), so SONiC (+FRR), NVUE, EOS and Linux hosts are all rendered.
@@ -27,26 +27,42 @@ from xoff.render import render_fabric
 from xoff.render.registry import load_renderer, renderer_names
 
 TARGET_S = 30.0
-MIXED = {
-    "  spine: {ports: *halves}": (
-        "  spine: {platform: cumulus, asic: spectrum4, ports: [\n"
-        '    {name: "swp{1..32}", speed: 400G, use: downlink}, {name: "swp{33..64}", speed: 400G, use: uplink}]}'
-    ),
-    '  super-spine: {ports: [{name: "Ethernet{0..504..8}", speed: 400G, use: downlink}]}': (
-        '  super-spine: {platform: eos, asic: tomahawk5, ports: [{name: "Ethernet{1..64}/1", speed: 400G, use: downlink}]}'
-    ),
-    "spine_super_spine: 300": "spine_super_spine: 40",  # Tomahawk 5 lookup rows cover 5 m and 40 m
+MIXED = {  # radix -> the fabric.yaml edits: spines on Cumulus, super-spines on EOS
+    64: {
+        "  spine: {ports: *halves}": (
+            "  spine: {platform: cumulus, asic: spectrum4, ports: [\n"
+            '    {name: "swp{1..32}", speed: 400G, use: downlink}, {name: "swp{33..64}", speed: 400G, use: uplink}]}'
+        ),
+        '  super-spine: {ports: [{name: "Ethernet{0..504..8}", speed: 400G, use: downlink}]}': (
+            "  super-spine: {platform: eos, asic: tomahawk5,"
+            ' ports: [{name: "Ethernet{1..64}/1", speed: 400G, use: downlink}]}'
+        ),
+    },
+    128: {  # 64 x 800G cages, each split into 2 x 400G (swpNs0/s1 on NVUE, EthernetN/1 and /5 on EOS)
+        "  spine: {ports: *halves}": (
+            "  spine: {platform: cumulus, asic: spectrum4, ports: [\n"
+            '    {name: "swp{1..32}s{0..1}", speed: 400G, use: downlink},'
+            ' {name: "swp{33..64}s{0..1}", speed: 400G, use: uplink}]}'
+        ),
+        '  super-spine: {ports: [{name: "Ethernet{0..508..4}", speed: 400G, use: downlink}]}': (
+            "  super-spine: {platform: eos, asic: tomahawk5,"
+            ' ports: [{name: "Ethernet{1..64}/{1,5}", speed: 400G, use: downlink}]}'
+        ),
+        "    ports: &halves\n": "    hwsku: Mellanox-SN5600-O128\n    ports: &halves\n",
+    },
 }
 
 
-def build(hosts: int, where: Path):  # type: ignore[no-untyped-def]
-    lay = plan_scale.generate(hosts, where)
+def build(hosts: int, where: Path, radix: int | None = None):  # type: ignore[no-untyped-def]
+    lay = plan_scale.generate(hosts, where, radix)
     text = (where / "fabric.yaml").read_text(encoding="utf-8")
-    for old, new in MIXED.items():
+    edits = {**MIXED[lay["radix"]], "spine_super_spine: 300": "spine_super_spine: 40"}  # TH5 rows: 5 m, 40 m
+    for old, new in edits.items():
         assert old in text, old
         text = text.replace(old, new)
+    hwsku = plan_scale.SHAPES[lay["radix"]]["hwsku"]
     text = text.replace(
-        "defaults:\n  switch: {platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}",
+        f"defaults:\n  switch: {{platform: sonic, asic: spectrum4, hwsku: {hwsku}}}",
         "defaults:\n  switch: {platform: sonic, asic: spectrum4}",
     )
     (where / "fabric.yaml").write_text(text, encoding="utf-8")
@@ -55,12 +71,14 @@ def build(hosts: int, where: Path):  # type: ignore[no-untyped-def]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--hosts", type=int, default=1250)
+    ap.add_argument("--hosts", type=int, default=1250, help="GPU hosts, 8 GPUs each (default 1250 = 10,000 GPUs)")
+    ap.add_argument("--gpus", type=int, help="GPUs (a multiple of 8; overrides --hosts)")
+    ap.add_argument("--radix", type=int, choices=sorted(plan_scale.SHAPES), help="switch radix (plan_scale.py)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--record", type=Path)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xoff-render-bench-") as tmp:
-        lay, state = build(args.hosts, Path(tmp))
+        lay, state = build(plan_scale.hosts_of(args), Path(tmp), args.radix)
     per: dict[str, list[float]] = defaultdict(list)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # devices, files, bytes
     totals, baselines = [], []
@@ -91,10 +109,10 @@ def main() -> None:
     assert len(all_files) == sum(c[1] for c in counts.values())
     best, base = min(totals), min(baselines)
     lines = [
-        "# render_scale: every file of the 10,000-GPU reference fabric",
+        f"# render_scale: every file of the {lay['hosts'] * plan_scale.RAILS:,}-GPU reference fabric",
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code: `{plan_scale._git_rev()}`",
-        f"- command: `python bench/render_scale.py --hosts {args.hosts} --runs {args.runs}`",
+        f"- command: `python bench/render_scale.py --gpus {lay['hosts'] * plan_scale.RAILS} --runs {args.runs}`",
         f"- fabric: {lay['hosts']} hosts, {lay['leaves']} SONiC leaves, {lay['spines']} Cumulus spines, "
         f"{lay['super_spines']} EOS super-spines, {lay['links']} links",
         "",

@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measured
-from plan_scale import generate
+from plan_scale import RAILS, generate, hosts_of
 from xoff.contracts.observed import Snapshot
 from xoff.desired import build_fabric_state
 from xoff.gcpause import for_batch_run
@@ -86,6 +86,7 @@ def main() -> None:
     for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hosts", type=int, default=1250, help="GPU hosts, 8 GPUs each (default 1250 = 10,000 GPUs)")
+    ap.add_argument("--gpus", type=int, help="GPUs (a multiple of 8; overrides --hosts; bench/plan_scale.py)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--record", type=Path, help="write the results as Markdown to this file")
     ap.add_argument("--live", action="store_true", help="the live half: collect + validate a lab (root)")
@@ -99,6 +100,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="xoff-validate-scale-") as tmp:
         intent = Path(tmp) / "intent"
         intent.mkdir()
+        args.hosts = hosts_of(args)
         lay = generate(args.hosts, intent)
         plan_t, state = _timed(lambda: build_fabric_state(load_intent(intent)), args.runs)
     default, audit = load_catalog("default"), load_catalog("audit")
@@ -129,12 +131,12 @@ def main() -> None:
     whole = base + statistics.median(offline_t)
     git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False)
     lines = [
-        "# validate_scale: offline validation of the 10,000-GPU reference fabric",
+        f"# validate_scale: offline validation of the {args.hosts * RAILS:,}-GPU reference fabric",
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {platform.machine()}, Python {platform.python_version()}",
         f"- code: `git describe --always --dirty` = {git.stdout.strip()}",
-        f"- command: `python bench/validate_scale.py --hosts {args.hosts} --runs {args.runs}`",
+        f"- command: `python bench/validate_scale.py --gpus {args.hosts * RAILS} --runs {args.runs}`",
         f"- fabric: {args.hosts} hosts, {len(state.devices)} devices, {len(state.links)} links ({lay})",
         "",
         "Times in seconds, one process, after imports. `x plan` = median / median of the plan baseline.",

@@ -8,6 +8,7 @@ changes (or was committed while the bench ran), so the named commit is the code 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from datetime import UTC, datetime
@@ -32,12 +33,13 @@ def watched() -> dict[str, list[str]]:
 
 START = _git("rev-parse", "HEAD")  # the commit when the bench started (it imports this module first thing)
 STARTED = datetime.now(UTC)
+MACHINE = f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.1f} at the start"
 OTHERS_DIRTY = bool(_git("status", "--porcelain", "--", "src", "bench", ":!bench/results"))  # at the start, too
 
 
 def stamp(note: str = "") -> str:
     """The line naming the commit and time (UTC) the bench started at."""
-    return f"- measured at: {START} {STARTED:%Y-%m-%d %H:%M} UTC{note}"
+    return f"- measured at: {START} {STARTED:%Y-%m-%d %H:%M} UTC ({MACHINE}){note}"
 
 
 def record(path: Path, text: str) -> None:

@@ -82,6 +82,19 @@ def _per_check(state: Any, catalog_name: str, snapshot: Any) -> list[tuple[str, 
     return rows
 
 
+def _record(path: Path, text: str) -> None:
+    """Write the offline part; the file's live section (and the notes below it) stay: --live records them."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if LIVE_HEADING in old:
+        kept = old.split(LIVE_HEADING, 1)[1]
+        when = measured.LINE.search(old)
+        head, _, rest = kept.partition("\n\n")
+        if when is not None and not rest.startswith("- kept from"):
+            kept = f"{head}\n\n- kept from the recording measured at {when['sha']} {when['date']}\n{rest}"
+        text = text.split(LIVE_HEADING, maxsplit=1)[0] + LIVE_HEADING + kept
+    measured.record(path, text)  # names the commit it measured (bench/README.md, Freshness)
+
+
 def main() -> None:
     for_batch_run()  # as the CLI's main() does: the cyclic GC off for this batch process
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -182,10 +195,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.record:
-        old = args.record.read_text(encoding="utf-8") if args.record.exists() else ""
-        if LIVE_HEADING in old:  # the live section (and the notes below it) stay: --live records them
-            text = text.split(LIVE_HEADING)[0] + LIVE_HEADING + old.split(LIVE_HEADING, 1)[1]
-        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
+        _record(args.record, text)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Phases, in one process after imports, best and median of --runs:
   observed: drift, LLDP, BGP, counters), the judging half of a live validation (collection not included);
 - report: JSON + JUnit + HTML of the offline result.
 Per-check times of the offline and snapshot runs show where the time goes. Target: offline (plan + checks)
-under 30 s.
+under 2 s at 10,000 GPUs, 20 s at 100,000 (issue 19).
 
 ``--live`` runs the live half instead (bench/validate_live.py, root): `xoff validate INTENT --lab NAME` on a
 generated ``--devices`` lab (default 64), target under 10 s; with --record it replaces the file's live section.
@@ -44,7 +44,7 @@ from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.registry import run_check
 from xoff.validate.run import load_snapshot, validate
 
-TARGET_S = 30.0
+TARGET_S = {10_000: 2.0, 100_000: 20.0}  # GPUs (at most) -> seconds, plan + offline checks (issue 19)
 LIVE_HEADING = "## Live: collect + validate of a"
 
 
@@ -142,6 +142,8 @@ def main() -> None:
 
     base = statistics.median(plan_t)
     whole = base + statistics.median(offline_t)
+    gpus = args.hosts * RAILS
+    target = next((t for n, t in sorted(TARGET_S.items()) if gpus <= n), max(TARGET_S.values()))
     git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, check=False)
     lines = [
         f"# validate_scale: offline validation of the {args.hosts * RAILS:,}-GPU reference fabric",
@@ -164,8 +166,8 @@ def main() -> None:
         f"| (before: `json.loads` + `Snapshot.model_validate`, GC on) | {cell(old_load_t)} | {statistics.median(old_load_t) / base:.2f} |",
         f"| (building the mirror snapshot, no FIBs, once) | {cell(mirror_t)} | {mirror_t[0] / base:.2f} |",
         "",
-        f"Target: `xoff validate INTENT --offline` (plan + offline checks) under {TARGET_S:.0f} s: "
-        f"**{'met' if whole < TARGET_S else 'NOT met'}** ({whole:.2f} s). "
+        f"Target: `xoff validate INTENT --offline` (plan + offline checks) under {target:.0f} s: "
+        f"**{'met' if whole < target else 'NOT met'}** ({whole:.2f} s). "
         f"Offline summary: {offline.summary()}; on the snapshot: {on_snap.summary()}.",
         "",
         "Per check (one run): offline | on the snapshot (audit catalog)",
@@ -183,7 +185,7 @@ def main() -> None:
         "",
         "Notes: the HTML report leaves the topology picture out above 600 devices (it says so in the page).",
         f"Snapshot read: {statistics.median(old_load_t) / statistics.median(load_t):.1f}x faster than before (median vs median).",
-        "The snapshot holds no FIBs (`mirror_snapshot(fib=False)`), so `deadlock.cbd` errors on it here; with FIBs",
+        "The snapshot holds no FIBs (`mirror_snapshot(fib=False)`), so `deadlock.cbd` is skipped on it here; with FIBs",
         "the 10k mirror is ~16 million routes (see the notes below the live section). The machine's 2 cores",
         "were shared with other jobs during recorded runs: compare phases of one run with each other.",
         "",

@@ -46,6 +46,8 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.model import Link, Snapshot
 from xoff.gcpause import for_batch_run
@@ -288,7 +290,7 @@ def main() -> None:
     text = "\n".join(report) + "\n"
     print(text)
     if args.record:
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured  # the results' commit line (bench/README.md, Freshness)
 from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -319,7 +320,7 @@ def main() -> None:
     text = report(results, paths, args.runs)
     print(text)
     if args.record:
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from xoff.lab.observe import bgp_sessions
 from xoff.lab.teardown import down, leftovers_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured  # the results' commit line (bench/README.md, Freshness)
 from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,7 +239,7 @@ def main() -> None:
     text = report(results, args)
     print(text)
     if args.record:
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

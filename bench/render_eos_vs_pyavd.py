@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT / "tests" / "platforms" / "eos"))  # eos_avd: the AV
 import pyavd  # type: ignore[import-untyped]  # noqa: E402  (heavy import, outside every timed region)
 from eos_avd import avd_structured_config, inline_service_profiles  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+import measured  # noqa: E402  the results' commit line (bench/README.md, Freshness)
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import Device, FabricState  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
@@ -156,8 +158,7 @@ def main() -> int:
     text = "\n".join(report) + "\n"
     print(text, end="")
     if args.record is not None:
-        args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
     return 0 if ratio_median >= TARGET_RATIO else 1
 
 

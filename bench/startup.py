@@ -21,6 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measured
+
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "import sys; sys.argv[0] = 'xoff'; from xoff.cli import main; main()"  # what the console script does
 COMMANDS: dict[str, list[str]] = {
@@ -86,7 +89,7 @@ def main() -> None:
     text = report(measure({k: Path(v) for k, v in trees.items()}, args.runs), args.runs)
     print(text, end="")
     if args.record is not None:
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)  # names the commit it measured (bench/README.md, Freshness)
 
 
 if __name__ == "__main__":

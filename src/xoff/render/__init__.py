@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xoff.desired.models import FabricState
-from xoff.render.registry import renderers
+from xoff.render.parallel import render_names, render_pool, workers_for
 
 MANIFEST = "manifest.json"
 
@@ -30,16 +30,19 @@ class RenderedFile:
         return hashlib.sha256(self.content.encode()).hexdigest()
 
 
-def render_fabric(state: FabricState, devices: list[str] | None = None) -> list[RenderedFile]:
-    """Every file of every (selected) device, in a stable order."""
-    out: list[RenderedFile] = []
-    for name, device in state.devices.items():
-        if devices is not None and name not in devices:
-            continue
-        for renderer in renderers(device):
-            files = renderer.load()(device, state)
-            out.extend(RenderedFile(name, device.platform, fname, text) for fname, text in files.items())
-    return out
+def render_fabric(
+    state: FabricState, devices: list[str] | None = None, workers: int | None = None
+) -> list[RenderedFile]:
+    """Every file of every (selected) device, in a stable order.
+
+    ``workers``: processes to render in (``render.parallel``); None: one per core for a large fabric, else 1.
+    The files are the same either way.
+    """
+    wanted = None if devices is None else set(devices)
+    names = [n for n in state.devices if wanted is None or n in wanted]
+    workers = workers_for(len(names)) if workers is None else workers
+    files = render_pool(state, names, workers) if workers > 1 else render_names(state, names)
+    return [RenderedFile(*f) for f in files]
 
 
 def manifest(state: FabricState, files: list[RenderedFile]) -> dict[str, object]:

@@ -85,3 +85,17 @@ def test_a_cnp_dscp_the_intent_leaves_unset_is_not_drift(desired_dscp: int | Non
         ["host.nics.*.cnp_dscp", "host.nics.*.cnp_priority"],
     )
     assert [(d.path, show(d.desired), show(d.observed)) for d in diffs] == drift
+
+
+@pytest.mark.parametrize(
+    ("desired_ar", "drift"), [(None, []), (True, [("host.roce_adaptive_routing", "True", "False")])]
+)
+def test_adaptive_routing_the_intent_leaves_unset_is_not_drift(desired_ar: bool | None, drift: list[Any]) -> None:
+    """A host profile that does not ask for adaptive routing leaves the NIC's bit alone (an ecn-only host's ROCE_ACCL
+    read shows it off): not drift; a profile that asks for it is still compared."""
+    diffs = device_drift(
+        {"host": {"roce_adaptive_routing": desired_ar}},
+        {"host": {"roce_adaptive_routing": False}},
+        ["host.roce_adaptive_routing"],
+    )
+    assert [(d.path, show(d.desired), show(d.observed)) for d in diffs] == drift

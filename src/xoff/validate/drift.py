@@ -36,8 +36,9 @@ CELL_ROUNDED = (
     "ports.*.ecn.*.max_threshold",
 )
 # Leaves xoff writes only when the intent gives a value (the Linux host push skips a None, as the NIC checks do): a
-# policy with no CNP class leaves the NIC firmware's CNP DSCP and priority (48 and 6) alone, so what runs is no drift.
-UNSET_IS_UNMANAGED = ("host.nics.*.cnp_dscp", "host.nics.*.cnp_priority")
+# policy with no CNP class leaves the NIC firmware's CNP DSCP and priority (48 and 6) alone, so what runs is no drift;
+# a host profile that does not ask for adaptive routing leaves the NIC's ROCE_ACCL adaptive-routing bit as it is.
+UNSET_IS_UNMANAGED = ("host.nics.*.cnp_dscp", "host.nics.*.cnp_priority", "host.roce_adaptive_routing")
 _LIST_KEYS = ("name", "address", "netdev", "destination", "source")
 _MISSING = object()
 

@@ -7,11 +7,8 @@ reports only the new fault, counting the inherited one as still present.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +17,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff import api
 from xoff.cli import app
 from xoff.intent.fingerprint import intent_sha256
-from xoff.lab import netns
-from xoff.lab.lab import LabError, up
-from xoff.lab.teardown import down
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "inventory" / "lab-mini"
@@ -36,24 +31,10 @@ LAB = f"au{os.getpid()}"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-audit-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-audit-labs-"):
         summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=tmp_path_factory.mktemp("backups"))).summary
         assert summary.exit_status == 0, [r for r in summary.results if r.error][:3]
         yield LAB
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _xoff(*args: str) -> tuple[int, str]:

@@ -13,30 +13,24 @@ set). That is one live validation per round instead of one per fault.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff import api
-from xoff.lab import netns
 from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.faults.cli import fault_command
 from xoff.lab.faults.record import WATCH
-from xoff.lab.lab import LabError, up
-from xoff.lab.teardown import down
 from xoff.report.machine import json_report
 
 pytestmark = pytest.mark.lab
@@ -67,25 +61,11 @@ ROUNDS = rounds([f for f in FAULTS.values() if f.lab == "lab-mini" and not f.che
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-faults-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-faults-labs-"):
         backups = tmp_path_factory.mktemp("backups")
         summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=backups)).summary
         assert summary.exit_status == 0, [r for r in summary.results if r.error][:3]
         yield Lab(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def validate() -> tuple[int, dict[str, Any]]:

@@ -7,26 +7,23 @@ FIB as protocol static, and the bounce reported by ``deadlock.cbd`` on the colle
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff import api
 from xoff.desired.models import FabricState
-from xoff.lab import daemons, names, netns
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab import daemons, names
+from xoff.lab.lab import resolve
 from xoff.lab.state import FABRIC_FILE, LabState
-from xoff.lab.teardown import down
 from xoff.report.machine import json_report
 
 pytestmark = pytest.mark.lab
@@ -38,22 +35,8 @@ FIB_TIMEOUT_S = SETTLE_S
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[LabState]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-static-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-static-labs-"):
         yield resolve(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _static_fib(state: LabState, switch: str) -> dict[str, list[str]]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +21,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.cli.push import push_command
@@ -32,11 +31,10 @@ from xoff.connect.session import NetmikoSession
 from xoff.connect.targets import build_targets, select
 from xoff.lab import netns
 from xoff.lab.emulators.base import SessionFaults
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve
 from xoff.lab.provider import from_lab
 from xoff.lab.sshd import LOGIN_LOG
 from xoff.lab.state import LabState
-from xoff.lab.teardown import down
 from xoff.platforms.cumulus.apply import Strategy as NvueStrategy
 from xoff.push.lock import fabric_lock, lock_path
 from xoff.render import render_fabric
@@ -50,25 +48,11 @@ SWITCHES = ("spine1", "spine2", "leaf1", "leaf2")
 @pytest.fixture(scope="module")
 def lab() -> Iterator[LabState]:
     # FRR runs as user frr: the labs root must be traversable (pytest's tmp dirs are 0700)
-    root = Path(tempfile.mkdtemp(prefix="xoff-push-labs-"))
-    root.chmod(0o755)
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-push-labs-") as root:
         # a dry run reads every switch once, so each emulator has booted and written its factory state
         status, _, out = _push(root, "--dry-run", *(f"--limit={s}" for s in SWITCHES))
         assert status == 0, out
         yield resolve(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _password(state: LabState) -> str:

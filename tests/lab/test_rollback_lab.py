@@ -6,11 +6,8 @@ the Ansible engine."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +17,14 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from xoff.api.collect import CollectOptions, collect
 from xoff.cli.push import push_command
 from xoff.cli.rollback import rollback_command
 from xoff.cli.runs import runs_command
-from xoff.lab import netns
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve
 from xoff.lab.state import LabState
-from xoff.lab.teardown import down
 from xoff.push import runs
 
 pytestmark = pytest.mark.lab
@@ -39,22 +35,8 @@ DEVICES = ("spine1", "spine2", "sleaf1", "gpu1")  # SONiC, EOS, Cumulus, a host
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[LabState]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-rollback-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-rollback-labs-"):
         yield resolve(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _invoke(command: Callable[..., None], *args: str) -> tuple[int, str]:

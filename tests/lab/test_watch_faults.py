@@ -8,25 +8,19 @@ One lab per module; one source, its sessions kept across every round (the test a
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from xoff import api
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
-from xoff.lab import netns
 from xoff.lab.faults import FAULTS, Fault, Lab
 from xoff.lab.faults.record import WATCH
-from xoff.lab.lab import LabError, up
-from xoff.lab.teardown import down
 from xoff.watch.sample import Reading, Sample
 from xoff.watch.ssh_source import SshCounterSource
 
@@ -47,12 +41,7 @@ MOVE_WITHIN_S = 15.0  # the slowest seeded rate (the watchdog's storms, 0.5/s) m
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[tuple[Lab, SshCounterSource]]:
-    root = Path(tempfile.mkdtemp(prefix="xwf-", dir="/tmp"))  # short: unix socket paths live under it
-    root.chmod(0o755)  # FRR runs as user frr
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xwf-") as root:
         # Cumulus shows a port's watchdog counts only where its watchdog is on: sleaf1 gets its intent
         summary = api.push(INTENT, api.PushOptions(lab=LAB, backup_dir=root / "backups", limit=("sleaf1",))).summary
         assert summary.exit_status == 0, [r for r in summary.results if r.error]
@@ -60,15 +49,6 @@ def lab() -> Iterator[tuple[Lab, SshCounterSource]]:
         source = SshCounterSource(running.connection.fabric, running.creds, known_hosts=running.connection.known_hosts)
         with source:
             yield running, source
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _series(f: Fault, sample: Sample) -> dict[tuple[str, tuple[tuple[str, str], ...]], float | None]:

@@ -11,13 +11,10 @@ least a second's worth.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,14 +22,12 @@ from pathlib import Path
 import pytest
 
 import xoff
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.connect.batch import Ran
-from xoff.lab import netns
 from xoff.lab.faults import FAULTS, Lab, seed, undo
 from xoff.lab.faults.record import WATCH
-from xoff.lab.lab import LabError, up
-from xoff.lab.teardown import down
 from xoff.platforms.linux.counters import ethtool_stats, parse_ethtool_stats
 from xoff.watch.host_readings import HostRead, host_commands, host_readings, read_host
 
@@ -44,22 +39,8 @@ HOST = "gpu1"
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-watch-host-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)  # tests run in parallel: a free management prefix
+    with running_lab(INTENT, LAB, prefix="xoff-watch-host-labs-"):
         yield Lab(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def read(lab: Lab) -> tuple[HostRead, int]:

@@ -39,6 +39,7 @@ from pathlib import Path
 from xoff.connect.ansible_inventory import export_ansible
 from xoff.connect.credentials import load_credentials
 from xoff.connect.targets import build_targets, select
+from xoff.lab import neighbours
 from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down
@@ -179,21 +180,11 @@ def _fresh_lab(intent: Path, lab: str) -> None:
     _await_banners(lab)
 
 
-NEIGH_MIN = (1024, 8192, 16384)  # gc_thresh1..3 for the kernel's neighbour tables while benches run
-
-
 def neighbour_room() -> None:
-    """The kernel's ARP/NDP tables are one table for all network namespaces, limited by the root
-    namespace's ``gc_thresh3`` (1024 by default). With several labs up on the machine (each switch has
-    its BGP peers' and the management bridge's entries) it fills; then no new neighbour is resolved
-    (``/proc/net/stat/arp_cache`` table_fulls grows) and the controller cannot reach a new lab's
-    switches at all: ``TCP connection to device failed``. Raised here (root) when lower, and said."""
-    for family in ("ipv4", "ipv6"):
-        for i, want in enumerate(NEIGH_MIN, start=1):
-            knob = Path(f"/proc/sys/net/{family}/neigh/default/gc_thresh{i}")
-            if int(knob.read_text(encoding="utf-8")) < want:
-                knob.write_text(str(want), encoding="utf-8")
-                print(f"raised {knob} to {want} (neighbour table shared by every namespace)", file=sys.stderr)
+    """Room in the kernel's neighbour tables for this bench's 64 switches beside other labs (``lab up`` does the same
+    since it knows; kept here for a lab brought up by an older xoff)."""
+    for line in neighbours.make_room():
+        print(line, file=sys.stderr)
 
 
 def _await_banners(lab: str, limit_s: float = 180.0) -> None:

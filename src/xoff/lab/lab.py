@@ -23,7 +23,7 @@ from pathlib import Path
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.lab import credentials, daemons, names, netns, processes, tenant_vrfs
+from xoff.lab import credentials, daemons, names, neighbours, netns, processes, tenant_vrfs
 from xoff.lab.gnmi import lab as gnmi_lab
 from xoff.lab.processes import ProcessSpec
 from xoff.lab.remap import LAB_SAFE_TEXT, Management, remap, unsafe
@@ -194,6 +194,8 @@ def up(
         report.phases["processes"] = time.perf_counter() - t3
         report.warnings = list(state.warnings)
         save(state)
+    # the kernel's neighbour tables are the machine's, not the lab's: said on this run, not kept in the lab's state
+    report.warnings += [f"{r} (the neighbour table every namespace shares)" for r in neighbours.make_room()]
     report.seconds = time.perf_counter() - t0
     return report
 

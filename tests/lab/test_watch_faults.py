@@ -34,6 +34,9 @@ MOVING = {
     "watch.pause_storm": ("xoff_pfc_rx_pause_frames_total", "xoff_pfc_watchdog_storms_detected_total"),
     "watch.slow_drain": ("xoff_pfc_rx_pause_frames_total", "xoff_pg_shared_watermark_bytes"),
     "watch.fec_ber": ("xoff_fec_corrected_codewords_total", "xoff_fec_uncorrectable_codewords_total"),
+    "watch.lossless_drop": ("xoff_queue_dropped_packets_total", "xoff_queue_tx_packets_total"),
+    "watch.headroom_watermark": ("xoff_pg_headroom_watermark_bytes",),
+    "watch.ecn_ratio": ("xoff_queue_ecn_marked_packets_total", "xoff_queue_tx_packets_total"),
 }
 FABRIC = build_fabric_state(load_intent(INTENT))
 MOVE_WITHIN_S = 15.0  # the slowest seeded rate (the watchdog's storms, 0.5/s) moves within 2 s

@@ -10,7 +10,12 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
   the watchdog quiet (the paused time never reaches its detection time);
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
-  interfaces transceiver eeprom --dom``).
+  interfaces transceiver eeprom --dom``);
+- ``lossless-drop-rising``: packets dropped on a lossless queue while it transmits (``show queue counters``);
+- ``headroom-filling``: a lossless PG's headroom watermark climbing past nine tenths of the headroom the intent
+  planned for it (``show priority-group watermark headroom``): the next burst, or a longer cable, overflows it;
+- ``ecn-over-marking``: a Cumulus queue ECN-marking most of what it sends (``nv show interface <swp> counters qos``),
+  a marking threshold set far too low.
 
 The lab test that proves them: tests/lab/test_watch_faults.py (``SshCounterSource`` reads each fault's series
 moving between two rounds when seeded, and flat when not).
@@ -21,7 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from xoff.lab.faults.counters import _counter_fault, _queue
+from xoff.lab.faults.counters import _counter_fault, _planned_headroom, _queue
 from xoff.lab.faults.reach import Lab
 from xoff.lab.faults.record import Concern, Fault, Steps, Target, port_of, priority_of
 
@@ -32,6 +37,11 @@ STORMS_PER_S = 0.5  # the watchdog detects (and restores) a storm every two seco
 FEC_CORRECTED_PS = 250_000.0
 FEC_UNCORRECTABLE_PS = 4.0
 LOW_RX_DBM = -13.9  # under a DR4 module's RxPowerLowAlarm (around -10 dBm): a dirty connector, a bent fibre
+LOSSLESS_TX_PPS = 1_000_000.0  # a busy lossless queue
+LOSSLESS_DROP_PPS = 40.0  # a lossless queue must drop nothing; a few a second is a headroom or PFC hole
+HEADROOM_START = 0.92  # of the planned headroom: past watch's 90 % warning from the first round
+HEADROOM_GROWTH = 64.0  # bytes/s: still climbing
+ECN_MARKED_SHARE = 0.6  # of transmitted frames: a Kmin set far under the queue's working depth
 BAD_PRE_FEC_BER = 2.4e-4  # above what RS(544,514) can correct for long (IEEE 802.3 assumes ~2.4e-4 at its limit)
 
 
@@ -63,6 +73,18 @@ def sonic_watch(kind: str) -> Steps:
                 "storm_detected": rising(STORMS_PER_S, 1),
                 "storm_restored": rising(STORMS_PER_S),
             }
+        elif kind == "lossless-drop":
+            data.setdefault("queue", {}).setdefault(port, {})[f"UC{priority}"] = {
+                "packets": rising(LOSSLESS_TX_PPS),
+                "bytes": rising(LOSSLESS_TX_PPS * 4096),
+                "drop_packets": rising(LOSSLESS_DROP_PPS),
+                "drop_bytes": rising(LOSSLESS_DROP_PPS * 4096),
+            }
+        elif kind == "headroom":
+            planned = _planned_headroom(_lab, t)
+            _eight(data, "pg_headroom_watermark", port)[priority] = rising(
+                HEADROOM_GROWTH, int(planned * HEADROOM_START)
+            )
         elif kind == "slow-drain":
             _eight(data, "pfc", port, "rx")[priority] = rising(DRAIN_PPS)
             _eight(data, "pg_shared_watermark", port)[priority] = rising(DRAIN_GROWTH, 65_536)
@@ -115,6 +137,21 @@ def cumulus_watch() -> Steps:
     return _counter_fault(change)
 
 
+def cumulus_ecn() -> Steps:
+    """Over-marking in NVUE's terms: ``tx-frames`` and ``ecn-marked-frames`` rising on the lossless priority's queue,
+    most of what it sends marked."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t, 4)
+        data.setdefault("queues", {}).setdefault(port, {})[_queue(lab, t, priority)] = {
+            "tx-frames": rising(LOSSLESS_TX_PPS),
+            "tx-bytes": rising(LOSSLESS_TX_PPS * 4096),
+            "ecn-marked-frames": rising(LOSSLESS_TX_PPS * ECN_MARKED_SHARE),
+        }
+
+    return _counter_fault(change)
+
+
 def _fault(name: str, title: str, how: str, check: str, target: Target, platform: str, steps: Steps) -> Fault:
     return Fault(
         name=name,
@@ -159,6 +196,35 @@ FAULTS: tuple[Fault, ...] = (
         Target("spine1", "Ethernet0"),
         "sonic",
         sonic_watch("bad-optic"),
+    ),
+    _fault(
+        "lossless-drop-rising",
+        "Drops on a lossless queue, counters moving",
+        "packets dropped on the lossless queue while it transmits, in the SONiC emulator (`show queue counters`)",
+        "watch.lossless_drop",
+        Target("leaf1", "Ethernet0", 3),
+        "sonic",
+        sonic_watch("lossless-drop"),
+    ),
+    _fault(
+        "headroom-filling",
+        "A lossless PG's headroom watermark climbing past nine tenths of the planned headroom",
+        "the PG's headroom watermark from 92 % of the planned headroom upwards, in the SONiC emulator "
+        "(`show priority-group watermark headroom`)",
+        "watch.headroom_watermark",
+        Target("spine1", "Ethernet8", 3),
+        "sonic",
+        sonic_watch("headroom"),
+    ),
+    _fault(
+        "ecn-over-marking",
+        "A queue ECN-marking most of what it sends (Cumulus)",
+        "transmitted and ECN-marked frames rising on the lossless queue, 60 % of them marked, in the Cumulus emulator "
+        "(`nv show interface <swp> counters qos`)",
+        "watch.ecn_ratio",
+        Target("sleaf1", "swp3", 4),
+        "cumulus",
+        cumulus_ecn(),
     ),
     _fault(
         "pause-storm-eos",

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.support.paths import ROOT
 from xoff import api
-from xoff.cli.watch import WatchFormat, _show, change_line
+from xoff.cli.watch import WatchFormat, _show, app, change_line
 from xoff.exitcodes import ExitCode
 from xoff.watch.file_source import FileSource, sample_to_json
 from xoff.watch.live import Change
@@ -133,3 +135,26 @@ def test_after_a_json_lines_stream_the_report_is_one_more_line(
     assert len(lines) == 3
     final = json.loads(lines[2])
     assert final["catalog"] == "watch" and final["ok"] is False and final["watch"]["fired"] == 1
+
+
+class LabStorm(Storm):
+    """The storm as ``--lab`` would read it: the clock moves 10 s a read, nothing waits (``paced`` False)."""
+
+    paced = False
+
+    def read(self, devices: Sequence[str]) -> list[Sample]:
+        out = super().read(devices)
+        self.clock.sleep(10.0)
+        return out
+
+
+def test_the_cli_streams_json_lines_and_ctrl_c_exits_with_the_runs_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    api_watch = importlib.import_module("xoff.api.watch")  # the module (xoff.api.watch is also the function)
+    storm = LabStorm(FakeClock(), range(3, 7), rounds=10)
+    monkeypatch.setattr(api_watch, "_device_source", lambda desired, _options: (desired, storm))
+    args = [str(INTENT), "--lab", "mini", "--interval", "10", "--window", "20", "--limit", "leaf1", "-q", "-f", "json"]
+    r = CliRunner().invoke(app(), args)
+    lines = r.stdout.splitlines()
+    assert [json.loads(line).get("event") for line in lines] == ["start", "clear", None]
+    assert json.loads(lines[2])["watch"]["interrupted"] is True
+    assert r.exit_code == ExitCode.FINDINGS  # Ctrl-C ends continuous mode: the run's status, not 130

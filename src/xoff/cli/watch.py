@@ -6,7 +6,8 @@ exit 2 and nothing is contacted. ``--once`` reads one window (at least two round
 every round and each finding prints one line on stdout when it starts and one when it clears (``--format json``:
 one JSON object per line, and the final report as one more line), then the report of the last window. Exit status
 (``xoff.exitcodes``): 0 no finding, 1 findings (or one that fired during the run, or a signal that could not run),
-2 bad input, 4 nothing could be read, 130 interrupted (after the report).
+2 bad input, 4 nothing could be read, 130 ``--once`` interrupted (after the report); Ctrl-C ending continuous mode
+gives the run's status (1 if anything fired, else 0).
 """
 
 from __future__ import annotations
@@ -155,7 +156,9 @@ def watch_command(
         raise typer.Exit(ExitCode.BAD_INPUT) from None
     _show(report, fmt, output, verbose, lines=continuous)
     code = report.exit_code()
-    raise typer.Exit(ExitCode.INTERRUPTED if report.interrupted and code is not ExitCode.NOT_COLLECTED else code)
+    # Ctrl-C is how continuous mode ends: its status is the run's (1 if anything fired); --once cut short is 130
+    stopped = report.interrupted and not continuous and code is not ExitCode.NOT_COLLECTED
+    raise typer.Exit(ExitCode.INTERRUPTED if stopped else code)
 
 
 def app() -> typer.Typer:

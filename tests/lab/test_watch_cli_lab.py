@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,3 +67,50 @@ def test_watch_reports_the_seeded_storm_and_nothing_else(lab: Lab, source: str) 
     assert code == 1
     code, doc = _watch(source)
     assert (code, _findings(doc)) == (0, set())
+
+
+class Lines:
+    """A running ``xoff watch``'s stdout, line by line, read on a thread so the test can wait with a deadline."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.queue: queue.Queue[str] = queue.Queue()
+        assert proc.stdout is not None
+        out = proc.stdout
+        threading.Thread(target=lambda: [self.queue.put(line) for line in out], daemon=True).start()
+
+    def next(self, within_s: float = 30.0) -> str:
+        return self.queue.get(timeout=within_s)
+
+
+def test_continuous_watch_prints_the_storms_start_and_clear(lab: Lab) -> None:
+    """Without --once, over gNMI: the seeded storm prints one start line, its undo one clear line; Ctrl-C ends the
+    run with the report as the last line and exit 1 (a finding fired during the run)."""
+    t = STORM.target
+    args = [str(INTENT), "--lab", LAB, "--source", "gnmi", "--limit", t.device, "--interval", "1", "--window", "2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    cmd = [sys.executable, "-m", "xoff", "watch", *args, "-q", "-f", "json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = Lines(proc)
+        STORM.seed(lab, t)
+        try:
+            start = json.loads(lines.next())
+        finally:
+            STORM.undo(lab, t)
+        clear = json.loads(lines.next())
+        proc.send_signal(signal.SIGINT)
+        report = json.loads(lines.next())
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for event, doc in (("start", start), ("clear", clear)):
+        assert (doc["event"], doc["signal"], doc["device"], doc["port"], doc["priority"]) == (
+            event,
+            "watch.pause_storm",
+            t.device,
+            t.port,
+            t.priority,
+        )
+    assert report["watch"]["fired"] == 1 and report["watch"]["interrupted"] is True
+    assert code == 1

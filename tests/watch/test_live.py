@@ -21,6 +21,7 @@ from xoff.watch.sample import Reading, Sample
 
 INTENT = ROOT / "inventory" / "lab-mini"
 RX_PAUSE = "xoff_pfc_rx_pause_frames_total"
+WD_DETECTED = "xoff_pfc_watchdog_storms_detected_total"
 STORM_PPS = 5000.0  # pause frames/s while the fault runs: above pause_storm_pps (1000)
 
 
@@ -41,9 +42,9 @@ class Storm:
 
     name = "fake"
 
-    def __init__(self, clock: FakeClock, storm: range, rounds: int) -> None:
-        self.clock, self.storm, self.rounds = clock, storm, rounds
-        self.done, self.total = 0, 100.0
+    def __init__(self, clock: FakeClock, storm: range, rounds: int, watchdog: bool = False) -> None:
+        self.clock, self.storm, self.rounds, self.watchdog = clock, storm, rounds, watchdog
+        self.done, self.total, self.storms = 0, 100.0, 0.0
         self.samples: list[Sample] = []
 
     def read(self, devices: Sequence[str]) -> list[Sample]:
@@ -52,8 +53,11 @@ class Storm:
         self.done += 1
         if self.done in self.storm:
             self.total += STORM_PPS * 10.0
-        reading = Reading.of(RX_PAUSE, self.total, port="Ethernet0", priority=3)
-        out = [Sample("leaf1", self.clock.now, (reading,))] if "leaf1" in devices else []
+            self.storms += 1
+        readings = [Reading.of(RX_PAUSE, self.total, port="Ethernet0", priority=3)]
+        if self.watchdog:  # the PFC watchdog detecting the same storm on the priority's queue
+            readings.append(Reading.of(WD_DETECTED, self.storms, port="Ethernet0", queue=3))
+        out = [Sample("leaf1", self.clock.now, tuple(readings))] if "leaf1" in devices else []
         self.samples.extend(out)
         return out
 
@@ -65,13 +69,16 @@ def _watch(source: Storm, clock: FakeClock, seen: list[Change]) -> WatchReport:
     return api.watch(INTENT, OPTIONS, counters=source, pace=(clock.sleep, clock), changes=seen.append)
 
 
-def test_a_fault_from_round_3_to_6_prints_one_start_and_one_clear() -> None:
+@pytest.mark.parametrize("watchdog", [False, True], ids=["pause", "pause-and-watchdog"])
+def test_a_fault_from_round_3_to_6_prints_one_start_and_one_clear(watchdog: bool) -> None:
+    """With the watchdog too, the signal finds the storm twice on the port and priority: still one start, one clear."""
     clock, seen = FakeClock(), list[Change]()
-    report = _watch(Storm(clock, range(3, 7), rounds=10), clock, seen)
+    report = _watch(Storm(clock, range(3, 7), rounds=10, watchdog=watchdog), clock, seen)
     assert [(c.event, c.signal, c.finding.device, c.finding.port, c.finding.priority, c.round) for c in seen] == [
         ("start", "watch.pause_storm", "leaf1", "Ethernet0", 3, 3),
         ("clear", "watch.pause_storm", "leaf1", "Ethernet0", 3, 8),  # the 20 s window holds no storm from round 8
     ]
+    assert {c.finding.object for c in seen} == {"Ethernet0 priority 3 rx pause"}
     assert report.interrupted and report.fired == 1 and report.findings == 0  # cleared before Ctrl-C: still exit 1
     assert report.exit_code() is ExitCode.FINDINGS
 

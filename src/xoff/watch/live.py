@@ -1,6 +1,7 @@
 """Continuous mode: after every round, once the window holds two rounds (a rate needs two reads), the signals judge
-the window and a finding that is new (a signal x device x object, the object naming the port and the priority or
-queue, not firing in the previous evaluation) is announced when it starts and again when it clears.
+the window and a finding that is new (a signal x device x port x priority, not firing in the previous evaluation) is
+announced when it starts and again when it clears. A storm the pause counters and the watchdog both show on one
+port and priority is one finding here (the first of them, by object, is the one printed), as an operator sees it.
 
 Only the signals run each round (``signals.evaluate`` over the window the loop keeps), never a report: no plots, no
 JSON of the series. ``fired`` counts the findings that started during the run, so the final report's exit status
@@ -22,7 +23,7 @@ from xoff.watch.signals import evaluate
 from xoff.watch.thresholds import DevicePlan, Thresholds
 from xoff.watch.window import Window
 
-FindingKey = tuple[str, str, str]  # signal id, device, object (port and priority/queue)
+FindingKey = tuple[str, str, str, int]  # signal id, device, port ("" none), priority (-1 none: a lane, a GPU)
 MIN_ROUNDS = 2
 
 
@@ -80,8 +81,9 @@ class LiveJudge:
             return
         now: dict[FindingKey, tuple[str, Finding]] = {}
         for j in evaluate(Context(window, self.thresholds, self.plans, self.kinds)):
-            for f in j.result.findings:
-                now[(j.signal.id, f.device, f.object)] = (j.signal.severity.value, f)
+            for f in sorted(j.result.findings, key=lambda f: f.object, reverse=True):  # the first object wins
+                key = (j.signal.id, f.device, f.port or "", -1 if f.priority is None else f.priority)
+                now[key] = (j.signal.severity.value, f)
         for key in sorted(now.keys() - self.firing.keys()):
             self.fired += 1
             self.emit(Change("start", key[0], now[key][0], now[key][1], window.rounds, window.newest))

@@ -22,6 +22,7 @@ from xoff.errors import InputError, UsageProblem, usage_error
 
 if TYPE_CHECKING:
     from xoff.desired.models import FabricState
+    from xoff.watch.live import Change
     from xoff.watch.report import WatchReport
     from xoff.watch.run import RoundHook
     from xoff.watch.sample import CounterSource
@@ -122,13 +123,16 @@ def watch(
     hooks: tuple[RoundHook, ...] = (),
     counters: CounterSource | None = None,
     pace: tuple[Callable[[float], None], Callable[[], float]] = (time.sleep, time.monotonic),
+    changes: Callable[[Change], None] | None = None,
 ) -> WatchReport:
     """Read, keep the window, judge. ``hooks`` are called after every round (the exporter, a live display);
     ``counters``: a source given by the caller instead of the one the options name (tests, other tools); ``pace``:
-    the sleep and the monotonic clock the rounds are scheduled on."""
+    the sleep and the monotonic clock the rounds are scheduled on; ``changes``: continuous mode, the signals judge
+    the window after every round and each finding that starts or clears is handed to it (``xoff.watch.live``)."""
     from xoff.report.meta import intent_hash  # noqa: PLC0415
     from xoff.watch.file_source import FileSource, Recorder  # noqa: PLC0415
     from xoff.watch.judge import Context  # noqa: PLC0415
+    from xoff.watch.live import LiveJudge  # noqa: PLC0415
     from xoff.watch.report import WatchReport  # noqa: PLC0415
     from xoff.watch.run import Loop, rounds_for  # noqa: PLC0415
     from xoff.watch.signals import evaluate  # noqa: PLC0415
@@ -147,6 +151,8 @@ def watch(
         desired, counters = _device_source(desired, options)
     window = Window(options.window_s)
     interrupted = False
+    kinds = {n: desired.devices[n].kind for n in devices}
+    live = LiveJudge(thresholds, plans(desired), kinds, changes) if changes is not None else None
     with ExitStack() as stack:
         all_hooks = list(hooks)
         if options.record is not None:
@@ -154,6 +160,8 @@ def watch(
             all_hooks.insert(0, Recorder(stack.enter_context(options.record.open("w", encoding="utf-8"))))
         if options.listen is not None:
             all_hooks.append(_exporter(stack, desired, options.listen))
+        if live is not None:
+            all_hooks.append(live)
         close = getattr(counters, "close", None)
         if callable(close):
             stack.callback(close)
@@ -163,7 +171,6 @@ def watch(
             loop.run()
         except KeyboardInterrupt:
             interrupted = True
-    kinds = {n: desired.devices[n].kind for n in devices}
     judgements = evaluate(Context(window, thresholds, plans(desired), kinds))
     return WatchReport(
         desired,
@@ -177,4 +184,5 @@ def watch(
         origin=str(options.replay) if options.replay else None,
         lab=options.lab,
         interrupted=interrupted,
+        fired=live.fired if live is not None else 0,
     )

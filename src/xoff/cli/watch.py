@@ -2,15 +2,19 @@
 
 From a recording (``--replay FILE``), a lab (``--lab NAME``) or the real devices (``--live``): exactly one, else
 exit 2 and nothing is contacted. ``--once`` reads one window (at least two rounds), reports and exits; without it
-the rounds go on (a line per round on stderr) until Ctrl-C, then the report of the last window. Exit status
-(``xoff.exitcodes``): 0 no finding, 1 findings (or a signal that could not run), 2 bad input, 4 nothing could be
-read, 130 interrupted (after the report).
+(``--lab``/``--live``) the rounds go on (a line per round on stderr) until Ctrl-C, the signals judge the window after
+every round and each finding prints one line on stdout when it starts and one when it clears (``--format json``:
+one JSON object per line, and the final report as one more line), then the report of the last window. Exit status
+(``xoff.exitcodes``): 0 no finding, 1 findings (or one that fired during the run, or a signal that could not run),
+2 bad input, 4 nothing could be read, 130 ``--once`` interrupted (after the report); Ctrl-C ending continuous mode
+gives the run's status (1 if anything fired, else 0).
 """
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -22,6 +26,7 @@ from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from xoff.watch.live import Change
     from xoff.watch.report import WatchReport
     from xoff.watch.sample import Sample
     from xoff.watch.window import Window
@@ -52,8 +57,20 @@ def _round_line(samples: Sequence[Sample], window: Window) -> None:
     print(f"round {window.rounds}: {len(samples) - failed} read, {failed} failed", file=sys.stderr)
 
 
-def _show(report: WatchReport, fmt: WatchFormat, output: Path | None, verbose: bool) -> None:
+def change_line(fmt: WatchFormat) -> Callable[[Change], None]:
+    """Continuous mode's stream on stdout: a finding's start and clear, JSON Lines for ``json``, else text."""
+
+    def emit(change: Change) -> None:
+        print(change.as_json() if fmt is WatchFormat.json else change.as_text(), flush=True)
+
+    return emit
+
+
+def _show(report: WatchReport, fmt: WatchFormat, output: Path | None, verbose: bool, lines: bool = False) -> None:
+    """The report; ``lines``: after a JSON Lines stream, the JSON report on one line (the stream stays JSON Lines)."""
     text = render(report, fmt)
+    if lines and text is not None and fmt is WatchFormat.json and output is None:
+        text = json.dumps(json.loads(text), separators=(",", ":")) + "\n"
     if text is None:
         from xoff.watch.text import text_report
 
@@ -125,15 +142,23 @@ def watch_command(
         timeout_s=timeout,
         listen=listen,
     )
+    continuous = not (once or replay)
     try:
-        report = api.watch(intent, options, hooks=() if quiet or once or replay else (_round_line,))
+        report = api.watch(
+            intent,
+            options,
+            hooks=(_round_line,) if continuous and not quiet else (),
+            changes=change_line(fmt) if continuous else None,
+        )
     except InputError as exc:
         for p in exc.sorted():
             print(str(p), file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT) from None
-    _show(report, fmt, output, verbose)
+    _show(report, fmt, output, verbose, lines=continuous)
     code = report.exit_code()
-    raise typer.Exit(ExitCode.INTERRUPTED if report.interrupted and code is not ExitCode.NOT_COLLECTED else code)
+    # Ctrl-C is how continuous mode ends: its status is the run's (1 if anything fired); --once cut short is 130
+    stopped = report.interrupted and not continuous and code is not ExitCode.NOT_COLLECTED
+    raise typer.Exit(ExitCode.INTERRUPTED if stopped else code)
 
 
 def app() -> typer.Typer:

@@ -31,7 +31,18 @@ xoff watch inventory/lab-mini --replay samples.jsonl --format junit -o watch.xml
   exit 2 and nothing is contacted. `--source ssh` (default) reads one SSH batch per device per round.
 - `--once` reads one window (at least two rounds), reports and exits: 0 no finding, 1 findings (any signal, or a
   signal that could not run), 2 bad input, 4 no device could be read. Without `--once` the rounds go on (one line
-  per round on stderr) until Ctrl-C, then the report of the last window, exit 130.
+  per round on stderr) until Ctrl-C, then the report of the last window; `--once` cut short by Ctrl-C exits 130.
+- Continuous mode (`--lab`/`--live` without `--once`): after every round, once the window holds two rounds, the
+  signals judge the window (the signals only, no report) and a finding that is new (signal x device x port and
+  priority/queue, not firing at the previous round) prints one line on stdout when it starts and one when it
+  clears, while `--listen` keeps serving. `--format text`:
+  `14:05:10 round 3 START watch.pause_storm leaf1: Ethernet0 priority 3 rx pause - PFC pause storm: ... - Expected:
+  <= 1000 frames/s Actual: 2500 frames/s` and `14:05:50 round 8 CLEAR watch.pause_storm leaf1: Ethernet0 priority
+  3 rx pause`. `--format json`: JSON Lines, one object per start or clear (`event` start|clear, `signal`,
+  `severity`, `device`, `port`, `priority`, `object`, `problem`, `expected`, `actual`, `round`, `at` in Unix
+  seconds), and at Ctrl-C the report as one more line. Ctrl-C is how this mode ends, so its exit status is the
+  run's: 1 if any finding started during the run (even if none is firing at the end), else 0 (4: nothing read).
+  A `--replay` is judged once, at its end.
 - `--limit` chooses devices as `push` does; `--threshold NAME=VALUE` overrides a default below.
 - Reports: `text` (a table), `json` (validate's JSON plus a `watch` object: rounds, devices not read, thresholds,
   each finding's series), `junit` (one testcase per signal x device: classname the signal id, name the device),

@@ -40,6 +40,7 @@ class WatchReport:
     origin: str | None = None  # the replayed file
     lab: str | None = None  # the lab read (the report's mode is then ``lab``)
     interrupted: bool = False
+    fired: int = 0  # continuous mode: findings that started during the run (xoff.watch.live), cleared or not
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -60,15 +61,17 @@ class WatchReport:
         return sum(len(r.findings) for r in self.results)
 
     def exit_code(self) -> ExitCode:
-        """4 when no device could be read, 1 on findings (any severity) or a signal that could not run, else 0."""
+        """4 when no device could be read, 1 on findings (any severity), a finding that fired during a continuous run
+        (even one that cleared since) or a signal that could not run, else 0."""
         if not self.window.read_ok:
             return ExitCode.NOT_COLLECTED
-        if any(r.status in (Status.FAILURE, Status.ERROR) for r in self.results):
+        if self.fired or any(r.status in (Status.FAILURE, Status.ERROR) for r in self.results):
             return ExitCode.FINDINGS
         return ExitCode.OK
 
     def validation(self) -> Validation:
-        notes = [*self.notes, *(f"{d}: not read: {e}" for d, e in self.not_read.items())]
+        fired = [f"{self.fired} finding(s) started during the run"] if self.fired else []
+        notes = [*self.notes, *fired, *(f"{d}: not read: {e}" for d, e in self.not_read.items())]
         where: Source = "snapshot" if self.origin is not None else "live"  # a replay judges recorded samples
         v = Validation(self.desired, "watch", where, self.results, notes=notes)
         v.intent_hash, v.origin, v.lab = self.intent_hash, self.origin, self.lab
@@ -88,6 +91,7 @@ class WatchReport:
             "window_s": self.window.seconds,
             "rounds": self.window.rounds,
             "interrupted": self.interrupted,
+            "fired": self.fired,
             "devices": list(self.devices),
             "not_read": self.not_read,
             "unmodelled": {d: dict(sorted(n.items())) for d, n in sorted(self.window.unmodelled.items())},

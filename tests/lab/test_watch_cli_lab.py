@@ -1,0 +1,116 @@
+"""``xoff watch`` end to end (issue 18), through the CLI as a user runs it, against a running lab-mini: with the
+``pause-storm`` fault seeded on the SONiC leaf, ``xoff watch INTENT --lab NAME --once --format json`` reports
+``watch.pause_storm`` on that device, port and priority and no other finding; after the undo, no finding at all.
+Over gNMI (SONiC's and Cumulus' gNMI servers, SSH for the rest in the same rounds) and over SSH, one lab bring-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.labs import running_lab
+from tests.support.paths import ROOT
+from xoff.lab.faults import FAULTS, Lab
+
+pytestmark = pytest.mark.lab
+INTENT = ROOT / "inventory" / "lab-mini"
+LAB = f"wc{os.getpid() % 100000}"
+STORM = FAULTS["pause-storm"]
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[Lab]:
+    with running_lab(INTENT, LAB, prefix="xwc-"):
+        yield Lab(LAB)
+
+
+def _watch(source: str) -> tuple[int, dict[str, Any]]:
+    """One window (three rounds, 1 s apart) of every device, read over ``source``, as JSON."""
+    args = [str(INTENT), "--lab", LAB, "--once", "--source", source, "--interval", "1", "--window", "2", "-f", "json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "xoff", "watch", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def _findings(doc: dict[str, Any]) -> set[tuple[str, str, str | None, int | None]]:
+    return {(r["check"], r["device"], r["port"], r["priority"]) for r in doc["results"] if r["status"] == "failure"}
+
+
+@pytest.mark.parametrize("source", ["gnmi", "ssh"])
+def test_watch_reports_the_seeded_storm_and_nothing_else(lab: Lab, source: str) -> None:
+    t = STORM.target
+    STORM.seed(lab, t)
+    try:
+        code, doc = _watch(source)
+    finally:
+        STORM.undo(lab, t)
+    assert doc["watch"]["not_read"] == {} and doc["watch"]["source"] == source
+    assert _findings(doc) == {("watch.pause_storm", t.device, t.port, t.priority)}
+    assert code == 1
+    code, doc = _watch(source)
+    assert (code, _findings(doc)) == (0, set())
+
+
+class Lines:
+    """A running ``xoff watch``'s stdout, line by line, read on a thread so the test can wait with a deadline."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.queue: queue.Queue[str] = queue.Queue()
+        assert proc.stdout is not None
+        out = proc.stdout
+        threading.Thread(target=lambda: [self.queue.put(line) for line in out], daemon=True).start()
+
+    def next(self, within_s: float = 30.0) -> str:
+        return self.queue.get(timeout=within_s)
+
+
+def test_continuous_watch_prints_the_storms_start_and_clear(lab: Lab) -> None:
+    """Without --once, over gNMI: the seeded storm prints one start line, its undo one clear line; Ctrl-C ends the
+    run with the report as the last line and exit 1 (a finding fired during the run)."""
+    t = STORM.target
+    args = [str(INTENT), "--lab", LAB, "--source", "gnmi", "--limit", t.device, "--interval", "1", "--window", "2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    cmd = [sys.executable, "-m", "xoff", "watch", *args, "-q", "-f", "json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = Lines(proc)
+        STORM.seed(lab, t)
+        try:
+            start = json.loads(lines.next())
+        finally:
+            STORM.undo(lab, t)
+        clear = json.loads(lines.next())
+        proc.send_signal(signal.SIGINT)
+        report = json.loads(lines.next())
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for event, doc in (("start", start), ("clear", clear)):
+        assert (doc["event"], doc["signal"], doc["device"], doc["port"], doc["priority"]) == (
+            event,
+            "watch.pause_storm",
+            t.device,
+            t.port,
+            t.priority,
+        )
+    assert report["watch"]["fired"] == 1 and report["watch"]["interrupted"] is True
+    assert code == 1

@@ -33,9 +33,6 @@ def _vrf_vni(cfg: RunningConfig, _v: str | None, a: Args) -> None:
     if "vni" not in a:
         vnis.pop(a["vrf"], None)
         return
-    owner = next((name for name, vni in vnis.items() if vni == a["vni"] and name != a["vrf"]), None)
-    if owner is not None:
-        raise CommandError(f"% VNI {a['vni']} is already mapped to VRF {owner}")
     vnis[a["vrf"]] = a["vni"]
 
 

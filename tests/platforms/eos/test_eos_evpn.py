@@ -18,6 +18,7 @@ from xoff.connect.targets import Target
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
+from xoff.lab.emulators.eos.apply import bgp_commands
 from xoff.lab.emulators.eos.commands import CONFIG, execute, load
 from xoff.lab.emulators.eos.grammar import CommandError, ParseError
 from xoff.lab.emulators.eos.model import RunningConfig, render
@@ -150,3 +151,19 @@ def test_a_mixed_fabric_with_an_eos_spine_now_carries_its_tenants_over_evpn(tmp_
     text = render_running_config(fabric.devices["spine2"])
     assert "   address-family evpn\n      bgp next-hop-unchanged\n" in text
     assert load(text)[1] == []
+
+
+def test_the_lab_spine_gives_frr_its_evpn_sessions_with_the_next_hop_unchanged(
+    eos_leaves: tuple[Path, FabricState],
+) -> None:
+    cfg, errors = load(render_running_config(eos_leaves[1].devices["spine2"]))
+    assert errors == [] and cfg.bgp is not None
+    lines = bgp_commands(None, cfg.bgp, peer_group=False)
+    start = lines.index("address-family l2vpn evpn")
+    peers = sorted(cfg.bgp.neighbors)
+    assert lines[start : lines.index("exit-address-family", start) + 1] == [
+        "address-family l2vpn evpn",
+        *(line for p in peers for line in (f"neighbor {p} activate", f"neighbor {p} attribute-unchanged next-hop")),
+        "exit-address-family",
+    ]
+    assert bgp_commands(cfg.bgp, cfg.bgp, peer_group=False) == []

@@ -70,7 +70,8 @@ def test_desired_state_binds_host_ports_and_moves_their_links_into_the_vrf(tmp_p
 def test_sonic_config_db_has_the_vrfs_and_passes_sonic_yang(tmp_path: Path) -> None:
     _, files = leaf1(tmp_path, "sonic")
     db = json.loads(files["config_db.json"])
-    assert db["VRF"] == {"Vrf-blue": {}, "Vrf-red": {}}
+    # lab-mini's spines (SONiC, EOS) carry EVPN, so each tenant VRF has its L3 VNI (test_evpn_render.py)
+    assert db["VRF"] == {"Vrf-blue": {"vni": "50001"}, "Vrf-red": {"vni": "50002"}}
     assert db["INTERFACE"]["Ethernet0"] == {"vrf_name": "Vrf-blue"}
     assert db["INTERFACE"]["Ethernet32"] == {}  # an uplink stays in the default VRF
     assert validate_config_db(db) == []
@@ -90,7 +91,10 @@ def test_eos_running_config_and_its_parse(tmp_path: Path) -> None:
     text = files["running-config"]
     for line in ("vrf instance Vrf-blue", "   vrf Vrf-blue", "ip routing vrf Vrf-red", "   vrf Vrf-red"):
         assert f"\n{line}\n" in text, line
-    assert "   vrf Vrf-blue\n      router-id 198.18.255.3\n      !\n      address-family ipv4\n" in text
+    assert (
+        "   vrf Vrf-blue\n      rd 198.18.255.3:50001\n      route-target import evpn 50001:50001\n"
+        "      route-target export evpn 50001:50001\n      router-id 198.18.255.3\n      !\n      address-family ipv4\n"
+    ) in text
     parsed = parse_running_config(text)
     assert {n: i.vrf for n, i in parsed.interfaces.items() if i.vrf} == {
         "Ethernet0": "Vrf-blue",

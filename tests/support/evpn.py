@@ -1,5 +1,5 @@
-"""lab-mini with both spines SONiC, so its tenants are carried by VXLAN-EVPN (lab-mini's EOS spine renders
-no EVPN, and a tenant crossing it keeps its VRF on the leaves)."""
+"""lab-mini with both spines SONiC (an all-SONiC compute network; with its EOS spine, tests/platforms/eos/
+test_eos_evpn.py), its tenants carried by VXLAN-EVPN."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ TENANTS = (
 
 
 def sonic_only(tmp_path: Path, items: str) -> Path:
-    """lab-mini with both spines SONiC (its EOS spine renders no EVPN) and two tenants."""
+    """lab-mini with both spines SONiC and two tenants."""
     target = tmp_path / "lab-mini"
     shutil.copytree(ROOT / "inventory" / "lab-mini", target)
     devices = target / "devices.yaml"

@@ -56,4 +56,5 @@ PLATFORM = Platform(
     ),
     load_balancing=load_balancing.SUPPORT,
     vrf_names=r"[A-Za-z][A-Za-z0-9_-]*",  # vrf instance NAME ("default" is the underlay's)
+    evpn=True,  # interface Vxlan1 vxlan vrf X vni N, router bgp address-family evpn, vrf rd/route-target evpn
 )

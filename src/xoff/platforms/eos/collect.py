@@ -25,8 +25,9 @@ from xoff.collect.observe import (
 from xoff.contracts.collect import Command, DeviceObservation, parse_error, read
 from xoff.contracts.fib import as_routes
 from xoff.contracts.observed import BgpSession, LldpNeighbor
-from xoff.desired.models import Device
+from xoff.desired.models import Device, Vrf
 from xoff.platforms.eos import counters, fib, ports
+from xoff.platforms.eos.evpn_read import EosBgpVrf, route_target
 from xoff.platforms.eos.parse import EosConfig, asn_number, parse_running_config
 
 RUNNING = Command("show running-config")
@@ -166,11 +167,35 @@ def _updates(config: EosConfig, desired: Device) -> tuple[dict[str, Any], list[s
         if config.bgp is None
         else [
             f"bgp.{f}"
-            for f in ("asn", "router_id", "max_paths", "neighbors", "networks")
+            for f in ("asn", "router_id", "max_paths", "neighbors", "networks", "evpn")
             if f"bgp.{f}" not in config.unread
         ]
     )
+    updates["vrfs"], vrf_fields = observed_vrfs(config, desired)
+    fields += vrf_fields
     return updates, fields
+
+
+def observed_vrfs(config: EosConfig, desired: Device) -> tuple[list[dict[str, Any]], list[str]]:
+    """The tenant VRFs the switch routes for: those with a BGP instance (``router bgp`` ``vrf NAME``) or an L3
+    VNI (``interface Vxlan1``), each with its VNI, evpn route target and originated networks as read (absent:
+    None / none); the rest of each (tenant, lossless class) is the intent's where it names the VRF, and is
+    not judged. A ``vrf instance`` with neither (a management VRF) is not a tenant's."""
+    bgp_vrfs = config.bgp.vrfs if config.bgp is not None else {}
+    want = {v.name: v for v in desired.vrfs}
+    out = []
+    for name in sorted(set(bgp_vrfs) | set(config.vrf_vnis)):
+        read = bgp_vrfs.get(name, EosBgpVrf())
+        update = {
+            "vni": config.vrf_vnis.get(name),
+            "route_target": route_target(read),
+            "networks": ordered_like(read.networks, want[name].networks if name in want else []),
+        }
+        out.append((want.get(name) or Vrf(name=name, tenant="")).model_copy(update=update).model_dump(mode="json"))
+    out = ordered_like(out, list(want), lambda v: v["name"])
+    if "vrfs" in config.unread:  # a VNI line xoff could not read: which VRFs have which VNI is not observed
+        return out, ["vrfs.*.route_target", "vrfs.*.networks"]
+    return out, ["vrfs", "vrfs.*.vni", "vrfs.*.route_target", "vrfs.*.networks"]
 
 
 def _qos(config: EosConfig, desired: Device, common: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
@@ -250,4 +275,5 @@ def _bgp(config: EosConfig, desired: Device) -> dict[str, Any] | None:
             neighbors, [n.address for n in want.neighbors] if want else [], lambda n: n["address"]
         ),
         "networks": ordered_like(bgp.networks, want.networks if want else []),
+        "evpn": bool(bgp.evpn_peers),
     }

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from xoff.platforms.eos import evpn_read
 from xoff.platforms.eos.interfaces import LANE_SPEEDS
 
 
@@ -51,6 +52,8 @@ class EosBgp:
     max_paths: int | None = None
     neighbors: dict[str, dict[str, object]] = field(default_factory=dict)  # address -> remote_asn, description
     networks: list[str] = field(default_factory=list)
+    evpn_peers: list[str] | None = None  # address-family evpn: the peers it activates (None: no such section)
+    vrfs: dict[str, evpn_read.EosBgpVrf] = field(default_factory=dict)  # vrf NAME in router bgp
 
 
 @dataclass
@@ -61,6 +64,7 @@ class EosConfig:
     watchdog: dict[str, str] = field(default_factory=dict)  # timeout, recovery-time, polling-interval, action
     bgp: EosBgp | None = None
     static_routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # prefix, next hop, interface
+    vrf_vnis: dict[str, int] = field(default_factory=dict)  # interface Vxlan1: vxlan vrf NAME vni N
     unmodelled: Counter[str] = field(default_factory=Counter)  # command name -> how many lines
     errors: list[str] = field(default_factory=list)  # one located message per modelled line xoff could not read
     unread: set[str] = field(default_factory=set)  # Device fields shown in a form xoff cannot hold (not observed)
@@ -279,6 +283,10 @@ def _bgp(node: Node, asn: int, config: EosConfig) -> EosBgp:
                     bgp.networks.append(match[1])
                 else:
                     config.unmodelled[f"router bgp.address-family ipv4.{command_name(inner.line)}"] += 1
+        elif line == "address-family evpn":
+            bgp.evpn_peers = evpn_read.read_address_family_evpn(child, config.unmodelled)
+        elif match := re.match(r"^vrf (\S+)$", line):
+            bgp.vrfs[match[1]] = evpn_read.read_bgp_vrf(child, config.unmodelled)
         else:
             config.unmodelled[f"router bgp.{command_name(line)}"] += 1
     _resolve_groups(bgp, groups, node, config)
@@ -313,8 +321,6 @@ def _top(node: Node, config: EosConfig) -> None:
     line = node.line
     if match := re.match(r"^hostname (\S+)$", line):
         config.hostname = match[1]
-    elif (match := re.match(r"^interface (\S+)$", line)) and _MODELLED_INTERFACE.match(match[1]):
-        config.interfaces[match[1]] = _interface(node, match[1], config)
     elif line.startswith("qos map dscp "):
         match = re.match(r"^qos map dscp ([\d ]+) to traffic-class (\d+)$", line)
         if match is None:
@@ -333,10 +339,24 @@ def _top(node: Node, config: EosConfig) -> None:
             raise _BadValueError("a second router bgp")
         config.bgp = _bgp(node, asn_number(match[1]), config)
     elif line.startswith("interface "):
-        kind = _TRAILING_NUMBER.sub("", line.split()[1])
-        config.unmodelled[f"interface {kind}" + (" subinterface" if "." in line else "")] += 1
+        _interface_section(node, config)
     else:
         config.unmodelled[command_name(line)] += 1
+
+
+def _interface_section(node: Node, config: EosConfig) -> None:
+    line = node.line
+    if (match := re.match(r"^interface (\S+)$", line)) and _MODELLED_INTERFACE.match(match[1]):
+        config.interfaces[match[1]] = _interface(node, match[1], config)
+    elif line == "interface Vxlan1":
+        errors: list[str] = []
+        config.vrf_vnis = evpn_read.read_vxlan(node, config.unmodelled, errors)
+        config.errors += errors
+        if errors:
+            config.unread.add("vrfs")
+    else:
+        kind = _TRAILING_NUMBER.sub("", line.split()[1])
+        config.unmodelled[f"interface {kind}" + (" subinterface" if "." in line else "")] += 1
 
 
 def parse_running_config(text: str) -> EosConfig:

@@ -109,6 +109,7 @@ class BgpNeighbor(TypedDict):
     ip_address: str
     remote_as: str
     description: str
+    send_community: str | None  # "extended" where the session carries EVPN (route targets are extended communities)
 
 
 class BgpNetwork(TypedDict):
@@ -120,11 +121,34 @@ class AddressFamilyIpv4(TypedDict):
 
 
 class BgpVrf(TypedDict):
-    """A tenant VRF in ``router bgp`` (AVD router_bgp.vrfs[])."""
+    """A tenant VRF in ``router bgp`` (AVD router_bgp.vrfs[]); ``rd`` and ``route_target`` with an L3 VNI."""
 
     name: str
+    rd: str | None
+    route_target: str | None  # imported and exported for evpn
     router_id: str
     address_family_ipv4: AddressFamilyIpv4
+
+
+class AddressFamilyEvpn(TypedDict):
+    """``address-family evpn`` (AVD router_bgp.address_family_evpn): the sessions that carry it, and on a
+    switch with no VTEP (a spine) ``bgp next-hop-unchanged`` so the leaves see the far VTEP as next hop."""
+
+    next_hop_unchanged: bool
+    neighbors: list[str]
+
+
+class VxlanVrf(TypedDict):
+    name: str
+    vni: int
+
+
+class VxlanInterface(TypedDict):
+    """``interface Vxlan1`` (AVD vxlan_interface.vxlan1.vxlan): the VTEP and each tenant VRF's L3 VNI."""
+
+    source_interface: str
+    udp_port: int
+    vrfs: list[VxlanVrf]
 
 
 class VrfInstance(TypedDict):
@@ -142,6 +166,7 @@ RouterBgp = TypedDict(
         "router_id": str,
         "maximum_paths": MaximumPaths,
         "neighbors": list[BgpNeighbor],
+        "address_family_evpn": AddressFamilyEvpn | None,
         "address_family_ipv4": AddressFamilyIpv4,
         "vrfs": list[BgpVrf],
     },
@@ -170,6 +195,7 @@ class StructuredConfig(TypedDict):
     ethernet_interfaces: list[EthernetInterface]
     loopback_interfaces: list[AddressedInterface]
     management_interfaces: list[AddressedInterface]
+    vxlan_interface: VxlanInterface | None
     ip_routing: bool
     ip_load_sharing: IpLoadSharing | None
     static_routes: list[StaticRoute]

@@ -12,6 +12,7 @@ from xoff.platforms.eos.interfaces import (
 from xoff.platforms.eos.load_balancing import build_ip_load_sharing
 from xoff.platforms.eos.qos import build_priority_flow_control, build_qos
 from xoff.platforms.eos.schema import StaticRoute, StructuredConfig
+from xoff.platforms.eos.vxlan import build_vxlan_interface
 
 
 def build_structured_config(device: Device) -> StructuredConfig:
@@ -24,6 +25,7 @@ def build_structured_config(device: Device) -> StructuredConfig:
         "ethernet_interfaces": build_ethernet_interfaces(device),
         "loopback_interfaces": build_loopback_interfaces(device),
         "management_interfaces": build_management_interfaces(device),
+        "vxlan_interface": build_vxlan_interface(device),
         "ip_routing": True,  # a routed (RFC 7938) fabric; EOS boots with IP routing off
         "ip_load_sharing": build_ip_load_sharing(device),
         "static_routes": [

@@ -118,7 +118,30 @@ def _bgp_body(old: Bgp | None, new: Bgp, peer_group: bool) -> list[str]:
     af += [f"network {p}" for p in sorted(new.networks - was_bgp.networks)]
     if af:
         out += ["address-family ipv4 unicast", *af, "exit-address-family"]
-    return out
+    return out + _evpn_body(was_bgp, new, set(new_peers))
+
+
+def _evpn_body(old: Bgp, new: Bgp, peers: set[str]) -> list[str]:
+    """EOS's ``address-family evpn`` as FRR's ``address-family l2vpn evpn``: the activated IPv4 peers, and
+    ``bgp next-hop-unchanged`` as each one's ``attribute-unchanged next-hop`` (FRR has it per neighbour), so
+    the lab's EOS spine passes type-5 routes on with the far VTEP as next hop. A VRF's L3 VNI of an EOS leaf
+    has no kernel counterpart here (the lab's tenant VRFs are built for FRR leaves, lab/tenant_vrfs.py)."""
+
+    def wanted(bgp: Bgp) -> dict[str, bool]:
+        if bgp.evpn is None:
+            return {}
+        return dict.fromkeys(sorted(bgp.evpn.active & peers), bgp.evpn.next_hop_unchanged)
+
+    before, after = wanted(old), wanted(new)
+    if before == after:
+        return []
+    lines = [f"no neighbor {p} activate" for p in sorted(set(before) - set(after))]
+    for peer, unchanged in after.items():
+        if peer not in before:
+            lines.append(f"neighbor {peer} activate")
+        if unchanged != before.get(peer, False):
+            lines.append(f"{'' if unchanged else 'no '}neighbor {peer} attribute-unchanged next-hop")
+    return ["address-family l2vpn evpn", *lines, "exit-address-family"]
 
 
 def bgp_commands(old: Bgp | None, new: Bgp | None, peer_group: bool) -> list[str]:

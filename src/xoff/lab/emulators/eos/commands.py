@@ -16,7 +16,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xoff.lab.emulators.eos import bgp_cmds, ifnames, system_cmds
+from xoff.lab.emulators.eos import bgp_cmds, evpn_cmds, ifnames, system_cmds
 from xoff.lab.emulators.eos.grammar import Args, Command, CommandError, ParseError, Tokens, match
 from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, StaticRoute, TxQueue
 
@@ -24,7 +24,8 @@ from xoff.lab.emulators.eos.model import Bgp, Ecn, Neighbor, RunningConfig, Stat
 @dataclass(frozen=True)
 class Mode:
     """A configuration mode: ``config``, ``if`` (an interface), ``txq`` (a tx-queue of it), ``bgp``, ``af``,
-    ``block`` (a global block such as ``management api http-commands``, named by ``block``)."""
+    ``block`` (a global block such as ``management api http-commands``, named by ``block``); for VXLAN-EVPN
+    ``vxlan`` (interface Vxlan1), ``af-evpn``, ``bgp-vrf`` and ``vrf-af`` (a VRF of router bgp, named by ``sub``)."""
 
     kind: str
     intf: str | None = None
@@ -40,6 +41,10 @@ class Mode:
             "bgp": CONFIG,
             "txq": Mode("if", self.intf),
             "af": Mode("bgp"),
+            "vxlan": CONFIG,
+            "bgp-vrf": Mode("bgp"),
+            "af-evpn": Mode("bgp"),
+            "vrf-af": Mode("bgp-vrf", sub=self.sub),
             "block": Mode("block", block=self.block) if self.sub is not None else CONFIG,
         }[self.kind]
 
@@ -52,7 +57,15 @@ class Mode:
         if self.kind == "block":
             assert self.block is not None
             return system_cmds.prompt_of(self.block) + (f"-vrf-{self.sub}" if self.sub is not None else "")
-        return {"config": "", "bgp": "-router-bgp", "af": "-router-bgp-af"}[self.kind]
+        return {
+            "config": "",
+            "bgp": "-router-bgp",
+            "af": "-router-bgp-af",
+            "af-evpn": "-router-bgp-af",
+            "vxlan": "-if-Vx1",
+            "bgp-vrf": f"-router-bgp-vrf-{self.sub}",
+            "vrf-af": f"-router-bgp-vrf-{self.sub}-af",
+        }[self.kind]
 
 
 CONFIG = Mode("config")
@@ -74,6 +87,15 @@ def _hostname(cfg: RunningConfig, _m: Mode, a: Args) -> None:
 def _interface(cfg: RunningConfig, _m: Mode, a: Args) -> Mode:
     cfg.interface(a["name"])
     return Mode("if", a["name"])
+
+
+def _vxlan_interface(cfg: RunningConfig, _m: Mode, _a: Args) -> Mode:
+    evpn_cmds.vxlan(cfg)
+    return Mode("vxlan")
+
+
+def _no_vxlan_interface(cfg: RunningConfig, _m: Mode, _a: Args) -> None:
+    cfg.vxlan = None
 
 
 def _no_interface(cfg: RunningConfig, _m: Mode, a: Args) -> None:
@@ -296,6 +318,31 @@ def _network(add: bool) -> Handler:
     return run
 
 
+def _af_evpn(cfg: RunningConfig, _m: Mode, _a: Args) -> Mode:
+    evpn_cmds.evpn(cfg)
+    return Mode("af-evpn")
+
+
+def _bgp_vrf(cfg: RunningConfig, _m: Mode, a: Args) -> Mode:
+    evpn_cmds.bgp_vrf(cfg, a["vrf"])
+    return Mode("bgp-vrf", sub=a["vrf"])
+
+
+def _no_bgp_vrf(cfg: RunningConfig, _m: Mode, a: Args) -> None:
+    _bgp(cfg).vrfs.pop(a["vrf"], None)
+
+
+def _vrf_af(_c: RunningConfig, m: Mode, _a: Args) -> Mode:
+    return Mode("vrf-af", sub=m.sub)
+
+
+def _in_vrf(handler: evpn_cmds.Handler) -> Handler:
+    def run(cfg: RunningConfig, m: Mode, a: Args) -> None:
+        handler(cfg, m.sub, a)
+
+    return run
+
+
 def _cmds(*pairs: tuple[str, Handler]) -> list[Command]:
     return [Command(p, h) for p, h in pairs]
 
@@ -321,6 +368,8 @@ GLOBAL = _cmds(
     ("hostname <name:word>", _hostname),
     ("interface <name:intf>", _interface),
     ("no interface <name:intf>", _no_interface),
+    ("interface <name:vxlan>", _vxlan_interface),
+    ("no interface <name:vxlan>", _no_vxlan_interface),
     ("ip routing", _ip_routing(True)),
     ("no ip routing", _ip_routing(False)),
     ("ip route <prefix:prefix> <intf:intf> [<nh:ipv4>] [<distance:1-255>]", _ip_route),
@@ -432,6 +481,9 @@ BGP = _cmds(
     ("neighbor <peer:peer> description <value:line>", _neighbor("description")),
     ("no neighbor <peer:peer> [<what:remote-as|description>]", _no_neighbor),
     ("address-family ipv4", _address_family),
+    ("address-family evpn", _af_evpn),
+    ("vrf <vrf:word>", _bgp_vrf),
+    ("no vrf <vrf:word>", _no_bgp_vrf),
     *bgp_cmds.BGP,
 )
 AF = _cmds(
@@ -460,6 +512,14 @@ BLOCK_TABLES["management api http-commands"] += _cmds(("vrf <vrf:word>", _http_v
 HTTP_VRF = _cmds(("shutdown", _http_vrf_state(False)), ("no shutdown", _http_vrf_state(True)))
 
 
+EVPN_TABLES = {
+    "vxlan": _cmds(*((p, _in_vrf(h)) for p, h in evpn_cmds.VXLAN)),
+    "af-evpn": _cmds(*((p, _in_vrf(h)) for p, h in evpn_cmds.AF_EVPN)),
+    "bgp-vrf": _cmds(*((p, _in_vrf(h)) for p, h in evpn_cmds.BGP_VRF), ("address-family ipv4", _vrf_af)),
+    "vrf-af": _cmds(*((p, _in_vrf(h)) for p, h in evpn_cmds.VRF_AF)),
+}
+
+
 def table(mode: Mode) -> list[Command]:
     if mode.kind == "block":
         assert mode.block is not None
@@ -467,6 +527,8 @@ def table(mode: Mode) -> list[Command]:
     if mode.kind == "if":
         assert mode.intf is not None
         return ETHERNET if ifnames.kind(mode.intf) == "Ethernet" else COMMON_IF
+    if mode.kind in EVPN_TABLES:
+        return EVPN_TABLES[mode.kind]
     return {"config": GLOBAL, "txq": TXQ, "bgp": BGP, "af": AF}[mode.kind]
 
 

@@ -134,6 +134,26 @@ def _hhmmss(tok: str) -> int | None:
     return int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
 
 
+def _rt(tok: str) -> str | None:
+    """A route target or distinguisher: ``ASN:nn`` (a 2-byte ASN with a 4-byte number, or a 4-byte ASN with a
+    2-byte one) or ``IPv4:nn`` (a 2-byte number)."""
+    admin, colon, number = tok.rpartition(":")
+    if not colon or not number.isdigit():
+        return None
+    if _ipv4(admin) is not None:
+        return tok if int(number) <= 0xFFFF else None
+    if not admin.isdigit():
+        return None
+    wide = int(admin) > 0xFFFF
+    return tok if int(admin) <= 0xFFFFFFFF and int(number) <= (0xFFFF if wide else 0xFFFFFFFF) else None
+
+
+def _vxlan(tok: str) -> str | None:
+    """EOS's one VXLAN interface, ``Vxlan1`` (``vx1``, ``vxlan1``: any prefix of the type joined to its number)."""
+    m = re.fullmatch(r"([A-Za-z]+)1", tok)
+    return "Vxlan1" if m and len(m[1]) >= 2 and "vxlan".startswith(m[1].lower()) else None
+
+
 def _asn(tok: str) -> str | None:
     return str(int(tok)) if tok.isdigit() and 1 <= int(tok) <= 4294967295 else None
 
@@ -151,6 +171,8 @@ SINGLE: dict[str, Callable[[str], Value]] = {
     "ipv4": _ipv4,
     "prefix": _prefix,
     "asn": _asn,
+    "rt": _rt,
+    "vxlan": _vxlan,
     "hhmmss": _hhmmss,
     "mtu": _int_in(68, 9214),
     "percent": _int_in(1, 100),

@@ -17,6 +17,7 @@ import ipaddress
 from dataclasses import dataclass, field
 
 from xoff.lab.emulators.eos import ifnames
+from xoff.lab.emulators.eos.evpn_model import BgpVrf, Evpn, Vxlan
 
 DEFAULT_MTU = 1500
 INDENT = "   "
@@ -199,6 +200,8 @@ class Bgp:
     neighbors: dict[str, Neighbor] = field(default_factory=dict)
     networks: set[str] = field(default_factory=set)
     settings: dict[str, str] = field(default_factory=dict)  # "bgp default ipv4-unicast", "distance bgp": line
+    evpn: Evpn | None = None  # address-family evpn
+    vrfs: dict[str, BgpVrf] = field(default_factory=dict)  # vrf NAME
 
     def lines(self) -> list[str]:
         out: list[str] = []
@@ -216,12 +219,16 @@ class Bgp:
             if n.description is not None:
                 out.append(f"neighbor {addr} description {n.description}")
             out.extend(f"neighbor {addr} {n.extra[k]}" for k in sorted(n.extra, key=_extra_rank) if k != "peer group")
+        if self.evpn is not None:
+            out.extend(self.evpn.lines(sorted(self.neighbors, key=_peer_key)))
         active = [a for a in sorted(self.neighbors, key=_peer_key) if self.neighbors[a].activate]
         if self.networks or active:
             out.extend(["!", "address-family ipv4"])
             out.extend(f"{INDENT}neighbor {a} activate" for a in active)
             nets = sorted(self.networks, key=lambda p: ipaddress.IPv4Network(p, strict=False))
             out.extend(f"{INDENT}network {p}" for p in nets)
+        for name in sorted(self.vrfs):
+            out.extend(self.vrfs[name].lines(name))
         return out
 
 
@@ -299,6 +306,7 @@ class RunningConfig:
     bgp: Bgp | None = None
     static_routes: dict[StaticRoute, int] = field(default_factory=dict)  # route -> administrative distance
     stanzas: dict[str, Stanza] = field(default_factory=dict)  # key ("spanning-tree mode", "username admin") -> stanza
+    vxlan: Vxlan | None = None  # interface Vxlan1
 
     def interface(self, name: str) -> Interface:
         """The interface, created on first use (a physical port, once seen, stays)."""
@@ -340,6 +348,8 @@ def _chunks(cfg: RunningConfig) -> list[tuple[int, list[str]]]:
     for name in ifnames.sort_names(list(cfg.interfaces)):
         body = [INDENT + line for line in cfg.interfaces[name].lines()]
         out.append((RANKS["interfaces"], [f"interface {name}", *body]))
+    if cfg.vxlan is not None:  # after Ethernet, Loopback and Management, as EOS prints it
+        out.append((RANKS["interfaces"], cfg.vxlan.lines()))
     vrf_routing = [st.line for k, st in sorted(cfg.stanzas.items()) if st.rank == RANKS["ip routing"]]
     out.append((RANKS["ip routing"], ["ip routing" if cfg.ip_routing else "no ip routing", *vrf_routing]))
     routes = [r.line(cfg.static_routes[r]) for r in sorted(cfg.static_routes, key=StaticRoute.sort_key)]

@@ -10,7 +10,8 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
   the watchdog quiet (the paused time never reaches its detection time);
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
-  interfaces transceiver eeprom --dom``).
+  interfaces transceiver eeprom --dom``); on EOS ``show interfaces phy detail`` and ``show interfaces transceiver
+  dom thresholds`` (``bad-optic-eos``).
 
 The lab test that proves them: tests/lab/test_watch_faults.py (``SshCounterSource`` reads each fault's series
 moving between two rounds when seeded, and flat when not).
@@ -97,6 +98,23 @@ def eos_watch() -> Steps:
     return _counter_fault(change)
 
 
+def eos_optic() -> Steps:
+    """A bad optic in the EOS emulator's terms: the port's PHY counting corrected and uncorrected codewords at a
+    rising rate with its pre-FEC BER up (``show interfaces phy detail``), the module's receive power low on every
+    lane and its temperature up (``show interfaces transceiver dom thresholds``)."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port = port_of(t)
+        data.setdefault("fec", {})[port] = {
+            "correctedCodewords": rising(FEC_CORRECTED_PS),
+            "uncorrectedCodewords": rising(FEC_UNCORRECTABLE_PS),
+            "preFecBer": {"value": BAD_PRE_FEC_BER},
+        }
+        data.setdefault("optics", {})[port] = {"rxPower": [{"value": LOW_RX_DBM}] * 4, "temperature": {"value": 71.5}}
+
+    return _counter_fault(change)
+
+
 def cumulus_watch() -> Steps:
     """A pause storm in NVUE's terms: ``rx-pause-frames`` and ``rx-pause-duration`` rising on the switch
     priority, the PFC watchdog's ``deadlock-count`` rising on its traffic class."""
@@ -169,6 +187,16 @@ FAULTS: tuple[Fault, ...] = (
         Target("spine2", "Ethernet1/1", 3),
         "eos",
         eos_watch(),
+    ),
+    _fault(
+        "bad-optic-eos",
+        "A bad optic: FEC errors rising, pre-FEC BER up (EOS)",
+        "FEC corrected and uncorrected codewords rising, the pre-FEC BER at 2.4e-4 and the receive power at -13.9 dBm "
+        "in the EOS emulator (`show interfaces phy detail`, `show interfaces transceiver dom thresholds`)",
+        "watch.fec_ber",
+        Target("spine2", "Ethernet1/1"),
+        "eos",
+        eos_optic(),
     ),
     _fault(
         "pause-storm-cumulus",

@@ -110,7 +110,7 @@ def eos_optic() -> Steps:
             "uncorrectedCodewords": rising(FEC_UNCORRECTABLE_PS),
             "preFecBer": {"value": BAD_PRE_FEC_BER},
         }
-        data.setdefault("optics", {})[port] = {"rxPower": [{"value": LOW_RX_DBM}] * 4, "temperature": {"value": 71.5}}
+        data.setdefault("optics", {})[port] = {"rxPower": [{"value": LOW_RX_DBM}] * 8, "temperature": {"value": 71.5}}
 
     return _counter_fault(change)
 

@@ -26,7 +26,8 @@ Json = dict[str, Any]
 Shown = tuple[str, Json]
 TABLES = {"fec": ("correctedCodewords", "uncorrectedCodewords", "preFecBer"), "optics": ("rxPower", "temperature")}
 CHIP = "BCM78900-TSC"  # the switch ASIC's SerDes: the first PHY on every port's path
-RX_LOW_ALARM, RX_LOW_WARN = -10.4, -7.4  # a DR4 module's receive-power thresholds (dBm)
+RX_LOW_ALARM, RX_LOW_WARN = -10.4, -7.4  # a DR4/DR8 module's receive-power thresholds (dBm)
+MEDIA = {4: "400GBASE-DR4", 8: "800GBASE-DR8"}  # the module by its lane count
 
 
 def _number(value: Any) -> bool:
@@ -86,7 +87,8 @@ def _dom(port: str, row: Json) -> Json:
         threshold |= {"lowWarn": RX_LOW_WARN, "lowWarnOverridden": False}
         channels = {str(i): float(v) for i, v in enumerate(row["rxPower"], 1)}
         parameters["rxPower"] = {"unit": "dBm", "channels": channels, "threshold": threshold}
-    return out | {"mediaType": "400GBASE-DR4", "parameters": parameters}
+    media = MEDIA.get(len(row.get("rxPower", [])), "400GBASE-DR4")
+    return out | {"mediaType": media, "parameters": parameters}
 
 
 def dom_thresholds(cfg: RunningConfig, counters: Counters) -> Shown:

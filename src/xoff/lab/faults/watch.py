@@ -11,7 +11,8 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
   interfaces transceiver eeprom --dom``); on EOS ``show interfaces phy detail`` and ``show interfaces transceiver
-  dom thresholds`` (``bad-optic-eos``).
+  dom thresholds`` (``bad-optic-eos``); on Cumulus ``nv show interface <swp> link phy-detail`` and ``nv show
+  interface <swp> transceiver`` (``bad-optic-cumulus``).
 
 The lab test that proves them: tests/lab/test_watch_faults.py (``SshCounterSource`` reads each fault's series
 moving between two rounds when seeded, and flat when not).
@@ -115,6 +116,23 @@ def eos_optic() -> Steps:
     return _counter_fault(change)
 
 
+def cumulus_optic() -> Steps:
+    """A bad optic in NVUE's terms: the port's RS-FEC histogram filling (codewords corrected) and its effective
+    (uncorrected) errors rising with the raw BER up (``nv show interface <swp> link phy-detail``), the module's
+    receive power low on every lane and its temperature up (``nv show interface <swp> transceiver``)."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port = port_of(t)
+        data.setdefault("fec", {})[port] = {
+            "rs-num-corr-err-bin1": rising(FEC_CORRECTED_PS),
+            "effective-errors": rising(FEC_UNCORRECTABLE_PS),
+            "raw-ber": {"value": BAD_PRE_FEC_BER},
+        }
+        data.setdefault("optics", {})[port] = {"rx-power": [{"value": LOW_RX_DBM}] * 8, "temperature": {"value": 71.5}}
+
+    return _counter_fault(change)
+
+
 def cumulus_watch() -> Steps:
     """A pause storm in NVUE's terms: ``rx-pause-frames`` and ``rx-pause-duration`` rising on the switch
     priority, the PFC watchdog's ``deadlock-count`` rising on its traffic class."""
@@ -207,5 +225,16 @@ FAULTS: tuple[Fault, ...] = (
         Target("sleaf1", "swp1", 4),
         "cumulus",
         cumulus_watch(),
+    ),
+    _fault(
+        "bad-optic-cumulus",
+        "A bad optic: FEC errors rising, pre-FEC BER up (Cumulus)",
+        "corrected codewords (RS-FEC histogram) and effective errors rising, the raw BER at 2.4e-4 and the receive "
+        "power at -13.9 dBm in the Cumulus emulator (`nv show interface <swp> link phy-detail`, `nv show interface "
+        "<swp> transceiver`)",
+        "watch.fec_ber",
+        Target("sleaf1", "swp2"),
+        "cumulus",
+        cumulus_optic(),
     ),
 )

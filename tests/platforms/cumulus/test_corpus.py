@@ -10,15 +10,26 @@ from typing import Any
 import pytest
 
 from tests.support.corpus import expected_for, read_sample, sample_ids, samples
-from xoff.platforms.cumulus import counters
+from xoff.platforms.cumulus import counters, optics
 from xoff.platforms.cumulus.collect import CONFIG, INTERFACES
 from xoff.platforms.cumulus.config_read import read_config, read_interfaces
+
+
+def _with_unmodelled(parse: Callable[..., Any]) -> Callable[[str], dict[str, Any]]:
+    def run(text: str) -> dict[str, Any]:
+        unmodelled: dict[str, int] = {}
+        return {"port": parse(text, unmodelled), "unmodelled": unmodelled}
+
+    return run
+
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     CONFIG.slug: read_config,
     INTERFACES.slug: read_interfaces,
     counters.qos_command("PORT").slug: counters.parse_qos,
     counters.watchdog_command("PORT").slug: counters.parse_watchdog,
+    optics.phy_command("PORT").slug: _with_unmodelled(optics.parse_phy_detail),
+    optics.transceiver_command("PORT").slug: _with_unmodelled(optics.parse_transceiver),
 }
 CASES = [(command, sample) for command in PARSERS for sample in samples("cumulus", command)]
 

@@ -10,7 +10,9 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
   the watchdog quiet (the paused time never reaches its detection time);
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
-  interfaces transceiver eeprom --dom``);
+  interfaces transceiver eeprom --dom``); on EOS ``show interfaces phy detail`` and ``show interfaces transceiver
+  dom thresholds`` (``bad-optic-eos``); on Cumulus ``nv show interface <swp> link phy-detail`` and ``nv show
+  interface <swp> transceiver`` (``bad-optic-cumulus``);
 - ``lossless-drop-rising``: packets dropped on a lossless queue while it transmits (``show queue counters``);
 - ``headroom-filling``: a lossless PG's headroom watermark climbing past nine tenths of the headroom the intent
   planned for it (``show priority-group watermark headroom``): the next burst, or a longer cable, overflows it;
@@ -115,6 +117,40 @@ def eos_watch() -> Steps:
             "stuckCount": rising(STORMS_PER_S, 1),
             "recoveryCount": rising(STORMS_PER_S),
         }
+
+    return _counter_fault(change)
+
+
+def eos_optic() -> Steps:
+    """A bad optic in the EOS emulator's terms: the port's PHY counting corrected and uncorrected codewords at a
+    rising rate with its pre-FEC BER up (``show interfaces phy detail``), the module's receive power low on every
+    lane and its temperature up (``show interfaces transceiver dom thresholds``)."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port = port_of(t)
+        data.setdefault("fec", {})[port] = {
+            "correctedCodewords": rising(FEC_CORRECTED_PS),
+            "uncorrectedCodewords": rising(FEC_UNCORRECTABLE_PS),
+            "preFecBer": {"value": BAD_PRE_FEC_BER},
+        }
+        data.setdefault("optics", {})[port] = {"rxPower": [{"value": LOW_RX_DBM}] * 8, "temperature": {"value": 71.5}}
+
+    return _counter_fault(change)
+
+
+def cumulus_optic() -> Steps:
+    """A bad optic in NVUE's terms: the port's RS-FEC histogram filling (codewords corrected) and its effective
+    (uncorrected) errors rising with the raw BER up (``nv show interface <swp> link phy-detail``), the module's
+    receive power low on every lane and its temperature up (``nv show interface <swp> transceiver``)."""
+
+    def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port = port_of(t)
+        data.setdefault("fec", {})[port] = {
+            "rs-num-corr-err-bin1": rising(FEC_CORRECTED_PS),
+            "effective-errors": rising(FEC_UNCORRECTABLE_PS),
+            "raw-ber": {"value": BAD_PRE_FEC_BER},
+        }
+        data.setdefault("optics", {})[port] = {"rx-power": [{"value": LOW_RX_DBM}] * 8, "temperature": {"value": 71.5}}
 
     return _counter_fault(change)
 
@@ -237,6 +273,16 @@ FAULTS: tuple[Fault, ...] = (
         eos_watch(),
     ),
     _fault(
+        "bad-optic-eos",
+        "A bad optic: FEC errors rising, pre-FEC BER up (EOS)",
+        "FEC corrected and uncorrected codewords rising, the pre-FEC BER at 2.4e-4 and the receive power at -13.9 dBm "
+        "in the EOS emulator (`show interfaces phy detail`, `show interfaces transceiver dom thresholds`)",
+        "watch.fec_ber",
+        Target("spine2", "Ethernet1/1"),
+        "eos",
+        eos_optic(),
+    ),
+    _fault(
         "pause-storm-cumulus",
         "PFC pause storm, counters moving (Cumulus)",
         "rx pause frames and the PFC watchdog's deadlock count rising in the Cumulus emulator "
@@ -245,5 +291,16 @@ FAULTS: tuple[Fault, ...] = (
         Target("sleaf1", "swp1", 4),
         "cumulus",
         cumulus_watch(),
+    ),
+    _fault(
+        "bad-optic-cumulus",
+        "A bad optic: FEC errors rising, pre-FEC BER up (Cumulus)",
+        "corrected codewords (RS-FEC histogram) and effective errors rising, the raw BER at 2.4e-4 and the receive "
+        "power at -13.9 dBm in the Cumulus emulator (`nv show interface <swp> link phy-detail`, `nv show interface "
+        "<swp> transceiver`)",
+        "watch.fec_ber",
+        Target("sleaf1", "swp2"),
+        "cumulus",
+        cumulus_optic(),
     ),
 )

@@ -1,5 +1,6 @@
 """Cumulus' counters for ``xoff watch``: per Ethernet port (NVUE has no all-ports form) its QoS counters and PFC
-watchdog (``counters``, ``-o json``), in one batch, into readings."""
+watchdog (``counters``, ``-o json``), its PHY's FEC and pre-FEC BER and its module's receive power and temperature
+(``optics``, NVUE's text), in one batch, into readings."""
 
 from __future__ import annotations
 
@@ -8,17 +9,43 @@ from collections.abc import Mapping
 from xoff.contracts.collect import Command, read
 from xoff.contracts.observed import CollectError
 from xoff.desired.models import Device
-from xoff.platforms.cumulus import counters
-from xoff.watch.readings import Read, error_lines, port_readings
+from xoff.platforms.cumulus import counters, optics
+from xoff.watch.readings import PortFec, PortOptic, Read, error_lines, fec_readings, optic_readings, port_readings
 
 
 def _ports(device: Device) -> list[str]:
     return [n for n, i in device.interfaces.items() if i.kind == "ethernet"]
 
 
+def _port_commands(port: str) -> tuple[Command, ...]:
+    return (
+        counters.qos_command(port),
+        counters.watchdog_command(port),
+        optics.phy_command(port),
+        optics.transceiver_command(port),
+    )
+
+
+def _optics(
+    outputs: Mapping[str, str], ports: list[str], name: str, errors: list[CollectError], unmodelled: dict[str, int]
+) -> tuple[dict[str, PortFec], dict[str, PortOptic]]:
+    """Each port's FEC (None: the command did not run or could not be read) and module (None also: no DOM)."""
+    fec, dom = {}, {}
+    for p in ports:
+        f = read(outputs, optics.phy_command(p), lambda t: optics.parse_phy_detail(t, unmodelled), name, errors)
+        o = read(
+            outputs, optics.transceiver_command(p), lambda t: optics.parse_transceiver(t, unmodelled), name, errors
+        )
+        if f is not None:
+            fec[p] = f
+        if o is not None:
+            dom[p] = o
+    return fec, dom
+
+
 class Reader:
     def commands(self, device: Device) -> list[Command]:
-        return [c for p in _ports(device) for c in (counters.qos_command(p), counters.watchdog_command(p))]
+        return [c for p in _ports(device) for c in _port_commands(p)]
 
     def read(self, outputs: Mapping[str, str], device: Device) -> Read:
         errors: list[CollectError] = []
@@ -26,7 +53,9 @@ class Reader:
         qos = {p: read(outputs, counters.qos_command(p), counters.parse_qos, name, errors) for p in ports}
         wd = {p: read(outputs, counters.watchdog_command(p), counters.parse_watchdog, name, errors) for p in ports}
         port_counters, extra = counters.port_counters(qos, wd)
-        return Read(port_readings(port_counters), extra, error_lines(errors))
+        fec, dom = _optics(outputs, ports, name, errors, extra)
+        readings = port_readings(port_counters) + fec_readings(fec) + optic_readings(dom)
+        return Read(readings, extra, error_lines(errors))
 
 
 READER = Reader()

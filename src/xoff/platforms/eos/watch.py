@@ -1,5 +1,6 @@
-"""EOS's counters for ``xoff watch``: PFC frames, egress queues, ECN marks and the PFC watchdog (``counters``,
-``| json``), in one batch, into readings."""
+"""EOS's counters for ``xoff watch``: PFC frames, egress queues, ECN marks and the PFC watchdog (``counters``),
+FEC codewords, pre-FEC BER and the optics' receive power and temperature (``optics``), all ``| json``, in one
+batch, into readings."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from collections.abc import Mapping
 from xoff.contracts.collect import Command, read
 from xoff.contracts.observed import CollectError
 from xoff.desired.models import Device
-from xoff.platforms.eos import counters
-from xoff.watch.readings import Read, error_lines, port_readings
+from xoff.platforms.eos import counters, optics
+from xoff.watch.readings import Read, error_lines, fec_readings, optic_readings, port_readings
 
-COMMANDS = (counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN)
+COMMANDS = (counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN, optics.PHY, optics.DOM)
 
 
 class Reader:
@@ -26,7 +27,11 @@ class Reader:
         watchdog = read(outputs, counters.WATCHDOG, counters.parse_watchdog, name, errors)
         ecn = read(outputs, counters.ECN, counters.parse_ecn, name, errors)
         ports = counters.port_counters(pfc, queues, watchdog, list(device.interfaces), ecn)
-        return Read(port_readings(ports), {}, error_lines(errors))
+        unmodelled: dict[str, int] = {}
+        fec = read(outputs, optics.PHY, lambda t: optics.parse_phy(t, unmodelled), name, errors)
+        dom = read(outputs, optics.DOM, lambda t: optics.parse_dom(t, unmodelled), name, errors)
+        readings = port_readings(ports) + fec_readings(fec or {}) + optic_readings(dom or {})
+        return Read(readings, unmodelled, error_lines(errors))
 
 
 READER = Reader()

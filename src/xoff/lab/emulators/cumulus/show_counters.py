@@ -12,6 +12,8 @@ fault seeds write it, as the ASIC would raise the counters), in NVUE's own terms
                                  "wred-discards": n, "ecn-marked-frames": n}}},
      "watchdog": {"swp1": {"4": {"deadlock-count": n, "status": "OK" | "DEADLOCK"}}}}
 
+(and ``fec`` / ``optics`` per port, which ``show_optics`` prints and checks)
+
 keyed by port, then switch priority (``pfc``) or traffic class = egress queue (``queues``, ``watchdog``).
 Missing values are zero (``OK``); anything else in the file is refused. A value may also be a running counter
 ``{"total": N, "per_second": R, "since": T}`` (``moving``: resolved when shown).
@@ -50,6 +52,7 @@ FIELDS = {
     "queues": ("tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards", "ecn-marked-frames"),
     "watchdog": ("deadlock-count", "status"),
 }
+PHY_TABLES = ("fec", "optics")  # the PHY and module tables (show_optics)
 INGRESS = ("rx-frames", "rx-buffer-discards", "rx-shared-buffer-discards")
 STATES = ("OK", "DEADLOCK")
 PORT = re.compile(r"^swp\d+(s\d+)?$")
@@ -79,9 +82,11 @@ class Counters:
 
 def _check(data: Any, path: Path) -> None:
     """The hook file's shape, or ValueError: a wrong file is a broken test, never silently zero."""
-    if not isinstance(data, dict) or set(data) - set(FIELDS):
-        raise ValueError(f"{path}: top-level keys must be among {sorted(FIELDS)}")
+    if not isinstance(data, dict) or set(data) - set(FIELDS) - set(PHY_TABLES):
+        raise ValueError(f"{path}: top-level keys must be among {sorted(FIELDS) + list(PHY_TABLES)}")
     for table, ports in data.items():
+        if table in PHY_TABLES:
+            continue  # per port, not per class: show_optics checks them
         for port, rows in ports.items():
             if not PORT.match(port):
                 raise ValueError(f"{path}: {table}.{port}: not a switch port name (swpN)")

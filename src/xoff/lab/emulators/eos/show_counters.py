@@ -10,6 +10,8 @@ fault seeds write it, as the ASIC would raise the counters), in EOS's own terms:
      "watchdog": {"Ethernet1/1": {"3": {"stuckCount": n, "recoveryCount": n}}},
      "ecn":      {"Ethernet1/1": {"3": {"ecnMarked": n}}}}
 
+(and ``fec`` / ``optics`` per port, which ``show_optics`` prints and checks)
+
 keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``, ``ecn``: EOS
 fixes traffic class N -> tx-queue N). Missing values are zero; anything else in the file is refused. A value may
 also be a running counter ``{"total": N, "per_second": R, "since": T}`` (``moving``: resolved when shown).
@@ -49,6 +51,7 @@ FIELDS = {
     "ecn": ("ecnMarked",),
 }
 NO_INTERFACE = "% Interface does not exist"
+PHY_TABLES = ("fec", "optics")  # per port, not per priority: their shape is show_optics's
 
 
 class Counters:
@@ -78,9 +81,11 @@ class Counters:
 
 def _check(data: Any, path: Path) -> None:
     """The hook file's shape, or ValueError: a wrong file is a broken test, never silently zero."""
-    if not isinstance(data, dict) or set(data) - set(FIELDS):
-        raise ValueError(f"{path}: top-level keys must be among {sorted(FIELDS)}")
+    if not isinstance(data, dict) or set(data) - set(FIELDS) - set(PHY_TABLES):
+        raise ValueError(f"{path}: top-level keys must be among {sorted(FIELDS) + list(PHY_TABLES)}")
     for table, ports in data.items():
+        if table in PHY_TABLES:
+            continue  # FEC and optics: show_optics.check
         for port, rows in ports.items():
             ifnames.kind(port)  # ValueError for a name EOS would not print
             for index, row in rows.items():

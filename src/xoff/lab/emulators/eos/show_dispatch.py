@@ -1,5 +1,5 @@
 """Which EOS show command prints what: the show tables of the exec levels (the formats themselves are in
-``show_system``, ``show_net``, ``show_route``, ``show_qos``, ``show_counters``). Each answer carries its
+``show_system``, ``show_net``, ``show_route``, ``show_qos``, ``show_counters``, ``show_optics``). Each answer carries its
 ``| json`` model where EOS has one (``Reply.data``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xoff.lab.emulators.base import Reply
-from xoff.lab.emulators.eos import show_counters, show_net, show_qos, show_route, show_system
+from xoff.lab.emulators.eos import show_counters, show_net, show_optics, show_qos, show_route, show_system
 from xoff.lab.emulators.eos.cli import Cli
 from xoff.lab.emulators.eos.grammar import Args, Command, CommandError
 from xoff.lab.emulators.eos.model import RunningConfig, render
@@ -49,11 +49,15 @@ def _counters(cli: Cli) -> list[Command]:
     """The ASIC's counters (``show_counters``): what the state dir's hook file holds, else zero."""
 
     def read(fn: Callable[..., Shown], *args: object) -> Reply:
-        return shown(*fn(cli.device.store.peek(), show_counters.Counters.load(cli.ctx.state_dir), *args))
+        counters = show_counters.Counters.load(cli.ctx.state_dir)
+        show_optics.check(counters.data, cli.ctx.state_dir / show_counters.FILE)
+        return shown(*fn(cli.device.store.peek(), counters, *args))
 
     return [
         Command("show priority-flow-control counters", lambda _a: read(show_counters.pfc_counters)),
         Command("show priority-flow-control counters watchdog", lambda _a: read(show_counters.pfc_watchdog_counters)),
+        Command("show interfaces phy detail", lambda _a: read(show_optics.phy_detail)),
+        Command("show interfaces transceiver dom thresholds", lambda _a: read(show_optics.dom_thresholds)),
         Command(
             "show interfaces [<port:intf>] priority-flow-control counters detail",
             lambda a: read(show_counters.pfc_counters_detail, a.get("port")),

@@ -35,8 +35,9 @@ def lab() -> Iterator[Lab]:
 
 
 def _watch(source: str) -> tuple[int, dict[str, Any]]:
-    """One window (three rounds, 1 s apart) of every device, read over ``source``, as JSON."""
-    args = [str(INTENT), "--lab", LAB, "--once", "--source", source, "--interval", "1", "--window", "2", "-f", "json"]
+    """One window (rounds 1 s apart over 6 s) of every device, read over ``source``, as JSON. The window is wider than
+    a round takes on a loaded machine, so it holds two reads of every device (a rate) however slow the SSH rounds."""
+    args = [str(INTENT), "--lab", LAB, "--once", "--source", source, "--interval", "1", "--window", "6", "-f", "json"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(
         [sys.executable, "-m", "xoff", "watch", *args],

@@ -97,3 +97,16 @@ def test_per_class_snapshot_gives_the_per_host_answer(
     compact = analyse(build_snapshot(fab, routes, dead, per_class=True)).to_json()
     for key in ("deadlock_risk", "risky_priorities", "nodes_on_cycles", "example_cycle", "pfc_mismatches", "cycles"):
         assert full[key] == compact[key], key
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fabrics(), st.sampled_from(["bgp", "igp"]))
+def test_route_all_equals_route_class_per_class(case: tuple[FabricState, list[int]], routing: str) -> None:
+    """All classes routed at once (routing_batch) give route_class's routes, the dict order included."""
+    state, dead_list = case
+    fab = fabric_of(state)
+    dead = {li for li in dead_list if li < len(fab.link_ids)}
+    together = route_all(fab, routing, dead)  # type: ignore[arg-type]
+    for c in fab.classes:
+        alone = route_class(fab, fab.dest_of(c), routing, dead)  # type: ignore[arg-type]
+        assert list(together[c].items()) == list(alone.items())

@@ -44,6 +44,8 @@ class _Ports:
     port: Ints
     peer: Ints
     pos: Ints
+    owner: Ints  # the switch of each row entry
+    mirror: Ints  # the row index of the other end's port
 
 
 def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
@@ -54,12 +56,15 @@ def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
     flat = [gp for r in rows for gp in r]
     off = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(deg, out=off[1:])
+    row = {gp: k for k, gp in enumerate(flat)}
     return _Ports(
         off=off,
         deg=deg,
         port=np.array(flat, dtype=np.int64),
         peer=np.array([owner[peer[gp]] for gp in flat], dtype=np.int64),
         pos=np.array([where[peer[gp]] for gp in flat], dtype=np.int64),
+        owner=np.repeat(np.arange(len(rows), dtype=np.int64), deg),
+        mirror=np.array([row[peer[gp]] for gp in flat], dtype=np.int64),
     )
 
 
@@ -72,23 +77,31 @@ def _expand(rows: Ints, first: Ints, count: Ints) -> tuple[Ints, Ints]:
 
 
 class _PathIds:
-    """AS-path sets as small integers, each with the bit mask of the shared ASNs in every one of its paths."""
+    """AS-path sets as small integers, each with two bit masks of shared ASNs: those in every one of its paths
+    (the loop check) and those in any (so an extension by an ASN in none derives both masks without a scan)."""
 
     def __init__(self, fab: Fabric, bit: dict[int, int]) -> None:
         self.fab, self.bit = fab, bit
         self.objs: list[Paths] = []
         self.ids: dict[Paths, int] = {}
         self.masks: list[int] = []
+        self.anys: list[int] = []
         self.mask_array: Ints = np.zeros(0, dtype=np.int64)
 
-    def of(self, paths: Paths) -> int:
+    def of(self, paths: Paths, masks: tuple[int, int] | None = None) -> int:
         got = self.ids.get(paths)
         if got is None:
             got = self.ids[paths] = len(self.objs)
             self.objs.append(paths)
-            common = frozenset.intersection(*paths) if paths else frozenset()
-            self.masks.append(sum(1 << self.bit[a] for a in common if a in self.bit))
+            if masks is None:
+                every = frozenset.intersection(*paths) if paths else frozenset()
+                masks = self._mask(every), self._mask(frozenset().union(*paths))
+            self.masks.append(masks[0])
+            self.anys.append(masks[1])
         return got
+
+    def _mask(self, asns: frozenset[int]) -> int:
+        return sum(1 << self.bit[a] for a in asns if a in self.bit)
 
     def masks_now(self) -> Ints:
         if len(self.mask_array) != len(self.masks):
@@ -102,7 +115,9 @@ class _PathIds:
         e = ext.get(a)
         if e is None:
             e = ext[a] = paths.extend(src, a)
-        return self.of(e)
+        b = 1 << self.bit[a] if a in self.bit else 0
+        fresh = (self.masks[p] | b, self.anys[p] | b) if not self.anys[p] & b else None  # a in no path of src
+        return self.of(e, fresh)
 
     def union(self, ps: Sequence[int], a: int) -> int:
         exts = {self.extended(p, a) for p in ps}
@@ -142,6 +157,8 @@ class _Block:
             self.pid[rows, d] = [ids.of(fab.paths.start(fab.asn[x])) for x in self.dests]
         self.bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in fab.asn], dtype=np.int64)
         self.span = int(ports.deg.max(initial=0)) + 1
+        self.flat_dist, self.flat_pid = self.dist.reshape(-1), self.pid.reshape(-1)
+        self.mark = np.zeros(n * len(ports.port), dtype=bool)
         self.asns = sorted(set(fab.asn))
         where = {a: k for k, a in enumerate(self.asns)}
         self.asn_index = np.array([where[a] for a in fab.asn], dtype=np.int64)
@@ -154,32 +171,30 @@ class _Block:
             d += 1
         return out
 
-    def _marked(self, d: int) -> tuple[Ints, Ints]:
-        """(class, switch) without a route next to a switch routed in round d-1, in row order."""
-        pt = self.ports
+    def _accepted(self, d: int) -> tuple[Ints, Ints]:
+        """The ports over which a switch without a route accepts one in round d, as (class, port row index) sorted
+        by class, switch and port: a switch routed in round d-1 advertises on every live port (push), the switch
+        at the other end accepts it when it has no route yet and passes the loop check."""
+        pt, s = self.ports, self.dist.shape[1]
         fc, fn = np.nonzero(self.dist == d - 1)
         c, i = _expand(fc, pt.off[fn], pt.deg[fn])
         v = pt.peer[i]
-        free = self.dist[c, v] < 0
-        hit = np.zeros(self.dist.shape, dtype=bool)
-        hit[c[free], v[free]] = True
-        hc, hv = np.nonzero(hit)
-        return hc, hv
+        ok = self.flat_dist[c * s + v] < 0
+        if self.ids is not None:
+            n = np.repeat(fn, pt.deg[fn])
+            ok &= (self.ids.masks_now()[self.flat_pid[c * s + n]] & self.bits[v]) == 0
+        width = len(pt.port)
+        self.mark[c[ok] * width + pt.mirror[i[ok]]] = True
+        keys = np.flatnonzero(self.mark)
+        self.mark[keys] = False
+        return keys // width, keys % width
 
     def _round(self, d: int) -> _Round | None:
         pt = self.ports
-        hc, hv = self._marked(d)
-        if not len(hc):
-            return None
-        c, i = _expand(hc, pt.off[hv], pt.deg[hv])
-        v = np.repeat(hv, pt.deg[hv])
-        n = pt.peer[i]
-        ok = self.dist[c, n] == d - 1
-        if self.ids is not None:
-            ok &= (self.ids.masks_now()[self.pid[c, n]] & self.bits[v]) == 0
-        c, i, v, n = c[ok], i[ok], v[ok], n[ok]
+        c, i = self._accepted(d)
         if not len(c):
             return None
+        v, n = pt.owner[i], pt.peer[i]
         key = c * self.dist.shape[1] + v
         lo = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
         hi = np.append(lo[1:], len(key))
@@ -191,25 +206,25 @@ class _Block:
         gc, gv = c[lo], v[lo]
         self.dist[gc, gv] = d
         self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
-        paths = self._paths(p, v, lo, hi, one[order]) if one is not None else None
-        if paths is not None:
-            self.pid[gc, gv] = paths
+        paths = None
+        if one is not None:
+            got = self._paths(p, v, lo, hi, one[order])
+            self.pid[gc, gv] = got
+            paths = got.tolist()
         cuts = [0, *(np.flatnonzero(gc[1:] != gc[:-1]) + 1).tolist(), len(gc)]
         return _Round(d, gc.tolist(), gv.tolist(), lo.tolist(), hi.tolist(), tuple(pt.port[i].tolist()), paths, cuts)
 
-    def _paths(self, p: Ints, v: Ints, lo: Ints, hi: Ints, single: npt.NDArray[np.bool_]) -> list[int]:
+    def _paths(self, p: Ints, v: Ints, lo: Ints, hi: Ints, single: npt.NDArray[np.bool_]) -> Ints:
         """Each routed switch's AS-path set: its accepted neighbours' sets (``p``) extended by its ASN, united.
         Most switches accept one set: those are extended once per distinct (set, ASN) pair."""
         assert self.ids is not None
-        ids, asn = self.ids, self.fab.asn
-        a = self.asn_index[v[lo]]
-        pairs, back = np.unique(p[lo] * len(self.asns) + a, return_inverse=True)
-        ext = [ids.extended(k // len(self.asns), self.asns[k % len(self.asns)]) for k in pairs.tolist()]
-        out = [ext[k] for k in back.tolist()]
-        pv = p.tolist()
+        ids, asn, k = self.ids, self.fab.asn, len(self.asns)
+        pairs, back = np.unique(p[lo] * k + self.asn_index[v[lo]], return_inverse=True)
+        ext = [ids.extended(x // k, self.asns[x % k]) for x in pairs.tolist()]
+        out = np.array(ext, dtype=np.int64)[back]
         for g in np.flatnonzero(~single).tolist():
             s, e = int(lo[g]), int(hi[g])
-            out[g] = ids.union(sorted(set(pv[s:e])), asn[int(v[s])])
+            out[g] = ids.union(sorted(set(p[s:e].tolist())), asn[int(v[s])])
         return out
 
     def routes(self) -> list[Routes]:

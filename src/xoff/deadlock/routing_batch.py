@@ -45,7 +45,6 @@ class _Ports:
     peer: Ints
     pos: Ints
     owner: Ints  # the switch of each row entry
-    mirror: Ints  # the row index of the other end's port
 
 
 def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
@@ -56,7 +55,6 @@ def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
     flat = [gp for r in rows for gp in r]
     off = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(deg, out=off[1:])
-    row = {gp: k for k, gp in enumerate(flat)}
     return _Ports(
         off=off,
         deg=deg,
@@ -64,7 +62,6 @@ def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
         peer=np.array([owner[peer[gp]] for gp in flat], dtype=np.int64),
         pos=np.array([where[peer[gp]] for gp in flat], dtype=np.int64),
         owner=np.repeat(np.arange(len(rows), dtype=np.int64), deg),
-        mirror=np.array([row[peer[gp]] for gp in flat], dtype=np.int64),
     )
 
 
@@ -157,8 +154,7 @@ class _Block:
             self.pid[rows, d] = [ids.of(fab.paths.start(fab.asn[x])) for x in self.dests]
         self.bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in fab.asn], dtype=np.int64)
         self.span = int(ports.deg.max(initial=0)) + 1
-        self.flat_dist, self.flat_pid = self.dist.reshape(-1), self.pid.reshape(-1)
-        self.mark = np.zeros(n * len(ports.port), dtype=bool)
+        self.flat_pid = self.pid.reshape(-1)
         self.asns = sorted(set(fab.asn))
         where = {a: k for k, a in enumerate(self.asns)}
         self.asn_index = np.array([where[a] for a in fab.asn], dtype=np.int64)
@@ -173,21 +169,17 @@ class _Block:
 
     def _accepted(self, d: int) -> tuple[Ints, Ints]:
         """The ports over which a switch without a route accepts one in round d, as (class, port row index) sorted
-        by class, switch and port: a switch routed in round d-1 advertises on every live port (push), the switch
-        at the other end accepts it when it has no route yet and passes the loop check."""
-        pt, s = self.ports, self.dist.shape[1]
-        fc, fn = np.nonzero(self.dist == d - 1)
-        c, i = _expand(fc, pt.off[fn], pt.deg[fn])
-        v = pt.peer[i]
-        ok = self.flat_dist[c * s + v] < 0
-        if self.ids is not None:
-            n = np.repeat(fn, pt.deg[fn])
-            ok &= (self.ids.masks_now()[self.flat_pid[c * s + n]] & self.bits[v]) == 0
-        width = len(pt.port)
-        self.mark[c[ok] * width + pt.mirror[i[ok]]] = True
-        keys = np.flatnonzero(self.mark)
-        self.mark[keys] = False
-        return keys // width, keys % width
+        by class, switch and port: every live port whose other end was routed in round d-1, on a switch without a
+        route yet, that passes the loop check. One (classes x ports) boolean matrix per round."""
+        pt = self.ports
+        told = (self.dist == d - 1)[:, pt.peer]
+        told &= (self.dist < 0)[:, pt.owner]
+        c, i = np.nonzero(told)
+        if self.ids is not None and len(c):
+            bits = self.bits[pt.owner[i]]
+            ok = (self.ids.masks_now()[self.flat_pid[c * self.dist.shape[1] + pt.peer[i]]] & bits) == 0
+            c, i = c[ok], i[ok]
+        return c, i
 
     def _round(self, d: int) -> _Round | None:
         pt = self.ports

@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from xoff.deadlock.routing import Routes
 
 Ints = npt.NDArray[np.int64]
+Hops = tuple[int, ...]
 
-EDGE_BUDGET = 4_000_000  # classes x directed fabric ports per block: bounds the arrays of one round
+EDGE_BUDGET = 1_000_000  # classes x directed fabric ports per block: bounds the arrays of one round
 MASK_BITS = 62  # shared ASNs a bit mask holds (int64, sign bit unused)
 
 
@@ -140,8 +141,10 @@ class _Round:
 class _Block:
     """The rounds of one block of destination classes."""
 
-    def __init__(self, fab: Fabric, ports: _Ports, dests: Sequence[int], ids: _PathIds | None) -> None:
-        self.fab, self.ports, self.dests, self.ids = fab, ports, list(dests), ids
+    def __init__(
+        self, fab: Fabric, ports: _Ports, dests: Sequence[int], ids: _PathIds | None, hops: dict[Hops, Hops]
+    ) -> None:
+        self.fab, self.ports, self.dests, self.ids, self.hops = fab, ports, list(dests), ids, hops
         n, s = len(dests), len(fab.switches)
         self.dist = np.full((n, s), -1, dtype=np.int64)
         self.rank = np.zeros((n, s), dtype=np.int64)
@@ -224,7 +227,8 @@ class _Block:
         fab, ids = self.fab, self.ids
         out: list[Routes] = [{x: (0, (), fab.paths.start(fab.asn[x]) if ids else None)} for x in self.dests]
         for r in self.rounds():
-            hops = map(r.ports.__getitem__, map(slice, r.lo, r.hi))
+            cut = [*map(r.ports.__getitem__, map(slice, r.lo, r.hi))]
+            hops = map(self.hops.setdefault, cut, cut)  # equal next-hop tuples one object, over every class
             paths = map(ids.objs.__getitem__, r.paths) if ids and r.paths is not None else repeat(None)
             entries = list(zip(repeat(r.dist), hops, paths))
             for a, b in pairwise(r.cuts):
@@ -252,6 +256,7 @@ def route_many(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int
     ids = _PathIds(fab, bit) if bgp else None
     size = max(1, EDGE_BUDGET // max(1, len(ports.port)))
     out: list[Routes] = []
+    hops: dict[Hops, Hops] = {}
     for k in range(0, len(dests), size):
-        out.extend(_Block(fab, ports, dests[k : k + size], ids).routes())
+        out.extend(_Block(fab, ports, dests[k : k + size], ids, hops).routes())
     return out

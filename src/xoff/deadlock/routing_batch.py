@@ -18,18 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise, repeat
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from xoff.deadlock.fabric import Fabric, Paths
 
-if TYPE_CHECKING:
-    from xoff.deadlock.routing import Routes
-
 Ints = npt.NDArray[np.int64]
 Hops = tuple[int, ...]
+Routes = dict[int, tuple[int, Hops, Paths | None]]  # routing.Routes (that module imports this one)
 
 EDGE_BUDGET = 1_000_000  # classes x directed fabric ports per block: bounds the arrays of one round
 MASK_BITS = 62  # shared ASNs a bit mask holds (int64, sign bit unused)

@@ -101,7 +101,7 @@ def test_per_class_snapshot_gives_the_per_host_answer(
         assert full[key] == compact[key], key
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fabrics(), st.sampled_from(["bgp", "igp"]))
 def test_route_all_equals_route_class_per_class(case: tuple[FabricState, list[int]], routing: str) -> None:
     """All classes routed at once (routing_batch) give route_class's routes, the dict order included."""

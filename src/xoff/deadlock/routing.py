@@ -15,18 +15,20 @@ Routing models:
   AS paths never repeat an ASN, so a path is kept as the frozenset of its ASNs.
 - ``igp``: shortest path by hop count with ECMP (OSPF/IS-IS with equal link costs).
 
-Both are computed by rounds of a breadth-first propagation from the destination switch; the
-failure sweep repairs a computed class incrementally (``repair.repair``) instead of recomputing it;
+Both are computed by rounds of a breadth-first propagation from the destination switch (``route_class``;
+``route_all`` runs the same rounds for every class at once as arrays, ``routing_batch``); the failure sweep repairs a computed class incrementally (``repair.repair``) instead of recomputing it;
 ``forwarding`` turns routes into a forwarding snapshot.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import chain
 from typing import Literal
 
 from xoff.deadlock.fabric import Fabric, Paths
 from xoff.deadlock.pool import run_chunked
+from xoff.deadlock.routing_batch import route_many
 
 Routing = Literal["bgp", "igp"]
 ROUTINGS: tuple[Routing, ...] = ("bgp", "igp")
@@ -116,15 +118,23 @@ def _route_bgp(fab: Fabric, dest: int, dead: frozenset[int] | set[int]) -> Route
 
 
 def route_all(fab: Fabric, routing: Routing, dead: frozenset[int] | set[int], workers: int = 1) -> dict[int, Routes]:
-    """Every destination class, computed once each (``workers`` > 1: in that many forked processes)."""
+    """Every destination class, computed once each (``workers`` > 1: in that many forked processes); the same
+    routes as ``route_class`` per class, dict order included, computed for all classes together."""
     dests = list(dict.fromkeys(fab.dest_of(c) for c in fab.classes))
     if workers > 1 and len(dests) > 1:
-        parts = run_chunked(lambda chunk: [route_class(fab, d, routing, dead) for d in chunk], dests, workers)
+        parts = run_chunked(lambda chunk: _route_dests(fab, chunk, routing, dead), dests, workers)
         done = {d: _interned(fab, r) for d, r in zip(dests, chain.from_iterable(parts), strict=True)}
     else:
-        done = {d: route_class(fab, d, routing, dead) for d in dests}
+        done = dict(zip(dests, _route_dests(fab, dests, routing, dead), strict=True))
     # classes split by static routes share their switch's dynamic routes
     return {c: done[fab.dest_of(c)] for c in fab.classes}
+
+
+def _route_dests(fab: Fabric, dests: Sequence[int], routing: Routing, dead: frozenset[int] | set[int]) -> list[Routes]:
+    """``route_class`` for every switch of ``dests``: all at once as arrays (``routing_batch``), or one by one when
+    the fabric's shared ASNs do not fit its loop-check masks."""
+    got = route_many(fab, dests, routing == "bgp", dead)
+    return got if got is not None else [route_class(fab, d, routing, dead) for d in dests]
 
 
 def _interned(fab: Fabric, routes: Routes) -> Routes:

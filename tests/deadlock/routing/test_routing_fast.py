@@ -9,10 +9,12 @@
 
 from __future__ import annotations
 
+import pytest
 from deadlock_fabrics import hand_built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from xoff.deadlock import routing_batch
 from xoff.deadlock.analysis import analyse
 from xoff.deadlock.fabric import Fabric
 from xoff.deadlock.forwarding import build_snapshot
@@ -97,3 +99,28 @@ def test_per_class_snapshot_gives_the_per_host_answer(
     compact = analyse(build_snapshot(fab, routes, dead, per_class=True)).to_json()
     for key in ("deadlock_risk", "risky_priorities", "nodes_on_cycles", "example_cycle", "pfc_mismatches", "cycles"):
         assert full[key] == compact[key], key
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fabrics(), st.sampled_from(["bgp", "igp"]))
+def test_route_all_equals_route_class_per_class(case: tuple[FabricState, list[int]], routing: str) -> None:
+    """All classes routed at once (routing_batch) give route_class's routes, the dict order included."""
+    state, dead_list = case
+    fab = fabric_of(state)
+    dead = {li for li in dead_list if li < len(fab.link_ids)}
+    together = route_all(fab, routing, dead)  # type: ignore[arg-type]
+    for c in fab.classes:
+        alone = route_class(fab, fab.dest_of(c), routing, dead)  # type: ignore[arg-type]
+        assert list(together[c].items()) == list(alone.items())
+
+
+def test_route_all_without_room_for_the_shared_asns_routes_class_by_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More shared ASNs than a loop-check mask holds: route_all falls back to route_class, the same routes."""
+    switches = {f"s{i}": ("spine" if i % 2 else "leaf", 65000 + i % 3) for i in range(6)}
+    links = [(f"s{i}", f"s{j}") for i in range(6) for j in range(i + 1, 6) if (i + j) % 2]
+    fab = fabric_of(hand_built(switches, links, ["s0", "s2", "s4"]))
+    batched = route_all(fab, "bgp", set())
+    monkeypatch.setattr(routing_batch, "MASK_BITS", 1)
+    assert routing_batch.route_many(fab, [0], True, set()) is None
+    fallback = route_all(fab, "bgp", set())
+    assert {c: list(r.items()) for c, r in fallback.items()} == {c: list(r.items()) for c, r in batched.items()}

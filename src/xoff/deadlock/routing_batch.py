@@ -1,0 +1,259 @@
+"""Many destination classes routed at once, as arrays: ``routing.route_class``'s rounds for a block of classes together.
+
+The rule is route_class's (deadlock.md §5.1): round d gives a route to every switch without one that has a live port
+towards a switch routed in round d-1 whose AS-path set passes its loop check (under bgp: some path without the
+switch's ASN); its next hops are every such port, ascending; under bgp its AS-path set is the union of the accepted
+sets, each extended by its ASN (the same interned objects, ``fab.paths``). The result is equal to route_class's, dict
+order included (by round, then in the order the switches of the previous round found them).
+
+How: per round, the switches routed in round d-1 mark their unrouted neighbours (push); each marked switch then
+reads its own live ports in port order (pull), so next hops come out grouped and sorted. The loop check is one AND
+on a bit mask: an ASN that only one switch holds is never in the path set of another switch routed before it (a
+path through that ASN goes through that switch), so only ASNs held by several switches get a bit, and a path set's
+mask holds the ASNs in every one of its paths. With more shared ASNs than bits, route_class runs per class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise, repeat
+
+import numpy as np
+import numpy.typing as npt
+
+from xoff.deadlock.fabric import Fabric, Paths
+
+Ints = npt.NDArray[np.int64]
+Hops = tuple[int, ...]
+Routes = dict[int, tuple[int, Hops, Paths | None]]  # routing.Routes (that module imports this one)
+
+EDGE_BUDGET = 1_000_000  # classes x directed fabric ports per block: bounds the arrays of one round
+MASK_BITS = 62  # shared ASNs a bit mask holds (int64, sign bit unused)
+
+
+@dataclass(frozen=True)
+class _Ports:
+    """Every switch's live fabric ports in port order (compressed rows): ``port[off[v]:off[v+1]]`` are v's ports,
+    ``peer`` the switch at the other end, ``pos`` the other end's place in that switch's port list."""
+
+    off: Ints
+    deg: Ints
+    port: Ints
+    peer: Ints
+    pos: Ints
+    owner: Ints  # the switch of each row entry
+
+
+def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
+    owner, peer, plink = fab.port_owner, fab.port_peer, fab.port_link
+    where = {gp: i for ports in fab.ports_of for i, gp in enumerate(ports)}
+    rows = [[gp for gp in sorted(ports) if plink[gp] not in dead] for ports in fab.ports_of]
+    deg = np.array([len(r) for r in rows], dtype=np.int64)
+    flat = [gp for r in rows for gp in r]
+    off = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(deg, out=off[1:])
+    return _Ports(
+        off=off,
+        deg=deg,
+        port=np.array(flat, dtype=np.int64),
+        peer=np.array([owner[peer[gp]] for gp in flat], dtype=np.int64),
+        pos=np.array([where[peer[gp]] for gp in flat], dtype=np.int64),
+        owner=np.repeat(np.arange(len(rows), dtype=np.int64), deg),
+    )
+
+
+def _expand(rows: Ints, first: Ints, count: Ints) -> tuple[Ints, Ints]:
+    """Row ``rows[i]`` repeated ``count[i]`` times beside the indices ``first[i] .. first[i]+count[i]-1``."""
+    total = int(count.sum())
+    starts = np.cumsum(count) - count
+    idx = np.arange(total, dtype=np.int64) + np.repeat(first - starts, count)
+    return np.repeat(rows, count), idx
+
+
+class _PathIds:
+    """AS-path sets as small integers, each with two bit masks of shared ASNs: those in every one of its paths
+    (the loop check) and those in any (so an extension by an ASN in none derives both masks without a scan)."""
+
+    def __init__(self, fab: Fabric, bit: dict[int, int]) -> None:
+        self.fab, self.bit = fab, bit
+        self.objs: list[Paths] = []
+        self.ids: dict[Paths, int] = {}
+        self.masks: list[int] = []
+        self.anys: list[int] = []
+        self.mask_array: Ints = np.zeros(0, dtype=np.int64)
+
+    def of(self, paths: Paths, masks: tuple[int, int] | None = None) -> int:
+        got = self.ids.get(paths)
+        if got is None:
+            got = self.ids[paths] = len(self.objs)
+            self.objs.append(paths)
+            if masks is None:
+                every = frozenset.intersection(*paths) if paths else frozenset()
+                masks = self._mask(every), self._mask(frozenset().union(*paths))
+            self.masks.append(masks[0])
+            self.anys.append(masks[1])
+        return got
+
+    def _mask(self, asns: frozenset[int]) -> int:
+        return sum(1 << self.bit[a] for a in asns if a in self.bit)
+
+    def masks_now(self) -> Ints:
+        if len(self.mask_array) != len(self.masks):
+            self.mask_array = np.array(self.masks, dtype=np.int64)
+        return self.mask_array
+
+    def extended(self, p: int, a: int) -> int:
+        paths = self.fab.paths
+        src = self.objs[p]
+        ext = paths.extensions(src)
+        e = ext.get(a)
+        if e is None:
+            e = ext[a] = paths.extend(src, a)
+        b = 1 << self.bit[a] if a in self.bit else 0
+        fresh = (self.masks[p] | b, self.anys[p] | b) if not self.anys[p] & b else None  # a in no path of src
+        return self.of(e, fresh)
+
+    def union(self, ps: Sequence[int], a: int) -> int:
+        exts = {self.extended(p, a) for p in ps}
+        if len(exts) == 1:
+            return exts.pop()
+        return self.of(self.fab.paths.union(self.objs[e] for e in exts))
+
+
+@dataclass
+class _Round:
+    """The switches one round routed, in their dict order, and where their next hops are."""
+
+    dist: int
+    cls: list[int]
+    sw: list[int]
+    lo: list[int]
+    hi: list[int]
+    ports: tuple[int, ...]
+    paths: list[int] | None
+    cuts: list[int]  # where the class changes in ``cls``, with 0 and the end
+
+
+class _Block:
+    """The rounds of one block of destination classes."""
+
+    def __init__(
+        self, fab: Fabric, ports: _Ports, dests: Sequence[int], ids: _PathIds | None, hops: dict[Hops, Hops]
+    ) -> None:
+        self.fab, self.ports, self.dests, self.ids, self.hops = fab, ports, list(dests), ids, hops
+        n, s = len(dests), len(fab.switches)
+        self.dist = np.full((n, s), -1, dtype=np.int64)
+        self.rank = np.zeros((n, s), dtype=np.int64)
+        self.pid = np.zeros((n, s), dtype=np.int64)
+        rows = np.arange(n, dtype=np.int64)
+        d = np.array(self.dests, dtype=np.int64)
+        self.dist[rows, d] = 0
+        self.rank[rows, d] = 0
+        if ids is not None:
+            self.pid[rows, d] = [ids.of(fab.paths.start(fab.asn[x])) for x in self.dests]
+        self.bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in fab.asn], dtype=np.int64)
+        self.span = int(ports.deg.max(initial=0)) + 1
+        self.flat_pid = self.pid.reshape(-1)
+        self.asns = sorted(set(fab.asn))
+        where = {a: k for k, a in enumerate(self.asns)}
+        self.asn_index = np.array([where[a] for a in fab.asn], dtype=np.int64)
+
+    def rounds(self) -> list[_Round]:
+        out: list[_Round] = []
+        d = 1
+        while (r := self._round(d)) is not None:
+            out.append(r)
+            d += 1
+        return out
+
+    def _accepted(self, d: int) -> tuple[Ints, Ints]:
+        """The ports over which a switch without a route accepts one in round d, as (class, port row index) sorted
+        by class, switch and port: every live port whose other end was routed in round d-1, on a switch without a
+        route yet, that passes the loop check. One (classes x ports) boolean matrix per round."""
+        pt = self.ports
+        told = (self.dist == d - 1)[:, pt.peer]
+        told &= (self.dist < 0)[:, pt.owner]
+        c, i = np.nonzero(told)
+        if self.ids is not None and len(c):
+            bits = self.bits[pt.owner[i]]
+            ok = (self.ids.masks_now()[self.flat_pid[c * self.dist.shape[1] + pt.peer[i]]] & bits) == 0
+            c, i = c[ok], i[ok]
+        return c, i
+
+    def _round(self, d: int) -> _Round | None:
+        pt = self.ports
+        c, i = self._accepted(d)
+        if not len(c):
+            return None
+        v, n = pt.owner[i], pt.peer[i]
+        key = c * self.dist.shape[1] + v
+        lo = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        hi = np.append(lo[1:], len(key))
+        found = np.minimum.reduceat(self.rank[c, n] * self.span + pt.pos[i], lo)
+        p = self.pid[c, n]
+        one = (np.minimum.reduceat(p, lo) == np.maximum.reduceat(p, lo)) if self.ids is not None else None
+        order = np.lexsort((found, c[lo]))
+        lo, hi = lo[order], hi[order]
+        gc, gv = c[lo], v[lo]
+        self.dist[gc, gv] = d
+        self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
+        paths = None
+        if one is not None:
+            got = self._paths(p, v, lo, hi, one[order])
+            self.pid[gc, gv] = got
+            paths = got.tolist()
+        cuts = [0, *(np.flatnonzero(gc[1:] != gc[:-1]) + 1).tolist(), len(gc)]
+        return _Round(d, gc.tolist(), gv.tolist(), lo.tolist(), hi.tolist(), tuple(pt.port[i].tolist()), paths, cuts)
+
+    def _paths(self, p: Ints, v: Ints, lo: Ints, hi: Ints, single: npt.NDArray[np.bool_]) -> Ints:
+        """Each routed switch's AS-path set: its accepted neighbours' sets (``p``) extended by its ASN, united.
+        Most switches accept one set: those are extended once per distinct (set, ASN) pair."""
+        assert self.ids is not None
+        ids, asn, k = self.ids, self.fab.asn, len(self.asns)
+        pairs, back = np.unique(p[lo] * k + self.asn_index[v[lo]], return_inverse=True)
+        ext = [ids.extended(x // k, self.asns[x % k]) for x in pairs.tolist()]
+        out = np.array(ext, dtype=np.int64)[back]
+        for g in np.flatnonzero(~single).tolist():
+            s, e = int(lo[g]), int(hi[g])
+            out[g] = ids.union(sorted(set(p[s:e].tolist())), asn[int(v[s])])
+        return out
+
+    def routes(self) -> list[Routes]:
+        """Every class's routes: the destination switch first, then round by round in discovery order."""
+        fab, ids = self.fab, self.ids
+        out: list[Routes] = [{x: (0, (), fab.paths.start(fab.asn[x]) if ids else None)} for x in self.dests]
+        for r in self.rounds():
+            cut = [*map(r.ports.__getitem__, map(slice, r.lo, r.hi))]
+            hops = map(self.hops.setdefault, cut, cut)  # equal next-hop tuples one object, over every class
+            paths = map(ids.objs.__getitem__, r.paths) if ids and r.paths is not None else repeat(None)
+            entries = list(zip(repeat(r.dist), hops, paths))
+            for a, b in pairwise(r.cuts):
+                out[r.cls[a]].update(zip(r.sw[a:b], entries[a:b], strict=True))
+        return out
+
+
+def shared_asn_bits(fab: Fabric) -> dict[int, int] | None:
+    """ASN -> bit, for the ASNs more than one switch holds; None when there are more than a mask holds."""
+    seen: dict[int, int] = {}
+    for a in fab.asn:
+        seen[a] = seen.get(a, 0) + 1
+    shared = sorted(a for a, k in seen.items() if k > 1)
+    if len(shared) > MASK_BITS:
+        return None
+    return {a: b for b, a in enumerate(shared)}
+
+
+def route_many(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int]) -> list[Routes] | None:
+    """Every class of ``dests`` routed (bgp or igp), in blocks; None when bgp's ASNs do not fit the masks."""
+    bit = shared_asn_bits(fab) if bgp else {}
+    if bit is None:
+        return None
+    ports = _live_ports(fab, dead)
+    ids = _PathIds(fab, bit) if bgp else None
+    size = max(1, EDGE_BUDGET // max(1, len(ports.port)))
+    out: list[Routes] = []
+    hops: dict[Hops, Hops] = {}
+    for k in range(0, len(dests), size):
+        out.extend(_Block(fab, ports, dests[k : k + size], ids, hops).routes())
+    return out

@@ -64,7 +64,7 @@ typecheck: $(STAMP)
 # module fixture brings up, on one worker. Labs are named per process and remapped into free blocks, so two
 # workers' labs never collide; the `exclusive` tests (a lab at the intent's own addresses, as the README runs it)
 # run afterwards, alone.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 unit: $(STAMP)
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
 	$(BIN)/pytest -q -m exclusive

@@ -39,7 +39,8 @@ logging.getLogger("pygnmi.client").setLevel(logging.CRITICAL + 1)
 
 SONIC_PORT = 8080  # SONiC's telemetry service as its document runs it (doc/system-telemetry/grpc_telemetry.md)
 CUMULUS_PORT = 9339  # NVIDIA: "the gNMI agent listens over port 9339"
-PORTS = {"sonic": SONIC_PORT, "cumulus": CUMULUS_PORT}
+# per NOS: the port, and whether it is plain gRPC (SONiC's --insecure) rather than TLS
+TRANSPORT = {"sonic": (SONIC_PORT, True), "cumulus": (CUMULUS_PORT, False)}
 SAMPLE_NS = 10_000_000_000  # the sample interval asked for; only the first round (to sync_response) is read
 
 
@@ -112,17 +113,17 @@ def targets_for(fabric: FabricState, credentials: CredentialSet) -> dict[str, Gn
     the lab and SONiC's own document run it), Cumulus over TLS, its self-signed certificate accepted."""
     out: dict[str, GnmiTarget] = {}
     for name, device in sorted(fabric.devices.items()):
-        if device.kind != "switch" or device.platform not in PORTS:
+        if device.kind != "switch" or device.platform not in TRANSPORT:
             continue
         creds = credentials.for_device(device.platform, device.kind)
         out[name] = GnmiTarget(
             device=name,
             platform=device.platform,
             address=device.mgmt_address.split("/", 1)[0],
-            port=PORTS[device.platform],
+            port=TRANSPORT[device.platform][0],
             username=creds.username if creds else None,
             password=creds.password if creds else None,
-            insecure=device.platform == "sonic",
+            insecure=TRANSPORT[device.platform][1],
         )
     return out
 

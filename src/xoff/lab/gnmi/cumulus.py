@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.gnmi.values import load
+from xoff.lab.emulators.sonic.moving import read_counters as load
 
 CLASSES = 8
 _PORT = re.compile(r"^swp\d+(s\d+)?$")

@@ -18,6 +18,7 @@ import json
 import sys
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from concurrent import futures
 from pathlib import Path
@@ -30,7 +31,6 @@ from xoff.lab.gnmi import cumulus, sonic
 
 ONCE, POLL, STREAM = "ONCE", "POLL", "STREAM"
 DEFAULT_SAMPLE_NS = 10_000_000_000
-PORTS = {"sonic": 8080, "cumulus": 9339}
 
 
 def _now_ns() -> int:
@@ -41,7 +41,7 @@ def _names(path: Any) -> list[str]:
     return [e.name for e in path.elem] or list(path.element)
 
 
-class Dialect:
+class Dialect(ABC):
     """What one NOS serves: its notifications for a prefix and paths, and whether it answers Get."""
 
     name = ""
@@ -51,8 +51,8 @@ class Dialect:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
 
-    def notifications(self, prefix: Any, paths: list[Any]) -> list[Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def notifications(self, prefix: Any, paths: list[Any]) -> list[Any]: ...
 
 
 class Sonic(Dialect):

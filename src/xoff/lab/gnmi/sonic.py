@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from xoff.lab.gnmi.values import load
+from xoff.lab.emulators.sonic.moving import read_counters as load
 
 TARGET = "COUNTERS_DB"
 PORTS = 8

@@ -198,13 +198,24 @@ def build(directory: str | os.PathLike[str]) -> Path | None:
         if cc is None:
             return None
         built.parent.mkdir(parents=True, exist_ok=True)
-        source = built.with_name(f"{LIBRARY}.{os.getpid()}.c")
-        tmp = built.with_name(f"{LIBRARY}.{os.getpid()}.tmp")
-        source.write_text(NVML_C, encoding="utf-8")
-        cmd = [cc, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-Wl,-soname," + LIBRARY, "-o", str(tmp), str(source)]
-        subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120)
-        source.unlink()
-        tmp.replace(built)  # parallel labs: whoever finishes last wins, with the same bytes
+        # A name of its own per build: labs in other processes and the lab's own host threads may build at once.
+        with tempfile.TemporaryDirectory(dir=built.parent) as work:
+            source, tmp = Path(work) / "nvml.c", Path(work) / LIBRARY
+            source.write_text(NVML_C, encoding="utf-8")
+            cmd = [
+                cc,
+                "-shared",
+                "-fPIC",
+                "-O2",
+                "-Wall",
+                "-Werror",
+                "-Wl,-soname," + LIBRARY,
+                "-o",
+                str(tmp),
+                str(source),
+            ]
+            subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120)
+            tmp.replace(built)  # whoever finishes last wins, with the same bytes
     out = Path(directory) / LIBRARY
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_out = out.with_name(LIBRARY + ".tmp")

@@ -3,7 +3,7 @@ code (``xoff.platforms.sonic.apply``), so both engines send a switch the same JS
 and verify and judge a rollback the same way.
 
 - ``running | xoff_sonic_diff(folder)``: the change from ``show runningconfiguration all`` to the rendered
-  files in ``folder``: ``{"lines": [...], "count": N, "patch_file": TEXT}``, where ``TEXT`` is the patch
+  files in ``folder``: ``{"lines": [...], "changes": N, "patch_file": TEXT}``, where ``TEXT`` is the patch
   file exactly as the Nornir strategy puts it on the switch (field-level RFC 6902 JSON Patch over the
   tables the rendered ``config_db.json`` lists);
 - ``stamp | xoff_sonic_patch_path``: where the patch goes on the switch (the Nornir strategy's path);
@@ -44,7 +44,7 @@ def diff(running: str | dict[str, Any], folder: str) -> dict[str, Any]:
         change = change_set(_text(running), _rendered(folder))
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
-    return {"lines": change.lines, "count": change.count, "patch_file": patch_file(change.payload)}
+    return {"lines": change.lines, "changes": change.count, "patch_file": patch_file(change.payload)}
 
 
 def patch_path(stamp: str) -> str:

@@ -3,7 +3,8 @@ environment and the job templates.
 
 Layout (``docs/scale-out.md``)::
 
-    push.yml backup.yml verify.yml tasks/ filter_plugins/   the playbooks xoff push --engine ansible runs
+    push.yml backup.yml verify.yml tasks/ vars/              the playbooks xoff push --engine ansible runs,
+    filter_plugins/ action_plugins/                          with their plugins
     render/<device>/...  render/manifest.json                the rendered configuration (xoff render)
     inventories/<shard>/hosts.yml                            one YAML inventory per failure domain
     known_hosts                                              the devices' host keys (with --lab / --known-hosts)
@@ -28,7 +29,7 @@ from xoff.desired.models import FabricState
 from xoff.render import render_fabric, write_output
 
 PLAYBOOKS = ("push.yml", "backup.yml", "verify.yml")
-PLAYBOOK_DIRS = ("tasks", "filter_plugins")
+PLAYBOOK_DIRS = ("tasks", "filter_plugins", "action_plugins", "vars")
 OWNED_DIRS = ("inventories", "render")  # emptied before writing: a shard gone since the last export goes too
 KNOWN_HOSTS = "known_hosts"
 RENDER_DIR = "{{ playbook_dir }}/render"
@@ -37,6 +38,10 @@ LINT_CONFIG = """\
 ---
 # ansible-lint of this project (xoff's own test runs it with --profile production)
 profile: production
+skip_list:
+  # the plays with `strategy: free` (backup.yml, push.yml) have no run_once task: backup.yml's stamp is a linear
+  # play of its own before them
+  - run-once[play]
 """
 
 

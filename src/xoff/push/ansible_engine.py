@@ -151,8 +151,8 @@ class EventTranslator:
 
     def _timed(self, host: str, duration: Any) -> None:
         """Add one task's own time on ``host``: ansible-runner's ``duration`` (end - start of the task on
-        that host). Under the linear strategy a host waits for the others after each task: that wait is
-        not its time."""
+        that host). Where a play runs under the linear strategy a host waits for the others after each task:
+        that wait is not its time."""
         if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
             dev = self.devices.setdefault(host, _Device())
             dev.busy_s += float(duration)

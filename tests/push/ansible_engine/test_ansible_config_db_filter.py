@@ -97,7 +97,7 @@ def test_both_engines_send_the_same_sonic_patch_byte_for_byte(tmp_path: Path) ->
     path, body = _ansible_patch_upload("r1", ansible)
     assert (path, body) == (nornir_path, nornir_file)
     assert body.encode() == nornir_file.encode()
-    assert (ansible["lines"], ansible["count"]) == (change.lines, change.count) and change.count == 3
+    assert (ansible["lines"], ansible["changes"]) == (change.lines, change.count) and change.count == 3
     assert f"sudo config apply-patch {nornir_path}" in session.commands
     ops = json.loads(body)
     port = next(iter(json.loads(desired["config_db.json"])["PORT"]))
@@ -120,7 +120,7 @@ def test_verify_and_rollback_checks_are_the_strategy_s(tmp_path: Path) -> None:
     assert f["xoff_sonic_rollback_mismatches"](json.loads(running), running) == [], "a fact parsed back as JSON"
     assert f["xoff_sonic_rollback_mismatches"](running, json.dumps({"PORT": {}})) != []
     equal = json.dumps({**json.loads(desired["config_db.json"]), "bgpraw": ""})
-    assert f["xoff_sonic_diff"](equal, str(folder))["count"] == 0
+    assert f["xoff_sonic_diff"](equal, str(folder))["changes"] == 0
 
 
 def test_eos_filter_is_the_strategy_s_diff(tmp_path: Path) -> None:

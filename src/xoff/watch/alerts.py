@@ -89,7 +89,7 @@ def _grew(gauge: str, w: Windows, growth: float) -> str:
     """Two points or more, never fell across the window (``resets`` of a gauge counts its decreases) and ended
     ``growth`` above where it started (never having fallen, its minimum)."""
     return (
-        f"({gauge} - min_over_time({gauge}[{w.window}]) >= {_n(growth)})"
+        f"({_last(gauge, w)} - min_over_time({gauge}[{w.window}]) >= {_n(growth)})"
         f" and (resets({gauge}[{w.window}]) == 0) and (count_over_time({gauge}[{w.window}]) > 1)"
     )
 

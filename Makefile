@@ -14,7 +14,13 @@ DEMO_OUT ?= out/demo
 # HTML report test; sshpass for Ansible password logins over OpenSSH; prometheus for promtool and the watch test).
 APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass prometheus
 
-.PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab
+# Grafana's TypeScript types and the compiler that checks the dashboard against them (tests/watch/test_dashboard.py),
+# from npm, pinned here, installed into the venv (never into the repository). No registry package ships Grafana's
+# dashboard JSON schema itself: tests/support/grafana_tsc.py says what was looked at.
+GRAFANA_TYPES := $(VENV)/grafana-types
+GRAFANA_NPM := typescript@5.9.3 @grafana/schema@13.2.3 @grafana/grafana-foundation-sdk@0.0.21
+
+.PHONY: demo test lint typecheck unit schema docs bench clean system-deps lab-clab grafana-types
 
 $(CREATED):
 	@command -v $(PY) >/dev/null || { echo "python3 is required (Debian: apt-get install python3 python3-venv)"; exit 2; }
@@ -35,6 +41,13 @@ system-deps:
 	@if [ -n "$(APT_PACKAGES)" ]; then \
 	  missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	  if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing; fi; \
+	fi
+
+grafana-types: | $(CREATED)
+	@if [ "$$(cat $(GRAFANA_TYPES)/.pinned 2>/dev/null)" != "$(GRAFANA_NPM)" ]; then \
+	  command -v npm >/dev/null || { echo "npm is required for the dashboard's type check (Node.js 20 with npm)"; exit 2; }; \
+	  npm install --prefix $(GRAFANA_TYPES) --no-audit --no-fund --ignore-scripts --save-exact $(GRAFANA_NPM) \
+	    && echo "$(GRAFANA_NPM)" > $(GRAFANA_TYPES)/.pinned; \
 	fi
 
 demo: $(RUNTIME) system-deps
@@ -65,7 +78,7 @@ typecheck: $(STAMP)
 # workers' labs never collide; the `exclusive` tests (a lab at the intent's own addresses, as the README runs it)
 # run afterwards, alone.
 TEST_WORKERS ?= 3
-unit: $(STAMP)
+unit: $(STAMP) grafana-types
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
 	$(BIN)/pytest -q -m exclusive
 

@@ -48,7 +48,8 @@ WATCHED = (
     "spine1",
 )  # the storm's switch and two quiet ones: small, and 'no other alert' means something
 STORM = FAULTS["pause-storm"]
-RATE = "6s"  # the rules' rate window here: a few of xoff watch's rounds (1 s apart, each a few hundred ms of SSH)
+RATE_S = 6  # the rules' window here: a few of xoff watch's rounds (1 s apart, each a few hundred ms of SSH)
+RATE = f"{RATE_S}s"
 T = TypeVar("T")
 # deadlines, not waits: on an idle machine each condition holds in seconds; under a loaded CI machine an SSH round
 # of the lab's emulators can take several seconds
@@ -90,7 +91,7 @@ def _start_prometheus(work: Path, target: str, port: int) -> subprocess.Popen[by
     binary = shutil.which("prometheus")
     if binary is None:
         pytest.fail("prometheus not found: install Debian package prometheus (make system-deps)")
-    (work / "rules.yml").write_text(render(windows=Windows(rate=RATE, slow="30s", pending="0s")), encoding="utf-8")
+    (work / "rules.yml").write_text(render(windows=Windows(window_s=RATE_S, scrape_s=1)), encoding="utf-8")
     config = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
         "rule_files": ["rules.yml"],

@@ -49,7 +49,7 @@ def test_one_alert_per_signal_named_after_it() -> None:
 
 def test_promtool_checks_the_rules(tmp_path: Path) -> None:
     short = tmp_path / "short.yml"
-    short.write_text(render(windows=Windows(rate="10s", slow="30s", pending="0s")), encoding="utf-8")
+    short.write_text(render(windows=Windows(window_s=30, scrape_s=10)), encoding="utf-8")
     result = promtool("check", "rules", str(RULES), str(short))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS: 9 rules found" in result.stdout
@@ -101,3 +101,15 @@ def test_the_generator_takes_threshold_overrides(tmp_path: Path, capsys: pytest.
     assert "rate(xoff_pfc_rx_pause_frames_total[1m]) > 5000)" in (tmp_path / "r.yml").read_text(encoding="utf-8")
     assert main(["-t", "pause_storm=1"]) == 2
     assert "no threshold 'pause_storm'" in capsys.readouterr().err
+
+
+def test_the_generator_takes_the_watchs_window_and_interval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A watch run with another --window / --interval gets rules over the same window and intervals."""
+    from xoff.watch.alerts import main
+
+    assert main(["--window", "120", "--interval", "15", "-o", str(tmp_path / "r.yml")]) == 0
+    text = (tmp_path / "r.yml").read_text(encoding="utf-8")
+    assert "rate(xoff_queue_dropped_packets_total[2m])" in text
+    assert "min_over_time(irate(xoff_pfc_rx_pause_frames_total[2m])[105s:15s])" in text
+    assert main(["--window", "10", "--interval", "10"]) == 2
+    assert "the window must hold two scrapes" in capsys.readouterr().err

@@ -1,8 +1,11 @@
-"""The Grafana dashboard: fresh, valid against Grafana's dashboard JSON schema, and its PromQL parsed by promtool.
+"""The Grafana dashboard: fresh, type-checked against Grafana's published types, and its PromQL parsed by promtool.
 
-The schema is Grafana's, as the grafana-foundation-sdk repository publishes it (``jsonschema/dashboard.jsonschema.json``
-and the panel schemas beside it, generated from Grafana's CUE kinds), kept out of this repository and read from
-``$XOFF_GRAFANA_SCHEMA_DIR`` or ``../shared/schemas/grafana`` beside the checkout, like the SONiC YANG models.
+Always run: ``tsc`` against Grafana's TypeScript types from npm (``@grafana/schema``: the dashboard and the panel
+options; ``@grafana/grafana-foundation-sdk``: the Prometheus query), which ``make grafana-types`` installs into the
+venv (``tests/support/grafana_tsc.py``; missing, the test fails and says how to install them), and the Python SDK's
+model round trip. An optional extra, skipped without its files: Grafana's dashboard JSON schema as the
+grafana-foundation-sdk repository publishes it (``jsonschema/*.jsonschema.json``, generated from Grafana's CUE kinds),
+which no package on PyPI, Debian or npm ships, read from ``$XOFF_GRAFANA_SCHEMA_DIR`` or ``../shared/schemas/grafana``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 from jsonschema import Draft7Validator
 
+from tests.support.grafana_tsc import ENV as TYPES_ENV
+from tests.support.grafana_tsc import tsc_errors, types_dir
 from xoff.watch.dashboard import dashboard, queries, render
 from xoff.watch.exporter import META
 from xoff.watch.metrics import METRICS
@@ -70,6 +75,34 @@ def test_the_dashboard_file_is_fresh() -> None:
     assert DASHBOARD.read_text(encoding="utf-8") == render(), (
         "run: python -m xoff.watch.dashboard -o deploy/grafana/xoff.json"
     )
+
+
+def grafana_types() -> Path:
+    where = types_dir()
+    if where is None:
+        pytest.fail(f"Grafana's TypeScript types not installed: run `make grafana-types` (or set {TYPES_ENV})")
+    return where
+
+
+def test_grafanas_typescript_types_accept_the_dashboard(tmp_path: Path) -> None:
+    assert tsc_errors(json.loads(DASHBOARD.read_text(encoding="utf-8")), grafana_types(), tmp_path) == []
+
+
+def test_the_type_check_is_not_vacuous(tmp_path: Path) -> None:
+    """Each kind of mistake Grafana's types catch, one per part of the dashboard, is reported where it is."""
+    broken = copy.deepcopy(dashboard())
+    broken["graphTooltip"] = 7  # not a DashboardCursorSync
+    broken["templating"]["list"][1]["refreshh"] = 1  # a variable's unknown key
+    row = next(p for p in broken["panels"] if p["type"] == "row")
+    del row["collapsed"]  # required of a row
+    stat = next(p for p in broken["panels"] if p["type"] == "stat")
+    stat["options"]["colorMode"] = "rainbow"  # outside the stat panel's BigValueColorMode
+    series = next(p for p in broken["panels"] if p["type"] == "timeseries")
+    series["targets"][0]["expresion"] = "typo"  # not a field of the Prometheus query
+    series["options"]["legend"]["placement"] = 3  # a string enumeration given a number
+    errors = "\n".join(tsc_errors(broken, grafana_types(), tmp_path))
+    for needle in ("'7'", "refreshh", "'collapsed' is missing", '"rainbow"', "expresion", "placement"):
+        assert needle in errors, (needle, errors)
 
 
 def test_valid_against_grafanas_schema() -> None:

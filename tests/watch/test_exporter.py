@@ -106,6 +106,16 @@ def test_planned_gauges_come_from_the_intent(lab_mini_state: Any) -> None:
     ]
     assert got[key("xoff_pg_headroom_planned_bytes", **leaf1, port="Ethernet0", pg="3")] == profile.xoff
     assert got[key("xoff_queue_lossless", **leaf1, queue="3")] == 1
+    # priority 3 is lab-mini's lossless class (PG 3, queue 3); priority 0 stays lossy, so it has no series
+    assert got[key("xoff_priority_lossless", **leaf1, priority="3")] == 1
+    assert got[key("xoff_priority_pg", **leaf1, priority="3", pg="3")] == 1
+    assert got[key("xoff_priority_queue", **leaf1, priority="3", queue="3")] == 1
+    assert not [k for k in got if k[0].startswith("xoff_priority_") and dict(k[1]).get("priority") == "0"]
+    gpu1 = {"device": "gpu1", "network": "", "role": state.devices["gpu1"].role}  # a host: its NICs' PFC flags only
+    assert got[key("xoff_priority_lossless", **gpu1, priority="3")] == 1
+    assert not [
+        k for k in got if k[0] in ("xoff_priority_pg", "xoff_priority_queue") and dict(k[1])["device"] == "gpu1"
+    ]
     assert not [k for k in got if k[0] == "xoff_up"]  # nothing read yet: no device is said up or down
     assert set(planned_readings(state)) <= set(state.devices)
 

@@ -7,7 +7,8 @@ counters with the device's own totals, so Prometheus' ``rate()`` sees resets its
 no series at all, never 0; a device whose last read failed has no readings, ``xoff_up`` 0 and its error counted.
 
 Beside the readings it serves what the alert rules compare against, from the intent (the headroom
-planned per port and PG, the lossless queues, the planned ECN marking ceiling per queue: ``planned_readings``), and meta-metrics
+planned per port and PG, the lossless queues, the planned ECN marking ceiling per queue, the lossless priorities
+and their PG and queue: ``planned_readings``), and meta-metrics
 (``META``). ``serve`` starts the HTTP endpoint in a daemon thread and returns a handle to close it.
 
 How the loop plugs it in::
@@ -76,7 +77,7 @@ def identities(state: FabricState) -> dict[str, Identity]:
 
 def planned_readings(state: FabricState) -> dict[str, tuple[Reading, ...]]:
     """Per device, the intent's numbers the alert rules need (planned headroom per port and PG, lossless queues,
-    the ECN ceiling per queue), from the watch's own plan reader."""
+    the ECN ceiling per queue, the lossless priorities with their PG and queue), from the watch's own plan reader."""
     from xoff.watch.thresholds import device_plan  # noqa: PLC0415 - the plan reader loads the desired models
 
     out: dict[str, tuple[Reading, ...]] = {}
@@ -89,6 +90,14 @@ def planned_readings(state: FabricState) -> dict[str, tuple[Reading, ...]]:
         readings += [Reading.of("xoff_queue_lossless", 1.0, queue=q) for q in sorted(plan.lossless_queues)]
         readings += [
             Reading.of("xoff_queue_ecn_ratio_max", r, queue=q) for q, r in sorted((plan.ecn_high or {}).items())
+        ]
+        readings += [Reading.of("xoff_priority_lossless", 1.0, priority=p) for p in sorted(plan.lossless_priorities)]
+        readings += [
+            Reading.of("xoff_priority_pg", 1.0, priority=p, pg=g) for p, g in sorted((plan.pg_of or {}).items())
+        ]
+        readings += [
+            Reading.of("xoff_priority_queue", 1.0, priority=p, queue=q)
+            for p, q in sorted((plan.queue_of or {}).items())
         ]
         if readings:
             out[name] = tuple(readings)

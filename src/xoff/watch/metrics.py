@@ -18,14 +18,17 @@ class Metric:
     unit: str
     labels: tuple[str, ...]
     help: str
-    on: Literal["switch", "host"]
+    on: On
 
 
-def _c(name: str, unit: str, labels: tuple[str, ...], help_: str, on: Literal["switch", "host"] = "switch") -> Metric:
+On = Literal["switch", "host", "switch, host"]
+
+
+def _c(name: str, unit: str, labels: tuple[str, ...], help_: str, on: On = "switch") -> Metric:
     return Metric(name, "counter", unit, labels, help_, on)
 
 
-def _g(name: str, unit: str, labels: tuple[str, ...], help_: str, on: Literal["switch", "host"] = "switch") -> Metric:
+def _g(name: str, unit: str, labels: tuple[str, ...], help_: str, on: On = "switch") -> Metric:
     return Metric(name, "gauge", unit, labels, help_, on)
 
 
@@ -49,6 +52,20 @@ _ALL = (
     _g("xoff_pg_headroom_planned_bytes", "bytes", PORT_PG, "the headroom xoff planned (from the intent)"),
     _g("xoff_queue_lossless", "bool", ("queue",), "1: the plan makes the egress queue lossless (from the intent)"),
     _g("xoff_queue_ecn_ratio_max", "ratio", ("queue",), "the queue's planned max ECN marking share (from the intent)"),
+    _g(
+        "xoff_priority_lossless",
+        "bool",
+        ("priority",),
+        "1: the plan runs PFC on the priority (switch QoS, host NIC; from the intent)",
+        "switch, host",
+    ),
+    _g("xoff_priority_pg", "bool", ("priority", "pg"), "1: the lossless priority's ingress PG (from the intent)"),
+    _g(
+        "xoff_priority_queue",
+        "bool",
+        ("priority", "queue"),
+        "1: the lossless priority's egress queue (from the intent)",
+    ),
     _g("xoff_buffer_pool_watermark_bytes", "bytes", ("pool",), "buffer pool watermark"),
     _g("xoff_buffer_pool_size_bytes", "bytes", ("pool",), "buffer pool size"),
     _c("xoff_fec_corrected_codewords_total", "codewords", ("port",), "FEC codewords corrected"),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.corpus import expected_for, read_sample, sample_ids, samples
-from xoff.platforms.cumulus import counters, optics
+from xoff.platforms.cumulus import counters, optics, transceivers
 from xoff.platforms.cumulus.collect import CONFIG, INTERFACES
 from xoff.platforms.cumulus.config_read import read_config, read_interfaces
 
@@ -29,7 +29,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     counters.qos_command("PORT").slug: counters.parse_qos,
     counters.watchdog_command("PORT").slug: counters.parse_watchdog,
     optics.phy_command("PORT").slug: _with_unmodelled(optics.parse_phy_detail),
-    optics.transceiver_command("PORT").slug: _with_unmodelled(optics.parse_transceiver),
+    transceivers.TRANSCEIVERS.slug: _with_unmodelled(transceivers.parse_transceivers),
 }
 CASES = [(command, sample) for command in PARSERS for sample in samples("cumulus", command)]
 

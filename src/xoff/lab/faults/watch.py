@@ -12,7 +12,7 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
   interfaces transceiver eeprom --dom``); on EOS ``show interfaces phy detail`` and ``show interfaces transceiver
   dom thresholds`` (``bad-optic-eos``); on Cumulus ``nv show interface <swp> link phy-detail`` and ``nv show
-  interface <swp> transceiver`` (``bad-optic-cumulus``);
+  platform transceiver detail`` (``bad-optic-cumulus``);
 - ``lossless-drop-rising``: packets dropped on a lossless queue while it transmits (``show queue counters``);
 - ``headroom-filling``: a lossless PG's headroom watermark climbing past nine tenths of the headroom the intent
   planned for it (``show priority-group watermark headroom``): the next burst, or a longer cable, overflows it;
@@ -141,7 +141,7 @@ def eos_optic() -> Steps:
 def cumulus_optic() -> Steps:
     """A bad optic in NVUE's terms: the port's RS-FEC histogram filling (codewords corrected) and its effective
     (uncorrected) errors rising with the raw BER up (``nv show interface <swp> link phy-detail``), the module's
-    receive power low on every lane and its temperature up (``nv show interface <swp> transceiver``)."""
+    receive power low on every lane and its temperature up (``nv show platform transceiver detail``)."""
 
     def change(_lab: Lab, t: Target, data: dict[str, Any]) -> None:
         port = port_of(t)
@@ -296,8 +296,8 @@ FAULTS: tuple[Fault, ...] = (
         "bad-optic-cumulus",
         "A bad optic: FEC errors rising, pre-FEC BER up (Cumulus)",
         "corrected codewords (RS-FEC histogram) and effective errors rising, the raw BER at 2.4e-4 and the receive "
-        "power at -13.9 dBm in the Cumulus emulator (`nv show interface <swp> link phy-detail`, `nv show interface "
-        "<swp> transceiver`)",
+        "power at -13.9 dBm in the Cumulus emulator (`nv show interface <swp> link phy-detail`, `nv show platform "
+        "transceiver detail`)",
         "watch.fec_ber",
         Target("sleaf1", "swp2"),
         "cumulus",

@@ -1,5 +1,6 @@
-"""Cumulus' FEC, pre-FEC BER and optics for ``xoff watch``, per port (NVUE has no all-ports form), from NVUE's
-text (no public ``-o json`` capture of either command was found), into ``PortFec`` and ``PortOptic``.
+"""Cumulus' FEC and pre-FEC BER for ``xoff watch``, per port (NVUE has no all-ports form of the PHY's health), from
+NVUE's text (no public ``-o json`` capture was found), into ``PortFec``. The modules' DOM is read for all ports
+at once: ``transceivers``.
 
 - ``nv show interface <swp> link phy-detail`` (Spectrum-2 and later; AmBER PHY health): an ``operational`` column
   of ``name  value`` rows under a dash rule (releases before 5.11 print a blank line between header and rule).
@@ -8,11 +9,6 @@ text (no public ``-o json`` capture of either command was found), into ``PortFec
   the RS-FEC histogram ``rs-num-corr-err-bin<n>`` (codewords with n symbols corrected): corrected codewords are the
   sum of bins 1-15 (bin 0 is codewords that needed no correction); no bins printed: not observed. Other rows
   (per-lane raw errors and BER, SNR, ...) are counted in ``unmodelled`` (lane digits as ``n``).
-- ``nv show interface <swp> transceiver``: ``name : value`` rows (some captures indent them). Read: ``temperature``
-  (``42.56 degrees C / 108.61 degrees F``) and ``ch-<n>-rx-power`` (``0.8625 mW / -0.64 dBm``; ``-inf dBm``: no
-  light on the lane). ``voltage``, ``ch-<n>-tx-power`` and ``ch-<n>-tx-bias-current`` are counted in
-  ``unmodelled``; inventory fields (vendor, cable type, ...) are not counters and are not counted. A module without
-  DOM prints neither: nothing read (None).
 
 Sources: tests/fixtures/real/cumulus/README.md.
 """
@@ -22,31 +18,21 @@ from __future__ import annotations
 import re
 
 from xoff.contracts.collect import Command
-from xoff.watch.readings import PortFec, PortOptic
+from xoff.watch.readings import PortFec
 
 _RULE = re.compile(r"^-+ +-+\s*$")
 _ROW = re.compile(r"^(?P<name>[a-z][a-z0-9-]*) +(?P<value>\S.*?)\s*$")
-_FIELD = re.compile(r"^\s*(?P<name>[a-z][a-z0-9-]*)\s*: ?(?P<value>.*?)\s*$")
 _BIN = re.compile(r"^rs-num-corr-err-bin(\d+)$")
-_RX = re.compile(r"^ch-(\d+)-rx-power$")
-_DBM = re.compile(r"/\s*(?P<dbm>-?(?:inf|[\d.]+))\s*dBm$")
-_TEMP = re.compile(r"^(?P<c>-?[\d.]+)\s*degrees C\b")
 _DIGITS = re.compile(r"\d+")
 PHY_NAME = "nv show interface <swp> link phy-detail"  # the unmodelled counts name the command, not the port
-XCVR_NAME = "nv show interface <swp> transceiver"
-MONITORED = ("voltage", "ch-n-tx-power", "ch-n-tx-bias-current")
 
 
 class OpticsParseError(ValueError):
-    """phy-detail or transceiver output this module cannot read (one line)."""
+    """phy-detail output this module cannot read (one line)."""
 
 
 def phy_command(port: str) -> Command:
     return Command(f"nv show interface {port} link phy-detail")
-
-
-def transceiver_command(port: str) -> Command:
-    return Command(f"nv show interface {port} transceiver")
 
 
 def _tally(unmodelled: dict[str, int] | None, command: str, name: str) -> None:
@@ -98,36 +84,3 @@ def parse_phy_detail(text: str, unmodelled: dict[str, int] | None = None) -> Por
             raise OpticsParseError(f"phy-detail: raw-ber {rows['raw-ber']!r} is not a bit error rate") from None
     corrected = sum(v for n, v in bins.items() if n > 0) if bins else None
     return PortFec(corrected, _count(rows, "effective-errors"), ber)
-
-
-def _rx(name: str, value: str) -> float:
-    found = _DBM.search(value)
-    if found is None:
-        raise OpticsParseError(f"transceiver: {name} {value!r} is not 'mW / dBm'")
-    return float(found["dbm"])  # "-inf": no light
-
-
-def parse_transceiver(text: str, unmodelled: dict[str, int] | None = None) -> PortOptic | None:
-    """One port's module: receive power per lane and temperature; None when it reports neither (no DOM)."""
-    rx: dict[int, float | None] = {}
-    temperature = None
-    for line in text.splitlines():
-        field = _FIELD.match(line)
-        if field is None:
-            if line.strip():
-                raise OpticsParseError(f"transceiver: a line that is not 'name : value': {line.strip()[:80]!r}")
-            continue
-        name, value = field["name"], field["value"]
-        lane = _RX.match(name)
-        if lane is not None:
-            rx[int(lane[1])] = _rx(name, value)
-        elif name == "temperature":
-            found = _TEMP.match(value)
-            if found is None:
-                raise OpticsParseError(f"transceiver: temperature {value!r} is not 'N degrees C'")
-            temperature = float(found["c"])
-        elif _DIGITS.sub("n", name) in MONITORED:
-            _tally(unmodelled, XCVR_NAME, name)
-    if not rx and temperature is None:
-        return None
-    return PortOptic(dict(sorted(rx.items())), temperature)

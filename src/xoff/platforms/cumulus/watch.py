@@ -1,6 +1,7 @@
-"""Cumulus' counters for ``xoff watch``: per Ethernet port (NVUE has no all-ports form) its QoS counters and PFC
-watchdog (``counters``, ``-o json``), its PHY's FEC and pre-FEC BER and its module's receive power and temperature
-(``optics``, NVUE's text), in one batch, into readings."""
+"""Cumulus' counters for ``xoff watch``: per Ethernet port (NVUE has no all-ports form of these) its QoS counters
+and PFC watchdog (``counters``, ``-o json``) and its PHY's FEC and pre-FEC BER (``optics``, NVUE's text); the
+modules' receive power and temperature for every port at once (``transceivers``, one command a round, not one per
+port); in one batch, into readings."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from collections.abc import Mapping
 from xoff.contracts.collect import Command, read
 from xoff.contracts.observed import CollectError
 from xoff.desired.models import Device
-from xoff.platforms.cumulus import counters, optics
-from xoff.watch.readings import PortFec, PortOptic, Read, error_lines, fec_readings, optic_readings, port_readings
+from xoff.platforms.cumulus import counters, optics, transceivers
+from xoff.watch.readings import PortFec, Read, error_lines, fec_readings, optic_readings, port_readings
 
 
 def _ports(device: Device) -> list[str]:
@@ -18,34 +19,24 @@ def _ports(device: Device) -> list[str]:
 
 
 def _port_commands(port: str) -> tuple[Command, ...]:
-    return (
-        counters.qos_command(port),
-        counters.watchdog_command(port),
-        optics.phy_command(port),
-        optics.transceiver_command(port),
-    )
+    return (counters.qos_command(port), counters.watchdog_command(port), optics.phy_command(port))
 
 
-def _optics(
+def _fec(
     outputs: Mapping[str, str], ports: list[str], name: str, errors: list[CollectError], unmodelled: dict[str, int]
-) -> tuple[dict[str, PortFec], dict[str, PortOptic]]:
-    """Each port's FEC (None: the command did not run or could not be read) and module (None also: no DOM)."""
-    fec, dom = {}, {}
+) -> dict[str, PortFec]:
+    """Each port's FEC (left out: the command did not run or could not be read)."""
+    fec = {}
     for p in ports:
         f = read(outputs, optics.phy_command(p), lambda t: optics.parse_phy_detail(t, unmodelled), name, errors)
-        o = read(
-            outputs, optics.transceiver_command(p), lambda t: optics.parse_transceiver(t, unmodelled), name, errors
-        )
         if f is not None:
             fec[p] = f
-        if o is not None:
-            dom[p] = o
-    return fec, dom
+    return fec
 
 
 class Reader:
     def commands(self, device: Device) -> list[Command]:
-        return [c for p in _ports(device) for c in _port_commands(p)]
+        return [*(c for p in _ports(device) for c in _port_commands(p)), transceivers.TRANSCEIVERS]
 
     def read(self, outputs: Mapping[str, str], device: Device) -> Read:
         errors: list[CollectError] = []
@@ -53,8 +44,13 @@ class Reader:
         qos = {p: read(outputs, counters.qos_command(p), counters.parse_qos, name, errors) for p in ports}
         wd = {p: read(outputs, counters.watchdog_command(p), counters.parse_watchdog, name, errors) for p in ports}
         port_counters, extra = counters.port_counters(qos, wd)
-        fec, dom = _optics(outputs, ports, name, errors, extra)
-        readings = port_readings(port_counters) + fec_readings(fec) + optic_readings(dom)
+        fec = _fec(outputs, ports, name, errors, extra)
+        dom = read(
+            outputs, transceivers.TRANSCEIVERS, lambda t: transceivers.parse_transceivers(t, extra), name, errors
+        )
+        wanted = set(ports)  # the intent's ports: a module in a port the intent does not name is not watched
+        optics_read = {p: o for p, o in (dom or {}).items() if p in wanted}
+        readings = port_readings(port_counters) + fec_readings(fec) + optic_readings(optics_read)
         return Read(readings, extra, error_lines(errors))
 
 

@@ -1,7 +1,8 @@
-"""The NVUE emulator's PHY health and modules (``nv show interface <swp> link phy-detail`` / ``transceiver``):
-nothing measured and a copper cable without DOM on the lab's veth links, what the hook file's ``fec`` / ``optics``
-hold otherwise, in the text NVIDIA's guides print (the lines the corpus' samples have); the bad-optic-cumulus seed
-is read moving by the watch reader and undone."""
+"""The NVUE emulator's PHY health and modules (``nv show interface <swp> link phy-detail`` / ``transceiver``, and
+every port's at once: ``nv show platform transceiver detail``): nothing measured and a copper cable without DOM on
+the lab's veth links, what the hook file's ``fec`` / ``optics`` hold otherwise, in the text and JSON NVIDIA's guides
+print (the names the corpus' samples have); the bad-optic-cumulus seed is read moving by the watch reader and
+undone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_l
 from tests.support.corpus import read_sample, samples
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.lab.faults import FAULTS
-from xoff.platforms.cumulus import optics
+from xoff.platforms.cumulus import optics, transceivers
 from xoff.platforms.cumulus.watch import READER
 
 
@@ -36,10 +37,26 @@ def _sample_names(command: str, split: str) -> set[str]:
     return set().union(*(_names(read_sample(p), split) for p in samples("cumulus", command)))
 
 
+def _keys(node: Any, path: str = "") -> set[str]:
+    """Every key path of a JSON object, port names and lane numbers as ``*`` (``*.channel.*.rx-power.power``)."""
+    if not isinstance(node, dict):
+        return {path}
+    out: set[str] = set()
+    for key, sub in node.items():
+        name = "*" if path == "" or path.endswith("channel") else key
+        out |= _keys(sub, f"{path}.{name}" if path else name)
+    return out
+
+
+def _detail(emu: Emulator) -> str:
+    return run(emu, transceivers.TRANSCEIVERS.text).output
+
+
 def test_nothing_measured_and_no_dom_without_a_seed(sleaf1: Emulator) -> None:
     phy = optics.parse_phy_detail(run(sleaf1, optics.phy_command("swp1").text).output)
     assert (phy.corrected, phy.uncorrectable, phy.pre_ber) == (0, 0, 1.5e-254)  # NVUE's 15E-255: none measured
-    assert optics.parse_transceiver(run(sleaf1, optics.transceiver_command("swp1").text).output) is None
+    assert transceivers.parse_transceivers(_detail(sleaf1)) == {}  # copper on every port: no DOM, nothing read
+    assert "swp1" in json.loads(_detail(sleaf1))  # ... but every port's module is listed
     assert "does not exist" in run(sleaf1, "nv show interface swp99 transceiver").output
 
 
@@ -57,10 +74,13 @@ def test_the_seed_moves_what_the_watch_reader_reads_and_undo_restores(sleaf1: Em
     outputs = {c.text: run(sleaf1, c.text).output for c in READER.commands(device)}
     port = fault.target.port
     assert port is not None
-    phy, xcvr = outputs[optics.phy_command(port).text], outputs[optics.transceiver_command(port).text]
-    # no row name that no real sample has
+    phy, detail = outputs[optics.phy_command(port).text], outputs[transceivers.TRANSCEIVERS.text]
+    # no row name or key path that no real sample has
     assert _names(phy, "  ") - {"operational"} <= _sample_names(optics.phy_command("PORT").slug, "  ")
-    assert _names(xcvr, ":") <= _sample_names(optics.transceiver_command("PORT").slug, ":")
+    real = set().union(*(_keys(json.loads(read_sample(p))) for p in samples("cumulus", transceivers.TRANSCEIVERS.slug)))
+    assert _keys(json.loads(detail)) <= real
+    xcvr = run(sleaf1, f"nv show interface {port} transceiver").output  # the per-port form, as the guide prints it
+    assert _names(xcvr, ":") <= _sample_names("nv_show_interface_PORT_transceiver", ":")
     got = READER.read(outputs, device)
     assert got.errors == []
     value = {(r.metric, r.labels): r.value for r in got.readings}
@@ -73,10 +93,12 @@ def test_the_seed_moves_what_the_watch_reader_reads_and_undo_restores(sleaf1: Em
     assert ("xoff_optic_temperature_celsius", (("port", "swp1"),)) not in value  # no DOM: not observed
     fault.undo(lab, fault.target)
     assert not hook.exists()
-    assert optics.parse_transceiver(run(sleaf1, optics.transceiver_command(port).text).output) is None
+    assert transceivers.parse_transceivers(_detail(sleaf1)) == {}
 
 
 def test_a_broken_optics_hook_is_an_error_not_nothing(sleaf1: Emulator, tmp_path: Path) -> None:
     (tmp_path / "state" / "counters.json").write_text('{"optics": {"swp1": {"rx-power": ["low"]}}}')
     with pytest.raises(ValueError, match="rx-power"):
         run(sleaf1, "nv show interface swp1 transceiver")
+    with pytest.raises(ValueError, match="rx-power"):
+        _detail(sleaf1)

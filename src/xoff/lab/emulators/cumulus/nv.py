@@ -119,6 +119,8 @@ class Nv:
         elif "--startup" in opts:
             tree = state.startup
         try:
+            if tuple(path) == ("platform", "transceiver", "detail"):  # every port's module at once
+                return Reply(show_optics.platform_detail(self.ctx, tree, output))
             phy = show_optics.lookup(self.ctx, tree, tuple(path))  # a port's PHY health and module (text)
             if phy is not None:
                 return Reply(phy)

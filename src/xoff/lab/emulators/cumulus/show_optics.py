@@ -1,6 +1,9 @@
 """``nv show interface <swp> link phy-detail`` and ``nv show interface <swp> transceiver``: a port's PHY health
 (FEC histogram, effective errors, raw BER) and its module, in NVUE's text (no public ``-o json`` capture of either
-was found: the emulator prints the text whatever ``-o`` says).
+was found: the emulator prints the text whatever ``-o`` says); ``nv show platform transceiver detail``: every
+front-panel port's module at once, as the object NVIDIA's guide prints for one (``nv show platform transceiver
+<swp>``: inventory, ``temperature`` and ``voltage`` with thresholds, ``channel-<n>`` with ``rx-power``,
+``tx-power``, ``tx-bias-current``), keyed by port (``-o json``; otherwise NVUE's ``name : value`` blocks).
 
 From the state dir's ``counters.json`` (the same hook file as ``show_counters``), in NVUE's terms::
 
@@ -15,6 +18,8 @@ module). A seeded port holds an optical module with DOM. Formats: tests/fixtures
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +96,72 @@ def _transceiver(row: Json) -> str:
         for lane, dbm in enumerate(row.get("rx-power", []), 1):
             fields.append((f"ch-{lane}-rx-power", f"{10 ** (float(dbm) / 10):.4f} mW / {float(dbm):.2f} dBm"))
     return "".join(f"{k:<23}: {v}\n" for k, v in fields)
+
+
+_THRESHOLDS = {  # a 400G DR4-class module's alarm and warning thresholds (high alarm, low alarm, high warn, low warn)
+    "temperature": ("80.00 C", "-10.00 C", "70.00 C", "0.00 C"),
+    "voltage": ("3.5000 V", "3.1000 V", "3.4650 V", "3.1350 V"),
+    "rx-power": ("5.40 dBm", "-13.31 dBm", "2.40 dBm", "-10.30 dBm"),
+    "tx-power": ("5.40 dBm", "-11.40 dBm", "2.40 dBm", "-8.40 dBm"),
+    "tx-bias-current": ("8.500 mA", "5.492 mA", "8.000 mA", "6.000 mA"),
+}
+_LIMITS = ("high-alarm-threshold", "low-alarm-threshold", "high-warning-threshold", "low-warning-threshold")
+TX_DBM, BIAS_MA, VOLTS = -0.46, 6.75, 3.2862  # what the lab's modules send and draw: constant
+
+
+def _measured(kind: str, key: str, value: str) -> Json:
+    return {key: value, **dict(zip(_LIMITS, _THRESHOLDS[kind], strict=True)), "alarm": "Off"}
+
+
+def _power(dbm: float) -> str:
+    return f"{10 ** (dbm / 10):.4f} mW / {dbm:.2f} dBm"
+
+
+def _module(row: Json) -> Json:
+    """One port's entry of ``nv show platform transceiver detail``."""
+    if not row:
+        return dict(_COPPER)
+    out: Json = dict(_OPTICAL)
+    if "temperature" in row:
+        out["temperature"] = _measured("temperature", "temperature", f"{float(row['temperature']):.2f} C")
+    out["voltage"] = _measured("voltage", "voltage", f"{VOLTS:.4f} V")
+    channels = {}
+    for lane, dbm in enumerate(row.get("rx-power", []), 1):
+        channels[f"channel-{lane}"] = {
+            "rx-power": _measured("rx-power", "power", _power(float(dbm))),
+            "tx-power": _measured("tx-power", "power", _power(TX_DBM)),
+            "tx-bias-current": _measured("tx-bias-current", "current", f"{BIAS_MA:.3f} mA"),
+        }
+    if channels:
+        out["channel"] = channels
+    return out
+
+
+def _blocks(value: Json, depth: int = 0) -> list[str]:
+    """NVUE's ``name : value`` form of a nested object (sub-objects under ``name:``, indented two more)."""
+    lines = []
+    width = max((len(k) for k, v in value.items() if not isinstance(v, dict)), default=0)
+    for key, sub in value.items():
+        pad = "  " * depth
+        lines += (
+            [f"{pad}{key}:", *_blocks(sub, depth + 1)] if isinstance(sub, dict) else [f"{pad}{key:<{width}} : {sub}"]
+        )
+    return lines
+
+
+def platform_detail(ctx: EmulatorContext, applied: Tree, output: str) -> str:
+    """``nv show platform transceiver detail``: every swp port's module (a copper cable unless the hook file
+    seeds an optic), ``-o json`` as JSON, any other view as NVUE's blocks."""
+    data = read_counters(ctx.state_dir / FILE)
+    check(data, ctx.state_dir / FILE)
+    optics = data.get("optics", {})
+    ports = sorted(
+        (p for p in interfaces(ctx, applied) if PORT.match(p)), key=lambda p: [int(n) for n in re.findall(r"\d+", p)]
+    )
+    value = {p: _module(optics.get(p, {})) for p in ports}
+    if output == "json":
+        return json.dumps(value, indent=2) + "\n"
+    return "".join(f"{line}\n" for line in _blocks(value))
 
 
 def lookup(ctx: EmulatorContext, applied: Tree, path: tuple[str, ...]) -> str | None:

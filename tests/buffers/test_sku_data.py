@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.support.docs import fresh_doc
 from xoff.buffers.catalogue_doc import render, sku_files
 
 TOP_KEYS = {"hwsku", "aliases", "vendor", "asic", "platform", "models", "source", "pools", "lookup", "notes"}
@@ -83,11 +82,7 @@ def test_aliases_are_unique_across_the_catalogue() -> None:
 
 def test_docs_buffers_md_is_fresh(root: Path) -> None:
     """docs/buffers.md is generated from the data files (in a fresh interpreter, as `make docs` runs it)."""
-    fresh = subprocess.run(
-        [sys.executable, "-m", "xoff.buffers.catalogue_doc"], capture_output=True, text=True, check=True, cwd=root
-    ).stdout
-    committed = (root / "docs" / "buffers.md").read_text(encoding="utf-8")
-    assert committed == fresh, "docs/buffers.md is stale: run `python -m xoff.buffers.catalogue_doc > docs/buffers.md`"
+    committed = fresh_doc(root, "xoff.buffers.catalogue_doc", "docs/buffers.md")
     for path in FILES:
         assert f"| `{path.stem}` |" in committed
 

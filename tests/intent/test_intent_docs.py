@@ -3,13 +3,12 @@ stale, no property without a description, every field with an example."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.docs import fresh_doc
 from xoff.errors import InputError
 from xoff.intent import load_intent
 from xoff.intent.docs import missing_examples, model_tree
@@ -19,11 +18,7 @@ from xoff.platforms.registry import names
 
 def test_docs_intent_md_is_fresh(root: Path) -> None:
     """Generated in a fresh interpreter from the checkout (the examples are the checkout's inventory/)."""
-    fresh = subprocess.run(
-        [sys.executable, "-m", "xoff.intent.docs"], capture_output=True, text=True, check=True, cwd=root
-    ).stdout
-    committed = (root / "docs" / "intent.md").read_text(encoding="utf-8")
-    assert committed == fresh, "docs/intent.md is stale: run `python -m xoff.intent.docs > docs/intent.md`"
+    fresh_doc(root, "xoff.intent.docs", "docs/intent.md")
 
 
 def _properties(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:

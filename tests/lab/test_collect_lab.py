@@ -9,11 +9,8 @@ the hosts' rendered apply script. Cumulus (sleaf1) is another package's collecto
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support.collect_drift import differing_fields
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.connect.credentials import load_credentials
@@ -30,9 +28,7 @@ from xoff.connect.session import ConnectSpec, open_session
 from xoff.connect.targets import build_targets
 from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
-from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.provider import from_lab
-from xoff.lab.teardown import down
 from xoff.render import render_fabric
 
 pytestmark = pytest.mark.lab
@@ -86,24 +82,11 @@ def _load_rendered(lab: str, fabric: FabricState, tmp: Path) -> None:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FabricState, Path]]:
-    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths must fit in sun_path
-    root.chmod(0o755)  # FRR runs as user frr and must reach its directory below
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INVENTORY / "lab-mini", LAB, remap_addresses=True)
+    # short: FRR's socket paths must fit in sun_path
+    with running_lab(INVENTORY / "lab-mini", LAB, prefix="xl", parent="/tmp"):
         fabric = from_lab(LAB).fabric
         _load_rendered(LAB, fabric, tmp_path_factory.mktemp("apply"))
         yield fabric, tmp_path_factory.mktemp("snap")
-    finally:
-        with contextlib.suppress(LabError):
-            resolve(LAB)
-            down(LAB)
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _collect(out: Path) -> tuple[int, str, float]:

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +19,7 @@ from typing import Any
 
 import pytest
 
-import xoff
+from tests.support.labs import labs_root, xoff_cli
 from tests.support.paths import ROOT
 from xoff.lab import netns
 
@@ -44,28 +41,20 @@ class Run:
     namespaces_left: list[str] = field(default_factory=list)
 
 
-def _xoff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    src = str(Path(xoff.__file__).resolve().parents[1])
-    env = {**os.environ, "XOFF_LAB_DIR": str(root), "PYTHONPATH": src}
-    return subprocess.run(
-        [sys.executable, "-m", "xoff", *args], capture_output=True, text=True, env=env, cwd=root, check=False
-    )
-
-
 def _pipeline(root: Path, design: Path, k: int) -> Run:
     run = Run(design.stem, f"ds{os.getpid()}{k}")
     t0 = time.monotonic()
     reduced = root / run.lab / "scaled" / design.name
     try:
-        run.steps["up"] = _xoff(root, "lab", "up", str(design), "--name", run.lab, "--remap", "--scale", "min", "-q")
+        run.steps["up"] = xoff_cli(root, "lab", "up", str(design), "--name", run.lab, "--remap", "--scale", "min", "-q")
         if run.steps["up"].returncode == 0:
-            run.steps["push"] = _xoff(root, "push", str(reduced), "--lab", run.lab)
+            run.steps["push"] = xoff_cli(root, "push", str(reduced), "--lab", run.lab)
             if run.steps["push"].returncode == 0:
-                run.steps["validate"] = _xoff(root, "validate", str(reduced), "--lab", run.lab, "--format", "json")
+                run.steps["validate"] = xoff_cli(root, "validate", str(reduced), "--lab", run.lab, "--format", "json")
                 if run.steps["validate"].stdout:
                     run.validation = json.loads(run.steps["validate"].stdout)
     finally:
-        run.steps["down"] = _xoff(root, "lab", "down", "--name", run.lab, "-q")
+        run.steps["down"] = xoff_cli(root, "lab", "down", "--name", run.lab, "-q")
         run.namespaces_left = netns.names(f"xl-{run.lab}-")
         run.seconds = time.monotonic() - t0
     return run
@@ -73,15 +62,10 @@ def _pipeline(root: Path, design: Path, k: int) -> Run:
 
 @pytest.fixture(scope="module")
 def runs() -> Iterator[dict[str, Run]]:
-    # FRR runs as user frr: the labs root must be traversable (pytest's tmp dirs are 0700)
-    root = Path(tempfile.mkdtemp(prefix="xoff-design-labs-"))
-    root.chmod(0o755)
-    try:
+    with labs_root("xoff-design-labs-") as root:
         with ThreadPoolExecutor(len(DESIGNS)) as pool:
             done = list(pool.map(lambda kd: _pipeline(root, kd[1], kd[0]), enumerate(DESIGNS)))
         yield {r.design: r for r in done}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _said(run: Run, step: str) -> str:

@@ -11,26 +11,24 @@ gpu1 (blue) reaches gpu2's NIC on the other leaf and not gpu3's (red). A second 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.desired.models import FabricState
 from xoff.lab import daemons, names, netns, tenant_vrfs
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve, up
 from xoff.lab.state import FABRIC_FILE, LabState
-from xoff.lab.teardown import down
 
 pytestmark = pytest.mark.lab
 LAB = f"ev{os.getpid()}"
@@ -68,25 +66,11 @@ def small_fabric(target: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[tuple[LabState, FabricState]]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-evpn-labs-"))
-    root.chmod(0o755)  # FRR runs as user frr: the labs root must be traversable
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(small_fabric(root / "intent"), LAB, remap_addresses=True)
+    with running_lab(lambda root: small_fabric(root / "intent"), LAB, prefix="xoff-evpn-labs-") as root:
         INTENT_DIR.append(root / "intent")
         state = resolve(LAB)
         fabric = FabricState.model_validate_json((state.dir / FABRIC_FILE).read_text(encoding="utf-8"))
         yield state, fabric
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(f"xl-{LAB}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def vtysh(state: LabState, switch: str, command: str) -> object:

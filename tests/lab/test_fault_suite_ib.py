@@ -14,11 +14,8 @@ round), so every failing check of a round belongs to exactly one fault.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +25,7 @@ import typer
 from typer.testing import CliRunner
 
 from tests.support.corpus import corpus_shape, covers, jsonable, shape
+from tests.support.labs import labs_root, torn_down
 from tests.support.paths import ROOT
 from xoff.cli.push import push_command
 from xoff.cli.validate import validate_command
@@ -35,8 +33,7 @@ from xoff.desired.build import build_fabric_state
 from xoff.intent import load_intent
 from xoff.lab import names, netns
 from xoff.lab.faults import FAULTS, Fault, Lab
-from xoff.lab.lab import LabError, up
-from xoff.lab.teardown import down
+from xoff.lab.lab import up
 from xoff.platforms.infiniband import host as ib_host
 
 pytestmark = pytest.mark.lab
@@ -93,26 +90,13 @@ def _push(backups: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-ibfaults-"))
-    root.chmod(0o755)
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
+    with labs_root("xoff-ibfaults-"), torn_down(LAB):
         report = up(INTENT, LAB, remap_addresses=True)
         assert report.created["IPoIB stand-ins"] == len(HOSTS)  # one HCA per host: ib0
         summary = _push(tmp_path_factory.mktemp("backups"))
         assert summary["event"] == "summary" and summary["failed"] == 0, summary
         assert {r["device"] for r in summary["results"]} == HOSTS, summary
         yield Lab(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(names.namespace_prefix(LAB)) == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def test_every_ib_fault_class_is_in_a_round() -> None:

@@ -5,24 +5,20 @@ credentials and gets the values the SSH path reads from ``show pfc counters`` / 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from xoff.connect.credentials import load_credentials
 from xoff.connect.session import ConnectSpec, open_session
 from xoff.connect.targets import build_targets
 from xoff.lab import daemons
-from xoff.lab.lab import LabError, resolve, up
 from xoff.lab.provider import from_lab
-from xoff.lab.teardown import down
 from xoff.platforms.cumulus.counters import parse_qos
 from xoff.platforms.sonic.counters import parse_pfc, parse_queues
 from xoff.watch.gnmi_source import GnmiCounterSource, targets_for
@@ -47,25 +43,12 @@ Key = tuple[str, str, str]
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Path]:
-    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths must fit in sun_path
-    root.chmod(0o755)
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(ROOT / "inventory" / "lab-mini", LAB, remap_addresses=True)
+    # short: FRR's socket paths must fit in sun_path
+    with running_lab(ROOT / "inventory" / "lab-mini", LAB, prefix="xl", parent="/tmp"):
         lab_dir = from_lab(LAB).lab_dir
         for device, counters in SEED.items():  # what the ASIC would count (the lab's fault seeds write it so)
             (daemons.state_dir(lab_dir, device) / "counters.json").write_text(json.dumps(counters), encoding="utf-8")
         yield lab_dir
-    finally:
-        with contextlib.suppress(LabError):
-            resolve(LAB)
-            down(LAB)
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def _cli(device: str, commands: list[str]) -> list[str]:

@@ -8,12 +8,9 @@ pkeys`` and a note says so."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,16 +18,15 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from xoff.cli.collect import collect_command
 from xoff.cli.validate import validate_command
-from xoff.lab import names, netns
 from xoff.lab.disrupt import stop_process
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve, up
 from xoff.lab.observe import run_in
 from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
-from xoff.lab.teardown import down
 from xoff.platforms.infiniband.collect import collect_sm, save
 
 pytestmark = pytest.mark.lab
@@ -63,27 +59,13 @@ def set_keys(path: Path, **keys: int) -> None:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[LabState]:
-    root = Path(tempfile.mkdtemp(prefix="xoff-sakey-"))
-    root.chmod(0o755)
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(INTENT, LAB, remap_addresses=True)
+    with running_lab(INTENT, LAB, prefix="xoff-sakey-"):
         state = resolve(LAB)
         set_keys(conf_path(state), sa_key=SA_KEY, sm_key=SM_KEY)
         stop_process(state, "sm01/opensm")  # OpenSM reads its keys at start: restarted by `lab up`
         report = up(INTENT, LAB, remap_addresses=True)
         assert "sm01/opensm" in report.started
         yield resolve(LAB)
-    finally:
-        with contextlib.suppress(LabError):
-            down(LAB)
-        assert netns.names(names.namespace_prefix(LAB)) == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 def invoke(command: object, args: list[str]) -> tuple[int, str]:

@@ -9,13 +9,10 @@ names the map, and judges every check as live validation of the same lab does.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.labs import labs_root, torn_down
 from tests.support.paths import ROOT
-from xoff.lab.lab import LabError, resolve
-from xoff.lab.teardown import down
 
 pytestmark = pytest.mark.lab
 INTENT = ROOT / "tests" / "fixtures" / "intents" / "remap-ten"
@@ -41,22 +37,9 @@ def _xoff(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.C
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[dict[str, str]]:
-    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths must fit in sun_path
-    root.chmod(0o755)  # FRR runs as user frr and must reach its directory below
-    env = os.environ | {"XOFF_LAB_DIR": str(root), "PYTHONPATH": str(ROOT / "src")}  # this checkout's xoff
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)  # for the teardown in this process
-    try:
-        yield env
-    finally:
-        with contextlib.suppress(LabError):
-            resolve(LAB)
-            down(LAB)
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
+    # short: FRR's socket paths must fit in sun_path; XOFF_LAB_DIR set in this process too, for the teardown
+    with labs_root("xl", parent="/tmp"), torn_down(LAB):
+        yield os.environ | {"PYTHONPATH": str(ROOT / "src")}  # this checkout's xoff
 
 
 def _findings(report: dict[str, Any], check: str) -> list[dict[str, Any]]:

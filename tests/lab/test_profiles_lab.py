@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import xoff
+from tests.support.labs import cli_lab, labs_root, xoff_cli
 from tests.support.profiles import lab_mini_with
-from xoff.lab import netns
 from xoff.lab.faults.reach import Lab
 
 pytestmark = pytest.mark.lab
@@ -26,24 +21,12 @@ pytestmark = pytest.mark.lab
 
 @pytest.fixture(scope="module")
 def root() -> Iterator[Path]:
-    # FRR runs as user frr: the labs root must be traversable (pytest's tmp dirs are 0700)
-    path = Path(tempfile.mkdtemp(prefix="xoff-profile-labs-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _xoff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # the xoff under test, whatever the working directory (push writes its backups there: the labs root)
-    src = str(Path(xoff.__file__).resolve().parents[1])
-    env = {**os.environ, "XOFF_LAB_DIR": str(root), "PYTHONPATH": src}
-    return subprocess.run(
-        [sys.executable, "-m", "xoff", *args], capture_output=True, text=True, env=env, cwd=root, check=False
-    )
+    with labs_root("xoff-profile-labs-") as path:
+        yield path
 
 
 def _validate(root: Path, intent: Path, lab: str) -> dict[str, Any]:
-    r = _xoff(root, "validate", str(intent), "--lab", lab, "--format", "json")
+    r = xoff_cli(root, "validate", str(intent), "--lab", lab, "--format", "json")
     assert r.stdout, r.stderr
     doc: dict[str, Any] = json.loads(r.stdout)
     return doc
@@ -53,10 +36,9 @@ def _validate(root: Path, intent: Path, lab: str) -> dict[str, Any]:
 def test_profile_is_clean_after_a_push(root: Path, profile: str, monkeypatch: pytest.MonkeyPatch) -> None:
     intent = lab_mini_with(root, profile)
     lab = f"pr{os.getpid()}{profile[0]}"
-    up = _xoff(root, "lab", "up", str(intent), "--name", lab, "--remap")
-    try:
+    with cli_lab(root, intent, lab) as up:
         assert up.returncode == 0, up.stdout + up.stderr
-        push = _xoff(root, "push", str(intent), "--lab", lab)
+        push = xoff_cli(root, "push", str(intent), "--lab", lab)
         assert push.returncode == 0, push.stdout + push.stderr
         doc = _validate(root, intent, lab)
         bad = [(r["check"], r["device"], r["message"]) for r in doc["results"] if r["status"] in ("failure", "error")]
@@ -73,9 +55,6 @@ def test_profile_is_clean_after_a_push(root: Path, profile: str, monkeypatch: py
         )
         if profile == "pfc-only":
             _one_hop_still_marking(root, intent, lab, monkeypatch)
-    finally:
-        _xoff(root, "lab", "down", "--name", lab)
-        assert netns.names(f"xl-{lab}-") == []
 
 
 def _one_hop_still_marking(root: Path, intent: Path, lab: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import xoff
+from tests.support.labs import cli_lab, labs_root, xoff_cli
 from tests.support.lb_intent import AR_SLEAF_EDIT, OOO_HOSTS_EDIT, lb_intent
-from xoff.lab import netns
 from xoff.lab.faults.reach import Lab
 
 pytestmark = pytest.mark.lab
@@ -28,24 +23,13 @@ pytestmark = pytest.mark.lab
 
 @pytest.fixture(scope="module")
 def root() -> Iterator[Path]:
-    # FRR runs as user frr: the labs root must be traversable (pytest's tmp dirs are 0700)
-    path = Path(tempfile.mkdtemp(prefix="xoff-accl-labs-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _xoff(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    src = str(Path(xoff.__file__).resolve().parents[1])
-    env = {**os.environ, "XOFF_LAB_DIR": str(root), "PYTHONPATH": src}
-    return subprocess.run(
-        [sys.executable, "-m", "xoff", *args], capture_output=True, text=True, env=env, cwd=root, check=False
-    )
+    with labs_root("xoff-accl-labs-") as path:
+        yield path
 
 
 def _results(root: Path, intent: Path, lab: str) -> list[dict[str, Any]]:
     # generous timeouts: the machine is shared, and a loaded host answers SSH slowly
-    r = _xoff(root, "validate", str(intent), "--lab", lab, "--format", "json", "--timeout", "60")
+    r = xoff_cli(root, "validate", str(intent), "--lab", lab, "--format", "json", "--timeout", "60")
     assert r.stdout, r.stderr
     rows: list[dict[str, Any]] = json.loads(r.stdout)["results"]
     return rows
@@ -54,10 +38,9 @@ def _results(root: Path, intent: Path, lab: str) -> list[dict[str, Any]]:
 def test_nic_adaptive_routing_pushed_read_back_and_caught_when_off(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     intent = lb_intent(root, AR_SLEAF_EDIT, OOO_HOSTS_EDIT)
     lab = f"ar{os.getpid()}"
-    up = _xoff(root, "lab", "up", str(intent), "--name", lab, "--remap")
-    try:
+    with cli_lab(root, intent, lab) as up:
         assert up.returncode == 0, up.stdout + up.stderr
-        push = _xoff(root, "push", str(intent), "--lab", lab, "--timeout-factor", "3")
+        push = xoff_cli(root, "push", str(intent), "--lab", lab, "--timeout-factor", "3")
         assert push.returncode == 0, push.stdout + push.stderr
         rows = _results(root, intent, lab)
         ar = [r for r in rows if r["check"] == "lb.adaptive_routing_host"]
@@ -71,6 +54,3 @@ def test_nic_adaptive_routing_pushed_read_back_and_caught_when_off(root: Path, m
         assert {d for c, d in failed if c == "lb.adaptive_routing_host"} == {"gpu2"}
         drifted = [r for r in rows if r["check"] == "drift.state" and r["status"] == "failure"]
         assert any("host.nics.eth0.roce_accl.adaptive_routing_forced" in json.dumps(r) for r in drifted), drifted
-    finally:
-        _xoff(root, "lab", "down", "--name", lab)
-        assert netns.names(f"xl-{lab}-") == []

@@ -13,10 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,15 +24,14 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.labs import running_lab
 from tests.support.paths import ROOT
 from tests.support.waiting import SETTLE_S
 from xoff.cli.push import push_command
 from xoff.contracts.observed import Snapshot
-from xoff.lab import netns
-from xoff.lab.lab import LabError, resolve, up
+from xoff.lab.lab import resolve
 from xoff.lab.provider import from_lab
 from xoff.lab.state import LabState
-from xoff.lab.teardown import down
 from xoff.push.lock import locks_for
 
 pytestmark = pytest.mark.lab
@@ -45,22 +42,8 @@ SWITCHES = ("spine1", "spine2", "leaf1", "leaf2")
 
 @contextlib.contextmanager
 def _lab(intent: Path, name: str) -> Iterator[LabState]:
-    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths must fit in sun_path
-    root.chmod(0o755)  # FRR runs as user frr and must reach its directory below
-    old = os.environ.get("XOFF_LAB_DIR")
-    os.environ["XOFF_LAB_DIR"] = str(root)
-    try:
-        up(intent, name, remap_addresses=True)
+    with running_lab(intent, name, prefix="xl", parent="/tmp"):  # short: FRR's socket paths must fit in sun_path
         yield resolve(name)
-    finally:
-        with contextlib.suppress(LabError):
-            down(name)
-        assert netns.names(f"xl-{name}-") == []
-        shutil.rmtree(root, ignore_errors=True)
-        if old is None:
-            os.environ.pop("XOFF_LAB_DIR", None)
-        else:
-            os.environ["XOFF_LAB_DIR"] = old
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.host_sandbox import Run
 from tests.support.rail_netns import GPU1_IP_STEPS, ip, rail_namespace
 from tests.support.shim_host import INVENTORY, ShimHost
 from xoff.cli import app
@@ -29,24 +29,6 @@ from xoff.cli import app
 pytestmark = pytest.mark.lab
 
 IP_STEPS = GPU1_IP_STEPS
-
-
-@dataclass(frozen=True)
-class Run:
-    rc: int
-    stdout: str
-    stderr: str
-
-    @property
-    def changed(self) -> list[str]:
-        return [x.removeprefix("changed: ") for x in self.stdout.splitlines() if x.startswith("changed: ")]
-
-    @property
-    def would(self) -> list[str]:
-        return [x.removeprefix("would change: ") for x in self.stdout.splitlines() if x.startswith("would change: ")]
-
-    def __str__(self) -> str:
-        return f"rc={self.rc}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.docs import fresh_doc
 from tests.support.paths import ROOT
 from xoff.connect.ansible_inventory import build_inventory, platform_vars, unsupported
 from xoff.connect.targets import build_targets
@@ -121,11 +122,7 @@ def test_every_platform_builds_from_the_registry_alone(name: str, fabrics: list[
 
 def test_docs_platforms_md_is_fresh() -> None:
     """docs/platforms.md is generated from the registry (in a fresh interpreter: exactly the built-ins)."""
-    fresh = subprocess.run(
-        [sys.executable, "-m", "xoff.platforms.docs"], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout
-    committed = (ROOT / "docs" / "platforms.md").read_text(encoding="utf-8")
-    assert committed == fresh, "docs/platforms.md is stale: run `python -m xoff.platforms.docs > docs/platforms.md`"
+    fresh_doc(ROOT, "xoff.platforms.docs", "docs/platforms.md")
 
 
 # --- a site's platform: one package plus one entry point ------------------------------------------

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.docs import fresh_doc
 from xoff.errors import InputError
 from xoff.validate import CHECKS
 from xoff.validate.catalog import BUILTIN, load_catalog
@@ -116,10 +115,6 @@ def test_site_check_file_without_checks_list(tmp_path: Path) -> None:
 
 def test_docs_checks_md_is_fresh(root: Path) -> None:
     """docs/checks.md is generated from the registry (in a fresh interpreter: exactly the built-in checks)."""
-    fresh = subprocess.run(
-        [sys.executable, "-m", "xoff.validate.docs"], capture_output=True, text=True, check=True, cwd=root
-    ).stdout
-    committed = (root / "docs" / "checks.md").read_text(encoding="utf-8")
-    assert committed == fresh, "docs/checks.md is stale: run `python -m xoff.validate.docs > docs/checks.md`"
+    committed = fresh_doc(root, "xoff.validate.docs", "docs/checks.md")
     for check_id in load_catalog("audit").ids:
         assert f"\n## {check_id}\n" in committed

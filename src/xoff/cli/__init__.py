@@ -21,12 +21,11 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from xoff import __version__
+from xoff.cli.output import exit_bad_input, terminal, write_file, write_report
 from xoff.errors import InputError, Problem
 from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from xoff.buffers import AsicSpec, Headroom
 
 try:  # the click typer builds on: its own copy in recent typer, else the click package
@@ -156,13 +155,6 @@ ScaleOpt = Annotated[
 ]
 
 
-def _out() -> Console:
-    from rich.console import Console  # the commands that print tables load rich, --version and --help do not
-
-    # pipes and CI logs get wide tables rather than 80-column ones with clipped names
-    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-
-
 def _problem_json(p: Problem) -> dict[str, Any]:
     loc = p.location
     return {
@@ -175,19 +167,9 @@ def _problem_json(p: Problem) -> dict[str, Any]:
 
 
 def _fail_input(exc: InputError, fmt: Format) -> NoReturn:
-    problems = exc.sorted()
-    if fmt is Format.json:
-        print(json.dumps({"ok": False, "problems": [_problem_json(p) for p in problems]}, indent=2))
-    else:
-        for p in problems:
-            print(str(p), file=sys.stderr)
-    raise typer.Exit(ExitCode.BAD_INPUT)
-
-
-def _usage(exc: InputError) -> NoReturn:
-    """A usage problem (a bad option value): its lines on stderr, whatever the format."""
-    for p in exc.sorted():
-        print(str(p), file=sys.stderr)
+    if fmt is not Format.json:
+        exit_bad_input(exc)
+    print(json.dumps({"ok": False, "problems": [_problem_json(p) for p in exc.sorted()]}, indent=2))
     raise typer.Exit(ExitCode.BAD_INPUT)
 
 
@@ -236,7 +218,7 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
             )
         )
         raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
-    console = _out()
+    console = terminal()
     console.print(intent_summary(intent, state))
     console.print(check_results(results))
     if failed:
@@ -275,20 +257,15 @@ def plan(
     try:
         result = api.plan(loaded, api.PlanOptions(device=device))
     except InputError as exc:
-        _usage(exc)
+        exit_bad_input(exc)  # a bad option value: its lines on stderr, whatever the format
     state = loaded.state
     if fmt is Format.json:
         payload = result.to_json()
-        if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(payload + "\n", encoding="utf-8")
-            print(f"wrote {output} ({len(state.devices)} devices)", file=sys.stderr)
-        else:
-            print(payload)
+        write_report(payload + "\n", output, f" ({len(state.devices)} devices)")
         return
     from rich.console import Console
 
-    console = Console(file=output.open("w", encoding="utf-8"), width=160) if output else _out()
+    console = Console(file=output.open("w", encoding="utf-8"), width=160) if output else terminal()
     console.print(device_detail(state.devices[device]) if device else plan_summary(state))
 
 
@@ -321,7 +298,7 @@ def render(
     try:
         result = api.render(loaded, api.RenderOptions(output=output, devices=tuple(device or ()), diff_against=diff))
     except InputError as exc:
-        _usage(exc)
+        exit_bad_input(exc)  # a bad option value: its lines on stderr, whatever the format
     if result.diff is not None:  # like diff(1): 1 when something differs, 0 when nothing does (CI gates on it)
         print(result.diff, end="")
         if not result.diff:
@@ -333,7 +310,9 @@ def render(
             json.dumps({"output": str(output), "manifest": str(manifest_path), "devices": devices, "files": len(files)})
         )
     else:
-        _out().print(f"rendered {len(files)} files for {devices} devices into {output}/ (manifest: {manifest_path})")
+        terminal().print(
+            f"rendered {len(files)} files for {devices} devices into {output}/ (manifest: {manifest_path})"
+        )
 
 
 @app.command()
@@ -347,8 +326,7 @@ def schema(
     if output is None:
         print(text, end="")
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        write_file(output, text)
 
 
 class Model(StrEnum):
@@ -446,7 +424,7 @@ def headroom(
     if fmt is Format.json:
         print(json.dumps(result, indent=2))
         return
-    console = _out()
+    console = terminal()
     console.print(f"[bold]{room.profile_name}[/bold] on {spec.table_owner}")
     for key in ("xon", "xoff", "size"):
         console.print(f"  {key:<4} {result[key]:>8} bytes")

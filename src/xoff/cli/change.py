@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from xoff.cli.output import exit_bad_input, write_file, write_report
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
@@ -27,11 +28,6 @@ class ChangeFormat(StrEnum):
     json = "json"
     markdown = "markdown"
     junit = "junit"
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def change_command(
@@ -68,9 +64,7 @@ def change_command(
         options = ChangeOptions(base=base, head=head, intent=intent, repo=repo, failures=failures, config_diffs=limit)
         report = change(options)
     except InputError as exc:
-        for p in exc.sorted():
-            print(str(p), file=sys.stderr)
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        exit_bad_input(exc)
     render = {
         ChangeFormat.text: to_text,
         ChangeFormat.json: lambda r: r.model_dump_json(indent=2) + "\n",
@@ -78,11 +72,7 @@ def change_command(
         ChangeFormat.junit: to_junit,
     }[fmt]
     text = render(report)
-    if output is not None:
-        _write(output, text)
-        print(f"wrote {output}", file=sys.stderr)
-    else:
-        print(text, end="")
+    write_report(text, output)
     if junit is not None:
-        _write(junit, to_junit(report))
+        write_file(junit, to_junit(report))
     raise typer.Exit(ExitCode.FINDINGS if report.risky else ExitCode.OK)

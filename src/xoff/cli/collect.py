@@ -14,26 +14,41 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, get_args
+from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 
+from xoff.cli.output import exit_bad_input
 from xoff.desired.domains import DomainKind
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from xoff.contracts.observed import Snapshot
+    from xoff.desired.shard import Shard
 
 
 # the failure domains --shard-by and push's --canary-by group by (xoff.desired.domains.DomainKind)
 ShardBy = StrEnum("ShardBy", ["pod", "su", "plane", "rack"])
+ShardByOpt = Annotated[
+    ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
+]
 
 
 def domain_kind(choice: ShardBy | None) -> DomainKind | None:
     """The option's value as a DomainKind."""
     kinds: dict[str, DomainKind] = {k: k for k in get_args(DomainKind)}
     return None if choice is None else kinds[choice.value]
+
+
+def shard_part(shard: str | None, shard_by: ShardBy | None) -> Shard | None:
+    """``--shard K/N`` (split ``--shard-by`` domains) as the part this controller works on; bad: exit 2."""
+    from xoff.desired.shard import parse_shard
+
+    try:
+        return parse_shard(shard, domain_kind(shard_by))
+    except InputError as exc:
+        exit_bad_input(exc)
 
 
 def collect_command(
@@ -60,19 +75,12 @@ def collect_command(
         str | None,
         typer.Option("--shard", help="K/N: read only part K of N (one controller each); join with snapshot merge"),
     ] = None,
-    shard_by: Annotated[
-        ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
-    ] = None,
+    shard_by: ShardByOpt = None,
 ) -> None:
     """Read every device's running state (FabricState + LLDP, BGP, counters, host facts) into SNAPSHOT."""
     from xoff import api
-    from xoff.desired.shard import parse_shard
     from xoff.progress.display import progress_display
 
-    try:
-        part = parse_shard(shard, domain_kind(shard_by))
-    except InputError as exc:
-        _bad(exc)
     options = api.CollectOptions(
         lab=lab,
         secrets=secrets,
@@ -82,21 +90,15 @@ def collect_command(
         timeout_s=timeout,
         output=output,
         from_captures=from_captures,
-        shard=part,
+        shard=shard_part(shard, shard_by),
     )
     try:
         with progress_display(quiet) as progress:
             result = api.collect(intent, options, progress)
     except InputError as exc:
-        _bad(exc)
+        exit_bad_input(exc)
     _summary(result.snapshot, result.targets, result.elapsed_s, output, from_captures)
     raise typer.Exit(ExitCode.OK if result.complete else ExitCode.NOT_COLLECTED)
-
-
-def _bad(exc: InputError) -> NoReturn:
-    for problem in exc.sorted():
-        print(str(problem), file=sys.stderr)
-    raise typer.Exit(ExitCode.BAD_INPUT) from None
 
 
 def _summary(snapshot: Snapshot, targets: int, elapsed: float, output: Path, captures: Path | None) -> None:

@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from xoff.cli.output import exit_bad_input, write_report
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
@@ -43,17 +44,10 @@ def diff_command(
     try:
         result = diff(snap_a, snap_b, DiffOptions(limit=tuple(limit or ())))
     except InputError as exc:
-        for problem in exc.sorted():
-            print(str(problem), file=sys.stderr)
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        exit_bad_input(exc)
     writer = {DiffFormat.text: render.text_report, DiffFormat.json: render.json_report}.get(fmt, render.markdown_report)
     text = writer(result)
-    if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        print(f"wrote {output}: {len(result.changes)} changes", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    write_report(text, output, f": {len(result.changes)} changes")
     if result.unread:  # nothing to compare on these: never a clean "no change"
         print(f"not compared (read in neither snapshot): {', '.join(result.unread)}", file=sys.stderr)
     if result.changed:

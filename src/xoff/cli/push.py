@@ -8,17 +8,18 @@ person must look).
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from xoff.cli.collect import ShardBy, domain_kind
+from xoff.cli.collect import ShardBy, ShardByOpt, domain_kind, shard_part
+from xoff.cli.output import exit_bad_input, terminal
 from xoff.errors import InputError, usage_error
-from xoff.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from xoff.push.display import JsonLines, RichDisplay
 
 
 class PushFormat(StrEnum):
@@ -40,12 +41,6 @@ class ExportShardBy(StrEnum):  # inventory export --shard-by: the kinds issue 16
     pod = "pod"
     su = "su"
     plane = "plane"
-
-
-def _fail(exc: InputError) -> NoReturn:
-    for p in exc.sorted():
-        print(str(p), file=sys.stderr)
-    raise typer.Exit(ExitCode.BAD_INPUT)
 
 
 def push_command(
@@ -89,19 +84,11 @@ def push_command(
     shard: Annotated[
         str | None, typer.Option("--shard", help="K/N: push only part K of N (one controller each)")
     ] = None,
-    shard_by: Annotated[
-        ShardBy | None, typer.Option("--shard-by", help="split by whole failure domains (default: a hash of the name)")
-    ] = None,
+    shard_by: ShardByOpt = None,
 ) -> None:
     """Push the rendered configuration to every targeted device: back up, diff, apply, verify, roll back on failure."""
     from xoff import api
-    from xoff.desired.shard import parse_shard
-    from xoff.push.display import JsonLines, RichDisplay
 
-    try:
-        part = parse_shard(shard, domain_kind(shard_by))
-    except InputError as exc:
-        _fail(exc)
     options = api.PushOptions(
         lab=lab,
         secrets=secrets,
@@ -117,24 +104,28 @@ def push_command(
         engine=engine.value,
         backup_dir=backup_dir,
         canary_by=domain_kind(canary_by),
-        shard=part,
+        shard=shard_part(shard, shard_by),
     )
     try:
         prepared = api.prepare_push(intent, options)
     except InputError as exc:
-        _fail(exc)
-    console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-    display = (
-        JsonLines()
-        if fmt is PushFormat.json
-        else RichDisplay(console, len(prepared.targets), show_diff=dry_run if show_diff is None else show_diff)
-    )
+        exit_bad_input(exc)
+    display = push_display(fmt, len(prepared.targets), show_diff=dry_run if show_diff is None else show_diff)
     try:
         summary = api.run_push(prepared, display).summary
     except InputError as exc:  # another push holds the fabric's lock: nothing pushed
-        _fail(exc)
+        exit_bad_input(exc)
     display.summary(summary)
     raise typer.Exit(summary.exit_status)
+
+
+def push_display(fmt: PushFormat, targets: int, show_diff: bool, what: str = "push") -> JsonLines | RichDisplay:
+    """What push and rollback show: JSON Lines on stdout, or for people the plan, a progress bar and the table."""
+    from xoff.push.display import JsonLines, RichDisplay
+
+    if fmt is PushFormat.json:
+        return JsonLines()
+    return RichDisplay(terminal(), targets, show_diff=show_diff, what=what)
 
 
 inventory_app = typer.Typer(
@@ -172,7 +163,7 @@ def export_command(
     try:
         result = api.export_inventory(intent, options)
     except InputError as exc:
-        _fail(exc)
+        exit_bad_input(exc)
     print(f"wrote the {fmt.value} inventory of {result.devices} devices to {output}/ (no credentials in it)")
 
 
@@ -187,14 +178,14 @@ def _export_awx(
     from xoff import api
 
     if fmt is InventoryFormat.nornir:
-        _fail(
+        exit_bad_input(
             usage_error("--shard-by writes Ansible inventories in an AWX project (allowed: --format ansible, or none)")
         )
     options = api.AwxOptions(shard_by=shard_by.value, output=output, lab=lab, known_hosts=known_hosts)
     try:
         result = api.export_awx(intent, options)
     except InputError as exc:
-        _fail(exc)
+        exit_bad_input(exc)
     counts = ", ".join(f"{name}: {n}" for name, n in result.shards.items())
     print(
         f"wrote the AWX project of {result.devices} devices in {len(result.shards)}"

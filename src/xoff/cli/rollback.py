@@ -9,14 +9,13 @@ and its undo both failed (a person must look).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from xoff.cli.push import EngineName, PushFormat, _fail
+from xoff.cli.output import exit_bad_input
+from xoff.cli.push import EngineName, PushFormat, push_display
 from xoff.errors import InputError
 
 
@@ -54,7 +53,7 @@ def rollback_command(
 ) -> None:
     """Restore the backups run RUN_ID took on the devices it changed, verify, report like push."""
     from xoff.api.rollback import RollbackOptions, prepare_rollback, run_rollback
-    from xoff.push.display import JsonLines, RichDisplay
+    from xoff.push.display import RichDisplay
 
     options = RollbackOptions(
         backup_dir=backup_dir,
@@ -73,21 +72,16 @@ def rollback_command(
     try:
         prepared = prepare_rollback(run_id, options)
     except InputError as exc:
-        _fail(exc)
-    console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-    display = (
-        JsonLines()
-        if fmt is PushFormat.json
-        else RichDisplay(console, len(prepared.push.targets), dry_run, what=f"rollback of {run_id}")
-    )
+        exit_bad_input(exc)
+    display = push_display(fmt, len(prepared.push.targets), dry_run, what=f"rollback of {run_id}")
     for device, why in prepared.skipped.items():
-        if fmt is PushFormat.json:
-            print(json.dumps({"event": "skipped", "device": device, "message": why}), flush=True)
+        if isinstance(display, RichDisplay):
+            display.console.print(f"{device}: skipped, {why}", markup=False, highlight=False)
         else:
-            console.print(f"{device}: skipped, {why}", markup=False, highlight=False)
+            print(json.dumps({"event": "skipped", "device": device, "message": why}), flush=True)
     try:
         result = run_rollback(prepared, display)
     except InputError as exc:  # another push holds the fabric's lock: nothing restored
-        _fail(exc)
+        exit_bad_input(exc)
     display.summary(result.summary)
     raise typer.Exit(result.summary.exit_status)

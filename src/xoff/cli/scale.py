@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
+from xoff.cli.output import exit_bad_input
 from xoff.errors import InputError
-from xoff.exitcodes import ExitCode
 
 ScaleOpt = Annotated[
     str, typer.Option("--scale", "-s", help="min, or a factor in (0, 1] (0.5, 1/4) of every count that repeats")
@@ -39,9 +39,7 @@ def scale_command(
     try:
         done = scale_to(intent, parse_scale(scale), target)
     except InputError as exc:
-        for p in exc.sorted():
-            print(str(p), file=sys.stderr)
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        exit_bad_input(exc)
     if fmt == "json":
         print(
             json.dumps(

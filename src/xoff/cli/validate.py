@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
+from xoff.cli.output import exit_bad_input, show_report
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from xoff.desired.models import FabricState
     from xoff.validate.model import CheckResult
     from xoff.validate.run import Validation
@@ -32,12 +34,6 @@ class ReportFormat(StrEnum):
     junit = "junit"
     markdown = "markdown"
     html = "html"
-
-
-def _fail(exc: InputError) -> typer.Exit:
-    for p in exc.sorted():
-        print(str(p), file=sys.stderr)
-    return typer.Exit(ExitCode.BAD_INPUT)
 
 
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
@@ -127,23 +123,16 @@ def validate_command(
         with progress_display(quiet) as progress:
             outcome = api.validate(intent, options, progress)
     except InputError as exc:
-        raise _fail(exc) from None
+        exit_bad_input(exc)
     result = outcome.validation
-    text = render(result, fmt)
-    if text is None:
+
+    def people() -> RenderableType:
         from xoff.report.people import text_report
 
-        if output is not None:
-            with output.open("w", encoding="utf-8") as fh:
-                Console(file=fh, width=160, soft_wrap=True).print(text_report(result, verbose))
-        else:
-            Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200).print(text_report(result, verbose))
-    elif output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        print(f"wrote {output}: {', '.join(f'{n} {s}' for s, n in result.summary().items() if n)}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+        return text_report(result, verbose)
+
+    counts = ", ".join(f"{n} {s}" for s, n in result.summary().items() if n)
+    show_report(render(result, fmt), people, output, f": {counts}")
     if outcome.not_collected:
         raise typer.Exit(ExitCode.NOT_COLLECTED)
     raise typer.Exit(ExitCode.FINDINGS if result.blocking else ExitCode.OK)

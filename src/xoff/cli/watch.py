@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
+from xoff.cli.output import exit_bad_input, show_report
 from xoff.errors import InputError
 from xoff.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from xoff.watch.live import Change
     from xoff.watch.report import WatchReport
     from xoff.watch.sample import Sample
@@ -71,21 +73,13 @@ def _show(report: WatchReport, fmt: WatchFormat, output: Path | None, verbose: b
     text = render(report, fmt)
     if lines and text is not None and fmt is WatchFormat.json and output is None:
         text = json.dumps(json.loads(text), separators=(",", ":")) + "\n"
-    if text is None:
+
+    def people() -> RenderableType:
         from xoff.watch.text import text_report
 
-        if output is not None:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            with output.open("w", encoding="utf-8") as fh:
-                Console(file=fh, width=160, soft_wrap=True).print(text_report(report, verbose))
-        else:
-            Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200).print(text_report(report, verbose))
-    elif output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        print(f"wrote {output}: {report.findings} finding(s)", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+        return text_report(report, verbose)
+
+    show_report(text, people, output, f": {report.findings} finding(s)")
 
 
 def watch_command(
@@ -151,9 +145,7 @@ def watch_command(
             changes=change_line(fmt) if continuous else None,
         )
     except InputError as exc:
-        for p in exc.sorted():
-            print(str(p), file=sys.stderr)
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        exit_bad_input(exc)
     _show(report, fmt, output, verbose, lines=continuous)
     code = report.exit_code()
     # Ctrl-C is how continuous mode ends: its status is the run's (1 if anything fired); --once cut short is 130

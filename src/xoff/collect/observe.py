@@ -16,6 +16,19 @@ from xoff.desired.models import Device, Interface
 
 # Interface fields no device reports: copied from the intent's interface of the same name.
 INTENT_ONLY_INTERFACE_FIELDS = ("peer", "link_role", "network")
+# Interface fields a switch's running configuration shows, so its collector reads them (the rest of Interface:
+# its name, and the intent-only ones above). Listed, not derived: a new field is read only once a collector does.
+SWITCH_INTERFACE_FIELDS = (
+    "kind",
+    "speed_mbps",
+    "mtu",
+    "admin_up",
+    "addresses",
+    "cable_m",
+    "pfc_priorities",
+    "pfc_watchdog",
+    "vrf",
+)
 
 
 def observed_interfaces(

@@ -13,21 +13,8 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from xoff.errors import Problem
+from xoff.intent.types import describe
 from xoff.intent.yamlsource import Path_, SourceMap, dotted
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "nothing"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return repr(value)
-    return str(value)
 
 
 def _child(cur: Any, part: str | int) -> tuple[bool, Any]:
@@ -140,28 +127,28 @@ def _message(err: Any, fields: list[str] | None) -> str:  # noqa: C901, PLR0911,
         allowed = ", ".join(fields) if fields else "see `xoff schema`"
         return f"unknown key (allowed: {allowed})"
     if kind == "list_type" and not isinstance(value, (dict, list)) and value is not None:
-        return f"expected a list, got {_describe(value)} (allowed: a list, e.g. [{_describe(value)}])"
+        return f"expected a list, got {describe(value)} (allowed: a list, e.g. [{describe(value)}])"
     if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {_describe(value)}"
+        return f"expected {_EXPECTED[kind]}, got {describe(value)}"
     if kind in ("literal_error", "enum"):
-        return f"{_describe(value)} is not allowed (allowed: {ctx.get('expected')})"
+        return f"{describe(value)} is not allowed (allowed: {ctx.get('expected')})"
     if kind == "union_tag_invalid":
         return f"{ctx.get('tag')!r} is not allowed (allowed: {_or_list(str(ctx.get('expected_tags')))})"
     if kind == "union_tag_not_found":
         return f"missing {ctx.get('discriminator')} (allowed: one of the generator or network kinds)"
     if kind == "ip_v4_address":
-        return f"{_describe(value)} is not an IPv4 address (allowed: a.b.c.d)"
+        return f"{describe(value)} is not an IPv4 address (allowed: a.b.c.d)"
     if kind == "ip_v4_network":
         network = _network_of(value)
         if network is not None:
-            return f"{_describe(value)} has host bits set (allowed: {network})"
-        return f"{_describe(value)} is not an IPv4 prefix (allowed: a.b.c.d/len with no host bits set)"
+            return f"{describe(value)} has host bits set (allowed: {network})"
+        return f"{describe(value)} is not an IPv4 prefix (allowed: a.b.c.d/len with no host bits set)"
     if kind == "too_short":
         return f"has {ctx.get('actual_length')} item(s) (allowed: at least {ctx.get('min_length')})"
     if kind == "too_long":
         return f"has {ctx.get('actual_length')} item(s) (allowed: at most {ctx.get('max_length')})"
     if kind == "string_pattern_mismatch":
-        return f"{_describe(value)} has the wrong form (allowed: {ctx.get('pattern')})"
+        return f"{describe(value)} has the wrong form (allowed: {ctx.get('pattern')})"
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
     return str(err["msg"])

@@ -29,12 +29,15 @@ def _strict_int(value: Any, what: str, allowed: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         hint = f" (allowed: {allowed})" if allowed else ""
         raise PydanticCustomError(
-            "not_int", "expected an integer {what}, got {got}{hint}", {"what": what, "got": _show(value), "hint": hint}
+            "not_int",
+            "expected an integer {what}, got {got}{hint}",
+            {"what": what, "got": describe(value), "hint": hint},
         )
     return value
 
 
-def _show(value: Any) -> str:
+def describe(value: Any) -> str:
+    """A value as an error message says it: a string quoted, YAML's true/false, nothing, a mapping, a list."""
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, bool):
@@ -190,7 +193,7 @@ def _name(value: Any) -> str:
             "bad_name",
             "{got} is not a valid name (allowed: letters, digits, '.', '_', '-', starting with a letter or digit, "
             "at most 63 characters)",
-            {"got": _show(value)},
+            {"got": describe(value)},
         )
     return value
 
@@ -207,7 +210,7 @@ def _ifname(value: Any) -> str:
         raise PydanticCustomError(
             "bad_interface",
             "{got} is not a valid interface name (allowed: letters, digits, '/', '.', ':', '_', '-', at most 32 characters)",
-            {"got": _show(value)},
+            {"got": describe(value)},
         )
     return value
 

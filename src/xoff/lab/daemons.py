@@ -20,7 +20,6 @@ import importlib
 import importlib.util
 import os
 import shutil
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from xoff.desired.models import Device, FabricState
 from xoff.lab import credentials, tenant_vrfs
 from xoff.lab.ibsim import UMAD2SIM, client_env, host_diag_wrappers, host_nodes, topology
 from xoff.lab.netns import NETNS_DIR
-from xoff.lab.processes import ProcessSpec
+from xoff.lab.processes import ProcessSpec, shard_servers
 from xoff.lab.state import LabState, write_atomic
 from xoff.lab.topology import DevicePlan
 from xoff.platforms.frr.render import render_frr_conf
@@ -277,19 +276,7 @@ def switch_ssh_processes(switches: int, cpus: int | None = None) -> int:
 
 def switch_ssh_specs(lab_dir: Path, switches: int) -> list[ProcessSpec]:
     """The lab's switch SSH servers: process ``i`` of ``n`` serves every n-th switch (``--shard``)."""
-    n = switch_ssh_processes(switches)
-    return [
-        ProcessSpec(
-            key=f"lab/switch-ssh/{i}",
-            role="switch-ssh",
-            device=None,
-            netns=None,
-            argv=[sys.executable, "-m", "xoff.lab.sshd", "--lab-dir", str(lab_dir), "--shard", f"{i}/{n}"],
-            log=lab_dir / f"switch-ssh-{i}.log",
-            ready_text=(lab_dir / f"switch-ssh-{i}.log", SWITCH_SSH_READY),
-        )
-        for i in range(n)
-    ]
+    return shard_servers(lab_dir, "switch-ssh", "xoff.lab.sshd", switch_ssh_processes(switches), SWITCH_SSH_READY)
 
 
 # --- InfiniBand: ibsim + OpenSM on the subnet manager host ---------------------------------------

@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,23 @@ class ProcessSpec:
     ready_file: Path | None = None  # ready once this exists (a socket, a pid file)
     ready_text: tuple[Path, str] | None = None  # ... or once this log file shows this text (new since start)
     stale: tuple[Path, ...] = ()  # files of an earlier run removed before starting (sockets, pid files)
+
+
+def shard_servers(lab_dir: Path, role: str, module: str, count: int, ready: str) -> list[ProcessSpec]:
+    """``count`` processes of ``python -m module`` in the root namespace, process ``i`` serving the lab's ``i/count``
+    shard (``--shard``); each ready once its log shows ``ready``."""
+    return [
+        ProcessSpec(
+            key=f"lab/{role}/{i}",
+            role=role,
+            device=None,
+            netns=None,
+            argv=[sys.executable, "-m", module, "--lab-dir", str(lab_dir), "--shard", f"{i}/{count}"],
+            log=lab_dir / f"{role}-{i}.log",
+            ready_text=(lab_dir / f"{role}-{i}.log", ready),
+        )
+        for i in range(count)
+    ]
 
 
 def size(path: Path) -> int:
@@ -130,25 +148,23 @@ def stop_pids(targets: Sequence[tuple[int, int | None]], timeout: float = STOP_T
     """SIGTERM every (pid, start ticks), wait up to ``timeout`` for all, SIGKILL the rest; returns the
     PIDs still alive after that (none, normally)."""
     live = [(pid, ticks) for pid, ticks in targets if ticks is not None and start_ticks(pid) == ticks]
-    for pid, ticks in live:
-        _signal(pid, ticks, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while live and time.monotonic() < deadline:
-        for pid, _ in live:
-            _reap(pid)
-        live = [(pid, ticks) for pid, ticks in live if start_ticks(pid) == ticks]
-        if live:
-            time.sleep(POLL_S)
-    for pid, ticks in live:
-        _signal(pid, ticks, signal.SIGKILL)
-    deadline = time.monotonic() + timeout
-    while live and time.monotonic() < deadline:
-        for pid, _ in live:
-            _reap(pid)
-        live = [(pid, ticks) for pid, ticks in live if start_ticks(pid) == ticks]
-        if live:
-            time.sleep(POLL_S)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid, ticks in live:
+            _signal(pid, ticks, sig)
+        live = _still_running(live, timeout)
     return [pid for pid, _ in live]
+
+
+def _still_running(live: list[tuple[int, int]], timeout: float) -> list[tuple[int, int]]:
+    """Of ``live`` (pid, start ticks), those still running after up to ``timeout`` (children reaped meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while live and time.monotonic() < deadline:
+        for pid, _ in live:
+            _reap(pid)
+        live = [(pid, ticks) for pid, ticks in live if start_ticks(pid) == ticks]
+        if live:
+            time.sleep(POLL_S)
+    return live
 
 
 def stop(records: Sequence[ProcessRecord], timeout: float = STOP_TIMEOUT_S) -> list[int]:

@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.evpn import TENANTS
+from tests.support.evpn import TENANTS, drift_judged
 from tests.support.paths import ROOT
-from xoff.api import ValidateOptions, validate
-from xoff.collect.engine import DeviceRun, assemble
-from xoff.connect.targets import Target
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
@@ -111,14 +108,8 @@ def _drift(intent: Path, fabric: FabricState, tmp_path: Path, text: str) -> tupl
     assert obs.errors == [] and obs.device is not None
     assert {"vrfs.*.vni", "vrfs.*.route_target", "bgp.evpn"} <= set(obs.fields)
     assert {"interface Vxlan.vxlan source-interface", "interface Vxlan.vxlan udp-port"} <= set(obs.unmodelled)
-    target = Target(device.name, "eos", "switch", device.role, device.network, "198.18.0.1")
-    path = tmp_path / "snap.json"
-    path.write_text(assemble(fabric, [DeviceRun(target=target, observation=obs)]).model_dump_json())
-    result = validate(intent, ValidateOptions(snapshot=path))
-    (drift,) = [r for r in result.validation.results if r.id == "drift.state"]
-    (evpn,) = [r for r in result.validation.results if r.id == "tenant.evpn_consistent"]
-    assert evpn.status is (Status.SUCCESS if drift.status is Status.SUCCESS else Status.FAILURE)
-    return sorted((f.device, f.object, f.expected, f.actual) for f in drift.findings), drift.status
+    findings, status = drift_judged(intent, fabric, tmp_path, "eos", obs)
+    return sorted(findings), status
 
 
 def test_the_vni_is_read_back_and_a_wrong_one_is_drift(eos_leaves: tuple[Path, FabricState], tmp_path: Path) -> None:

@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.evpn import TENANTS, sonic_only
-from xoff.api import ValidateOptions, validate
-from xoff.collect.engine import DeviceRun, assemble
-from xoff.connect.targets import Target
+from tests.support.evpn import TENANTS, drift_judged, sonic_only
 from xoff.desired.build import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
@@ -29,14 +26,7 @@ def _drift(tmp_path: Path, intent: Path, fabric: FabricState, vni: str) -> tuple
     assert obs.errors == [] and obs.device is not None
     assert [(v.name, v.vni) for v in obs.device.vrfs] == [("Vrf-blue", int(vni)), ("Vrf-red", 50002)]
     assert set(obs.unmodelled) == VXLAN_TABLES
-    target = Target(device.name, "sonic", "switch", device.role, device.network, "198.18.0.1")
-    path = tmp_path / "snap.json"
-    path.write_text(assemble(fabric, [DeviceRun(target=target, observation=obs)]).model_dump_json())
-    result = validate(intent, ValidateOptions(snapshot=path))
-    (drift,) = [r for r in result.validation.results if r.id == "drift.state"]
-    (evpn,) = [r for r in result.validation.results if r.id == "tenant.evpn_consistent"]
-    assert evpn.status is (Status.SUCCESS if drift.status is Status.SUCCESS else Status.FAILURE)
-    return [(f.device, f.object, f.expected, f.actual) for f in drift.findings], drift.status
+    return drift_judged(intent, fabric, tmp_path, "sonic", obs)
 
 
 def test_the_vni_is_read_back_and_a_wrong_one_is_drift(tmp_path: Path) -> None:

@@ -8,10 +8,9 @@ lab's switch username and password (``secrets.yaml``), as the real servers authe
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from xoff.lab.processes import ProcessSpec
+from xoff.lab.processes import ProcessSpec, shard_servers
 
 PORTS = {"sonic": 8080, "cumulus": 9339}
 TLS = {"sonic": False, "cumulus": True}
@@ -25,16 +24,4 @@ def specs(lab_dir: Path, switches: list[tuple[str, str]]) -> list[ProcessSpec]:
     count = sum(platform in PORTS for _, platform in switches)
     if count == 0:
         return []
-    n = -(-count // PER_PROCESS)
-    return [
-        ProcessSpec(
-            key=f"lab/gnmi/{i}",
-            role="gnmi",
-            device=None,
-            netns=None,
-            argv=[sys.executable, "-m", "xoff.lab.gnmi.run", "--lab-dir", str(lab_dir), "--shard", f"{i}/{n}"],
-            log=lab_dir / f"gnmi-{i}.log",
-            ready_text=(lab_dir / f"gnmi-{i}.log", READY),
-        )
-        for i in range(n)
-    ]
+    return shard_servers(lab_dir, "gnmi", "xoff.lab.gnmi.run", -(-count // PER_PROCESS), READY)

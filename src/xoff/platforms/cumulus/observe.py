@@ -13,22 +13,17 @@ from collections import Counter
 from ipaddress import IPv4Address, IPv4Interface
 from typing import Any
 
-from xoff.collect.observe import observed_device, observed_interfaces, observed_static_routes, ordered_like
+from xoff.collect.observe import (
+    SWITCH_INTERFACE_FIELDS,
+    observed_device,
+    observed_interfaces,
+    observed_static_routes,
+    ordered_like,
+)
 from xoff.contracts.observed import PortSettings
 from xoff.desired.models import Device, Vrf
 from xoff.platforms.cumulus.config_read import ConfigReading
 
-INTERFACE_FIELDS = (
-    "kind",
-    "speed_mbps",
-    "mtu",
-    "admin_up",
-    "addresses",
-    "cable_m",
-    "pfc_priorities",
-    "pfc_watchdog",
-    "vrf",
-)
 QOS_FIELDS = {"trust": "trust", "dscp_to_priority": "dscp_to_tc", "schedulers": "schedulers", "ecn": "ecn"}
 BGP_FIELDS = ("asn", "neighbors", "networks")
 
@@ -77,7 +72,7 @@ def _vrfs(reading: ConfigReading, desired: Device) -> list[dict[str, Any]]:
 def _interface_fields(seen: dict[str, dict[str, Any]]) -> list[str]:
     """``interfaces.*.<f>`` when every port that has the field was read, else one path per port read."""
     out = []
-    for name in INTERFACE_FIELDS:
+    for name in SWITCH_INTERFACE_FIELDS:
         applies = [p for p, v in seen.items() if v.get("kind") == "ethernet" or name in ("kind", "addresses")]
         read = [p for p in applies if name in seen[p]]
         out += [f"interfaces.*.{name}"] if read == applies else [f"interfaces.{p}.{name}" for p in read]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from xoff.contracts.infiniband import IbObservation
 from xoff.platforms.infiniband import observe, sakey
@@ -33,6 +33,8 @@ from xoff.progress import ProgressHook, no_progress, stage
 
 Runner = Callable[[list[str]], str]
 BatchRunner = Callable[[list[list[str]]], list[str]]  # many commands in one session, outputs in order
+A = TypeVar("A")  # what a runner takes: one command, or a batch
+R = TypeVar("R")  # ... and gives back
 WORKERS = 2  # ibsim answers one MAD at a time (~20 ms a query): more clients in flight gain nothing
 # Per-port queries per batch, at most: a batch is one session, so a long dump shows progress batch by batch (a
 # session's start is a few ms, a batch of this size some seconds)
@@ -118,29 +120,15 @@ def _pkey_queries(
     return [_sa_pkey_query(key, lid, p) for lid, p in ports[1:]], {name: first}, []
 
 
-def _masking(run: Runner, key: SaKey | None) -> Runner:
-    """``run`` whose errors never show the SA key (they name the command, which carries it)."""
+def _masking(call: Callable[[A], R], key: SaKey | None) -> Callable[[A], R]:
+    """``call`` (one command or a batch) whose errors never show the SA key (they name the command, which carries
+    it)."""
     if key is None:
-        return run
+        return call
 
-    def masked(argv: list[str]) -> str:
+    def masked(argv: A) -> R:
         try:
-            return run(argv)
-        except CollectError as exc:
-            raise CollectError(key.mask(str(exc))) from None
-        except Exception as exc:  # a timeout names the command, and the command carries the key
-            raise CollectError(key.mask(f"{type(exc).__name__}: {exc}")) from None
-
-    return masked
-
-
-def _masking_batch(run_batch: BatchRunner, key: SaKey | None) -> BatchRunner:
-    if key is None:
-        return run_batch
-
-    def masked(argvs: list[list[str]]) -> list[str]:
-        try:
-            return run_batch(argvs)
+            return call(argv)
         except CollectError as exc:
             raise CollectError(key.mask(str(exc))) from None
         except Exception as exc:  # a timeout names the command, and the command carries the key
@@ -226,7 +214,7 @@ def collect_infiniband(
         pkey_queries, read, notes = _pkey_queries(run, topology, tables, key)
         queries += pkey_queries
         captures.update(read)
-    batch = _masking_batch(run_batch, key) if run_batch is not None else None
+    batch = _masking(run_batch, key) if run_batch is not None else None
     outputs = _query_ports(run, batch, [argv for _, argv in queries], workers, progress)
     captures.update({name: text for (name, _), text in zip(queries, outputs, strict=True)})
     enforcement = config.partition_enforcement if config else None

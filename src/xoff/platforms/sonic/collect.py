@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from xoff.collect.observe import (
+    SWITCH_INTERFACE_FIELDS,
     dumped,
     interface_paths,
     observed_device,
@@ -40,17 +41,6 @@ BGP = Command("vtysh -c 'show bgp summary json'")
 FIB = Command("vtysh -c 'show ip route json'")  # FRR's installed routes: what fpmsyncd programs
 LLDP = Command("lldpctl -f json")
 
-INTERFACE_FIELDS = (
-    "kind",
-    "speed_mbps",
-    "mtu",
-    "admin_up",
-    "addresses",
-    "cable_m",
-    "pfc_priorities",
-    "pfc_watchdog",
-    "vrf",
-)
 LAB_ONLY = "PFC/ECN counters and buffer use: the lab's SONiC has no data plane (counters are what the emulator holds)"
 
 
@@ -182,7 +172,7 @@ class Collector:
     def _updates(self, running: RunningConfig, desired: Device) -> tuple[dict[str, Any], list[str]]:
         reading = running.reading
         parsed = reading.switch
-        fields = ["hwsku", "interfaces", *interface_paths(INTERFACE_FIELDS), "pfc_watchdog"]
+        fields = ["hwsku", "interfaces", *interface_paths(SWITCH_INTERFACE_FIELDS), "pfc_watchdog"]
         updates: dict[str, Any] = {
             "hwsku": parsed["hwsku"],
             "interfaces": observed_interfaces(desired, _read_values(parsed, reading.unobserved)),

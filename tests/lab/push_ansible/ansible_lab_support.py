@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import ansible_runner  # type: ignore[import-untyped]
 
+from xoff.connect.ansible_inventory import INVENTORY_FILE
 from xoff.connect.credentials import CredentialSet, load_credentials
 from xoff.connect.targets import build_targets, select
 from xoff.lab.provider import LabConnection
 from xoff.push import ansible_engine
 from xoff.push.job import PushJob, PushOptions
-from xoff.push.model import PushEvent, PushSummary
+from xoff.push.model import DeviceResult, PushEvent, PushSummary
 from xoff.render import render_fabric
 
 
@@ -112,6 +115,42 @@ def push(
             assert not [s for s in secrets if s in f.read_text(encoding="utf-8")], f"a secret in the backup {f}"
             assert f.stat().st_mode & 0o077 == 0, f
     return summary, events
+
+
+def verify_alone(lab: LabConnection, devices: list[str]) -> dict[str, DeviceResult]:
+    """``playbooks/verify.yml`` run by itself (AWX's verify job template), through ansible-runner as the engine
+    starts it: the inventory xoff writes, the rendered files, the lab's credentials. Each device's result is
+    what its ``Done | report`` said (or where it failed without one); no secret in any file the run left."""
+    targets = select(build_targets(lab.fabric), devices)
+    desired: dict[str, dict[str, str]] = {}
+    for f in render_fabric(lab.fabric, devices):
+        desired.setdefault(f.device, {})[f.name] = f.content
+    creds = load_credentials(lab.secrets_file, environ={})
+    job = PushJob(lab.fabric.fabric, "verify", targets, desired, creds, lab.known_hosts)
+    options = PushOptions(workers=4)
+    translator = ansible_engine.EventTranslator(lambda _: None, job.secrets, options.timeouts)
+    secrets = sorted({*job.secrets, *lab_secrets(lab)})
+    seen: list[Path] = []
+    work = Path(tempfile.mkdtemp(prefix="xvt-"))
+    try:
+        render = ansible_engine._write_tree(work, job, targets)
+        with runner_files_checked(secrets, seen):
+            ansible_runner.run(
+                private_data_dir=str(work),
+                project_dir=str(ansible_engine.playbooks_dir()),
+                inventory=str(work / "inventory" / INVENTORY_FILE),
+                **ansible_engine.runner_arguments(work, creds, options, "verify.yml"),
+                extravars={"xoff_render_dir": str(render)},  # only what the job template's survey gives
+                forks=4,
+                event_handler=translator,
+                suppress_env_files=True,
+                quiet=True,
+            )
+    finally:
+        ansible_engine.end_control_masters(work / "cp")
+        shutil.rmtree(work, ignore_errors=True)
+    assert any(f.name == "stdout" for f in seen), "ansible-runner's artifacts were read"
+    return {t.name: translator.result(t, 1) for t in targets}
 
 
 def state_dir(lab: LabConnection, device: str) -> Path:

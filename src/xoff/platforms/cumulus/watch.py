@@ -1,15 +1,19 @@
 """Cumulus' counters for ``xoff watch``: per Ethernet port (NVUE has no all-ports form) its QoS counters and PFC
 watchdog (``counters``, ``-o json``), its PHY's FEC and pre-FEC BER and its module's receive power and temperature
-(``optics``, NVUE's text), in one batch, into readings."""
+(``optics``, NVUE's text), its priority groups' peak buffer use (``buffers``, NVUE's table: the slow drain's and the
+headroom's watermarks), in one batch, into readings.
+
+The pause durations NVUE's ``counters qos`` prints are not read: NVIDIA states no unit for them there (its gNMI
+streaming page does, microseconds, and the gNMI source reads them)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from xoff.contracts.collect import Command, read
-from xoff.contracts.observed import CollectError
+from xoff.contracts.observed import BufferWatermarks, CollectError, PortCounters
 from xoff.desired.models import Device
-from xoff.platforms.cumulus import counters, optics
+from xoff.platforms.cumulus import buffers, counters, optics
 from xoff.watch.readings import PortFec, PortOptic, Read, error_lines, fec_readings, optic_readings, port_readings
 
 
@@ -23,6 +27,7 @@ def _port_commands(port: str) -> tuple[Command, ...]:
         counters.watchdog_command(port),
         optics.phy_command(port),
         optics.transceiver_command(port),
+        buffers.buffer_command(port),
     )
 
 
@@ -43,6 +48,17 @@ def _optics(
     return fec, dom
 
 
+def _with_watermarks(
+    ports: dict[str, PortCounters], marks: dict[str, BufferWatermarks | None]
+) -> dict[str, PortCounters]:
+    """Each port's counters with its PG watermarks where they were read (a port read for nothing else too)."""
+    out = dict(ports)
+    for port, wm in marks.items():
+        if wm is not None:
+            out[port] = out.get(port, PortCounters()).model_copy(update={"watermarks": wm})
+    return out
+
+
 class Reader:
     def commands(self, device: Device) -> list[Command]:
         return [c for p in _ports(device) for c in _port_commands(p)]
@@ -53,6 +69,11 @@ class Reader:
         qos = {p: read(outputs, counters.qos_command(p), counters.parse_qos, name, errors) for p in ports}
         wd = {p: read(outputs, counters.watchdog_command(p), counters.parse_watchdog, name, errors) for p in ports}
         port_counters, extra = counters.port_counters(qos, wd)
+        marks = {
+            p: read(outputs, buffers.buffer_command(p), lambda t: buffers.parse_ingress_pg(t, extra), name, errors)
+            for p in ports
+        }
+        port_counters = _with_watermarks(port_counters, marks)
         fec, dom = _optics(outputs, ports, name, errors, extra)
         readings = port_readings(port_counters) + fec_readings(fec) + optic_readings(dom)
         return Read(readings, extra, error_lines(errors))

@@ -60,7 +60,8 @@ def _n(value: float) -> str:
 
 def _grew(gauge: str, window: str, growth: float) -> str:
     """Never fell across the window (``resets`` of a gauge counts its decreases) and ended ``growth`` above where it
-    started (so above its minimum); the watch's slow drain reads the shared watermark, else the headroom one."""
+    started (so above its minimum); the watch's slow drain reads the shared watermark, else the headroom one, else (EOS)
+    the egress queue's length."""
     return f"({gauge} - min_over_time({gauge}[{window}]) >= {_n(growth)}) and (resets({gauge}[{window}]) == 0)"
 
 
@@ -77,6 +78,8 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
     watchdog = f"(increase(xoff_pfc_watchdog_storms_detected_total[{w.rate}]) > 0 and on (device, queue) xoff_queue_lossless == 1)"
     shared = _grew("xoff_pg_shared_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
     headroom = _grew("xoff_pg_headroom_watermark_bytes", w.slow, t.slow_drain_growth_bytes)
+    queue = _grew("xoff_queue_length_bytes", w.slow, t.slow_drain_growth_bytes)  # EOS (LANZ): no PG watermark
+    no_pg = "unless on (device, port) xoff_pg_shared_watermark_bytes unless on (device, port) xoff_pg_headroom_watermark_bytes"
     return [
         Alert(
             "watch.pause_storm",
@@ -88,9 +91,11 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
         Alert(
             "watch.slow_drain",
             f"(min_over_time({pause}[{w.slow}:]) >= {_n(t.slow_drain_min_pps)})"
-            f" and on (device, port) (({shared}) or ({headroom} unless on (device, port, pg) xoff_pg_shared_watermark_bytes))"
+            f" and on (device, port) (({shared}) or ({headroom} unless on (device, port, pg) xoff_pg_shared_watermark_bytes)"
+            f" or ({queue} {no_pg}))"
             f" unless on (device, port) (increase(xoff_pfc_watchdog_storms_detected_total[{w.slow}]) > 0)",
-            "slow drain on {{ $labels.device }} {{ $labels.port }}: pause never stops, the PG watermark grows",
+            "slow drain on {{ $labels.device }} {{ $labels.port }}: pause never stops, the PG watermark (or the egress "
+            "queue) grows",
             "a receiver drains slower than line rate without stopping: the watchdog will not see it; look for a slow "
             "host or an oversubscribed downlink behind the port",
         ),

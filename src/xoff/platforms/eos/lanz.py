@@ -68,7 +68,9 @@ def parse_queue_monitor(text: str, unmodelled: dict[str, int] | None = None) -> 
     if not isinstance(entries, list):
         raise QueueMonitorParseError(f"entryList: expected a list, got {type(entries).__name__}")
     rows = [_entry(row, f"entryList[{i}]") for i, row in enumerate(entries)]
-    if enabled is not True or platform not in BYTES_PLATFORMS:
+    if enabled is not True:
+        return {}
+    if platform not in BYTES_PLATFORMS:
         if rows and unmodelled is not None:  # reports in a unit the output does not state
             name = f"{QUEUE_MONITOR.text}: queueLength on platform {platform!r}"
             unmodelled[name] = unmodelled.get(name, 0) + len(rows)

@@ -84,8 +84,8 @@ def leaves(state_dir: Path, now: float) -> Iterator[Leaf]:
         for pg in range(CLASSES):
             row = counters.get("buffer", {}).get(port, {}).get(str(pg), {})
             base = (*iface, ("input", ()), ("priority-group", (("pg-id", str(pg)),)))
-            tail = ("state", "shared-buffer", "data", "max-occupancy")
-            yield Leaf((*base, *((t, ()) for t in tail)), int(row.get("max-usage", 0)), len(base))
+            peak = ("state", "shared-buffer", "data", "max-occupancy")
+            yield Leaf((*base, *((t, ()) for t in peak)), int(row.get("max-usage", 0)), len(base))
 
 
 def matches(pattern: tuple[Elem, ...], leaf: tuple[Elem, ...]) -> bool:

@@ -1,7 +1,8 @@
 """``xoff watch`` end to end (issue 18), through the CLI as a user runs it, against a running lab-mini: with the
 ``pause-storm`` fault seeded on the SONiC leaf, ``xoff watch INTENT --lab NAME --once --format json`` reports
-``watch.pause_storm`` on that device, port and priority and no other finding; after the undo, no finding at all.
-Over gNMI (SONiC's and Cumulus' gNMI servers, SSH for the rest in the same rounds) and over SSH, one lab bring-up.
+``watch.pause_storm`` on that device, port and priority and no other finding; after the undo, no finding at all;
+the slow drains seeded on the EOS and Cumulus switches are reported as ``watch.slow_drain`` on theirs. Over gNMI
+(SONiC's and Cumulus' gNMI servers, SSH for the rest in the same rounds) and over SSH, one lab bring-up.
 """
 
 from __future__ import annotations
@@ -68,6 +69,28 @@ def test_watch_reports_the_seeded_storm_and_nothing_else(lab: Lab, source: str) 
     assert code == 1
     code, doc = _watch(source)
     assert (code, _findings(doc)) == (0, set())
+
+
+DRAINS = (FAULTS["slow-drain-eos"], FAULTS["slow-drain-cumulus"])
+
+
+@pytest.mark.parametrize("source", ["gnmi", "ssh"])
+def test_watch_reports_slow_drains_on_eos_and_cumulus(lab: Lab, source: str) -> None:
+    """EOS's LANZ queue (over SSH either way) and Cumulus' PG peak use (NVUE's table over SSH, the PG's
+    max-occupancy leaf over gNMI) growing under pause that never stops: watch.slow_drain on both targets, nothing
+    else (800 pause frames/s is no storm)."""
+    for f in DRAINS:
+        f.seed(lab, f.target)
+    try:
+        code, doc = _watch(source)
+    finally:
+        for f in DRAINS:
+            f.undo(lab, f.target)
+    assert doc["watch"]["not_read"] == {}
+    want = {("watch.slow_drain", f.target.device, f.target.port, f.target.priority) for f in DRAINS}
+    drained = [(r["device"], r["status"], r["message"]) for r in doc["results"] if r["check"] == "watch.slow_drain"]
+    assert _findings(doc) == want, drained
+    assert code == 1
 
 
 class Lines:

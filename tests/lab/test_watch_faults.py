@@ -38,6 +38,8 @@ MOVING = {
     "watch.headroom_watermark": ("xoff_pg_headroom_watermark_bytes",),
     "watch.ecn_ratio": ("xoff_queue_ecn_marked_packets_total", "xoff_queue_tx_packets_total"),
 }
+# where a platform reports what fills otherwise: EOS's LANZ, the egress queue's length (no PG watermark documented)
+MOVING_ON = {("watch.slow_drain", "eos"): ("xoff_pfc_rx_pause_frames_total", "xoff_queue_length_bytes")}
 FABRIC = build_fabric_state(load_intent(INTENT))
 MOVE_WITHIN_S = 15.0  # the slowest seeded rate (the watchdog's storms, 0.5/s) moves within 2 s
 
@@ -54,6 +56,10 @@ def lab() -> Iterator[tuple[Lab, SshCounterSource]]:
             yield running, source
 
 
+def _moving(f: Fault) -> tuple[str, ...]:
+    return MOVING_ON.get((f.check, f.platform), MOVING[f.check])
+
+
 def _series(f: Fault, sample: Sample) -> dict[tuple[str, tuple[tuple[str, str], ...]], float | None]:
     """The fault's series on its target port, priority / PG and the queue the intent maps the priority to; a
     series the device does not list (SONiC's watchdog table lists only queues that had a storm) is absent."""
@@ -65,7 +71,7 @@ def _series(f: Fault, sample: Sample) -> dict[tuple[str, tuple[tuple[str, str], 
         levels = {"priority": str(f.target.priority), "pg": str(f.target.priority), "queue": str(queue)}
 
     def mine(r: Reading) -> bool:
-        if r.metric not in MOVING[f.check] or r.label("port") != f.target.port:
+        if r.metric not in _moving(f) or r.label("port") != f.target.port:
             return False
         return all(want is None or r.label(name) in (None, want) for name, want in levels.items())
 
@@ -80,7 +86,7 @@ def _read(source: SshCounterSource, f: Fault) -> dict[tuple[str, tuple[tuple[str
 def _moved(source: SshCounterSource, f: Fault) -> list[str]:
     """The fault's series that did not rise between two rounds (waiting, up to MOVE_WITHIN_S, for them to)."""
     first = _read(source, f)
-    assert {m for m, _ in first} == set(MOVING[f.check]), f"{f.name}: series read {sorted(first)}"
+    assert {m for m, _ in first} == set(_moving(f)), f"{f.name}: series read {sorted(first)}"
     deadline = time.monotonic() + MOVE_WITHIN_S
     while True:
         later = _read(source, f)

@@ -13,11 +13,13 @@ import grpc
 import pytest
 from pygnmi.client import gNMIclient, gNMIException
 
+from xoff.lab.emulators.cumulus.show_buffers import table
 from xoff.lab.emulators.cumulus.show_counters import Counters, qos_counters
 from xoff.lab.emulators.sonic import show
 from xoff.lab.gnmi import sonic as sonic_db
 from xoff.lab.gnmi import tls
 from xoff.lab.gnmi.server import serve
+from xoff.platforms.cumulus.buffers import parse_ingress_pg
 from xoff.platforms.cumulus.counters import parse_qos
 from xoff.platforms.sonic.counters import parse_pfc, parse_queues, parse_watchdog
 from xoff.watch.gnmi_source import GnmiCounterSource, GnmiTarget
@@ -47,6 +49,7 @@ CUMULUS_COUNTERS = {
             }
         }
     },
+    "buffer": {"swp1": {"4": {"current-usage": 4096, "max-usage": 98304}}},
 }
 Key = tuple[str, str, str]
 
@@ -81,7 +84,7 @@ def _values(sample: Sample) -> dict[Key, float | None]:
     out: dict[Key, float | None] = {}
     for r in sample.readings:
         labels = dict(r.labels)
-        out[(r.metric, labels["port"], labels.get("priority", labels.get("queue", "")))] = r.value
+        out[(r.metric, labels["port"], labels.get("priority", labels.get("queue", labels.get("pg", ""))))] = r.value
     return out
 
 
@@ -106,7 +109,8 @@ def _sonic_cli() -> dict[Key, float | None]:
 
 
 def _cumulus_cli() -> dict[Key, float | None]:
-    """What ``nv show interface swp1 counters qos -o json`` prints, as xoff reads it."""
+    """What ``nv show interface swp1 counters qos -o json`` and ``... qos buffer ingress-priority-group`` print, as
+    xoff reads them."""
     text = json.dumps(qos_counters(Counters(CUMULUS_COUNTERS), "swp1"))
     pfc, queues, _ = parse_qos(text)
     out: dict[Key, float | None] = {}
@@ -117,6 +121,8 @@ def _cumulus_cli() -> dict[Key, float | None]:
         out[("xoff_queue_tx_bytes_total", "swp1", str(q))] = c.bytes
         out[("xoff_queue_dropped_packets_total", "swp1", str(q))] = c.dropped_packets
         out[("xoff_queue_ecn_marked_packets_total", "swp1", str(q))] = c.ecn_marked_packets
+    marks = parse_ingress_pg(table(CUMULUS_COUNTERS["buffer"]["swp1"]))
+    out |= {("xoff_pg_shared_watermark_bytes", "swp1", str(pg)): n for pg, n in marks.pg_shared.items()}
     return out
 
 
@@ -133,6 +139,7 @@ def test_gnmi_reads_what_the_cli_shows(lab: dict[str, Any]) -> None:
         assert any(v for v in cli.values())  # the comparison is about counters that are not all zero
     assert _values(samples["sw1"])[("xoff_pfc_watchdog_storms_detected_total", "Ethernet0", "3")] == 2.0
     assert _values(samples["cl1"])[("xoff_queue_dropped_packets_total", "swp1", "4")] == 11.0
+    assert _values(samples["cl1"])[("xoff_pg_shared_watermark_bytes", "swp1", "4")] == 98304.0
 
 
 def test_a_wrong_password_is_the_samples_error_without_the_secret(lab: dict[str, Any]) -> None:

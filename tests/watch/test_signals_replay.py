@@ -144,3 +144,42 @@ def test_straggler_without_max_clocks_compares_with_the_fastest(tmp_path: Path) 
     path.write_text("\n".join(lines) + "\n")
     (finding,) = next(r for r in _watch(path).results if r.id == "watch.gpu_straggler").findings
     assert finding.device == "gpu3" and finding.actual == "795 MHz"
+
+
+def _drain(tmp_path: Path, device: str, port: str, priority: int, fills: list[tuple[str, dict[str, str]]]) -> Path:
+    """Three rounds of ``device``: rx pause at 800/s on ``port``/``priority`` and each of ``fills`` (a gauge and its
+    labels) growing by 8 KiB a round; the rest of the fabric quiet."""
+    lines = (SAMPLES / "quiet.jsonl").read_text().splitlines()
+    for k in range(3):
+        pause = {"metric": "xoff_pfc_rx_pause_frames_total", "value": 8000.0 * k}
+        pause["labels"] = {"port": port, "priority": str(priority)}
+        grown = [{"metric": m, "labels": {"port": port, **lab}, "value": 65536.0 + 8192 * k} for m, lab in fills]
+        lines.append(json.dumps({"device": device, "at": 1764680000.0 + 10 * k, "readings": [pause, *grown]}))
+    path = tmp_path / f"{device}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("device", "port", "priority", "fills", "what"),
+    [
+        ("spine2", "Ethernet2/1", 3, [("xoff_queue_length_bytes", {"queue": "3"})], "egress queue"),
+        ("sleaf1", "swp4", 4, [("xoff_pg_shared_watermark_bytes", {"pg": "4"})], "PG shared watermark"),
+    ],
+    ids=["eos-lanz-queue", "cumulus-pg"],
+)
+def test_slow_drain_on_eos_and_cumulus(
+    tmp_path: Path, device: str, port: str, priority: int, fills: list[tuple[str, dict[str, str]]], what: str
+) -> None:
+    """EOS reports no PG watermark: its LANZ queue length on the priority's egress queue stands in; Cumulus its PG's
+    peak buffer use. A queue that LANZ keeps reporting at one length (a stale report) is not a slow drain."""
+    result = next(
+        r for r in _watch(_drain(tmp_path, device, port, priority, fills)).results if r.id == "watch.slow_drain"
+    )
+    (finding,) = result.findings
+    assert (finding.device, finding.port, finding.priority) == (device, port, priority)
+    assert what in finding.problem and finding.actual == "watermark 65536 -> 81920 B"
+    flat = _drain(tmp_path, device, port, priority, fills)
+    flat.write_text(flat.read_text().replace("73728.0", "65536.0").replace("81920.0", "65536.0"))
+    result = next(r for r in _watch(flat).results if r.id == "watch.slow_drain")
+    assert result.status is Status.SUCCESS and not result.findings

@@ -114,8 +114,19 @@ def _slow_drain_expr(t: Thresholds, w: Windows) -> str:
         f" or (({_grew(headroom, w, t.slow_drain_growth_bytes)})"
         f" unless on (device, port, pg) present_over_time({shared}[{w.window}]))"
     )
+    queue = (
+        f"({_grew('xoff_queue_length_bytes', w, t.slow_drain_growth_bytes)})"
+        f" unless on (device, port) present_over_time({shared}[{w.window}])"
+        f" unless on (device, port) present_over_time({headroom}[{w.window}])"
+    )
     watchdog = f"(increase(xoff_pfc_watchdog_storms_detected_total[{w.window}]) > 0)"
-    return f"{mapped} and on (device, port, pg) ({grew}) unless on (device, port, queue) {watchdog}"
+    by_pg = f"({mapped} and on (device, port, pg) ({grew}))"
+    # the queue path needs no PG: EOS plans none
+    by_queue = (
+        f"((({never_stops}) * on (device, priority) group_left (queue) xoff_priority_queue)"
+        f" and on (device, port, queue) ({queue}))"
+    )
+    return f"({by_pg} or {by_queue}) unless on (device, port, queue) {watchdog}"
 
 
 def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
@@ -142,7 +153,8 @@ def _lossless(t: Thresholds, w: Windows) -> list[Alert]:
         Alert(
             "watch.slow_drain",
             _slow_drain_expr(t, w),
-            "slow drain on {{ $labels.device }} {{ $labels.port }}: pause never stops, the PG watermark grows",
+            "slow drain on {{ $labels.device }} {{ $labels.port }}: pause never stops, the PG watermark (or the egress "
+            "queue) grows",
             "a receiver drains slower than line rate without stopping: the watchdog will not see it; look for a slow "
             "host or an oversubscribed downlink behind the port",
         ),

@@ -99,8 +99,24 @@ def _metrics() -> list[str]:
     return lines
 
 
+# What each switch platform reports for the slow drain and the pause share, and why (the vendors' pages)
+PLATFORMS = """
+## What each switch platform reports: slow drain and pause duration
+
+| platform | slow drain: what fills | PFC pause duration (`xoff_pfc_rx_pause_duration_seconds_total`) |
+|---|---|---|
+| SONiC | PG shared and headroom watermarks (`show priority-group watermark shared` / `headroom`, bytes) | gNMI only: COUNTERS_DB `SAI_PORT_STAT_PFC_<p>_RX_PAUSE_DURATION_US` (microseconds); `show pfc counters` prints none |
+| Arista EOS | the egress queue's length as LANZ last reported it (`show queue-monitor length \\| json`, `queueLength`, `xoff_queue_length_bytes` on the priority's queue): bytes on Sand (Jericho) switches, the unit Arista's own sample states; for other platforms no unit is stated, so nothing is read there and the signal is skipped for want of a watermark. No PG watermark command was found in Arista's documentation or ANTA's vectors | not read: no pause-duration or pause-quanta counter was found in Arista's documentation or ANTA's vectors (`show interfaces priority-flow-control counters detail` has frames only) |
+| NVIDIA Cumulus | PG peak buffer use (`nv show interface <swp> qos buffer ingress-priority-group`, 5.4+: `Max Usage` as the shared, `HR/PL Max Usage` as the headroom watermark; NVUE's sizes, the columns' meaning inferred from their names); over gNMI (`--source gnmi`) `input/priority-group[pg-id]/state/shared-buffer/data/max-occupancy`, bytes as NVIDIA's gNMI streaming page states | gNMI only: `switch-priority/state/in-pause-duration`, microseconds as NVIDIA's gNMI streaming page states; NVUE's `counters qos` prints `rx-pause-duration` with no unit stated, so the SSH path does not read it |
+| hosts (ConnectX) | not judged (a switch signal) | `rx_prio<p>_pause_duration` of `ethtool -S` (microseconds), `xoff_nic_pfc_rx_pause_duration_seconds_total` |
+
+LANZ reports a queue only while it is over its threshold: a queue with no report is not observed (never 0), and a
+report that stays the newest reads the same length every round, so a congestion that ended is flat, never growing.
+"""
+
+
 def watch_markdown() -> str:
-    return HEADER + "\n" + "\n".join([*_signals(), *_thresholds(), *_metrics()]) + "\n"
+    return HEADER + "\n" + "\n".join([*_signals(), *_thresholds(), *_metrics()]) + "\n" + PLATFORMS
 
 
 if __name__ == "__main__":

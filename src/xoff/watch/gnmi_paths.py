@@ -11,7 +11,9 @@ Input is pygnmi's decoding of a notification (``telemetryParser``): ``{"update":
 - Cumulus (OpenConfig, NVIDIA's metrics table): ``/qos/interfaces/interface[interface-id=P]/switch-priority
   [priority=N]/state/counters/in-pause-pkts`` / ``out-pause-pkts``, ``.../state/in-pause-duration``
   (microseconds) and ``/qos/interfaces/interface[interface-id=P]/output/queues/queue[name=Q]/state/
-  transmit-pkts`` / ``transmit-octets`` / ``no-buffer-uc-dropped-pkts`` / ``ecn-marked-pkts``.
+  transmit-pkts`` / ``transmit-octets`` / ``no-buffer-uc-dropped-pkts`` / ``ecn-marked-pkts`` and
+  ``/qos/interfaces/interface[interface-id=P]/input/priority-group[pg-id=G]/state/shared-buffer/data/max-occupancy``
+  (the PG's peak shared-buffer occupancy in bytes since the last watermark reset: the slow drain's watermark).
 
 A field xoff does not model is counted in ``unmodelled`` (by its name, ports and queues folded); a value that is
 not a number is not observed (None).
@@ -30,6 +32,7 @@ SONIC_PATHS = ("COUNTERS/Ethernet*", "COUNTERS/Ethernet*/Queues", "COUNTERS/Ethe
 CUMULUS_PATHS = (
     "/qos/interfaces/interface[interface-id=*]/switch-priority[priority=*]",
     "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state",
+    "/qos/interfaces/interface[interface-id=*]/input/priority-group[pg-id=*]/state/shared-buffer/data/max-occupancy",
 )
 _PFC = re.compile(r"^SAI_PORT_STAT_PFC_(\d)_(RX|TX)_(PKTS|PAUSE_DURATION_US)$")
 _UNICAST = range(10)
@@ -57,6 +60,10 @@ _CUMULUS_DROPS = ("no-buffer-uc-dropped-pkts", "wred-dropped-pkts")
 _CUMULUS_PRIO_PATH = re.compile(
     r"^/?qos/interfaces/interface\[interface-id=([^\]]+)\]/switch-priority\[priority=(\d+)\]/(.+)$"
 )
+_CUMULUS_PG_PATH = re.compile(
+    r"^/?qos/interfaces/interface\[interface-id=([^\]]+)\]/input/priority-group\[pg-id=(\d+)\]/(.+)$"
+)
+_CUMULUS_PG = {"state/shared-buffer/data/max-occupancy": "xoff_pg_shared_watermark_bytes"}
 _CUMULUS_QUEUE_PATH = re.compile(
     r"^/?qos/interfaces/interface\[interface-id=([^\]]+)\]/output/queues/queue\[name=([^\]]+)\]/state/(.+)$"
 )
@@ -159,7 +166,10 @@ def cumulus_readings(notifications: Iterable[Mapping[str, Any]]) -> tuple[list[R
     for path, val in _updates(notifications):
         prio = _CUMULUS_PRIO_PATH.match(path)
         queue = _CUMULUS_QUEUE_PATH.match(path)
-        if prio is not None and prio.group(3) in _CUMULUS_PRIORITY:
+        pg = _CUMULUS_PG_PATH.match(path)
+        if pg is not None and pg.group(3) in _CUMULUS_PG:
+            out.append(Reading.of(_CUMULUS_PG[pg.group(3)], number(val), port=pg.group(1), pg=pg.group(2)))
+        elif prio is not None and prio.group(3) in _CUMULUS_PRIORITY:
             metric, scale = _CUMULUS_PRIORITY[prio.group(3)]
             value = number(val)
             scaled = None if value is None else value * scale

@@ -22,6 +22,7 @@ QUEUE_ECN = "xoff_queue_ecn_marked_packets_total"
 PG_HEADROOM = "xoff_pg_headroom_watermark_bytes"
 PG_SHARED = "xoff_pg_shared_watermark_bytes"
 PG_PLANNED = "xoff_pg_headroom_planned_bytes"
+QUEUE_LENGTH = "xoff_queue_length_bytes"
 
 
 def _pause_frames(ctx: Context, v: Verdict) -> None:
@@ -120,12 +121,19 @@ def _growing(points: list[Point], growth: float) -> bool | None:
     return all(b >= a for a, b in itertools.pairwise(seen)) and seen[-1] - seen[0] >= growth
 
 
-def _watermark(ctx: Context, dev: str, port: str | None, pg: int | None) -> tuple[str, list[Point]] | None:
-    for metric in (PG_SHARED, PG_HEADROOM):
-        points = ctx.window.points(dev, metric, port=port, pg=pg)
+def _watermark(
+    ctx: Context, dev: str, port: str | None, pg: int | None, queue: int | None
+) -> tuple[str, list[Point]] | None:
+    """What fills on a slow drain, as the platform reports it: the PG's shared watermark, else its headroom one
+    (SONiC, Cumulus), else the egress queue's length (EOS's LANZ: the queue toward the slow receiver)."""
+    for metric, labels in ((PG_SHARED, {"pg": pg}), (PG_HEADROOM, {"pg": pg}), (QUEUE_LENGTH, {"queue": queue})):
+        points = ctx.window.points(dev, metric, port=port, **labels)
         if points:
             return metric, points
     return None
+
+
+_FILLS = {PG_SHARED: "PG shared watermark", PG_HEADROOM: "PG headroom watermark", QUEUE_LENGTH: "egress queue"}
 
 
 def slow_drain(ctx: Context, v: Verdict) -> None:
@@ -135,13 +143,14 @@ def slow_drain(ctx: Context, v: Verdict) -> None:
         plan, prio, port = ctx.plan(dev), label_int(labels, "priority"), label(labels, "port")
         if prio not in plan.lossless_priorities or prio is None:
             continue
-        found = _watermark(ctx, dev, port, (plan.pg_of or {}).get(prio))
+        queue = (plan.queue_of or {}).get(prio)
+        found = _watermark(ctx, dev, port, (plan.pg_of or {}).get(prio), queue)
         never_stops = _never_stops(points, t.slow_drain_min_pps)
         growing = _growing(found[1], t.slow_drain_growth_bytes) if found else None
         if never_stops is None or growing is None or found is None:
             continue  # not observed: a gap is never read as "stopped"
         v.judged.add(dev)
-        storms = ctx.window.points(dev, WD_DETECTED, port=port, queue=(plan.queue_of or {}).get(prio))
+        storms = ctx.window.points(dev, WD_DETECTED, port=port, queue=queue)
         detected = rate(storms) if storms else None
         if not (never_stops and growing) or (detected is not None and detected.increase > 0):
             continue
@@ -151,7 +160,7 @@ def slow_drain(ctx: Context, v: Verdict) -> None:
             Finding(
                 dev,
                 f"{port} priority {prio}",
-                f"slow drain: rx pause never stopped and the PG watermark grew; {quiet}",
+                f"slow drain: rx pause never stopped and the {_FILLS[metric]} grew; {quiet}",
                 "pause that stops, a watermark that falls",
                 f"watermark {marks[0][1]:.0f} -> {marks[-1][1]:.0f} B",
                 port,

@@ -49,6 +49,7 @@ _ALL = (
     _c("xoff_queue_ecn_marked_packets_total", "packets", PORT_QUEUE, "packets ECN-marked (CE) at the egress queue"),
     _g("xoff_pg_headroom_watermark_bytes", "bytes", PORT_PG, "priority group headroom watermark"),
     _g("xoff_pg_shared_watermark_bytes", "bytes", PORT_PG, "priority group shared-buffer watermark"),
+    _g("xoff_queue_length_bytes", "bytes", PORT_QUEUE, "egress queue length at the switch's last report (EOS LANZ)"),
     _g("xoff_pg_headroom_planned_bytes", "bytes", PORT_PG, "the headroom xoff planned (from the intent)"),
     _g("xoff_queue_lossless", "bool", ("queue",), "1: the plan makes the egress queue lossless (from the intent)"),
     _g("xoff_queue_ecn_ratio_max", "ratio", ("queue",), "the queue's planned max ECN marking share (from the intent)"),

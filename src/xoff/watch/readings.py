@@ -70,6 +70,11 @@ def port_readings(counters: Mapping[str, PortCounters]) -> list[Reading]:
     return out
 
 
+def queue_length_readings(lengths: Mapping[tuple[str, int], int]) -> list[Reading]:
+    """Egress queue lengths (bytes) a switch reported, per (port, queue); a queue it did not report is absent."""
+    return [Reading.of("xoff_queue_length_bytes", float(v), port=p, queue=q) for (p, q), v in lengths.items()]
+
+
 def pool_readings(pools: Mapping[str, int] | None) -> list[Reading]:
     """Buffer-pool watermarks (``<pool>:headroom``, a pool's shared headroom, as its own pool label)."""
     return [Reading.of("xoff_buffer_pool_watermark_bytes", float(v), pool=p) for p, v in (pools or {}).items()]

@@ -38,11 +38,12 @@ SIGNALS: tuple[Signal, ...] = (
         "Slow drain (pause that never stops, the watchdog quiet)",
         E,
         "follow the pause downstream to the slow receiver; the watchdog will not act, so drain or isolate it by hand",
-        (ll.RX_PAUSE, ll.PG_SHARED, ll.PG_HEADROOM, ll.WD_DETECTED),
+        (ll.RX_PAUSE, ll.PG_SHARED, ll.PG_HEADROOM, ll.QUEUE_LENGTH, ll.WD_DETECTED),
         "switch",
         ll.slow_drain,
-        "rx pause >= slow_drain_min_pps in every interval, the PG watermark never falling and growing by "
-        ">= slow_drain_growth_bytes, no watchdog storm detected",
+        "rx pause >= slow_drain_min_pps in every interval, the PG watermark (shared, else headroom; on EOS the "
+        "priority's egress queue length, LANZ) never falling and growing by >= slow_drain_growth_bytes, no watchdog "
+        "storm detected",
     ),
     Signal(
         "watch.lossless_drop",

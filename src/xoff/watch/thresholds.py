@@ -9,7 +9,7 @@ same sources):
 - ``pause_storm_share`` = 0.5: the share of time a port was paused (the pause-duration counter where the platform
   keeps it, seconds per second); paused half the time is a storm whatever the frame count.
 - ``slow_drain_min_pps`` = 1: rx pause frames per second in EVERY interval of the window ("never stops").
-- ``slow_drain_growth_bytes`` = 1: how much the PG watermark must have grown from the window's first to its last
+- ``slow_drain_growth_bytes`` = 1: how much the PG watermark (on EOS: the egress queue length LANZ reports) must have grown from the window's first to its last
   point (and never fallen between) for a slow drain; the watchdog must not have detected a storm meanwhile (a
   slow drain is what the watchdog misses: SONiC's PFC watchdog design, doc/pfc_watchdog).
 - ``lossless_drop_pps`` = 0: drops per second on a lossless queue above which it is a finding; a lossless queue
@@ -146,7 +146,7 @@ SOURCES: dict[str, str] = {
     "port paused; 1,000/s is a third of the time or more",
     "pause_storm_share": "the pause-duration counter (s/s) where the platform keeps it: paused half the time",
     "slow_drain_min_pps": "rx pause in every interval of the window: the pause never stops",
-    "slow_drain_growth_bytes": "the PG watermark never falls and grows; the watchdog misses a slow drain (SONiC "
+    "slow_drain_growth_bytes": "the PG watermark (EOS: the egress queue length) never falls and grows; the watchdog misses a slow drain (SONiC "
     "PFC watchdog design, doc/pfc_watchdog)",
     "lossless_drop_pps": "a lossless queue drops nothing (IEEE 802.1Qbb)",
     "ecn_ratio_low": "off by default: set it where a queue must mark (ECN known to work)",

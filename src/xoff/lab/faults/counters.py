@@ -56,6 +56,12 @@ def _queue(lab: Lab, t: Target, priority: int) -> str:
     return str(qos.pfc_priority_to_queue.get(priority, priority) if qos is not None else priority)
 
 
+def _pg(lab: Lab, t: Target, priority: int) -> str:
+    """The ingress priority group the intent maps the lossless priority to."""
+    qos = lab.connection.fabric.devices[t.device].qos
+    return str(qos.pfc_priority_to_priority_group.get(priority, priority) if qos is not None else priority)
+
+
 def sonic_counters(kind: str) -> Steps:
     """The SONiC emulator's counters on the target's port and queue UC<priority>: ``storm``, a storm the
     watchdog detected and restored (``show pfcwd stats``); ``drops``, drops on the queue (``show queue

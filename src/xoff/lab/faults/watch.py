@@ -7,7 +7,9 @@ raise them; undone by putting the file back as it was (``counters._counter_fault
 - ``pause-storm``: PFC pause frames received at a storm's rate on the target's port and priority, and the PFC
   watchdog's storm count rising (it detects, restores, detects again);
 - ``slow-drain``: pause received without end at a modest rate, the lossless PG's shared-buffer watermark growing,
-  the watchdog quiet (the paused time never reaches its detection time);
+  the watchdog quiet (the paused time never reaches its detection time); on EOS the priority's egress queue growing
+  in LANZ's reports (``show queue-monitor length``, ``slow-drain-eos``), on Cumulus the PG's peak buffer use growing
+  (``nv show interface <swp> qos buffer ingress-priority-group``, ``slow-drain-cumulus``);
 - ``bad-optic``: FEC corrected and uncorrectable codewords rising and the pre-FEC BER up (the SONiC emulator's
   ``show interfaces counters fec-stats``), the module's receive power low and its temperature up (``show
   interfaces transceiver eeprom --dom``); on EOS ``show interfaces phy detail`` and ``show interfaces transceiver
@@ -28,7 +30,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from xoff.lab.faults.counters import _counter_fault, _planned_headroom, _queue
+from xoff.lab.faults.counters import _counter_fault, _pg, _planned_headroom, _queue
 from xoff.lab.faults.reach import Lab
 from xoff.lab.faults.record import Concern, Fault, Steps, Target, port_of, priority_of
 
@@ -116,6 +118,35 @@ def eos_watch() -> Steps:
         data.setdefault("watchdog", {}).setdefault(port, {})[_queue(lab, t, priority)] = {
             "stuckCount": rising(STORMS_PER_S, 1),
             "recoveryCount": rising(STORMS_PER_S),
+        }
+
+    return _counter_fault(change)
+
+
+def eos_slow_drain() -> Steps:
+    """A slow drain in the EOS emulator's terms: ``rxFrames`` rising on the priority without end, and LANZ reporting
+    the priority's transmit queue ever longer (``queueLength``, bytes); the watchdog quiet."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t)
+        data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rxFrames": rising(DRAIN_PPS)}
+        data.setdefault("lanz", {}).setdefault(port, {})[_queue(lab, t, priority)] = {
+            "queueLength": rising(DRAIN_GROWTH, 65_536)
+        }
+
+    return _counter_fault(change)
+
+
+def cumulus_slow_drain() -> Steps:
+    """A slow drain in NVUE's terms: ``rx-pause-frames`` rising on the switch priority without end, and its priority
+    group's ``Max Usage`` (``qos buffer ingress-priority-group``) growing; the watchdog quiet."""
+
+    def change(lab: Lab, t: Target, data: dict[str, Any]) -> None:
+        port, priority = port_of(t), priority_of(t, 4)
+        data.setdefault("pfc", {}).setdefault(port, {})[str(priority)] = {"rx-pause-frames": rising(DRAIN_PPS)}
+        data.setdefault("buffer", {}).setdefault(port, {})[_pg(lab, t, priority)] = {
+            "current-usage": rising(DRAIN_GROWTH, 65_536),
+            "max-usage": rising(DRAIN_GROWTH, 65_536),
         }
 
     return _counter_fault(change)
@@ -273,6 +304,16 @@ FAULTS: tuple[Fault, ...] = (
         eos_watch(),
     ),
     _fault(
+        "slow-drain-eos",
+        "Slow drain: pause that never stops, the watchdog quiet (EOS)",
+        "pause frames received without end and LANZ reporting the priority's egress queue ever longer in the EOS "
+        "emulator (`show interfaces priority-flow-control counters detail`, `show queue-monitor length`)",
+        "watch.slow_drain",
+        Target("spine2", "Ethernet2/1", 3),
+        "eos",
+        eos_slow_drain(),
+    ),
+    _fault(
         "bad-optic-eos",
         "A bad optic: FEC errors rising, pre-FEC BER up (EOS)",
         "FEC corrected and uncorrected codewords rising, the pre-FEC BER at 2.4e-4 and the receive power at -13.9 dBm "
@@ -291,6 +332,16 @@ FAULTS: tuple[Fault, ...] = (
         Target("sleaf1", "swp1", 4),
         "cumulus",
         cumulus_watch(),
+    ),
+    _fault(
+        "slow-drain-cumulus",
+        "Slow drain: pause that never stops, the watchdog quiet (Cumulus)",
+        "pause frames received without end and the priority group's peak buffer use growing in the Cumulus emulator "
+        "(`nv show interface <swp> counters qos`, `nv show interface <swp> qos buffer ingress-priority-group`)",
+        "watch.slow_drain",
+        Target("sleaf1", "swp4", 4),
+        "cumulus",
+        cumulus_slow_drain(),
     ),
     _fault(
         "bad-optic-cumulus",

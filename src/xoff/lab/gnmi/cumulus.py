@@ -12,11 +12,13 @@ under it (its subscription response example). The QoS metrics table gives the le
   ``out-pause-pkts``; ``.../switch-priority[priority]/state/in-pause-duration`` and ``out-pause-duration``
   (microseconds);
 - ``/qos/interfaces/interface[interface-id]/output/queues/queue[name]/state/transmit-pkts``,
-  ``transmit-octets``, ``no-buffer-uc-dropped-pkts``, ``wred-dropped-pkts``, ``ecn-marked-pkts``.
+  ``transmit-octets``, ``no-buffer-uc-dropped-pkts``, ``wred-dropped-pkts``, ``ecn-marked-pkts``;
+- ``/qos/interfaces/interface[interface-id]/input/priority-group[pg-id]/state/shared-buffer/data/max-occupancy``
+  (bytes, the PG's peak since the last watermark reset).
 
-The values come from the NVUE emulator's ``counters.json`` (its ``pfc`` and ``queues`` tables: see
-``xoff.lab.emulators.cumulus.show_counters``), for every swp port of the applied configuration; the PFC
-watchdog has no documented gNMI leaf and is not served.
+The values come from the NVUE emulator's ``counters.json`` (its ``pfc``, ``queues`` and ``buffer`` tables: see
+``xoff.lab.emulators.cumulus.show_counters`` and ``show_buffers``; a PG's peak is the table's ``max-usage``), for
+every swp port of the applied configuration; the PFC watchdog has no documented gNMI leaf and is not served.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class Leaf:
 
 
 def _ports(state_dir: Path, counters: dict[str, Any]) -> list[str]:
-    names = {p for table in ("pfc", "queues") for p in counters.get(table, {})}
+    names = {p for table in ("pfc", "queues", "buffer") for p in counters.get(table, {})}
     path = state_dir / "nvue.json"
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -79,6 +81,11 @@ def leaves(state_dir: Path, now: float) -> Iterator[Leaf]:
             base = (*iface, ("output", ()), ("queues", ()), ("queue", (("name", str(tc)),)))
             for field, leaf in QUEUE_LEAVES:
                 yield Leaf((*base, ("state", ()), (leaf, ())), int(row.get(field, 0)), len(base))
+        for pg in range(CLASSES):
+            row = counters.get("buffer", {}).get(port, {}).get(str(pg), {})
+            base = (*iface, ("input", ()), ("priority-group", (("pg-id", str(pg)),)))
+            peak = ("state", "shared-buffer", "data", "max-occupancy")
+            yield Leaf((*base, *((t, ()) for t in peak)), int(row.get("max-usage", 0)), len(base))
 
 
 def matches(pattern: tuple[Elem, ...], leaf: tuple[Elem, ...]) -> bool:

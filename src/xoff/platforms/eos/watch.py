@@ -1,6 +1,7 @@
 """EOS's counters for ``xoff watch``: PFC frames, egress queues, ECN marks and the PFC watchdog (``counters``),
-FEC codewords, pre-FEC BER and the optics' receive power and temperature (``optics``), all ``| json``, in one
-batch, into readings."""
+FEC codewords, pre-FEC BER and the optics' receive power and temperature (``optics``), the egress queue lengths LANZ
+reported (``lanz``, the slow drain's growing queue), all ``| json``, in one batch, into readings. No PFC pause
+duration is read: none was found in Arista's documentation or ANTA's vectors."""
 
 from __future__ import annotations
 
@@ -9,10 +10,17 @@ from collections.abc import Mapping
 from xoff.contracts.collect import Command, read
 from xoff.contracts.observed import CollectError
 from xoff.desired.models import Device
-from xoff.platforms.eos import counters, optics
-from xoff.watch.readings import Read, error_lines, fec_readings, optic_readings, port_readings
+from xoff.platforms.eos import counters, lanz, optics
+from xoff.watch.readings import (
+    Read,
+    error_lines,
+    fec_readings,
+    optic_readings,
+    port_readings,
+    queue_length_readings,
+)
 
-COMMANDS = (counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN, optics.PHY, optics.DOM)
+COMMANDS = (counters.PFC, counters.QUEUES, counters.WATCHDOG, counters.ECN, optics.PHY, optics.DOM, lanz.QUEUE_MONITOR)
 
 
 class Reader:
@@ -30,7 +38,13 @@ class Reader:
         unmodelled: dict[str, int] = {}
         fec = read(outputs, optics.PHY, lambda t: optics.parse_phy(t, unmodelled), name, errors)
         dom = read(outputs, optics.DOM, lambda t: optics.parse_dom(t, unmodelled), name, errors)
-        readings = port_readings(ports) + fec_readings(fec or {}) + optic_readings(dom or {})
+        lengths = read(outputs, lanz.QUEUE_MONITOR, lambda t: lanz.parse_queue_monitor(t, unmodelled), name, errors)
+        readings = (
+            port_readings(ports)
+            + fec_readings(fec or {})
+            + optic_readings(dom or {})
+            + queue_length_readings(lengths or {})
+        )
         return Read(readings, unmodelled, error_lines(errors))
 
 

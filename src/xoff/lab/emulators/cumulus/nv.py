@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from xoff.lab.emulators.base import EmulatorContext, Reply
-from xoff.lab.emulators.cumulus import confirm, show_counters, show_optics
+from xoff.lab.emulators.cumulus import confirm, show_buffers, show_counters, show_optics
 from xoff.lab.emulators.cumulus import show as shows
 from xoff.lab.emulators.cumulus.apply import apply_to_system, check
 from xoff.lab.emulators.cumulus.schema import CommandError, check_set, check_unset
@@ -122,6 +122,7 @@ class Nv:
             if tuple(path) == ("platform", "transceiver", "detail"):  # every port's module at once
                 return Reply(show_optics.platform_detail(self.ctx, tree, output))
             phy = show_optics.lookup(self.ctx, tree, tuple(path))  # a port's PHY health and module (text)
+            phy = phy if phy is not None else show_buffers.lookup(self.ctx, tree, tuple(path))  # its PGs' buffer
             if phy is not None:
                 return Reply(phy)
             counted = show_counters.lookup(self.ctx, tree, tuple(path))  # a port's counters and watchdog

@@ -12,7 +12,8 @@ fault seeds write it, as the ASIC would raise the counters), in NVUE's own terms
                                  "wred-discards": n, "ecn-marked-frames": n}}},
      "watchdog": {"swp1": {"4": {"deadlock-count": n, "status": "OK" | "DEADLOCK"}}}}
 
-(and ``fec`` / ``optics`` per port, which ``show_optics`` prints and checks)
+(and ``fec`` / ``optics`` per port, which ``show_optics`` prints and checks, and ``buffer`` per port and priority
+group, which ``show_buffers`` prints and checks)
 
 keyed by port, then switch priority (``pfc``) or traffic class = egress queue (``queues``, ``watchdog``).
 Missing values are zero (``OK``); anything else in the file is refused. A value may also be a running counter
@@ -52,7 +53,8 @@ FIELDS = {
     "queues": ("tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards", "ecn-marked-frames"),
     "watchdog": ("deadlock-count", "status"),
 }
-PHY_TABLES = ("fec", "optics")  # the PHY and module tables (show_optics)
+PHY_TABLES = ("fec", "optics", "buffer")  # per port, not per class: the PHY and module (show_optics), the PGs' buffer
+# use (show_buffers)
 INGRESS = ("rx-frames", "rx-buffer-discards", "rx-shared-buffer-discards")
 STATES = ("OK", "DEADLOCK")
 PORT = re.compile(r"^swp\d+(s\d+)?$")

@@ -8,11 +8,12 @@ fault seeds write it, as the ASIC would raise the counters), in EOS's own terms:
      "queues":   {"Ethernet1/1": {"3": {"enqueuedPackets": n, "enqueuedBytes": n,
                                         "droppedPackets": n, "droppedBytes": n}}},
      "watchdog": {"Ethernet1/1": {"3": {"stuckCount": n, "recoveryCount": n}}},
-     "ecn":      {"Ethernet1/1": {"3": {"ecnMarked": n}}}}
+     "ecn":      {"Ethernet1/1": {"3": {"ecnMarked": n}}},
+     "lanz":     {"Ethernet1/1": {"3": {"queueLength": n}}}}
 
 (and ``fec`` / ``optics`` per port, which ``show_optics`` prints and checks)
 
-keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``, ``ecn``: EOS
+keyed by port, then priority (``pfc``) or transmit queue = traffic class (``queues``, ``watchdog``, ``ecn``, ``lanz``: EOS
 fixes traffic class N -> tx-queue N). Missing values are zero; anything else in the file is refused. A value may
 also be a running counter ``{"total": N, "per_second": R, "since": T}`` (``moving``: resolved when shown).
 
@@ -49,6 +50,7 @@ FIELDS = {
     "queues": ("enqueuedPackets", "enqueuedBytes", "droppedPackets", "droppedBytes"),
     "watchdog": ("stuckCount", "recoveryCount"),
     "ecn": ("ecnMarked",),
+    "lanz": ("queueLength",),  # bytes in the tx-queue, as LANZ reports it (show_lanz)
 }
 NO_INTERFACE = "% Interface does not exist"
 PHY_TABLES = ("fec", "optics")  # per port, not per priority: their shape is show_optics's

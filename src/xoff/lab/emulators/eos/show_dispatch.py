@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xoff.lab.emulators.base import Reply
-from xoff.lab.emulators.eos import show_counters, show_net, show_optics, show_qos, show_route, show_system
+from xoff.lab.emulators.eos import show_counters, show_lanz, show_net, show_optics, show_qos, show_route, show_system
 from xoff.lab.emulators.eos.cli import Cli
 from xoff.lab.emulators.eos.grammar import Args, Command, CommandError
 from xoff.lab.emulators.eos.model import RunningConfig, render
@@ -57,6 +57,10 @@ def _counters(cli: Cli) -> list[Command]:
         Command("show priority-flow-control counters", lambda _a: read(show_counters.pfc_counters)),
         Command("show priority-flow-control counters watchdog", lambda _a: read(show_counters.pfc_watchdog_counters)),
         Command("show interfaces phy detail", lambda _a: read(show_optics.phy_detail)),
+        Command(
+            "show queue-monitor length",
+            lambda _a: read(lambda cfg, c: show_lanz.queue_monitor_length(cfg, c.data.get("lanz", {}))),
+        ),
         Command("show interfaces transceiver dom thresholds", lambda _a: read(show_optics.dom_thresholds)),
         Command(
             "show interfaces [<port:intf>] priority-flow-control counters detail",

@@ -1,5 +1,5 @@
 """The Cumulus watch reader (``xoff.platforms.cumulus.watch.READER``) on real-format outputs (the corpus,
-tests/fixtures/real/cumulus/): per port its QoS counters, watchdog and PHY health, and every port's module DOM
+tests/fixtures/real/cumulus/): per port its QoS counters, watchdog, PHY health and PG buffers, and every port's module DOM
 from one ``nv show platform transceiver detail -o json`` a round, not one command per port; a module in a port the
 intent does not name is not watched, one without DOM is not observed, a broken answer is an error line and the
 other readings stand."""
@@ -10,7 +10,7 @@ import math
 
 from tests.support.corpus import read_sample, samples
 from tests.support.shim_host import fabric
-from xoff.platforms.cumulus import counters, optics, transceivers
+from xoff.platforms.cumulus import buffers, counters, optics, transceivers
 from xoff.platforms.cumulus.watch import READER
 
 SLEAF1 = fabric("lab-mini").devices["sleaf1"]  # swp1-8
@@ -27,6 +27,7 @@ def _outputs(detail: str) -> dict[str, str]:
         counters.qos_command("PORT").slug: _sample(counters.qos_command("PORT").slug),
         counters.watchdog_command("PORT").slug: _sample(counters.watchdog_command("PORT").slug),
         optics.phy_command("PORT").slug: _sample(optics.phy_command("PORT").slug),
+        buffers.buffer_command("PORT").slug: _sample(buffers.buffer_command("PORT").slug),
     }
     out = {}
     for command in READER.commands(SLEAF1):
@@ -46,7 +47,7 @@ def test_one_command_reads_every_ports_module() -> None:
     assert len(ports) == 8
     assert commands.count(transceivers.TRANSCEIVERS.text) == 1
     assert not any(c.endswith(" transceiver") for c in commands)  # no per-port module command any more
-    assert len(commands) == 3 * len(ports) + 1  # qos counters, watchdog, phy-detail per port; the modules once
+    assert len(commands) == 4 * len(ports) + 1  # qos counters, watchdog, phy-detail, PG buffers per port; modules once
 
 
 def test_lanes_and_temperature_per_port_dark_lanes_and_an_empty_cage() -> None:

@@ -18,17 +18,17 @@ TEMPLATE = "eos/running-config.j2"
 TX_QUEUES = "eos/tx-queues.j2"
 
 
-def tx_queue_texts(interfaces: list[EthernetInterface]) -> list[str]:
-    """Each port's tx-queue blocks (``eos/tx-queues.j2``), printed once per list: every fabric port of a
-    switch carries the same list of queues (``build_ethernet_interfaces``), which was most of the work."""
+def tx_queue_texts(interfaces: list[EthernetInterface]) -> dict[str, str]:
+    """Each port's tx-queue blocks (``eos/tx-queues.j2``) by port name, printed once per list: every fabric
+    port of a switch carries the same list of queues (``build_ethernet_interfaces``), most of the work."""
     printed: dict[int, str] = {}  # by id(): the lists are alive for the whole call
-    out = []
+    out = {}
     for iface in interfaces:
         queues = iface["tx_queues"]
         text = printed.get(id(queues))
         if text is None:
             text = printed[id(queues)] = render_template(TX_QUEUES, tx_queues=queues) if queues else ""
-        out.append(text)
+        out[iface["name"]] = text
     return out
 
 

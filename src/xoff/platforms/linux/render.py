@@ -27,7 +27,9 @@ def _dscp_args(pairs: tuple[tuple[int, int], ...]) -> str:
 
 def render(device: Device, fabric: FabricState) -> dict[str, str]:
     config = b.host_config(device, fabric)
-    dscp_args = [_dscp_args(tuple((m["dscp"], m["priority"]) for m in q["dscp_to_priority"])) for q in config["qos"]]
+    dscp_args = {
+        q["netdev"]: _dscp_args(tuple((m["dscp"], m["priority"]) for m in q["dscp_to_priority"])) for q in config["qos"]
+    }
     nccl_text = render_template(
         "host/nccl.env.j2", device=config["device"], fabric=config["fabric"], nccl=config["nccl"]
     )

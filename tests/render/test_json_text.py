@@ -36,7 +36,7 @@ def test_same_text_as_json_dumps(value: Any, indent: int) -> None:
     expected = json.dumps(value, indent=indent)
     assert printer.dumps(value, indent) == expected
     assert printer.dumps(value, indent) == expected  # now from the remembered texts
-    wrapped = {"device": "a", "tables": [value, value]}  # the repeated block at the depths that are remembered
+    wrapped = {"device": "a", "tables": value, "again": value}  # the repeated block at the depth that is remembered
     assert printer.dumps(wrapped, indent) == json.dumps(wrapped, indent=indent)
 
 
@@ -47,7 +47,7 @@ def test_repeated_blocks_are_printed_once_and_reused() -> None:
     held = len(printer._texts)
     second = printer.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}}, **qos}, 4)
     assert second == first.replace("leaf1", "leaf2")
-    assert len(printer._texts) == held + 2  # only leaf2's own metadata blocks (depths 1 and 2) are new
+    assert len(printer._texts) == held + 1  # only leaf2's own metadata table is new
 
 
 def test_equal_values_at_other_depths_or_indents_are_not_confused() -> None:
@@ -64,7 +64,7 @@ def test_the_cache_stays_within_its_size() -> None:
         value = {"device": {"name": f"d{n}", "ports": list(range(n % 7))}}
         assert printer.dumps(value, 2) == json.dumps(value, indent=2)
     assert 0 < printer._held <= 2_000
-    assert printer._held == sum(len(k[2]) + len(t) for k, t in printer._texts.items())
+    assert printer._held == sum(len(k[1]) + len(t) for k, t in printer._texts.items())
 
 
 class Color(enum.IntEnum):

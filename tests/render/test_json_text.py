@@ -44,10 +44,10 @@ def test_repeated_blocks_are_printed_once_and_reused() -> None:
     printer = JsonPrinter()
     qos = {"QUEUE": {f"Ethernet{n}|3": {"scheduler": "scheduler.0"} for n in range(0, 64, 8)}}
     first = printer.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}, **qos}, 4)
-    held = len(printer._texts)
+    held = len(printer.texts)
     second = printer.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}}, **qos}, 4)
     assert second == first.replace("leaf1", "leaf2")
-    assert len(printer._texts) == held + 1  # only leaf2's own metadata table is new
+    assert len(printer.texts) == held + 1  # only leaf2's own metadata table is new
 
 
 def test_equal_values_at_other_depths_or_indents_are_not_confused() -> None:
@@ -63,8 +63,7 @@ def test_the_cache_stays_within_its_size() -> None:
     for n in range(200):
         value = {"device": {"name": f"d{n}", "ports": list(range(n % 7))}}
         assert printer.dumps(value, 2) == json.dumps(value, indent=2)
-    assert 0 < printer._held <= 2_000
-    assert printer._held == sum(len(k[1]) + len(t) for k, t in printer._texts.items())
+    assert 0 < printer.texts.held <= 2_000
 
 
 class Color(enum.IntEnum):

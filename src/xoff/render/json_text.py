@@ -2,29 +2,27 @@
 
 With an indent, the standard library's encoder runs in pure Python, one generator step per token; it was
 three quarters of the host and SONiC renderers' time. This printer builds each container's text with
-one join, and reuses the text of a top-level member it has already printed: rendering a fabric prints the
-same QoS, buffer and NIC blocks for every switch and host. The reuse key is the member's ``marshal``
-serialization (format 2, which has no back-references, so it depends on the value alone): it is the value,
-types included, so equal keys mean equal text (the key also holds the indent, the only other input), and it
-is four times faster to make than the value's compact JSON. Anything outside plain JSON types (marshal
-refuses subclasses), or non-finite floats, goes to ``json.dumps`` itself, so the output never departs from it.
+one join, and reuses the text of a top-level member it has already printed (``render.memo``): rendering a
+fabric prints the same QoS, buffer and NIC blocks for every switch and host. The key is the member's
+``memo.key_of`` serialization, which is the value, types included, so equal keys mean equal text (the key also
+holds the indent, the only other input); it is four times faster to make than the value's compact JSON.
+Anything outside plain JSON types, or non-finite floats, goes to ``json.dumps`` itself, so the output never
+departs from it.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 import math
-from collections import OrderedDict
 from json.encoder import encode_basestring_ascii
 from typing import Any
+
+from xoff.render.memo import Memo, key_of
 
 # The root's members are looked up (the tables of a CONFIG_DB, the sections of a host's state): the root is
 # one device's whole document, never repeated, and a member that is not repeated holds little that is.
 CACHED_DEPTH = 1
-CACHE_CHARS = 32 * 2**20  # keys and texts held, at most; the least recently used go first
-
-MARSHAL_FORMAT = 2  # the last format without references (3 added them): the bytes depend on the value alone
+CACHE_CHARS = 32 * 2**20  # texts held, at most; the least recently used go first
 
 
 class _NotPlainError(Exception):
@@ -63,9 +61,7 @@ class JsonPrinter:
     """Prints values as ``json.dumps(value, indent=indent)``; remembers recent containers' texts."""
 
     def __init__(self, chars: int = CACHE_CHARS) -> None:
-        self._texts: OrderedDict[tuple[int, bytes], str] = OrderedDict()
-        self._limit = chars
-        self._held = 0
+        self.texts: Memo[str] = Memo(chars, len)
 
     def dumps(self, value: Any, indent: int) -> str:
         try:
@@ -81,17 +77,7 @@ class JsonPrinter:
             return "{}" if t is dict else "[]"
         if depth != CACHED_DEPTH:
             return self._container(v, unit, depth)
-        key = (len(unit), marshal.dumps(v, MARSHAL_FORMAT))
-        text = self._texts.get(key)
-        if text is not None:
-            self._texts.move_to_end(key)
-            return text
-        text = self._texts[key] = self._container(v, unit, depth)
-        self._held += len(key[1]) + len(text)
-        while self._held > self._limit:
-            (_, old_key), old_text = self._texts.popitem(last=False)
-            self._held -= len(old_key) + len(old_text)
-        return text
+        return self.texts.get((len(unit), key_of(v)), lambda: self._container(v, unit, depth))
 
     def _container(self, v: Any, unit: str, depth: int) -> str:
         inner = "\n" + unit * (depth + 1)

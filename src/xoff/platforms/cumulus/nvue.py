@@ -54,12 +54,14 @@ def put(tree: Tree, path: Sequence[str], value: Scalar | None = None) -> None:
     for i, key in enumerate(path[:-1]):
         child = node.get(key)
         if child is None:
-            child = node[_check_token(key)] = {}
+            child = node[key if key in _GOOD_TOKENS else _check_token(key)] = {}
         elif not isinstance(child, dict):
             raise NvueConflictError(f"{' '.join(path[: i + 1])} is a value ({child!r}), not a container")
         node = child
-    last = _check_token(path[-1])
-    if isinstance(value, str):
+    last = path[-1]
+    if last not in _GOOD_TOKENS:
+        _check_token(last)
+    if isinstance(value, str) and value not in _GOOD_TOKENS:
         _check_token(value)
     new: Tree | Scalar = {} if value is None else value
     old = node.get(last)
@@ -75,14 +77,18 @@ def _copy(tree: Tree) -> Tree:
     return {k: _copy(v) if isinstance(v, dict) else v for k, v in tree.items()}
 
 
-def merge(into: Tree, other: Tree, _prefix: tuple[str, ...] = ()) -> Tree:
-    """Merge a copy of ``other`` into ``into`` (``other``'s new keys appended in order); returns ``into``."""
+def merge(into: Tree, other: Tree, _prefix: tuple[str, ...] = (), *, take: bool = False) -> Tree:
+    """Merge a copy of ``other`` into ``into`` (``other``'s new keys appended in order); returns ``into``.
+
+    ``take``: move ``other``'s subtrees in instead of copying them, for a caller done with ``other`` (later
+    merges then change them in place).
+    """
     for key, value in other.items():
         old = into.get(key)
         if old is None:
-            into[key] = _copy(value) if isinstance(value, dict) else value
+            into[key] = _copy(value) if isinstance(value, dict) and not take else value
         elif isinstance(old, dict) and isinstance(value, dict):
-            merge(old, value, (*_prefix, key))
+            merge(old, value, (*_prefix, key), take=take)
         elif old != value:
             raise NvueConflictError(f"{' '.join((*_prefix, key))}: set to {old!r} and to {value!r}")
     return into
@@ -150,8 +156,9 @@ def _yaml_text(value: Scalar) -> str:
 
 
 def _yaml_into(tree: Tree, pad: str, out: list[str]) -> None:
+    known = _YAML_TEXT  # a remembered text is never empty ('' prints as "''")
     for key, value in tree.items():
-        k = _yaml_text(key)
+        k = known.get(key) or _yaml_text(key)
         if isinstance(value, dict):
             if value:
                 out.append(f"{pad}{k}:")
@@ -159,4 +166,4 @@ def _yaml_into(tree: Tree, pad: str, out: list[str]) -> None:
             else:
                 out.append(f"{pad}{k}: {{}}")
         else:
-            out.append(f"{pad}{k}: {_yaml_text(value)}")
+            out.append(f"{pad}{k}: {known.get(value) or _yaml_text(value)}")  # type: ignore[arg-type]

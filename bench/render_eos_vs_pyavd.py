@@ -41,9 +41,8 @@ import measured  # noqa: E402  the results' commit line (bench/README.md, Freshn
 from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import Device, FabricState  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
-from xoff.platforms.eos.render import TEMPLATE, render  # noqa: E402
+from xoff.platforms.eos.render import render, render_structured_config  # noqa: E402
 from xoff.platforms.eos.structured import build_structured_config  # noqa: E402
-from xoff.render.jinja import render_template  # noqa: E402
 
 TARGET_RATIO = 10.0
 
@@ -120,7 +119,7 @@ def main() -> int:
     xoff_s = timed(lambda d: render(d, fabric), devs, args.repeats)
     build_s = timed(build_structured_config, devs, args.repeats)
     structured = [build_structured_config(d) for d in devs]
-    template_s = timed(lambda sc: render_template(TEMPLATE, **sc), structured, args.repeats)
+    template_s = timed(render_structured_config, structured, args.repeats)
     avd_s = timed(pyavd.get_device_config, validated, args.repeats)
 
     lines_per_device = render(devs[0], fabric)["running-config"].count("\n")

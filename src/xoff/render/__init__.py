@@ -56,10 +56,13 @@ def manifest(state: FabricState, files: list[RenderedFile]) -> dict[str, object]
 def write_output(state: FabricState, files: list[RenderedFile], out_dir: Path) -> Path:
     """Write each file under ``out_dir/<device>/`` and ``manifest.json`` (device, platform, files, sha256)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    made: set[Path] = set()
     for f in files:
         target = out_dir / f.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(f.content, encoding="utf-8")
+        if target.parent not in made:  # one mkdir per directory, not per file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        target.write_bytes(f.content.encode())  # the text as is: no newline translation, one write
     path = out_dir / MANIFEST
     path.write_text(json.dumps(manifest(state, files), indent=2) + "\n", encoding="utf-8")
     return path

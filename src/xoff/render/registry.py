@@ -26,15 +26,13 @@ def renderer_names(device: Device) -> tuple[str, ...]:
     return tuple(r.name for r in renderers(device))
 
 
-def _by_name() -> dict[str, Renderer]:
-    out = {r.name: r for p in platforms().values() for r in p.renderers}
-    out[SUBNET_MANAGER.name] = SUBNET_MANAGER
-    return out
+def _all() -> list[Renderer]:
+    return [*(r for p in platforms().values() for r in p.renderers), SUBNET_MANAGER]
 
 
 def load_renderer(name: str) -> RenderFn:
     """A renderer by its name (``"sonic"``, ``"frr"``, ``"opensm"``)."""
-    try:
-        return _by_name()[name].load()
-    except KeyError:
-        raise KeyError(f"no renderer named {name!r} (allowed: {', '.join(_by_name())})") from None
+    for renderer in _all():  # a few platforms: a scan, not a table rebuilt per call (called per device)
+        if renderer.name == name:
+            return renderer.load()
+    raise KeyError(f"no renderer named {name!r} (allowed: {', '.join(r.name for r in _all())})")

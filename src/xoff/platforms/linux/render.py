@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from xoff.desired.models import Device, FabricState
 from xoff.platforms.linux import builders as b
 from xoff.render.jinja import render_template
@@ -17,13 +19,22 @@ STATE_FILE = "xoff-host-state.json"
 NCCL_ENV = "nccl.env"
 
 
+@lru_cache(maxsize=256)
+def _dscp_args(pairs: tuple[tuple[int, int], ...]) -> str:
+    """`` DSCP:PRIO`` per pair: xoff_qos's arguments (the same 64-entry map on every NIC of the fabric)."""
+    return "".join(f" {dscp}:{priority}" for dscp, priority in pairs)
+
+
 def render(device: Device, fabric: FabricState) -> dict[str, str]:
     config = b.host_config(device, fabric)
+    dscp_args = {
+        q["netdev"]: _dscp_args(tuple((m["dscp"], m["priority"]) for m in q["dscp_to_priority"])) for q in config["qos"]
+    }
     nccl_text = render_template(
         "host/nccl.env.j2", device=config["device"], fabric=config["fabric"], nccl=config["nccl"]
     )
     return {
-        APPLY_SCRIPT: render_template("host/xoff-host-apply.sh.j2", **config, nccl_text=nccl_text),
+        APPLY_SCRIPT: render_template("host/xoff-host-apply.sh.j2", **config, nccl_text=nccl_text, dscp_args=dscp_args),
         STATE_FILE: render_template("host/xoff-host-state.json.j2", state=config),
         NCCL_ENV: nccl_text,
     }

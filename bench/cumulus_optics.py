@@ -28,6 +28,7 @@ from xoff.contracts.collect import Command
 from xoff.lab.lab import up
 from xoff.lab.provider import from_lab
 from xoff.lab.teardown import down
+from xoff.platforms.cumulus import transceivers
 from xoff.watch.ssh_source import SshCounterSource, _run, reader_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -42,17 +43,11 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def per_port_before(ports: list[str]) -> list[str]:
-    """The reader's commands before: QoS counters, watchdog, PHY health and the module, per port."""
-    return [
-        c
-        for p in ports
-        for c in (
-            f"nv show interface {p} counters qos -o json",
-            f"nv show interface {p} qos pfc-watchdog -o json",
-            f"nv show interface {p} link phy-detail",
-            f"nv show interface {p} transceiver",
-        )
+def per_port_before(now: list[str], ports: list[str]) -> list[str]:
+    """The reader's commands as they were before: today's (whatever else it reads per port) with the one all-ports
+    module command replaced by one ``nv show interface <swp> transceiver`` per port."""
+    return [c for c in now if c != transceivers.TRANSCEIVERS.text] + [
+        f"nv show interface {p} transceiver" for p in ports
     ]
 
 
@@ -79,7 +74,7 @@ def main() -> None:
         target, device = source.targets["spine1"], fabric.devices["spine1"]
         now = [c.text for c in reader_for(target).commands(device)]
         ports = [n for n, i in device.interfaces.items() if i.kind == "ethernet"]
-        lists = {"before: a transceiver command per port": per_port_before(ports), "now: one for all ports": now}
+        lists = {"before: a transceiver command per port": per_port_before(now, ports), "now: one for all ports": now}
         session = source._session(target)
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in lists}
         for i in range(args.runs + 1):

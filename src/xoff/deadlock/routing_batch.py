@@ -135,6 +135,20 @@ class _Round:
     cuts: list[int]  # where the class changes in ``cls``, with 0 and the end
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One round as arrays: the accepted (class, port row) pairs, the routed (class, switch) pairs in dict order,
+    where each one's accepted pairs are (``lo``/``hi``), and their AS-path set ids (bgp)."""
+
+    c: Ints
+    i: Ints
+    gc: Ints
+    gv: Ints
+    lo: Ints
+    hi: Ints
+    paths: Ints | None
+
+
 class _Block:
     """The rounds of one block of destination classes."""
 
@@ -181,7 +195,8 @@ class _Block:
             c, i = c[ok], i[ok]
         return c, i
 
-    def _round(self, d: int) -> _Round | None:
+    def _advance(self, d: int) -> _Step | None:
+        """Round d: every switch it routes gets its distance, discovery rank and (bgp) AS-path set."""
         pt = self.ports
         c, i = self._accepted(d)
         if not len(c):
@@ -200,11 +215,29 @@ class _Block:
         self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
         paths = None
         if one is not None:
-            got = self._paths(p, v, lo, hi, one[order])
-            self.pid[gc, gv] = got
-            paths = got.tolist()
+            paths = self._paths(p, v, lo, hi, one[order])
+            self.pid[gc, gv] = paths
+        return _Step(c, i, gc, gv, lo, hi, paths)
+
+    def _round(self, d: int) -> _Round | None:
+        step = self._advance(d)
+        if step is None:
+            return None
+        gc, paths = step.gc, step.paths
         cuts = [0, *(np.flatnonzero(gc[1:] != gc[:-1]) + 1).tolist(), len(gc)]
-        return _Round(d, gc.tolist(), gv.tolist(), lo.tolist(), hi.tolist(), tuple(pt.port[i].tolist()), paths, cuts)
+        ports = tuple(self.ports.port[step.i].tolist())
+        pids = paths.tolist() if paths is not None else None
+        return _Round(d, gc.tolist(), step.gv.tolist(), step.lo.tolist(), step.hi.tolist(), ports, pids, cuts)
+
+    def next_hops(self) -> npt.NDArray[np.bool_]:
+        """(classes of this block x live port rows): True where the port is one of the class's next hops at its
+        switch, the same rounds as ``routes`` without building them."""
+        used = np.zeros((len(self.dests), len(self.ports.port)), dtype=np.bool_)
+        d = 1
+        while (step := self._advance(d)) is not None:
+            used[step.c, step.i] = True
+            d += 1
+        return used
 
     def _paths(self, p: Ints, v: Ints, lo: Ints, hi: Ints, single: npt.NDArray[np.bool_]) -> Ints:
         """Each routed switch's AS-path set: its accepted neighbours' sets (``p``) extended by its ASN, united.
@@ -257,3 +290,32 @@ def route_many(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int
     for k in range(0, len(dests), size):
         out.extend(_Block(fab, ports, dests[k : k + size], ids, hops).routes())
     return out
+
+
+@dataclass(frozen=True)
+class NextHops:
+    """Which live fabric ports are next hops of which destination class: ``bits[r]`` is port row ``r``'s classes,
+    packed (bit ``k % 8`` of byte ``k // 8`` = the k-th of the routed ``dests``; numpy's bit order is big-endian)."""
+
+    ports: _Ports
+    bits: npt.NDArray[np.uint8]
+
+
+NEXT_HOP_BUDGET = 8_000_000  # classes x ports of one block's boolean matrix (bytes), when no routes are kept
+
+
+def next_hop_matrix(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int]) -> NextHops | None:
+    """The next-hop relation of every class of ``dests`` (``route_many``'s rounds, the routes themselves not
+    built); None when bgp's ASNs do not fit the masks."""
+    bit = shared_asn_bits(fab) if bgp else {}
+    if bit is None:
+        return None
+    ports = _live_ports(fab, dead)
+    ids = _PathIds(fab, bit) if bgp else None
+    size = max(8, NEXT_HOP_BUDGET // max(1, len(ports.port)) // 8 * 8)  # whole bytes per block
+    bits = np.zeros((len(ports.port), (len(dests) + 7) // 8), dtype=np.uint8)
+    for k in range(0, len(dests), size):
+        used = _Block(fab, ports, dests[k : k + size], ids, {}).next_hops()
+        packed = np.packbits(used, axis=0)
+        bits[:, k // 8 : k // 8 + len(packed)] = packed.T
+    return NextHops(ports, bits)

@@ -195,27 +195,31 @@ class _Block:
             c, i = c[ok], i[ok]
         return c, i
 
-    def _advance(self, d: int) -> _Step | None:
-        """Round d: every switch it routes gets its distance, discovery rank and (bgp) AS-path set."""
+    def _advance(self, d: int, *, ordered: bool = True) -> _Step | None:
+        """Round d: every switch it routes gets its distance, (bgp) AS-path set and, when ``ordered``, its discovery
+        rank (the routes' dict order; ``next_hops`` needs none, and its (class, switch) pairs stay sorted)."""
         pt = self.ports
         c, i = self._accepted(d)
         if not len(c):
             return None
         v, n = pt.owner[i], pt.peer[i]
-        key = c * self.dist.shape[1] + v
+        key = c * self.dist.shape[1] + v  # sorted: np.nonzero goes class by class, port rows switch by switch
         lo = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
         hi = np.append(lo[1:], len(key))
-        found = np.minimum.reduceat(self.rank[c, n] * self.span + pt.pos[i], lo)
-        p = self.pid[c, n]
-        one = (np.minimum.reduceat(p, lo) == np.maximum.reduceat(p, lo)) if self.ids is not None else None
-        order = np.lexsort((found, c[lo]))
-        lo, hi = lo[order], hi[order]
+        p = self.pid[c, n] if self.ids is not None else None
+        one = (np.minimum.reduceat(p, lo) == np.maximum.reduceat(p, lo)) if p is not None else None
+        if ordered:
+            found = np.minimum.reduceat(self.rank[c, n] * self.span + pt.pos[i], lo)
+            order = np.lexsort((found, c[lo]))
+            lo, hi = lo[order], hi[order]
+            one = one[order] if one is not None else None
         gc, gv = c[lo], v[lo]
         self.dist[gc, gv] = d
-        self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
+        if ordered:
+            self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
         paths = None
-        if one is not None:
-            paths = self._paths(p, v, lo, hi, one[order])
+        if p is not None and one is not None:
+            paths = self._paths(p, v, lo, hi, one)
             self.pid[gc, gv] = paths
         return _Step(c, i, gc, gv, lo, hi, paths)
 
@@ -234,7 +238,7 @@ class _Block:
         switch, the same rounds as ``routes`` without building them."""
         used = np.zeros((len(self.dests), len(self.ports.port)), dtype=np.bool_)
         d = 1
-        while (step := self._advance(d)) is not None:
+        while (step := self._advance(d, ordered=False)) is not None:
             used[step.c, step.i] = True
             d += 1
         return used

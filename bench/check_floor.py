@@ -23,7 +23,10 @@ import time
 from functools import partial
 from pathlib import Path
 
+from xoff.deadlock.analysis import analyse
 from xoff.deadlock.certify import certified_baseline
+from xoff.deadlock.fabric import Fabric
+from xoff.deadlock.failures import sweep
 from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.routing import route_class
 from xoff.deadlock.routing_batch import next_hop_matrix
@@ -47,10 +50,31 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
+def _per_class_baselines(fab: Fabric, dests: list[int], sample: int) -> tuple[float, float, int]:
+    """Seconds per class of route_class and of a bare pass over the adjacency (on a sample), and its edges."""
+    dead = frozenset(fab.down)
+    step = max(1, len(dests) // sample)
+    sample = dests[::step][:sample]
+    t0 = time.perf_counter()
+    for d in sample:
+        route_class(fab, d, "bgp", dead)
+    per_class = (time.perf_counter() - t0) / len(sample)
+    adj = fab.adjacency()
+    t0 = time.perf_counter()
+    for _ in sample:
+        n = 0
+        for edges in adj:
+            for _edge in edges:
+                n += 1
+    bare = (time.perf_counter() - t0) / len(sample)
+    return per_class, bare, n
+
+
 def main() -> None:
     for_batch_run()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("intent", type=Path)
+    ap.add_argument("--full-path", action="store_true", help="also time the check's full path (before)")
     ap.add_argument("--sample", type=int, default=16, help="destination classes of the per-class baselines")
     args = ap.parse_args()
     load = os.getloadavg()[0]
@@ -78,21 +102,18 @@ def main() -> None:
     cbd = _timed(
         "check deadlock.cbd (whole, as it runs)", rows, partial(run_check, catalog.registry.get("deadlock.cbd"), ctx)
     )
-    step = max(1, len(dests) // args.sample)
-    sample = dests[::step][: args.sample]
-    t0 = time.perf_counter()
-    for d in sample:
-        route_class(fab, d, "bgp", dead)
-    per_class = (time.perf_counter() - t0) / len(sample)
-    adj = fab.adjacency()
-    t0 = time.perf_counter()
-    for _ in sample:
-        n = 0
-        for edges in adj:
-            for _edge in edges:
-                n += 1
-    bare = (time.perf_counter() - t0) / len(sample)
-    steps = [r for r in rows if "step:" not in r[0]]
+    if args.full_path:  # last: its peak RSS is the process's from here on
+        same = partial(analyse, use_certificate=True)  # not the default analyser: sweep takes the full path
+        full = _timed(
+            "before: deadlock.cbd's full path (route_all, per-class snapshot, analyse)",
+            rows,
+            lambda: sweep(state, max_failures=0, analyser=same),
+        )
+        quick = sweep(state, max_failures=0)
+        agree = {**full.to_json(), "seconds": 0} == {**quick.to_json(), "seconds": 0}
+        print(f"full path and certificate give the same report: {agree}", file=sys.stderr)
+    per_class, bare, n = _per_class_baselines(fab, dests, args.sample)
+    steps = [r for r in rows if "step:" not in r[0] and not r[0].startswith("before")]
     known = sum(s for _, s, _ in steps)
     sha = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
     print(f"- commit {sha}; {len(os.sched_getaffinity(0))} CPUs, load average {load:.1f} at the start")
@@ -105,7 +126,7 @@ def main() -> None:
         print(f"| {label} | {s:.2f} | {rss:.0f} |")
     print(f"| **`xoff check`** (the rows above but the deadlock.cbd steps) | **{known:.1f}** | |")
     print(
-        f"| before: route_class per class, {len(sample)} sampled: {per_class:.3f} s each x {len(dests)} | "
+        f"| before: route_class per class, {min(args.sample, len(dests))} sampled: {per_class:.3f} s each x {len(dests)} | "
         f"{per_class * len(dests):.1f} (est.) | |"
     )
     print(

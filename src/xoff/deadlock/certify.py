@@ -31,6 +31,7 @@ from xoff.deadlock.routing_batch import NextHops, next_hop_matrix
 
 Ints = npt.NDArray[np.int64]
 _PAIR_CHUNK = 1 << 16  # distinct row pairs ANDed at once (bounds the temporary to ~chunk x row bytes)
+_PAIRS = 1 << 21  # (in-key, out-key) pairs of one slice
 
 
 def certified_baseline(fab: Fabric, routing: Routing, dead: frozenset[int]) -> Result | None:
@@ -125,14 +126,33 @@ def _keys(owner: Ints, group: Ints, up: Ints, ll: Ints, groups: int) -> _Keys:
 
 
 def _count(ins: _Keys, outs: _Keys, group_bits: npt.NDArray[np.uint8], switches: int) -> int | None:
-    """Turns summed over every (in-key, out-key) pair of a switch whose groups share a class; None on a bounce."""
-    in_sw, in_g, in_up, in_ll, in_n = ins
-    out_sw, out_g, out_up, out_ll, out_n = outs
-    out_per = np.bincount(out_sw, minlength=switches)
+    """Turns summed over every (in-key, out-key) pair of a switch whose groups share a class; None on a bounce.
+    In-keys are taken in slices of about ``_PAIRS`` pairs, which bounds the arrays of one slice."""
+    in_sw = ins[0]
+    out_per = np.bincount(outs[0], minlength=switches)
     out_first = np.cumsum(out_per) - out_per
     reps = out_per[in_sw]
-    a = np.repeat(np.arange(len(in_sw), dtype=np.int64), reps)
-    b = np.arange(int(reps.sum()), dtype=np.int64) + np.repeat(out_first[in_sw] - (np.cumsum(reps) - reps), reps)
+    ends = np.cumsum(reps)
+    turns = 0
+    lo = 0
+    while lo < len(in_sw):
+        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - reps[lo] + _PAIRS, side="right")))
+        got = _count_slice(ins, outs, group_bits, out_first, reps, slice(lo, hi))
+        if got is None:
+            return None
+        turns += got
+        lo = hi
+    return turns
+
+
+def _count_slice(
+    ins: _Keys, outs: _Keys, group_bits: npt.NDArray[np.uint8], out_first: Ints, reps: Ints, part: slice
+) -> int | None:
+    in_sw, in_g, in_up, in_ll, in_n = (x[part] for x in ins)
+    _, out_g, out_up, out_ll, out_n = outs
+    r = reps[part]
+    a = np.repeat(np.arange(len(in_sw), dtype=np.int64), r)
+    b = np.arange(int(r.sum()), dtype=np.int64) + np.repeat(out_first[in_sw] - (np.cumsum(r) - r), r)
     groups = len(group_bits)
     pair, back = np.unique(in_g[a] * groups + out_g[b], return_inverse=True)
     share = np.zeros(len(pair), dtype=np.bool_)

@@ -18,7 +18,7 @@ from sweep_cases import NAMES, state_of
 from test_routing_fast import fabrics
 
 from tests.support.paths import INVENTORY
-from xoff.deadlock import routing_batch
+from xoff.deadlock import certify, routing_batch
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.certify import certified_baseline
 from xoff.deadlock.fabric import Fabric
@@ -99,3 +99,14 @@ def test_baseline_sweep_takes_the_quick_path_with_the_full_paths_report(tmp_path
     full = sweep(state, max_failures=0, analyser=partial(analyse, use_certificate=True))  # not the default: full path
     assert "routing" in quick.baseline.timings and "routing" not in full.baseline.timings  # the two paths ran
     assert {**quick.to_json(), "seconds": None} == {**full.to_json(), "seconds": None}
+
+
+def test_small_slices_and_chunks_count_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Key pairs in slices of a few and row pairs ANDed two at a time: the same result."""
+    monkeypatch.setattr(certify, "_PAIRS", 3)
+    monkeypatch.setattr(certify, "_PAIR_CHUNK", 2)
+    for name in ("clos3-planes", "clos3-mesh", "leaf-spine-4x6", "ring"):
+        (tmp_path / name).mkdir()
+        fab = fabric_of(state_of(name, tmp_path / name)[0])
+        for routing in ("bgp", "igp"):
+            _agree(fab, routing, frozenset(fab.down))  # type: ignore[arg-type]

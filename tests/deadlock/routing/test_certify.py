@@ -110,3 +110,22 @@ def test_small_slices_and_chunks_count_the_same(tmp_path: Path, monkeypatch: pyt
         fab = fabric_of(state_of(name, tmp_path / name)[0])
         for routing in ("bgp", "igp"):
             _agree(fab, routing, frozenset(fab.down))  # type: ignore[arg-type]
+
+
+def test_pfc_mismatches_on_fabric_and_host_links_agree(tmp_path: Path) -> None:
+    """A fabric link and a host link whose ends disagree on the lossless priorities: the same mismatches."""
+    state, _ = state_of("unique-spine-asns", tmp_path)
+    devices = dict(state.devices)
+    for name, port, prios in (("l0", "to_s0", [3, 4]), ("l1", "to_host", [])):
+        dev = devices[name]
+        iface = dev.interfaces[port].model_copy(update={"pfc_priorities": prios})
+        devices[name] = dev.model_copy(update={"interfaces": {**dev.interfaces, port: iface}})
+    fab = fabric_of(state.model_copy(update={"devices": devices}))
+    for routing in ("bgp", "igp"):
+        assert _agree(fab, routing, frozenset(fab.down))  # type: ignore[arg-type]
+    quick = certified_baseline(fab, "bgp", frozenset(fab.down))
+    assert quick is not None
+    assert [(m.link.split("--")[0], m.priorities) for m in quick.pfc_mismatches] == [
+        ("l0:to_s0", (4,)),
+        ("l1:to_host", (3,)),
+    ]

@@ -28,8 +28,8 @@ from xoff.deadlock.certify import certified_baseline
 from xoff.deadlock.fabric import Fabric
 from xoff.deadlock.failures import sweep
 from xoff.deadlock.index_state import fabric_of
+from xoff.deadlock.next_hops import next_hop_matrix
 from xoff.deadlock.routing import route_class
-from xoff.deadlock.routing_batch import next_hop_matrix
 from xoff.desired import build_fabric_state
 from xoff.gcpause import for_batch_run
 from xoff.intent import load_intent

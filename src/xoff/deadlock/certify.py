@@ -26,8 +26,8 @@ import numpy.typing as npt
 from xoff.deadlock.analysis import Result
 from xoff.deadlock.fabric import Fabric
 from xoff.deadlock.graph import Mismatch
+from xoff.deadlock.next_hops import NextHops, next_hop_matrix
 from xoff.deadlock.routing import Routing
-from xoff.deadlock.routing_batch import NextHops, next_hop_matrix
 
 Ints = npt.NDArray[np.int64]
 _PAIR_CHUNK = 1 << 16  # distinct row pairs ANDed at once (bounds the temporary to ~chunk x row bytes)

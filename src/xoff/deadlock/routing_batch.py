@@ -114,6 +114,10 @@ class _PathIds:
         fresh = (self.masks[p] | b, self.anys[p] | b) if not self.anys[p] & b else None  # a in no path of src
         return self.of(e, fresh)
 
+    def extend_pairs(self, src: Ints, asn: Ints, bits: Ints) -> Ints:  # noqa: ARG002 -- bits: for LazyPathIds
+        """``extended`` for each (set id, ASN) pair; ``bits`` are the ASNs' mask bits (0 for an unshared ASN)."""
+        return np.array([self.extended(p, a) for p, a in zip(src.tolist(), asn.tolist(), strict=True)], dtype=np.int64)
+
     def union(self, ps: Sequence[int], a: int) -> int:
         exts = {self.extended(p, a) for p in ps}
         if len(exts) == 1:
@@ -172,6 +176,8 @@ class _Block:
         self.asns = sorted(set(fab.asn))
         where = {a: k for k, a in enumerate(self.asns)}
         self.asn_index = np.array([where[a] for a in fab.asn], dtype=np.int64)
+        self.asn_values = np.array(self.asns, dtype=np.int64)
+        self.asn_bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in self.asns], dtype=np.int64)
 
     def rounds(self) -> list[_Round]:
         out: list[_Round] = []
@@ -249,8 +255,8 @@ class _Block:
         assert self.ids is not None
         ids, asn, k = self.ids, self.fab.asn, len(self.asns)
         pairs, back = np.unique(p[lo] * k + self.asn_index[v[lo]], return_inverse=True)
-        ext = [ids.extended(x // k, self.asns[x % k]) for x in pairs.tolist()]
-        out = np.array(ext, dtype=np.int64)[back]
+        src, which = np.divmod(pairs, k)
+        out = ids.extend_pairs(src, self.asn_values[which], self.asn_bits[which])[back]
         for g in np.flatnonzero(~single).tolist():
             s, e = int(lo[g]), int(hi[g])
             out[g] = ids.union(sorted(set(p[s:e].tolist())), asn[int(v[s])])
@@ -294,32 +300,3 @@ def route_many(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int
     for k in range(0, len(dests), size):
         out.extend(_Block(fab, ports, dests[k : k + size], ids, hops).routes())
     return out
-
-
-@dataclass(frozen=True)
-class NextHops:
-    """Which live fabric ports are next hops of which destination class: ``bits[r]`` is port row ``r``'s classes,
-    packed (bit ``k % 8`` of byte ``k // 8`` = the k-th of the routed ``dests``; numpy's bit order is big-endian)."""
-
-    ports: _Ports
-    bits: npt.NDArray[np.uint8]
-
-
-NEXT_HOP_BUDGET = 8_000_000  # classes x ports of one block's boolean matrix (bytes), when no routes are kept
-
-
-def next_hop_matrix(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int]) -> NextHops | None:
-    """The next-hop relation of every class of ``dests`` (``route_many``'s rounds, the routes themselves not
-    built); None when bgp's ASNs do not fit the masks."""
-    bit = shared_asn_bits(fab) if bgp else {}
-    if bit is None:
-        return None
-    ports = _live_ports(fab, dead)
-    ids = _PathIds(fab, bit) if bgp else None
-    size = max(8, NEXT_HOP_BUDGET // max(1, len(ports.port)) // 8 * 8)  # whole bytes per block
-    bits = np.zeros((len(ports.port), (len(dests) + 7) // 8), dtype=np.uint8)
-    for k in range(0, len(dests), size):
-        used = _Block(fab, ports, dests[k : k + size], ids, {}).next_hops()
-        packed = np.packbits(used, axis=0)
-        bits[:, k // 8 : k // 8 + len(packed)] = packed.T
-    return NextHops(ports, bits)

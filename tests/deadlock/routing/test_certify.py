@@ -18,7 +18,7 @@ from sweep_cases import NAMES, state_of
 from test_routing_fast import fabrics
 
 from tests.support.paths import INVENTORY
-from xoff.deadlock import certify, routing_batch
+from xoff.deadlock import certify, next_hops, routing_batch
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.certify import certified_baseline
 from xoff.deadlock.fabric import Fabric
@@ -85,9 +85,9 @@ def test_random_fabrics_agree(case: tuple[FabricState, list[int]], routing: Rout
 def test_small_blocks_give_the_same_matrix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Classes split over several blocks (as at 100,000 GPUs): the same packed matrix."""
     fab = fabric_of(load_state(tmp_path, clos3_intent(4, 3, 2, 4)))  # 12 classes: blocks of 8 and 4
-    whole = routing_batch.next_hop_matrix(fab, list(fab.classes), True, fab.down)
-    monkeypatch.setattr(routing_batch, "NEXT_HOP_BUDGET", 1)
-    split = routing_batch.next_hop_matrix(fab, list(fab.classes), True, fab.down)
+    whole = next_hops.next_hop_matrix(fab, list(fab.classes), True, fab.down)
+    monkeypatch.setattr(next_hops, "NEXT_HOP_BUDGET", 1)
+    split = next_hops.next_hop_matrix(fab, list(fab.classes), True, fab.down)
     assert whole is not None and split is not None and len(fab.classes) > 8
     assert whole.bits.any() and (whole.bits == split.bits).all()
 
@@ -129,3 +129,19 @@ def test_pfc_mismatches_on_fabric_and_host_links_agree(tmp_path: Path) -> None:
         ("l0:to_s0", (4,)),
         ("l1:to_host", (3,)),
     ]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fabrics())
+def test_path_sets_built_on_demand_give_the_same_matrix(case: tuple[FabricState, list[int]]) -> None:
+    """LazyPathIds (masks at once, sets when needed) against every set built at once (routing_batch's ids)."""
+    state, dead_list = case
+    fab = fabric_of(state)
+    dead = fab.down | {li for li in dead_list if li < len(fab.link_ids)}
+    lazy = next_hops.next_hop_matrix(fab, list(fab.classes), True, dead)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(next_hops, "LazyPathIds", routing_batch._PathIds)
+        eager = next_hops.next_hop_matrix(fab, list(fab.classes), True, fab.down | dead)
+    assert (lazy is None) == (eager is None)
+    if lazy is not None and eager is not None:
+        assert (lazy.bits == eager.bits).all()

@@ -190,11 +190,15 @@ class _Block:
     def _accepted(self, d: int) -> tuple[Ints, Ints]:
         """The ports over which a switch without a route accepts one in round d, as (class, port row index) sorted
         by class, switch and port: every live port whose other end was routed in round d-1, on a switch without a
-        route yet, that passes the loop check. One (classes x ports) boolean matrix per round."""
+        route yet, that passes the loop check. One (classes x ports) boolean matrix per round, over the ports that
+        can take part in it for some class of the block (their ascending order keeps the result's order)."""
         pt = self.ports
-        told = (self.dist == d - 1)[:, pt.peer]
-        told &= (self.dist < 0)[:, pt.owner]
-        c, i = np.nonzero(told)
+        last, open_ = self.dist == d - 1, self.dist < 0
+        cols = np.flatnonzero(last.any(axis=0)[pt.peer] & open_.any(axis=0)[pt.owner])
+        told = last[:, pt.peer[cols]]
+        told &= open_[:, pt.owner[cols]]
+        c, j = np.nonzero(told)
+        i = cols[j]
         if self.ids is not None and len(c):
             bits = self.bits[pt.owner[i]]
             ok = (self.ids.masks_now()[self.flat_pid[c * self.dist.shape[1] + pt.peer[i]]] & bits) == 0

@@ -194,7 +194,9 @@ class _Block:
         can take part in it for some class of the block (their ascending order keeps the result's order)."""
         pt = self.ports
         last, open_ = self.dist == d - 1, self.dist < 0
-        cols = np.flatnonzero(last.any(axis=0)[pt.peer] & open_.any(axis=0)[pt.owner])
+        seen = np.any(last, axis=0)
+        waiting = np.any(open_, axis=0)
+        cols = np.flatnonzero(seen[pt.peer] & waiting[pt.owner])
         told = last[:, pt.peer[cols]]
         told &= open_[:, pt.owner[cols]]
         c, j = np.nonzero(told)

@@ -2,7 +2,7 @@
 
 ``analyse(build_snapshot(fab, route_all(...), per_class=True))`` builds every class's routes as dicts, names every
 next hop, ORs one destination bit per (destination, switch) and then finds the turns; at 100,000 GPUs that is
-~11 million (class, switch) entries three times over. Here the routing rounds (``routing_batch.next_hop_matrix``)
+~11 million (class, switch) entries three times over. Here the routing rounds (``next_hops.next_hop_matrix``)
 give the next-hop relation as one packed bit matrix (live port x class), and the turns come from it:
 
 - a turn ``pv -> qv`` at switch ``v`` exists when some class leaves the upstream switch by the port facing ``pv``

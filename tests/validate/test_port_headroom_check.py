@@ -57,3 +57,16 @@ def test_skipped_without_buffers(tmp_path: Path) -> None:
     path.write_text(text)
     (result,) = run_checks(build_fabric_state(load_intent(path)), ["lossless.headroom"])
     assert result.status is Status.SKIPPED
+
+
+def test_a_port_unlike_its_sound_neighbours_is_still_judged(state: FabricState) -> None:
+    """Ports alike to a sound one are skipped (the check's shortcut): one port whose cable is longer than the
+    profile covers, after ports alike in everything else, is found, and only it."""
+    dev = next(d for d in state.devices.values() if d.buffers is not None and len(d.buffers.port_priority_groups) > 1)
+    port = list(dev.buffers.port_priority_groups)[-1]  # type: ignore[union-attr]
+    iface = dev.interfaces[port].model_copy(update={"cable_m": 2000})
+    changed = dev.model_copy(update={"interfaces": {**dev.interfaces, port: iface}})
+    subject = state.model_copy(update={"devices": {**state.devices, dev.name: changed}})
+    (result,) = run_checks(subject, ["lossless.headroom"])
+    assert result.status is Status.FAILURE
+    assert {(f.device, f.port) for f in result.findings} == {(dev.name, port)}

@@ -73,8 +73,6 @@ class Fabric:
     port_peer: list[int] = field(default_factory=list)
     port_link: list[int] = field(default_factory=list)
     ports_of: list[list[int]] = field(default_factory=list)
-    neighbours: list[list[tuple[int, int, int]]] = field(default_factory=list)  # per switch: (gp, peer, link)
-    ports_to: list[dict[int, list[int]]] = field(default_factory=list)  # per switch: neighbour -> ports
     link_ids: list[str] = field(default_factory=list)
     link_ports: list[tuple[int, int]] = field(default_factory=list)
     link_ends: list[tuple[str, str, str, str]] = field(default_factory=list)  # a, a_port, b, b_port
@@ -94,6 +92,27 @@ class Fabric:
     up_facing: list[bool] = field(default_factory=list)  # gp: its peer ranks higher (rank, name)
     paths: PathSets = field(default_factory=PathSets)  # interned AS-path sets (bgp)
     _adjacency: list[list[tuple[int, int, int]]] | None = None
+    _neighbours: list[list[tuple[int, int, int]]] | None = None
+    _ports_to: list[dict[int, list[int]]] | None = None
+
+    # the failure sweep's indexes, built when first read (the baseline-only check never reads them)
+    @property
+    def neighbours(self) -> list[list[tuple[int, int, int]]]:
+        """Per switch: (port, the peer switch, the link) for every fabric port, in port order."""
+        if self._neighbours is None:
+            owner, peer, plink = self.port_owner, self.port_peer, self.port_link
+            self._neighbours = [[(gp, owner[peer[gp]], plink[gp]) for gp in ports] for ports in self.ports_of]
+        return self._neighbours
+
+    @property
+    def ports_to(self) -> list[dict[int, list[int]]]:
+        """Per switch: neighbour switch -> the ports towards it, in port id order."""
+        if self._ports_to is None:
+            owner, peer = self.port_owner, self.port_peer
+            self._ports_to = [{} for _ in self.switches]
+            for gp, v in enumerate(owner):
+                self._ports_to[v].setdefault(owner[peer[gp]], []).append(gp)
+        return self._ports_to
 
     def adjacency(self) -> list[list[tuple[int, int, int]]]:
         """Per switch: (the peer's port, the peer switch, the link) for every fabric port, in port order."""

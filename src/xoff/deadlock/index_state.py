@@ -175,19 +175,16 @@ def _number_ports(fab: Fabric, switch_devs: Sequence[Device], ends: Sequence[tup
 
 
 def _wire_ports(fab: Fabric, ends: Sequence[tuple[End, End]], gp_of: dict[End, int]) -> None:
-    """Peers, per-switch neighbour lists and the up-facing flag of every global port."""
+    """Peers and the up-facing flag of every global port."""
     fab.port_peer = [0] * len(fab.port_owner)
     for x, y in ends:
         gx, gy = gp_of[x], gp_of[y]
         fab.port_peer[gx], fab.port_peer[gy] = gy, gx
         fab.link_ports.append((gx, gy))
     owner, peer = fab.port_owner, fab.port_peer
-    fab.neighbours = [[(gp, owner[peer[gp]], fab.port_link[gp]) for gp in ports] for ports in fab.ports_of]
-    fab.ports_to = [{} for _ in fab.switches]
-    for gp, v in enumerate(owner):
-        fab.ports_to[v].setdefault(owner[peer[gp]], []).append(gp)
-    fab.up_facing = [_rank_key(fab, owner[peer[gp]]) > _rank_key(fab, owner[gp]) for gp in range(len(owner))]
-
-
-def _rank_key(fab: Fabric, v: int) -> tuple[int, str]:
-    return fab.rank[v], fab.switches[v]
+    # up-facing: the peer ranks higher, by (rank, name); each switch's place in that order compares the same
+    by_rank = sorted(range(len(fab.switches)), key=lambda v: (fab.rank[v], fab.switches[v]))
+    place = [0] * len(by_rank)
+    for k, v in enumerate(by_rank):
+        place[v] = k
+    fab.up_facing = [place[owner[peer[gp]]] > place[owner[gp]] for gp in range(len(owner))]

@@ -114,6 +114,10 @@ class _PathIds:
         fresh = (self.masks[p] | b, self.anys[p] | b) if not self.anys[p] & b else None  # a in no path of src
         return self.of(e, fresh)
 
+    def extend_pairs(self, src: Ints, asn: Ints, bits: Ints) -> Ints:  # noqa: ARG002 -- bits: for LazyPathIds
+        """``extended`` for each (set id, ASN) pair; ``bits`` are the ASNs' mask bits (0 for an unshared ASN)."""
+        return np.array([self.extended(p, a) for p, a in zip(src.tolist(), asn.tolist(), strict=True)], dtype=np.int64)
+
     def union(self, ps: Sequence[int], a: int) -> int:
         exts = {self.extended(p, a) for p in ps}
         if len(exts) == 1:
@@ -133,6 +137,20 @@ class _Round:
     ports: tuple[int, ...]
     paths: list[int] | None
     cuts: list[int]  # where the class changes in ``cls``, with 0 and the end
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One round as arrays: the accepted (class, port row) pairs, the routed (class, switch) pairs in dict order,
+    where each one's accepted pairs are (``lo``/``hi``), and their AS-path set ids (bgp)."""
+
+    c: Ints
+    i: Ints
+    gc: Ints
+    gv: Ints
+    lo: Ints
+    hi: Ints
+    paths: Ints | None
 
 
 class _Block:
@@ -158,6 +176,8 @@ class _Block:
         self.asns = sorted(set(fab.asn))
         where = {a: k for k, a in enumerate(self.asns)}
         self.asn_index = np.array([where[a] for a in fab.asn], dtype=np.int64)
+        self.asn_values = np.array(self.asns, dtype=np.int64)
+        self.asn_bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in self.asns], dtype=np.int64)
 
     def rounds(self) -> list[_Round]:
         out: list[_Round] = []
@@ -170,41 +190,70 @@ class _Block:
     def _accepted(self, d: int) -> tuple[Ints, Ints]:
         """The ports over which a switch without a route accepts one in round d, as (class, port row index) sorted
         by class, switch and port: every live port whose other end was routed in round d-1, on a switch without a
-        route yet, that passes the loop check. One (classes x ports) boolean matrix per round."""
+        route yet, that passes the loop check. One (classes x ports) boolean matrix per round, over the ports that
+        can take part in it for some class of the block (their ascending order keeps the result's order)."""
         pt = self.ports
-        told = (self.dist == d - 1)[:, pt.peer]
-        told &= (self.dist < 0)[:, pt.owner]
-        c, i = np.nonzero(told)
+        last, open_ = self.dist == d - 1, self.dist < 0
+        seen = np.any(last, axis=0)
+        waiting = np.any(open_, axis=0)
+        cols = np.flatnonzero(seen[pt.peer] & waiting[pt.owner])
+        told = last[:, pt.peer[cols]]
+        told &= open_[:, pt.owner[cols]]
+        c, j = np.nonzero(told)
+        i = cols[j]
         if self.ids is not None and len(c):
             bits = self.bits[pt.owner[i]]
             ok = (self.ids.masks_now()[self.flat_pid[c * self.dist.shape[1] + pt.peer[i]]] & bits) == 0
             c, i = c[ok], i[ok]
         return c, i
 
-    def _round(self, d: int) -> _Round | None:
+    def _advance(self, d: int, *, ordered: bool = True) -> _Step | None:
+        """Round d: every switch it routes gets its distance, (bgp) AS-path set and, when ``ordered``, its discovery
+        rank (the routes' dict order; ``next_hops`` needs none, and its (class, switch) pairs stay sorted)."""
         pt = self.ports
         c, i = self._accepted(d)
         if not len(c):
             return None
         v, n = pt.owner[i], pt.peer[i]
-        key = c * self.dist.shape[1] + v
+        key = c * self.dist.shape[1] + v  # sorted: np.nonzero goes class by class, port rows switch by switch
         lo = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
         hi = np.append(lo[1:], len(key))
-        found = np.minimum.reduceat(self.rank[c, n] * self.span + pt.pos[i], lo)
-        p = self.pid[c, n]
-        one = (np.minimum.reduceat(p, lo) == np.maximum.reduceat(p, lo)) if self.ids is not None else None
-        order = np.lexsort((found, c[lo]))
-        lo, hi = lo[order], hi[order]
+        p = self.pid[c, n] if self.ids is not None else None
+        one = (np.minimum.reduceat(p, lo) == np.maximum.reduceat(p, lo)) if p is not None else None
+        if ordered:
+            found = np.minimum.reduceat(self.rank[c, n] * self.span + pt.pos[i], lo)
+            order = np.lexsort((found, c[lo]))
+            lo, hi = lo[order], hi[order]
+            one = one[order] if one is not None else None
         gc, gv = c[lo], v[lo]
         self.dist[gc, gv] = d
-        self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
+        if ordered:
+            self.rank[gc, gv] = np.arange(len(lo), dtype=np.int64)
         paths = None
-        if one is not None:
-            got = self._paths(p, v, lo, hi, one[order])
-            self.pid[gc, gv] = got
-            paths = got.tolist()
+        if p is not None and one is not None:
+            paths = self._paths(p, v, lo, hi, one)
+            self.pid[gc, gv] = paths
+        return _Step(c, i, gc, gv, lo, hi, paths)
+
+    def _round(self, d: int) -> _Round | None:
+        step = self._advance(d)
+        if step is None:
+            return None
+        gc, paths = step.gc, step.paths
         cuts = [0, *(np.flatnonzero(gc[1:] != gc[:-1]) + 1).tolist(), len(gc)]
-        return _Round(d, gc.tolist(), gv.tolist(), lo.tolist(), hi.tolist(), tuple(pt.port[i].tolist()), paths, cuts)
+        ports = tuple(self.ports.port[step.i].tolist())
+        pids = paths.tolist() if paths is not None else None
+        return _Round(d, gc.tolist(), step.gv.tolist(), step.lo.tolist(), step.hi.tolist(), ports, pids, cuts)
+
+    def next_hops(self) -> npt.NDArray[np.bool_]:
+        """(classes of this block x live port rows): True where the port is one of the class's next hops at its
+        switch, the same rounds as ``routes`` without building them."""
+        used = np.zeros((len(self.dests), len(self.ports.port)), dtype=np.bool_)
+        d = 1
+        while (step := self._advance(d, ordered=False)) is not None:
+            used[step.c, step.i] = True
+            d += 1
+        return used
 
     def _paths(self, p: Ints, v: Ints, lo: Ints, hi: Ints, single: npt.NDArray[np.bool_]) -> Ints:
         """Each routed switch's AS-path set: its accepted neighbours' sets (``p``) extended by its ASN, united.
@@ -212,8 +261,8 @@ class _Block:
         assert self.ids is not None
         ids, asn, k = self.ids, self.fab.asn, len(self.asns)
         pairs, back = np.unique(p[lo] * k + self.asn_index[v[lo]], return_inverse=True)
-        ext = [ids.extended(x // k, self.asns[x % k]) for x in pairs.tolist()]
-        out = np.array(ext, dtype=np.int64)[back]
+        src, which = np.divmod(pairs, k)
+        out = ids.extend_pairs(src, self.asn_values[which], self.asn_bits[which])[back]
         for g in np.flatnonzero(~single).tolist():
             s, e = int(lo[g]), int(hi[g])
             out[g] = ids.union(sorted(set(p[s:e].tolist())), asn[int(v[s])])

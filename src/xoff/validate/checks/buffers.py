@@ -125,9 +125,19 @@ def _min_size(profile: BufferProfile, need: Headroom) -> int:
 def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
     pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
     cap = limit if limit is not None else (pool.size if pool is not None else None)
+    # a port's verdict depends on the port only through its PG map and its speed, cable and MTU: ports alike
+    # to one already found sound are sound (a device's ports are mostly alike; findings name their port)
+    sound: set[tuple[object, ...]] = set()
     for port, pgs in buffers.port_priority_groups.items():
-        yield from _port_pgs(dev, buffers, required, port, pgs)
-        yield from _port_limits(dev, buffers, required, port, pgs, cap)
+        iface = dev.interfaces.get(port)
+        key = (tuple(pgs.items()), *((iface.speed_mbps, iface.cable_m, iface.mtu) if iface is not None else ()))
+        if key in sound:
+            continue
+        found = [*_port_pgs(dev, buffers, required, port, pgs), *_port_limits(dev, buffers, required, port, pgs, cap)]
+        if found:
+            yield from found
+        else:
+            sound.add(key)
 
 
 def _port_pgs(dev: Device, buffers: Buffers, required: _Required, port: str, pgs: dict[str, str]) -> Iterator[Finding]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import gc
 import importlib
 import io
 import os
@@ -224,6 +225,7 @@ def _reap(_signum: int, _frame: object) -> None:
 def serve(path: Path) -> None:
     for module in sorted(MODULES):  # what every call would import: once, here
         importlib.import_module(f"{PACKAGE}.{module}")
+    gc.freeze()  # the imported objects out of the collector's reach: a child's collection would copy their pages
     path.unlink(missing_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_mask = os.umask(0o177)  # 0600 from the start: root's tool calls only

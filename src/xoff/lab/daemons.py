@@ -247,8 +247,10 @@ def shim_server(lab_dir: Path) -> tuple[Path, Path] | None:
     return (sock.resolve(), built.resolve()) if built is not None else None
 
 
-def shim_server_spec(lab_dir: Path) -> ProcessSpec:
-    """One warm interpreter for every shim call of the lab's hosts: it forks a child per call."""
+def shim_server_spec(lab_dir: Path, netns: str) -> ProcessSpec:
+    """One warm interpreter for every shim call of the lab's hosts: it forks a child per call. It runs in
+    ``netns`` (a host's: each call's child enters its caller's namespaces anyway), so that the lab's
+    namespaces hold every process of the lab: a lab whose lab.json is lost is still swept clean."""
     d = shim_server_dir(lab_dir)
     d.mkdir(parents=True, exist_ok=True)
     sock = d / "shims.sock"
@@ -257,7 +259,7 @@ def shim_server_spec(lab_dir: Path) -> ProcessSpec:
         key="lab/shim-server",
         role="shim-server",
         device=None,
-        netns=None,
+        netns=netns,
         argv=[sys.executable, "-S", "-m", "xoff.lab.shims.server", "--socket", str(sock.resolve())],
         log=lab_dir / "shim-server.log",
         env={**os.environ, "PYTHONPATH": src},

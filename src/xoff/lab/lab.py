@@ -369,8 +369,9 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan, shim_server: bool =
         if dp.kind == "switch" and fabric.devices[n].bgp
     ]
     phases: list[list[ProcessSpec]] = [[zebra for zebra, *_ in frr]]
-    if shim_server:  # before the hosts' sshd (a wrapper without it runs the interpreter itself)
-        phases[0].append(daemons.shim_server_spec(d))
+    hosts = [dp.netns for dp in p.devices.values() if dp.kind == "host"]
+    if shim_server and hosts:  # before the hosts' sshd (a wrapper without it runs the interpreter itself)
+        phases[0].append(daemons.shim_server_spec(d, hosts[0]))
     second = [s for _, *others in frr for s in others]  # bgpd, staticd: they connect to zebra
     second += [daemons.lldpd_spec(d, dp) for dp in p.devices.values() if dp.kind in {"switch", "host"}]
     second += [daemons.sshd_spec(d, dp) for dp in p.devices.values() if dp.kind == "host"]

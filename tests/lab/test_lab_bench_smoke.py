@@ -20,6 +20,6 @@ def test_lab_updown_runs_small(tmp_path: Path) -> None:
     run = subprocess.run([*argv, "--record", str(out)], capture_output=True, text=True, check=False, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     report = out.read_text(encoding="utf-8")
-    # processes: 29 daemons + the switches' gNMI server
-    assert "| lab-mini | 9 (5 sw, 4 hosts) | 16 | 30 |" in report
-    assert "| 4-switch | 6 (4 sw, 2 hosts) | 6 | 22 |" in report
+    # processes: 29 daemons + the switches' gNMI server + the hosts' shim server
+    assert "| lab-mini | 9 (5 sw, 4 hosts) | 16 | 31 |" in report
+    assert "| 4-switch | 6 (4 sw, 2 hosts) | 6 | 23 |" in report

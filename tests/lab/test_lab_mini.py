@@ -47,7 +47,8 @@ LAB = f"t{os.getpid()}-mini"
 LAB2 = f"t{os.getpid()}-mini2"
 BGP_TIMEOUT_S = SETTLE_S
 LLDP_TIMEOUT_S = SETTLE_S
-PROCESSES = 5 * 4 + 4 * 2 + 1 + 1  # zebra, bgpd, staticd, lldpd per switch; lldpd, sshd per host; switch SSH; gNMI
+# zebra, bgpd, staticd, lldpd per switch; lldpd, sshd per host; switch SSH; gNMI; the hosts' shim server
+PROCESSES = 5 * 4 + 4 * 2 + 1 + 1 + 1
 T = TypeVar("T")
 
 

@@ -206,8 +206,9 @@ def with_hostname(device: str, argv: list[str]) -> list[str]:
     return ["unshare", "--uts", "--", "/bin/sh", "-c", 'hostname "$0" && exec "$@"', device, *argv]
 
 
-def install_shims(lab_dir: Path, device: Device) -> str | None:
-    """Install the NIC tool shims if ``xoff.lab.shims`` exists; else a warning for ``lab status``."""
+def install_shims(lab_dir: Path, device: Device, server: tuple[Path, Path] | None = None) -> str | None:
+    """Install the NIC tool shims if ``xoff.lab.shims`` exists (their wrappers going through the lab's
+    shim server, ``server``: its socket and client, when given); else a warning for ``lab status``."""
     bin_dir, root = shims_bin(lab_dir, device.name), host_root(lab_dir, device.name)
     bin_dir.mkdir(parents=True, exist_ok=True)
     root.mkdir(parents=True, exist_ok=True)
@@ -217,8 +218,53 @@ def install_shims(lab_dir: Path, device: Device) -> str | None:
     install = getattr(module, "install", None)
     if install is None:
         return f"{SHIMS_MODULE} has no install(): hosts have no NIC tool shims"
-    install(bin_dir, root, device)
+    install(bin_dir, root, device, server=server)
     return None
+
+
+# --- hosts: the shim server ----------------------------------------------------------------------
+
+SHIM_SERVER_READY = "xoff lab shim server: listening"
+UNIX_PATH_MAX = 107  # sockaddr_un.sun_path, less its terminating NUL
+
+
+def shim_server_dir(lab_dir: Path) -> Path:
+    return lab_dir / "shim-server"
+
+
+def shim_server(lab_dir: Path) -> tuple[Path, Path] | None:
+    """The lab's shim server socket and the client the hosts' tool wrappers exec (``xoff.lab.shims.server``,
+    ``client``), the client built here; None (the wrappers start an interpreter per call, as before) where
+    the socket's path is too long for a UNIX socket or there is no C compiler."""
+    from xoff.lab.shims import client  # noqa: PLC0415 - only for a lab with hosts
+
+    d = shim_server_dir(lab_dir)
+    sock = d / "shims.sock"
+    if len(os.fsencode(sock.resolve())) > UNIX_PATH_MAX:
+        return None
+    built = client.build(d)
+    return (sock.resolve(), built.resolve()) if built is not None else None
+
+
+def shim_server_spec(lab_dir: Path, netns: str) -> ProcessSpec:
+    """One warm interpreter for every shim call of the lab's hosts: it forks a child per call. It runs in
+    ``netns`` (a host's: each call's child enters its caller's namespaces anyway), so that the lab's
+    namespaces hold every process of the lab: a lab whose lab.json is lost is still swept clean."""
+    d = shim_server_dir(lab_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    sock = d / "shims.sock"
+    src = str(Path(__file__).resolve().parents[2])  # the directory that holds the xoff package, as the wrappers'
+    return ProcessSpec(
+        key="lab/shim-server",
+        role="shim-server",
+        device=None,
+        netns=netns,
+        argv=[sys.executable, "-S", "-m", "xoff.lab.shims.server", "--socket", str(sock.resolve())],
+        log=lab_dir / "shim-server.log",
+        env={**os.environ, "PYTHONPATH": src},
+        ready_text=(lab_dir / "shim-server.log", SHIM_SERVER_READY),
+        stale=(sock,),
+    )
 
 
 def sshd_spec(lab_dir: Path, plan: DevicePlan) -> ProcessSpec:

@@ -182,15 +182,17 @@ def up(
         t2 = time.perf_counter()
         report.phases["topology"] = t2 - t1
         hosts = [fabric.devices[n] for n in fresh if p.devices[n].kind == "host"]
+        server = daemons.shim_server(d) if any(dp.kind == "host" for dp in p.devices.values()) else None
         with stage(progress, "shims", len(hosts)) as steps, ThreadPoolExecutor(WORKERS) as pool:
             # file writing: threads overlap its system calls
-            for host, warning in zip(hosts, pool.map(lambda host: daemons.install_shims(d, host), hosts), strict=True):
+            installed = pool.map(lambda host: daemons.install_shims(d, host, server), hosts)
+            for host, warning in zip(hosts, installed, strict=True):
                 steps.step(host.name)
                 if warning and warning not in state.warnings:
                     state.warnings.append(warning)
         t3 = time.perf_counter()
         report.phases["shims"] = t3 - t2
-        _start_processes(state, fabric, p, report, progress)
+        _start_processes(state, fabric, p, report, progress, shim_server=server is not None)
         report.phases["processes"] = time.perf_counter() - t3
         report.warnings = list(state.warnings)
         save(state)
@@ -358,7 +360,7 @@ def _stepped(steps: Stage, device: str, work: Callable[[str], None]) -> None:
     steps.step(device)
 
 
-def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[ProcessSpec]]:
+def _specs(state: LabState, fabric: FabricState, p: LabPlan, shim_server: bool = False) -> list[list[ProcessSpec]]:
     """The lab's processes in start order: each phase is started together, then waited for."""
     d = state.dir
     frr = [
@@ -367,6 +369,9 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
         if dp.kind == "switch" and fabric.devices[n].bgp
     ]
     phases: list[list[ProcessSpec]] = [[zebra for zebra, *_ in frr]]
+    hosts = [dp.netns for dp in p.devices.values() if dp.kind == "host"]
+    if shim_server and hosts:  # before the hosts' sshd (a wrapper without it runs the interpreter itself)
+        phases[0].append(daemons.shim_server_spec(d, hosts[0]))
     second = [s for _, *others in frr for s in others]  # bgpd, staticd: they connect to zebra
     second += [daemons.lldpd_spec(d, dp) for dp in p.devices.values() if dp.kind in {"switch", "host"}]
     second += [daemons.sshd_spec(d, dp) for dp in p.devices.values() if dp.kind == "host"]
@@ -384,9 +389,15 @@ def _specs(state: LabState, fabric: FabricState, p: LabPlan) -> list[list[Proces
 
 
 def _start_processes(
-    state: LabState, fabric: FabricState, p: LabPlan, report: UpReport, progress: ProgressHook = no_progress
+    state: LabState,
+    fabric: FabricState,
+    p: LabPlan,
+    report: UpReport,
+    progress: ProgressHook = no_progress,
+    *,
+    shim_server: bool = False,
 ) -> None:
-    phases = _specs(state, fabric, p)
+    phases = _specs(state, fabric, p, shim_server)
     with stage(progress, "daemons", sum(map(len, phases))) as steps:
         for phase in phases:
             _start_phase(state, phase, report, steps)

@@ -150,82 +150,143 @@ class _Auth(asyncssh.SSHServer):
 
 
 class _Session:
-    """One SSH session on one device: the line discipline around an emulator."""
+    """One SSH session on one device: the line discipline around an emulator.
+
+    What a read of the channel brought is answered as one write: a pasted block of a hundred lines
+    (a push's configuration) is run line by line in one call to the worker thread, and the echoes,
+    outputs and prompts go out together, in the order a terminal shows them. Per line (a worker
+    hand-off and an SSH packet each) that was most of the server's CPU in a push."""
 
     def __init__(self, process: asyncssh.SSHServerProcess[str], emulator: EmulatorBase, pool: ThreadPoolExecutor):
         self.process = process
         self.emulator = emulator
         self.pool = pool
         self.echo = process.get_terminal_type() is not None
+        self.pending: list[str] = []
 
     def write(self, text: str) -> None:
         if text:
-            self.process.stdout.write(text)
+            self.pending.append(text)
 
-    async def run_line(self, line: str, *, exec_channel: bool = False, echo: str = "") -> Reply | None:
-        """The emulator's reply, or None when the session was dropped (a fault) or failed. ``echo``
-        (the line's echo, not yet sent) goes out first if the session ends here; else the caller
-        sends it with the reply."""
-        loop = asyncio.get_running_loop()
-        run = self.emulator.execute if exec_channel else self.emulator.step
-        try:
-            reply = await loop.run_in_executor(self.pool, run, line)
-        except Exception:  # an emulator bug: say so on the session, keep the server up
-            self.write(echo)
-            self.process.stderr.write(f"\r\nxoff lab: emulator error on {self.emulator.ctx.device}:\r\n")
-            self.process.stderr.write(traceback.format_exc().replace("\n", "\r\n"))
-            self.process.exit(1)
-            return None
+    def flush(self) -> None:
+        if self.pending:
+            self.process.stdout.write("".join(self.pending))
+            self.pending.clear()
+
+    def _fail(self, echo: str, trace: str) -> None:
+        """An emulator bug: say so on the session (the server stays up)."""
+        self.write(echo)
+        self.flush()
+        self.process.stderr.write(f"\r\nxoff lab: emulator error on {self.emulator.ctx.device}:\r\n")
+        self.process.stderr.write(trace.replace("\n", "\r\n"))
+        self.process.exit(1)
+
+    def _dropped(self, reply: Reply, echo: str) -> bool:
+        """Whether a closing reply is the drop_after fault: the connection is cut, as a broken link would."""
         if not reply.close:
-            return reply
+            return False
         faults = SessionFaults.load(self.emulator.ctx.state_dir)
         if faults.drop_after is not None and self.emulator.counters.commands > faults.drop_after:
             self.write(echo)
-            self.process.channel.get_connection().abort()  # the session drops, as a broken link would
-            return None
-        return reply
+            self.flush()
+            self.process.channel.get_connection().abort()
+            return True
+        return False
+
+    def _steps(self, lines: list[str]) -> list[tuple[Reply, str] | str]:
+        """In the worker: each line's reply and the prompt after it; stops after a closing reply, or at an
+        emulator error (its traceback, as the last item)."""
+        out: list[tuple[Reply, str] | str] = []
+        for line in lines:
+            try:
+                reply = self.emulator.step(line)
+            except Exception:  # an emulator bug: reported on the session
+                out.append(traceback.format_exc())
+                break
+            out.append((reply, "" if reply.close else self.emulator.prompt()))
+            if reply.close:
+                break
+        return out
 
     async def exec(self, command: str) -> None:
-        reply = await self.run_line(command, exec_channel=True)
-        if reply is not None:
-            self.write(reply.output)
-            self.process.exit(reply.status)
+        loop = asyncio.get_running_loop()
+        try:
+            reply = await loop.run_in_executor(self.pool, self.emulator.execute, command)
+        except Exception:
+            self._fail("", traceback.format_exc())
+            return
+        if self._dropped(reply, ""):
+            return
+        self.write(reply.output)
+        self.flush()
+        self.process.exit(reply.status)
 
     async def shell(self) -> None:
         self.write(self.emulator.banner())
         self.write(self.emulator.prompt())
+        self.flush()
         discipline = LineDiscipline(echo=self.echo)
+        loop = asyncio.get_running_loop()
         while True:
             data = await self.process.stdin.read(4096)
             if not data:
                 self.process.exit(0)
                 return
-            # The echo of what was read goes out with the next output, in one write (one SSH packet):
-            # per character (or even per line, apart from its output), encrypting and the client's
-            # decrypting of the small packets were most of a push's CPU. The order is kept: a line's
-            # echo, its output, the prompt, then the echo of what was typed meanwhile.
             echo = ""
-            for kind, text in discipline.feed(data):  # lazy: later input is echoed after this line's output
-                if kind == "echo":
-                    echo += text
-                elif kind == "interrupt":
-                    self.write(echo + text + self.emulator.prompt())
-                    echo = ""
-                elif kind == "eof":
-                    self.write(echo)
-                    self.process.exit(0)
+            for segment in _segments(list(discipline.feed(data))):
+                lines = [text for kind, text in segment if kind == "line"]
+                results = await loop.run_in_executor(self.pool, self._steps, lines) if lines else []
+                left = self._answer(segment, results, echo)
+                if left is None:
                     return
-                else:
-                    reply = await self.run_line(text, echo=echo)
-                    if reply is None:
-                        return
-                    if reply.close:
-                        self.write(echo + reply.output)
-                        self.process.exit(reply.status)
-                        return
-                    self.write(echo + reply.output + self.emulator.prompt())
-                    echo = ""
+                echo = left
             self.write(echo)
+            self.flush()
+
+    def _answer(self, events: list[tuple[str, str]], results: list[tuple[Reply, str] | str], echo: str) -> str | None:
+        """Write what the terminal shows for ``events``: a line's echo, its output, the prompt, then the echo
+        of what was typed meanwhile (sent in one write by the caller). The echo not yet written, or None
+        when the session ended."""
+        done = iter(results)
+        for kind, text in events:
+            if kind == "echo":
+                echo += text
+            elif kind == "interrupt":
+                self.write(echo + text + self.emulator.prompt())
+                echo = ""
+            elif kind == "eof":
+                self.write(echo)
+                self.flush()
+                self.process.exit(0)
+                return None
+            else:
+                result = next(done)
+                if isinstance(result, str):
+                    self._fail(echo, result)
+                    return None
+                reply, prompt = result
+                if self._dropped(reply, echo):
+                    return None
+                if reply.close:
+                    self.write(echo + reply.output)
+                    self.flush()
+                    self.process.exit(reply.status)
+                    return None
+                self.write(echo + reply.output + prompt)
+                echo = ""
+        return echo
+
+
+def _segments(events: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
+    """The events cut after each ^C: the prompt an interrupt prints is the mode's after the lines before it."""
+    segment: list[tuple[str, str]] = []
+    for event in events:
+        segment.append(event)
+        if event[0] == "interrupt":
+            yield segment
+            segment = []
+    if segment:
+        yield segment
 
 
 class LineDiscipline:

@@ -39,9 +39,24 @@ class EmulatorContext:
         return _lab_fabric(self.fabric_state, st.st_mtime_ns, st.st_size).devices.get(self.device)
 
     def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...)."""
-        full = ["ip", "netns", "exec", self.netns, *argv] if self.netns else argv
-        return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30)
+        """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...).
+
+        The child is started from this thread while it is in the namespace (``setns`` moves only the
+        calling thread; a child inherits it), not through ``ip netns exec``: that one copies the
+        machine's whole mount table into a new mount namespace and remounts ``/sys`` per call (with a
+        lab's hundred namespaces mounted, ~20 ms each; a push's commit runs a dozen), which none of
+        these commands needs (netlink, FRR's and lldpd's sockets, ``/proc/sys/net`` follow the network
+        namespace). A command that is not installed still fails as ``ip netns exec`` says it."""
+        if not self.netns:
+            return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30)
+        from xoff.lab import netns  # noqa: PLC0415 - ctypes' libc, only where a lab runs
+
+        try:
+            with netns.entered(self.netns):
+                return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30)
+        except FileNotFoundError:  # no such command (or namespace): ip's own message and status
+            full = ["ip", "netns", "exec", self.netns, *argv]
+            return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30)
 
 
 @functools.lru_cache(maxsize=4)

@@ -51,19 +51,28 @@ TOOLS = {
 GPU_TOOLS = ("nvidia-smi",)
 
 
-def wrapper_text(tool: str, state_root: Path, device: str) -> str:
+def wrapper_text(tool: str, state_root: Path, device: str, server: tuple[Path, Path] | None = None) -> str:
     """The ``sh`` wrapper for one tool of one host.
 
     ``-S``: no site packages, the shims need only the standard library and the xoff package, which
     PYTHONPATH names (so the wrapper runs the same xoff that installed it); it saves a third of the
     start-up of a tool the host script calls a few dozen times per NIC. ``-c`` rather than ``-m``:
     ``runpy`` and what it imports cost more than most shims' own work.
+
+    ``server`` (the lab's shim server socket and the shim client program): while that socket exists,
+    the wrapper execs the client, which has the server run the tool in a forked warm interpreter
+    (``server.py``; the client runs the interpreter itself when the server cannot); the last line is
+    the interpreter, as without a server.
     """
     import shlex  # noqa: PLC0415 - this module is imported by every shim call: keep its imports few
     from pathlib import Path  # noqa: PLC0415 - idem
 
     python = shlex.quote(sys.executable)
     src = shlex.quote(str(Path(__file__).resolve().parents[3]))  # the directory that holds the xoff package
+    via_server = ""
+    if server is not None:
+        sock, client = (shlex.quote(str(p)) for p in server)
+        via_server = f'[ -S {sock} ] && exec {client} {sock} {TOOLS[tool]} {python} "$@"\n'
     return (
         "#!/bin/sh\n"
         f"# {tool} for lab host {device}: an xoff NIC tool shim (xoff.lab.shims.install); state in XOFF_HOST_ROOT\n"
@@ -71,6 +80,7 @@ def wrapper_text(tool: str, state_root: Path, device: str) -> str:
         f"{ARGV0_ENV}=$0\n"
         f"PYTHONPATH={src}\n"
         f"export {ROOT_ENV} {ARGV0_ENV} PYTHONPATH\n"
+        f"{via_server}"
         f"exec {python} -S -c 'from xoff.lab.shims.{TOOLS[tool]} import cli; cli()' \"$@\"\n"
     )
 
@@ -85,6 +95,7 @@ def install(
     iommu: Iommu | None = None,
     gpu_model: str = "H100",
     reset: bool = False,
+    server: tuple[Path, Path] | None = None,
 ) -> None:
     """Write the tool wrappers of ``host`` into ``bin_dir`` and seed its state root.
 
@@ -92,8 +103,8 @@ def install(
     when it holds no host yet (or with ``reset``), so installing again keeps what the host has been
     configured to: ``lab up`` twice does not undo a push. The keyword arguments set what the
     host's settings do not say: whether nvidia-peermem is loaded (GPU hosts), ACS on the PCIe
-    bridges and the IOMMU mode (default: as the intent's GPUDirect prerequisites want), the GPU model.
-    Raises ValueError for a device that is not a host with host settings.
+    bridges and the IOMMU mode (default: as the intent's GPUDirect prerequisites want), the GPU model;
+    ``server``: the lab's shim server socket and client (``wrapper_text``). Raises ValueError for a device that is not a host with host settings.
     """
     import shutil  # noqa: PLC0415 - see wrapper_text
 
@@ -120,7 +131,7 @@ def install(
         if tool in GPU_TOOLS and settings.gpus == 0:
             path.unlink(missing_ok=True)
             continue
-        path.write_text(wrapper_text(tool, state_root.resolve(), host.name), encoding="utf-8")
+        path.write_text(wrapper_text(tool, state_root.resolve(), host.name, server), encoding="utf-8")
         path.chmod(0o755)
 
 

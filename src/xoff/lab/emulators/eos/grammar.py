@@ -318,9 +318,12 @@ class Command:
     pattern: str
     handler: Callable[..., Any]
     elems: tuple[Elem, ...] = field(init=False)
+    first: str | None = field(init=False)  # the first keyword, lower case (None: the pattern starts otherwise)
 
     def __post_init__(self) -> None:
         self.elems = compile_pattern(self.pattern)
+        head = self.elems[0] if self.elems else None
+        self.first = head.word.lower() if isinstance(head, Lit) else None
 
 
 def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
@@ -329,8 +332,7 @@ def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     progress = _Progress()
     first = toks.words[0].lower() if toks.words else None
     for cmd in commands:
-        head = cmd.elems[0] if cmd.elems else None
-        if first is not None and isinstance(head, Lit) and not head.word.lower().startswith(first):
+        if first is not None and cmd.first is not None and not cmd.first.startswith(first):
             progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
             continue
         found: list[_Found] = []

@@ -100,7 +100,7 @@ class Device:
                 other = [n for n, x in sessions.items() if x.state == TIMER and n != name]
                 if other:
                     raise CommandError(f"% Session {other[0]} has a pending commit timer; commit or abort it first")
-            new = cfg if cfg is not None else parse(s.config)
+            new = cfg if cfg is not None else self._committed(s)
             s.config = render(new)
             if timer is not None:
                 if s.state != TIMER:  # a second "commit timer" restarts the clock, keeping the first rollback point
@@ -110,6 +110,14 @@ class Device:
                 s.state, s.deadline, s.rollback, s.completed = COMPLETED, None, None, self.clock()
             self.store.save_sessions(sessions)
             return self.replace_running(new)
+
+    def _committed(self, s: Session) -> RunningConfig:
+        """The session's configuration, to commit again: the running-config itself (shared, read only)
+        when the session is what runs (confirming a commit timer), else parsed from the session's text."""
+        running = self.store.peek()
+        if s.state == TIMER and render(running) == s.config:
+            return running
+        return parse(s.config)
 
     def abort(self, name: str) -> list[str]:
         with self.store.locked():

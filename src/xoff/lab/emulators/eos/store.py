@@ -51,17 +51,30 @@ def header(hostname: str, command: str = "show running-config") -> str:
 def blank(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
     """Nothing configured at all, but the physical ports (Ethernet, Management) still exist: the base a
     whole running-config text is read onto."""
+    return _blank(_physical(current), hostname)
+
+
+def _physical(current: RunningConfig | None) -> tuple[str, ...]:
+    return tuple(n for n, i in (current.interfaces if current is not None else {}).items() if i.kind != "Loopback")
+
+
+def _blank(ports: tuple[str, ...], hostname: str) -> RunningConfig:
     cfg = RunningConfig(hostname=hostname)
-    for name, iface in (current.interfaces if current is not None else {}).items():
-        if iface.kind != "Loopback":
-            cfg.interfaces[name] = Interface(name)
+    for name in ports:
+        cfg.interfaces[name] = Interface(name)
     return cfg
 
 
 def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
     """EOS's clean-config (``rollback clean-config``, the base of ``configure replace``): the factory
     defaults (``defaults.CLEAN_CONFIG``) on the physical ports at their defaults."""
-    cfg, errors = commands.load(defaults.CLEAN_CONFIG, blank(current, hostname))
+    return copy.deepcopy(_clean(_physical(current), hostname))
+
+
+@functools.lru_cache(maxsize=256)
+def _clean(ports: tuple[str, ...], hostname: str) -> RunningConfig:
+    """``clean`` for these physical ports, shared by every session of the process: never modify it."""
+    cfg, errors = commands.load(defaults.CLEAN_CONFIG, _blank(ports, hostname))
     assert not errors, errors  # the emulator's own grammar takes its factory lines
     return cfg
 

@@ -1,0 +1,177 @@
+"""The lab hosts' shim client: a small C program the tool wrappers exec instead of a Python interpreter
+when the lab's shim server runs (``server.py``).
+
+A collect runs about ten NIC tools per host, each a new Python process before this (interpreter start
+and imports, ~16 ms of CPU, against ~1 ms of the tool's own work): on a 2-core machine the 48 hosts of
+a 64-device lab spent more CPU starting shims than everything else of a live validate. The client
+connects to the server's UNIX socket and hands it the call: the tool's module and arguments, the
+environment, and, as file descriptors (``SCM_RIGHTS``), its stdin, stdout and stderr, its network and
+mount namespaces and its working directory; the server's forked child runs the tool there and writes
+straight to the caller's stdout and stderr. The client then exits with the tool's status.
+
+Where the server is not there (no socket, refused, or it says it cannot run this call as a new
+interpreter would, ``F``), the client execs the interpreter as the wrapper's last line does
+(``PYTHON -S -c 'from xoff.lab.shims.MODULE import cli; cli()' ARGS``), so a call never depends on the
+server. ``build`` compiles it once per source version (gcc), as ``nvml.py`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+PROGRAM = "xoff-shim-client"
+
+CLIENT_C = r"""
+/* xoff lab shim client: see xoff/lab/shims/client.py (protocol: xoff/lab/shims/server.py) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define NFDS 6
+
+static void run_python(const char *python, const char *module, int nargs, char **args) {
+    char code[256];
+    snprintf(code, sizeof code, "from xoff.lab.shims.%s import cli; cli()", module);
+    char **argv = calloc((size_t)nargs + 5, sizeof *argv);
+    if (argv == NULL) { perror("xoff-shim-client"); exit(127); }
+    argv[0] = (char *)python; argv[1] = "-S"; argv[2] = "-c"; argv[3] = code;
+    for (int i = 0; i < nargs; i++) argv[4 + i] = args[i];
+    execv(python, argv);
+    fprintf(stderr, "%s: %s\n", python, strerror(errno));
+    exit(127);
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s) {
+    size_t n = strlen(s) + 1;
+    if (*len + n > *cap) {
+        size_t want = (*cap + n) * 2;
+        char *grown = realloc(*buf, want);
+        if (grown == NULL) return -1;
+        *buf = grown; *cap = want;
+    }
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    return 0;
+}
+
+/* Send the request; 0 when all of it went out. */
+static int send_request(int sock, int nargs, char **args, const char *module) {
+    size_t len = 4, cap = 4096;  /* the first 4 bytes: the length of what follows */
+    char *buf = malloc(cap), count[16];
+    if (buf == NULL) return -1;
+    snprintf(count, sizeof count, "%d", nargs);
+    if (append(&buf, &len, &cap, module) < 0 || append(&buf, &len, &cap, count) < 0) return -1;
+    for (int i = 0; i < nargs; i++) if (append(&buf, &len, &cap, args[i]) < 0) return -1;
+    for (char **e = environ; *e != NULL; e++) if (append(&buf, &len, &cap, *e) < 0) return -1;
+    uint32_t body = (uint32_t)(len - 4);
+    memcpy(buf, &body, 4);
+
+    int fds[NFDS] = {0, 1, 2, -1, -1, -1};
+    fds[3] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    fds[4] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+    fds[5] = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int ok = fds[3] >= 0 && fds[4] >= 0 && fds[5] >= 0;
+    for (int i = 0; i < 3 && ok; i++) ok = fcntl(i, F_GETFD) >= 0;  /* a closed stdio: run it ourselves */
+    ssize_t sent = -1;
+    if (ok) {
+        char control[CMSG_SPACE(sizeof fds)];
+        memset(control, 0, sizeof control);
+        struct iovec iov = {buf, len};
+        struct msghdr msg = {0};
+        msg.msg_iov = &iov; msg.msg_iovlen = 1;
+        msg.msg_control = control; msg.msg_controllen = sizeof control;
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET; cm->cmsg_type = SCM_RIGHTS; cm->cmsg_len = CMSG_LEN(sizeof fds);
+        memcpy(CMSG_DATA(cm), fds, sizeof fds);
+        sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+        while (sent > 0 && (size_t)sent < len) {
+            ssize_t more = send(sock, buf + sent, len - (size_t)sent, MSG_NOSIGNAL);
+            if (more <= 0) { sent = -1; break; }
+            sent += more;
+        }
+    }
+    for (int i = 3; i < NFDS; i++) if (fds[i] >= 0) close(fds[i]);
+    free(buf);
+    return sent == (ssize_t)len ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s SOCKET MODULE PYTHON [ARG...]\n", argv[0]);
+        return 2;
+    }
+    const char *path = argv[1], *module = argv[2], *python = argv[3];
+    int nargs = argc - 4; char **args = argv + 4;
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (sock < 0 || strlen(path) >= sizeof addr.sun_path) run_python(python, module, nargs, args);
+    memcpy(addr.sun_path, path, strlen(path));
+    if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0 || send_request(sock, nargs, args, module) != 0) {
+        close(sock);  /* nothing ran: the server acts on a whole request only */
+        run_python(python, module, nargs, args);
+    }
+    unsigned char reply[2];
+    size_t got = 0;
+    while (got < 1) {
+        ssize_t n = read(sock, reply + got, sizeof reply - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (got >= 1 && reply[0] == 'F') {  /* the server will not run this call: nothing ran */
+        close(sock);
+        run_python(python, module, nargs, args);
+    }
+    while (got < 2) {
+        ssize_t n = read(sock, reply + got, sizeof reply - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (got == 2 && reply[0] == 'X') return reply[1];
+    fprintf(stderr, "%s (xoff lab shim): the lab's shim server gave no exit status\n", module);
+    return 255;
+}
+"""
+
+
+def build(directory: str | os.PathLike[str]) -> Path | None:
+    """The client in ``directory``: compiled once per source version into a cache under the temporary
+    directory and copied from there. Its path, or None without a C compiler (the wrappers then run the
+    interpreter, as without a server)."""
+    digest = hashlib.sha256(CLIENT_C.encode()).hexdigest()[:16]
+    built = Path(tempfile.gettempdir()) / f"xoff-shim-client-{os.getuid()}-{digest}" / PROGRAM
+    if not built.is_file():
+        cc = shutil.which("gcc") or shutil.which("cc")
+        if cc is None:
+            return None
+        built.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=built.parent) as work:  # concurrent builds each in their own
+            source, tmp = Path(work) / "client.c", Path(work) / PROGRAM
+            source.write_text(CLIENT_C, encoding="utf-8")
+            cmd = [cc, "-O2", "-Wall", "-Werror", "-o", str(tmp), str(source)]
+            subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120)
+            tmp.replace(built)
+    out = Path(directory) / PROGRAM
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp_out = out.with_name(f".{PROGRAM}.{os.getpid()}.tmp")
+    shutil.copyfile(built, tmp_out)
+    tmp_out.chmod(0o755)
+    tmp_out.replace(out)
+    return out

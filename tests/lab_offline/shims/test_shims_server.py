@@ -1,0 +1,142 @@
+"""The lab's shim server (xoff.lab.shims.server) and client: a tool call through them gives what the
+interpreter the wrapper starts gives (stdout, stderr, exit status, the files it writes), the server
+really runs it (the client's own interpreter path may not even exist), and without a server, or for a
+call the server does not take, the client runs the interpreter itself."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.shim_host import Result, ShimHost
+from xoff.lab.shims import client, install
+
+SRC = str(Path(__file__).resolve().parents[3] / "src")
+CALLS = [
+    ("lsmod",),
+    ("lsmod", "extra"),
+    ("mlnx_qos", "-i", "eth0"),
+    ("mlnx_qos", "-i", "eth0", "--trust", "dscp"),
+    ("mlnx_qos", "-i", "eth0", "--pfc", "0,0,0,1,0,0,0,0"),
+    ("mlnx_qos", "-i", "eth0"),
+    ("mlnx_qos", "--bogus"),
+    ("mlnx_qos", "-i", "nosuch0"),
+    ("cma_roce_mode", "-d", "mlx5_0", "-p", "1"),
+    ("cma_roce_mode", "-d", "mlx5_0", "-p", "1", "-m", "1"),
+    ("cma_roce_tos", "-d", "mlx5_0", "-p", "1", "-t", "106"),
+    ("cma_roce_tos", "-d", "mlx5_0", "-p", "1"),
+    ("cma_roce_tos", "-x"),
+    ("show_gids",),
+    ("lspci", "-vvv"),
+    ("lspci", "--nope"),
+    ("nvidia-smi", "topo", "-m"),
+    ("modprobe", "-r", "nvidia_peermem"),
+    ("lsmod",),
+    ("modprobe", "nosuchmodule"),
+    ("ethtool", "-S", "nosuch0"),
+    ("ethtool", "-x"),
+]
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[bytes], limit_s: float = 60.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not path.exists():
+        assert proc.poll() is None, f"the shim server ended ({proc.returncode})"
+        assert time.monotonic() < deadline, "the shim server did not listen in time"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A running shim server (ended by its PID) and a built client: (socket, client)."""
+    built = client.build(tmp_path / "client")
+    if built is None:
+        pytest.skip("no C compiler: the lab's wrappers run the interpreter per call")
+    sock = tmp_path / "shims.sock"
+    env = {**os.environ, "PYTHONPATH": SRC}
+    with (tmp_path / "server.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-m", "xoff.lab.shims.server", "--socket", str(sock)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_for(sock, proc)
+        yield sock, built
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _hosts(tmp_path: Path, server: tuple[Path, Path]) -> tuple[ShimHost, ShimHost]:
+    plain, served = ShimHost(tmp_path / "plain"), ShimHost(tmp_path / "served")
+    install(served.bin, served.root, served.device, server=server)
+    return plain, served
+
+
+def test_a_call_through_the_server_gives_what_the_interpreter_gives(tmp_path: Path, server: tuple[Path, Path]) -> None:
+    plain, served = _hosts(tmp_path, server)
+    assert "exec " + str(server[1]) in (served.bin / "mlnx_qos").read_text(encoding="utf-8")
+    for call in CALLS:
+        alone, through = plain.run(*call), served.run(*call)
+        here = str(tmp_path / "served"), str(tmp_path / "plain")  # messages that print the wrapper's own path
+        through = Result(through.rc, through.stdout.replace(*here), through.stderr.replace(*here))
+        assert through == alone, (call, str(alone), str(through))
+    # what the calls wrote: the same state (but the counters' seeding time), the same files, the same modes
+    untimed = [{k: v for k, v in h.state().items() if k != "nic_counters"} for h in (served, plain)]
+    assert untimed[0] == untimed[1]
+    for f in sorted(p.relative_to(plain.root) for p in plain.root.rglob("*") if p.is_file() and p.name != "state.json"):
+        mine, theirs = plain.root / f, served.root / f
+        assert (theirs.read_bytes(), theirs.stat().st_mode) == (mine.read_bytes(), mine.stat().st_mode), f
+
+
+def test_the_server_runs_the_call(tmp_path: Path, server: tuple[Path, Path]) -> None:
+    """The client's interpreter does not exist: only the server can have given the answer."""
+    sock, built = server
+    _, served = _hosts(tmp_path, server)
+    env = {**served.env(), "XOFF_HOST_ROOT": str(served.root), "PYTHONPATH": SRC}
+    argv = [str(built), str(sock), "cma_roce_tos", str(tmp_path / "no-python"), "-d", "mlx5_0", "-p", "1"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0\n", "")
+    wrong = subprocess.run([*argv[:4], "-z"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert wrong.stderr == "cma_roce_tos: illegal option -- z\n"  # the script's getopts, stderr kept apart
+
+
+def test_a_call_the_server_does_not_take_runs_in_the_clients_interpreter(
+    tmp_path: Path, server: tuple[Path, Path]
+) -> None:
+    sock, built = server
+    _, served = _hosts(tmp_path, server)
+    env = {**served.env(), "XOFF_HOST_ROOT": str(served.root), "PYTHONPATH": SRC, "PYTHONWARNINGS": "error"}
+    missing = str(tmp_path / "no-python")
+    done = subprocess.run(
+        [str(built), str(sock), "lsmod", missing], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 127 and f"{missing}: No such file or directory" in done.stderr  # the client's own try
+    via_wrapper = subprocess.run(
+        ["lsmod"], env={**served.env(), "PYTHONWARNINGS": "error"}, capture_output=True, text=True, check=False
+    )
+    assert via_wrapper.returncode == 0 and via_wrapper.stdout.startswith("Module ")
+
+
+def test_without_a_server_the_wrapper_runs_the_interpreter(tmp_path: Path) -> None:
+    built = client.build(tmp_path / "client")
+    if built is None:
+        pytest.skip("no C compiler")
+    sock = tmp_path / "gone.sock"
+    plain, served = ShimHost(tmp_path / "plain"), ShimHost(tmp_path / "served")
+    install(served.bin, served.root, served.device, server=(sock, built))
+    assert served.run("lsmod") == plain.run("lsmod")  # no socket: the wrapper's last line
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(sock))  # a socket file nobody listens on (a server that died)
+    stale.close()
+    assert served.run("mlnx_qos", "-i", "eth0") == plain.run("mlnx_qos", "-i", "eth0")
+    assert isinstance(served.run("lsmod"), Result)

@@ -20,6 +20,7 @@ import importlib
 import importlib.util
 import os
 import shutil
+import sys
 from dataclasses import replace
 from pathlib import Path
 

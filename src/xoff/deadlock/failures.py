@@ -471,13 +471,12 @@ def _judge_single(
     stats.checked += 1
     quick = sw.certified and sw.routing == "bgp"  # as in _judge
     fab, dead = sw.fab, sw.base_dead | {li}
-    quiet, key_of = sw.quiet, twins.key
+    quiet = sw.quiet
     classes = sw.crit.get(li, ())
     stats.rerouted += len(classes)
     deltas: dict[int, Delta] = {}
     found: dict[int, int] = {}
-    for c in classes:
-        key = key_of(li, c)
+    for c, key in zip(classes, twins.keys(li, classes), strict=True):
         if key in quiet:
             continue
         delta = deltas[c] = {}

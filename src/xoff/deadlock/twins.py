@@ -10,35 +10,40 @@ towards the other. Any permutation inside each twin group is a product of such s
 
 The sweep uses it to skip work: a failure ``f`` re-routes class ``c``; if a renaming maps (f, c) onto a pair
 (f0, c0) already found to add no turn, (f, c) adds none either (the turns it adds are the renamed turns of
-(f0, c0)). ``Twins.key`` names the orbit of such a pair under the product of the twin groups' permutations.
+(f0, c0)). ``Twins.keys`` name the orbit of such a pair under the product of the twin groups' permutations.
 A fabric with static or fallback routes gets no twins (a static route names ports, which a swap moves).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from xoff.deadlock.fabric import Fabric
 
-# (twin group of the class's switch, of the link's first end, of its second end, is the class's switch the
-# first end, the second end, the link's own attributes)
-PairKey = tuple[int, int, int, bool, bool, tuple[object, ...]]
+# (twin group of the class's switch, is it the link's first end, its second end, the link's id in ``Twins.parts``:
+# the twin groups of its two ends and its own attributes)
+PairKey = tuple[int, bool, bool, int]
 
 
 class Twins:
-    """Twin groups of one fabric; ``key`` names the renaming orbit of a (failed link, class) pair."""
+    """Twin groups of one fabric; ``keys`` name the renaming orbits of (failed link, class) pairs."""
 
     def __init__(self, fab: Fabric) -> None:
         self.fab = fab
         self.group: list[int] = _groups(fab)
+        self.parts: dict[tuple[object, ...], int] = {}  # (group of end x, of end y, attributes) -> a small id
 
-    def key(self, link: int, c: int) -> PairKey:
+    def keys(self, link: int, classes: Sequence[int]) -> list[PairKey]:
+        """The orbit key of (``link``, c) for every class c of ``classes`` (a fabric without twins has no
+        split classes, so a class is its switch)."""
         fab, group = self.fab, self.group
         gx, gy = fab.link_ports[link]
-        d, x, y = fab.dest_of(c), fab.port_owner[gx], fab.port_owner[gy]
+        x, y = fab.port_owner[gx], fab.port_owner[gy]
         # x == y needs no flag: a link joins two twins never (twins share neighbours, a twin of its own neighbour
         # would be its own neighbour) and a switch linked to itself is alone in its group
-        return group[d], group[x], group[y], d == x, d == y, _port_attrs(fab, gx)
+        part = self.parts.setdefault((group[x], group[y], _port_attrs(fab, gx)), len(self.parts))
+        return [(group[c], c == x, c == y, part) for c in classes]
 
 
 def twins_of(fab: Fabric) -> Twins | None:

@@ -1,4 +1,4 @@
-"""Twin renaming in the failure sweep (deadlock/twins.py): the renaming that ``Twins.key`` promises exists, is an
+"""Twin renaming in the failure sweep (deadlock/twins.py): the renaming that ``Twins.keys`` promise exists, is an
 automorphism of the fabric, and maps the routes and the added turns of one (failure, class) pair onto those the
 full repair gives for every other pair of its orbit; a sweep that skips twins decides exactly what one that
 repairs every class does (levels, risky failures, cycles, witnesses, bounces), with fewer repairs."""
@@ -134,8 +134,8 @@ def _pairs(sw: _Sweeper) -> dict[PairKey, list[tuple[int, int]]]:
     assert tw is not None
     out: dict[PairKey, list[tuple[int, int]]] = {}
     for li, classes in sorted(sw.crit.items()):
-        for c in classes:
-            out.setdefault(tw.key(li, c), []).append((li, c))
+        for c, key in zip(classes, tw.keys(li, classes), strict=True):
+            out.setdefault(key, []).append((li, c))
     return out
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from operator import itemgetter
 
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.fabric import Fabric
@@ -39,7 +40,7 @@ from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
 from xoff.deadlock.pool import run_chunked
 from xoff.deadlock.repair import RouteView, repair
-from xoff.deadlock.routing import Delta, Routes, Routing, route_all
+from xoff.deadlock.routing import Delta, Entry, Routes, Routing, route_all
 from xoff.deadlock.statics import StaticRoute
 from xoff.deadlock.sweep_report import BounceTurn, LevelStats, Scenario, SweepReport
 from xoff.deadlock.turn_search import TurnSearch
@@ -79,6 +80,8 @@ class _Sweeper:
 
     def _fwd_table(self, c: int, per: Routes) -> dict[int, tuple[int, ...]]:
         fab, dead = self.fab, self.base_dead
+        if not fab.static and not fab.fallback:  # forwarding_ports is the route's next hops then
+            return {v: e[1] for v, e in per.items() if e[1]}
         # the destination switch's own entry has no next hops: it forwards only when a static route says so
         out = {v: forwarding_ports(fab, c, v, e, dead) for v, e in per.items()}
         for sc, v in [*fab.static, *fab.fallback]:
@@ -98,6 +101,10 @@ class _Sweeper:
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
         bgp = self.routing == "bgp"
+        # next-hop tuple -> its neighbours (an itemgetter of their entries) and those reached over one port only;
+        # a switch's next hops are the same tuple towards most classes, so it is grouped once
+        grouped: dict[tuple[int, ...], tuple[list[int], Callable[[Routes], tuple[Entry, ...]], dict[int, int]]] = {}
+        paths_of = itemgetter(2)
         for c, per in self.routes.items():
             for v, (_, nh, paths) in per.items():
                 if not nh:
@@ -105,21 +112,24 @@ class _Sweeper:
                 if len(nh) == 1:
                     crit.setdefault(plink[nh[0]], set()).add(c)
                     continue
-                by_nbr: dict[int, list[int]] = {}
-                for gp in nh:
-                    by_nbr.setdefault(owner[peer[gp]], []).append(gp)
-                if len(by_nbr) == 1 or not bgp or paths is None:
-                    continue  # parallel links to one neighbour, or igp: a shrink keeps the distance
-                single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
-                if not single:
-                    continue
-                first = per[next(iter(by_nbr))][2]
-                if all(per[n][2] is first for n in by_nbr):
-                    continue  # every neighbour offers the same (interned) paths: each has >= 2 contributors
+                if not bgp or paths is None:
+                    continue  # igp: a shrink keeps the distance
+                group = grouped.get(nh)
+                if group is None:
+                    by_nbr: dict[int, list[int]] = {}
+                    for gp in nh:
+                        by_nbr.setdefault(owner[peer[gp]], []).append(gp)
+                    single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
+                    group = grouped[nh] = (list(by_nbr), itemgetter(*by_nbr), single)
+                nbrs, entries, single = group
+                if len(nbrs) == 1 or not single:
+                    continue  # parallel links to one neighbour: a shrink keeps the distance
+                if len(set(map(paths_of, entries(per)))) == 1:
+                    continue  # every neighbour offers the same paths: each has >= 2 contributors
                 a = asn[v]
                 for p in paths:
                     rest = p - {a}
-                    contributors = [n for n in by_nbr if rest in (per[n][2] or ())]
+                    contributors = [n for n in nbrs if rest in (per[n][2] or ())]
                     if len(contributors) == 1 and contributors[0] in single:
                         crit.setdefault(plink[single[contributors[0]]], set()).add(c)
             for (sc, _), gps in [*fab.static.items(), *fab.fallback.items()]:

@@ -15,11 +15,13 @@ leaf-spine pair) and the rail-optimised 3-tier reference of ``plan_scale.py`` (`
 gives 1,152 switches and 4,096 fabric links; 1250 gives the 10,000-GPU fabric, 1,664 switches and
 20,480 fabric links).
 
-``--gpus N`` sizes the reference fabric by GPUs (8 per host: ``--gpus 10000`` is ``--hosts 1250``); the
-generator of ``plan_scale.py`` stops at 1,280 hosts (10,240 GPUs; its /31 pool is one /16), so larger
-sizes wait for issue 19-plan's generator. ``--workers`` runs the sweep once per worker count (1 = one
-process; the pool forks and inherits the model), every one against the same exactness check: the same
-risky failures, levels and witnesses as the single-process sweep. ``bare pass`` is a plain walk over every
+``--gpus N`` sizes the reference fabric by GPUs (8 per host: ``--gpus 10000`` is ``--hosts 1250``;
+``--gpus 100000`` is plan_scale's 128-port shape, 12,500 hosts). ``--workers`` runs the sweep once per
+worker count (1 = one process; the pool forks and inherits the model), every one against the same
+exactness check: the same risky failures, levels and witnesses as the single-process sweep.
+``--all-classes`` also runs the single-process sweep with ``twins=False`` (every critical class of every
+failure repaired, no twin renaming), in the same run and against the same check: the in-run baseline of
+the twin shortcut. ``bare pass`` is a plain walk over every
 baseline next hop (each port's peer switch looked up), timed in the same run: ``x bare`` = sweep / bare
 pass, the figure that survives a noisy machine. ``--profile`` adds the cProfile of the single-process sweep
 of the largest fabric.
@@ -48,6 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+import measured  # noqa: E402 - the results' commit line (bench/README.md, Freshness)
 import plan_scale  # noqa: E402 - the reference fabric generator lives beside this file
 from xoff.deadlock.analysis import analyse  # noqa: E402
 from xoff.deadlock.failures import sweep  # noqa: E402
@@ -59,8 +62,6 @@ from xoff.desired import build_fabric_state  # noqa: E402
 from xoff.desired.models import FabricState  # noqa: E402
 from xoff.gcpause import for_batch_run  # noqa: E402
 from xoff.intent import load_intent  # noqa: E402
-
-MAX_HOSTS = 1280  # plan_scale's /31 pool is one /16
 
 HEADER = (
     "| fabric | routing | workers | switches | fabric links | classes | sweep s | of which routing + baseline s "
@@ -122,40 +123,55 @@ def decided(report: Any) -> str:
     return repr(doc)
 
 
-def timed_sweep(state: FabricState, routing: Routing, workers: int, profile: bool) -> tuple[float, Any, str]:
-    """Best of 3 when quick; with ``profile``, one more run under cProfile (its time is not the figure)."""
-    runs: list[tuple[float, Any]] = []
-    while not runs or (len(runs) < 3 and sum(t for t, _ in runs) < 5.0):
-        t0 = time.perf_counter()
-        report = sweep(state, routing=routing, max_failures=1, workers=workers)
-        runs.append((time.perf_counter() - t0, report))
-    total, report = min(runs, key=lambda r: r[0])
+def timed_sweep(
+    state: FabricState, routing: Routing, workers: int, twins: bool, profile: bool
+) -> tuple[float, Any, str, tuple[float, float]]:
+    """Best of 3 when quick; with ``profile``, one more run under cProfile (its time is not the figure).
+    Also the best run's CPU seconds: this process's and its (joined) forked workers'."""
+    runs: list[tuple[float, Any, tuple[float, float]]] = []
+    while not runs or (len(runs) < 3 and sum(r[0] for r in runs) < 5.0):
+        c0, t0 = os.times(), time.perf_counter()
+        report = sweep(state, routing=routing, max_failures=1, workers=workers, twins=twins)
+        seconds, c1 = time.perf_counter() - t0, os.times()
+        cpu = (
+            c1.user + c1.system - c0.user - c0.system,
+            c1.children_user + c1.children_system - c0.children_user - c0.children_system,
+        )
+        runs.append((seconds, report, cpu))
+    total, report, cpu = min(runs, key=lambda r: r[0])
     text = ""
     if profile:
         prof = cProfile.Profile()
-        prof.runcall(sweep, state, routing=routing, max_failures=1, workers=workers)
+        prof.runcall(sweep, state, routing=routing, max_failures=1, workers=workers, twins=twins)
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(15)
         text = out.getvalue().replace(str(ROOT) + "/", "")
-    return total, report, text
+    return total, report, text, cpu
 
 
 def run(
-    label: str, state: FabricState, routing: Routing, sample: int | None, workers: list[int], profile: bool
+    label: str,
+    state: FabricState,
+    routing: Routing,
+    sample: int | None,
+    variants: list[tuple[int, bool]],
+    profile: bool,
 ) -> tuple[list[dict[str, Any]], str]:
+    """Every (workers, twins) variant of the sweep on one fabric, each checked against the first."""
     fab = fabric_of(state)
     bare = min(bare_pass(state, routing) for _ in range(3))
     ref = naive(state, routing, sample)
     rows: list[dict[str, Any]] = []
     first = ""
     prof_text = ""
-    for w in workers:
-        total, report, text = timed_sweep(state, routing, w, profile and w == 1)
+    for w, twins in variants:
+        name = str(w) if twins else f"{w} (all classes)"
+        total, report, text, cpu = timed_sweep(state, routing, w, twins, profile and w == 1 and twins)
         prof_text = prof_text or text
         got = decided(report)
         first = first or got
         if got != first:
-            sys.exit(f"{label} {routing}: the sweep with {w} workers differs from the one with {workers[0]}")
+            sys.exit(f"{label} {routing}: the sweep with workers {name} differs from the first one")
         setup = report.seconds["routing"] + report.seconds["baseline_analysis"]
         links = report.fabric_links
         risky_ids = {s.failed[0] for s in report.risky}
@@ -165,7 +181,7 @@ def run(
         row = {
             "fabric": label,
             "routing": routing,
-            "workers": w,
+            "workers": name,
             "switches": len(fab.switches),
             "links": links,
             "classes": len(fab.classes),
@@ -180,10 +196,11 @@ def run(
             "ratio": ref["all_s"] / total,
             "risky": f"{len(report.risky)} / {ref['risky']} of {ref['timed']}",
             "levels": report.levels[1].to_json(),
+            "cpu": cpu,
         }
         print(
-            f"{label} [{routing}] workers {w}: sweep {total:.2f} s ({setup:.2f} s routing + baseline), "
-            f"bare pass {bare * 1000:.1f} ms (x{row['x_bare']:.0f}), "
+            f"{label} [{routing}] workers {name}: sweep {total:.2f} s ({setup:.2f} s routing + baseline), "
+            f"CPU {cpu[0]:.2f} s + workers {cpu[1]:.2f} s, bare pass {bare * 1000:.1f} ms (x{row['x_bare']:.0f}), "
             f"naive {ref['per_ms']:.1f} ms/failure x {links} = {ref['all_s']:.1f} s (timed {ref['timed']}); {row['levels']}",
             flush=True,
         )
@@ -252,7 +269,9 @@ def markdown(rows: list[dict[str, Any]], command: str, load_avg: str, profile: s
         "`naive`: per failure, every class routed from scratch, snapshot built, core `analyse` run; timed on",
         "every failure (roce-pod) or on an evenly spaced sample, and extrapolated to all links (`est.`).",
         "`ratio` = naive all / sweep. Both sides must agree on which sampled failures are risky; every worker",
-        "count must decide exactly what one process decides (the run stops otherwise).",
+        "count must decide exactly what one process decides (the run stops otherwise). Workers `1 (all classes)`:",
+        "`sweep(twins=False)`, every critical class of every failure repaired (no twin renaming), in the same",
+        "run and held to the same check.",
         "",
         HEADER,
         "|" + "---|" * 2 + "---:|" * 14,
@@ -265,7 +284,11 @@ def markdown(rows: list[dict[str, Any]], command: str, load_avg: str, profile: s
             f"{r['naive_all_s']:.1f} | {r['ratio']:.0f}x | {r['risky']} |"
         )
     lines += ["", "Per fabric, what the sweep did (single failures):", ""]
-    lines += [f"- {r['fabric']} [{r['routing']}] workers {r['workers']}: {r['levels']}" for r in rows]
+    lines += [
+        f"- {r['fabric']} [{r['routing']}] workers {r['workers']}: {r['levels']}; CPU s of the timed run: "
+        f"this process {r['cpu'][0]:.2f}, forked workers {r['cpu'][1]:.2f}"
+        for r in rows
+    ]
     if profile:
         lines += ["", "Profile of the single-process sweep of the largest fabric (cProfile, top 15 by own time):", ""]
         lines += ["```", profile.strip(), "```"]
@@ -282,6 +305,9 @@ def main() -> None:
     ap.add_argument("--routing", nargs="*", default=["bgp", "igp"], choices=["bgp", "igp"])
     ap.add_argument("--workers", type=int, nargs="*", default=[1], help="worker counts to run the sweep with")
     ap.add_argument(
+        "--all-classes", action="store_true", help="also sweep (one process) repairing every class: twins=False"
+    )
+    ap.add_argument(
         "--naive-sample", type=int, default=24, help="failures timed naively on the large fabrics (0: none)"
     )
     ap.add_argument("--no-roce-pod", action="store_true", help="skip inventory/roce-pod")
@@ -292,8 +318,6 @@ def main() -> None:
     hosts = list(args.hosts or []) + [-(-g // 8) for g in args.gpus or []]
     if not hosts and args.hosts is None and args.gpus is None:
         hosts = [256, 1250]
-    if any(h > MAX_HOSTS for h in hosts):
-        sys.exit(f"--gpus/--hosts: plan_scale's generator stops at {MAX_HOSTS} hosts ({MAX_HOSTS * 8} GPUs)")
     before = earlier(args.before) if args.before is not None else {}
     fabrics: list[tuple[str, FabricState, int | None]] = []
     if not args.no_roce_pod:
@@ -304,7 +328,8 @@ def main() -> None:
     profile = ""
     for i, (label, state, sample) in enumerate(fabrics):
         for routing in args.routing:
-            got, text = run(label, state, routing, sample, args.workers, args.profile and i == len(fabrics) - 1)
+            variants = [(w, True) for w in args.workers] + [(1, False)] * args.all_classes
+            got, text = run(label, state, routing, sample, variants, args.profile and i == len(fabrics) - 1)
             rows += got
             profile = text or profile
     command = "python bench/deadlock_failures.py " + " ".join(sys.argv[1:])
@@ -313,8 +338,7 @@ def main() -> None:
         text += "\n".join(comparison(rows, before)) + "\n"
     print(text)
     if args.record is not None:
-        args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(text, encoding="utf-8")
+        measured.record(args.record, text)
 
 
 if __name__ == "__main__":

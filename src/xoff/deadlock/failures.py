@@ -7,7 +7,9 @@ Baseline: route every destination class once (``routing``), judge the snapshot w
    losing it changes more than its own ECMP set (it was the last next hop, or, under BGP, the only
    contributor of one of its AS paths). Anywhere else a failure only shrinks one ECMP set, which
    removes turns and cannot create a cycle. The re-routing itself is incremental
-   (``repair.repair``).
+   (``repair.repair``), and skipped where a renaming of twin switches (``twins``: in a rail-optimised
+   clos3 the leaves of a pod, the super-spines of a plane) maps the (failure, class) pair onto one
+   already found to add no turn: it adds none either.
 2. The turns the re-routed classes add are collected. Removals alone cannot create a cycle, and
    when the baseline holds the up*/down* certificate every cycle needs a down -> up turn
    (bounce): no new bounce, no risk.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from operator import itemgetter
 
 from xoff.deadlock.analysis import Result, analyse
 from xoff.deadlock.certify import certified_baseline
@@ -38,17 +41,20 @@ from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
 from xoff.deadlock.pool import run_chunked
 from xoff.deadlock.repair import RouteView, repair
-from xoff.deadlock.routing import Delta, Routes, Routing, route_all
+from xoff.deadlock.routing import Delta, Entry, Routes, Routing, route_all
 from xoff.deadlock.statics import StaticRoute
 from xoff.deadlock.sweep_report import BounceTurn, LevelStats, Scenario, SweepReport
 from xoff.deadlock.turn_search import TurnSearch
+from xoff.deadlock.twins import PairKey, Twins, twins_of
 from xoff.desired.models import FabricState
 
 Analyser = Callable[[Snapshot], Result]
 
 
 class _Sweeper:
-    def __init__(self, fab: Fabric, routing: Routing, analyser: Analyser, workers: int = 1) -> None:
+    def __init__(
+        self, fab: Fabric, routing: Routing, analyser: Analyser, workers: int = 1, use_twins: bool = True
+    ) -> None:
         self.routing = routing
         self.analyser = analyser
         self.fab = fab
@@ -60,11 +66,16 @@ class _Sweeper:
         self._crit: dict[int, list[int]] | None = None
         self._turns0: tuple[dict[int, set[int]], dict[int, set[int]]] | None = None
         self.certified = False
+        # twin groups (``twins``) and the orbits of (failure, class) pairs found to add no turn
+        self.twins: Twins | None = twins_of(self.fab) if use_twins else None
+        self.quiet: set[PairKey] = set()
 
     # -- baseline indexes --------------------------------------------------------------------------
 
     def _fwd_table(self, c: int, per: Routes) -> dict[int, tuple[int, ...]]:
         fab, dead = self.fab, self.base_dead
+        if not fab.static and not fab.fallback:  # forwarding_ports is the route's next hops then
+            return {v: e[1] for v, e in per.items() if e[1]}
         # the destination switch's own entry has no next hops: it forwards only when a static route says so
         out = {v: forwarding_ports(fab, c, v, e, dead) for v, e in per.items()}
         for sc, v in [*fab.static, *fab.fallback]:
@@ -84,6 +95,10 @@ class _Sweeper:
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
         bgp = self.routing == "bgp"
+        # next-hop tuple -> its neighbours (an itemgetter of their entries) and those reached over one port only;
+        # a switch's next hops are the same tuple towards most classes, so it is grouped once
+        grouped: dict[tuple[int, ...], tuple[list[int], Callable[[Routes], tuple[Entry, ...]], dict[int, int]]] = {}
+        paths_of = itemgetter(2)
         for c, per in self.routes.items():
             for v, (_, nh, paths) in per.items():
                 if not nh:
@@ -91,21 +106,24 @@ class _Sweeper:
                 if len(nh) == 1:
                     crit.setdefault(plink[nh[0]], set()).add(c)
                     continue
-                by_nbr: dict[int, list[int]] = {}
-                for gp in nh:
-                    by_nbr.setdefault(owner[peer[gp]], []).append(gp)
-                if len(by_nbr) == 1 or not bgp or paths is None:
-                    continue  # parallel links to one neighbour, or igp: a shrink keeps the distance
-                single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
-                if not single:
-                    continue
-                first = per[next(iter(by_nbr))][2]
-                if all(per[n][2] is first for n in by_nbr):
-                    continue  # every neighbour offers the same (interned) paths: each has >= 2 contributors
+                if not bgp or paths is None:
+                    continue  # igp: a shrink keeps the distance
+                group = grouped.get(nh)
+                if group is None:
+                    by_nbr: dict[int, list[int]] = {}
+                    for gp in nh:
+                        by_nbr.setdefault(owner[peer[gp]], []).append(gp)
+                    single = {n: gps[0] for n, gps in by_nbr.items() if len(gps) == 1}
+                    group = grouped[nh] = (list(by_nbr), itemgetter(*by_nbr), single)
+                nbrs, entries, single = group
+                if len(nbrs) == 1 or not single:
+                    continue  # parallel links to one neighbour: a shrink keeps the distance
+                if len(set(map(paths_of, entries(per)))) == 1:
+                    continue  # every neighbour offers the same paths: each has >= 2 contributors
                 a = asn[v]
                 for p in paths:
                     rest = p - {a}
-                    contributors = [n for n in by_nbr if rest in (per[n][2] or ())]
+                    contributors = [n for n in nbrs if rest in (per[n][2] or ())]
                     if len(contributors) == 1 and contributors[0] in single:
                         crit.setdefault(plink[single[contributors[0]]], set()).add(c)
             for (sc, _), gps in [*fab.static.items(), *fab.fallback.items()]:
@@ -172,57 +190,23 @@ class _Sweeper:
                     out.add(c)
         return out
 
-    def added_turns(  # noqa: C901, PLR0912 -- per scenario over every changed switch, the sweep's hot loop: kept in one frame for speed
+    def added_turns(
         self, deltas: dict[int, Delta], dead: frozenset[int], *, only_bounces: bool = False
     ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
         """(bounces, other new turns) as (in-port, out-port, class), only those with a lossless edge.
 
         ``only_bounces``: the other turns are not looked for (returned empty); the bounces are the same list,
         in the same order, as without it (the same turns are recorded in the same order, less the others)."""
-        fab = self.fab
-        owner, peer, plink, up, ll = fab.port_owner, fab.port_peer, fab.port_link, fab.up_facing, fab.link_lossless
-        width = len(owner)
-        found: dict[int, int] = {}  # new turn (in-port * width + out-port) -> a class that makes it
+        found: dict[int, int] = {}  # new turn (in-port * width + out-port) -> the last class that makes it
         for c, delta in deltas.items():
-            old = self.fwd0[c]
-            get = RouteView(self.routes[c], delta)
-            cache: dict[int, tuple[int, ...]] = {}
+            found.update(self.class_turns(c, delta, dead, only_bounces))
+        return self.split_turns(found)
 
-            def new_fwd(
-                v: int, c: int = c, get: RouteView = get, cache: dict[int, tuple[int, ...]] = cache
-            ) -> tuple[int, ...]:
-                got = cache.get(v)
-                if got is None:
-                    got = forwarding_ports(fab, c, v, get(v), dead)
-                    cache[v] = got
-                return got
-
-            changed = {v for v in delta if new_fwd(v) != old.get(v, ())}
-            changed.update(v for (sc, v) in [*fab.static, *fab.fallback] if sc == c and new_fwd(v) != old.get(v, ()))
-            # A turn pv -> qv at v is new iff qv is a new egress of v, or pv a new ingress, i.e. the
-            # upstream switch's new egress. Switches whose next hops only shrank add nothing.
-            for u in changed:
-                out_old = set(old.get(u, ()))
-                added = [q for q in new_fwd(u) if q not in out_old]
-                if not added:
-                    continue
-                # a bounce pv -> qv arrives from above (up[pv]) and leaves upwards (up[qv])
-                added_in = [q for q in added if up[q]] if only_bounces else added
-                for pv in fab.ports_of[u] if added_in else ():
-                    if only_bounces and not up[pv]:
-                        continue
-                    if plink[pv] not in dead and peer[pv] in new_fwd(owner[peer[pv]]):
-                        key = pv * width
-                        for qv in added_in:
-                            found[key + qv] = c
-                for q in added:
-                    pv = peer[q]
-                    if only_bounces and not up[pv]:
-                        continue
-                    key = pv * width
-                    for qv in new_fwd(owner[pv]):
-                        if not only_bounces or up[qv]:
-                            found[key + qv] = c
+    def split_turns(self, found: dict[int, int]) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """``found`` (turn key -> class) as (bounces, other turns), in its order, those with a lossless edge only."""
+        fab = self.fab
+        plink, up, ll = fab.port_link, fab.up_facing, fab.link_lossless
+        width = len(fab.port_owner)
         bounces: list[tuple[int, int, int]] = []
         others: list[tuple[int, int, int]] = []
         for key, c in found.items():
@@ -230,6 +214,53 @@ class _Sweeper:
             if ll[plink[pv]] & ll[plink[qv]]:
                 (bounces if up[pv] and up[qv] else others).append((pv, qv, c))
         return bounces, others
+
+    def class_turns(  # noqa: C901 -- per changed switch of one class, the sweep's hot loop: kept in one frame for speed
+        self, c: int, delta: Delta, dead: frozenset[int], only_bounces: bool
+    ) -> dict[int, int]:
+        """The turns class ``c``'s repair ``delta`` adds (in-port * width + out-port -> ``c``), in the order found."""
+        fab = self.fab
+        owner, peer, plink, up = fab.port_owner, fab.port_peer, fab.port_link, fab.up_facing
+        width = len(owner)
+        found: dict[int, int] = {}
+        old = self.fwd0[c]
+        get = RouteView(self.routes[c], delta)
+        cache: dict[int, tuple[int, ...]] = {}
+
+        def new_fwd(v: int) -> tuple[int, ...]:
+            got = cache.get(v)
+            if got is None:
+                got = forwarding_ports(fab, c, v, get(v), dead)
+                cache[v] = got
+            return got
+
+        changed = {v for v in delta if new_fwd(v) != old.get(v, ())}
+        changed.update(v for (sc, v) in [*fab.static, *fab.fallback] if sc == c and new_fwd(v) != old.get(v, ()))
+        # A turn pv -> qv at v is new iff qv is a new egress of v, or pv a new ingress, i.e. the
+        # upstream switch's new egress. Switches whose next hops only shrank add nothing.
+        for u in changed:
+            out_old = set(old.get(u, ()))
+            added = [q for q in new_fwd(u) if q not in out_old]
+            if not added:
+                continue
+            # a bounce pv -> qv arrives from above (up[pv]) and leaves upwards (up[qv])
+            added_in = [q for q in added if up[q]] if only_bounces else added
+            for pv in fab.ports_of[u] if added_in else ():
+                if only_bounces and not up[pv]:
+                    continue
+                if plink[pv] not in dead and peer[pv] in new_fwd(owner[peer[pv]]):
+                    key = pv * width
+                    for qv in added_in:
+                        found[key + qv] = c
+            for q in added:
+                pv = peer[q]
+                if only_bounces and not up[pv]:
+                    continue
+                key = pv * width
+                for qv in new_fwd(owner[pv]):
+                    if not only_bounces or up[qv]:
+                        found[key + qv] = c
+        return found
 
     def may_cycle(
         self, seeds: Sequence[tuple[int, int, int]], new_turns: Sequence[tuple[int, int, int]], dead: frozenset[int]
@@ -291,11 +322,13 @@ def sweep(
     static_routes: Sequence[StaticRoute] = (),
     analyser: Analyser = analyse,
     workers: int = 1,
+    twins: bool = True,
 ) -> SweepReport:
     """Baseline analysis, then every single (and filtered double) fabric-link failure; see the module doc.
 
     ``workers`` > 1: the single failures are judged in that many forked processes (``pool.run_chunked``),
-    with the same result as one process."""
+    with the same result as one process. ``twins`` False: every critical class of every single failure is
+    repaired (no twin renaming skips one; the reference the renaming is tested against)."""
     if max_failures not in (0, 1, 2):
         raise ValueError(f"max_failures {max_failures} is not supported (allowed: 0, 1, 2)")
     clock = time.perf_counter()
@@ -307,7 +340,7 @@ def sweep(
         certificate = quick.timings["certificate"]
         seconds = {"routing": time.perf_counter() - clock - certificate, "baseline_analysis": certificate}
     else:
-        sw = _Sweeper(fab, routing, analyser, workers)
+        sw = _Sweeper(fab, routing, analyser, workers, twins)
         seconds = {"routing": time.perf_counter() - clock}
         clock = time.perf_counter()
         snap = build_snapshot(fab, sw.routes, sw.base_dead, description=describe(fab, routing, ()), per_class=True)
@@ -370,7 +403,7 @@ def _single_failures(
         stats = LevelStats()
         bounces: dict[int, Bounces] = {}
         for li in chunk:
-            scenario, bounces[li] = _judge(sw, [li], stats, baseline_risky)
+            scenario, bounces[li] = _judge_single(sw, li, stats, baseline_risky)
             if scenario is not None:
                 found.append(scenario)
         return found, bounces, stats
@@ -430,6 +463,59 @@ def _judge(
     bounces, others = sw.added_turns(deltas, dead, only_bounces=quick)
     if quick and bounces:
         bounces, others = sw.added_turns(deltas, dead)
+    return _decide(sw, links, stats, baseline_risky, dead, bounces, others)
+
+
+def _judge_single(
+    sw: _Sweeper, li: int, stats: LevelStats, baseline_risky: bool
+) -> tuple[Scenario | None, list[tuple[int, int, int]]]:
+    """``_judge`` of one failure, skipping the classes a twin renaming shows to add no turn (``twins``).
+
+    A class whose (failure, class) pair is in the orbit of one found to add no turn (no bounce in the
+    first, bounces-only pass) adds none either, so its repair is skipped; the others' turns are merged
+    in class order, as ``added_turns`` does, so the turns (and what follows from them) are ``_judge``'s.
+    When that first pass finds a bounce, the skipped classes are repaired after all: the second pass
+    needs every class's other turns. With a risky baseline every failure is analysed in full: ``_judge``."""
+    twins = sw.twins
+    if twins is None or baseline_risky:
+        return _judge(sw, [li], stats, baseline_risky)
+    stats.checked += 1
+    quick = sw.certified and sw.routing == "bgp"  # as in _judge
+    fab, dead = sw.fab, sw.base_dead | {li}
+    quiet = sw.quiet
+    classes = sw.crit.get(li, ())
+    stats.rerouted += len(classes)
+    deltas: dict[int, Delta] = {}
+    found: dict[int, int] = {}
+    for c, key in zip(classes, twins.keys(li, classes), strict=True):
+        if key in quiet:
+            continue
+        delta = deltas[c] = {}
+        repair(fab, sw.routing, fab.dest_of(c), sw.routes[c], delta, set(dead), li)
+        turns = sw.class_turns(c, delta, dead, quick)
+        if turns:
+            found.update(turns)
+        else:
+            quiet.add(key)
+    bounces, others = sw.split_turns(found)
+    if quick and bounces:
+        for c in classes:
+            if c not in deltas:
+                repair(fab, sw.routing, fab.dest_of(c), sw.routes[c], deltas.setdefault(c, {}), set(dead), li)
+        bounces, others = sw.added_turns({c: deltas[c] for c in classes}, dead)
+    return _decide(sw, [li], stats, baseline_risky, dead, bounces, others)
+
+
+def _decide(
+    sw: _Sweeper,
+    links: list[int],
+    stats: LevelStats,
+    baseline_risky: bool,
+    dead: frozenset[int],
+    bounces: list[tuple[int, int, int]],
+    others: list[tuple[int, int, int]],
+) -> tuple[Scenario | None, list[tuple[int, int, int]]]:
+    """A failure set's verdict from the turns it adds (``_judge``)."""
     if bounces:
         stats.with_bounces += 1
     if baseline_risky:

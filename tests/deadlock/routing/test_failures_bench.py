@@ -24,6 +24,7 @@ def test_deadlock_failures_bench_runs_small(tmp_path: Path) -> None:
             "--workers",
             "1",
             "2",
+            "--all-classes",
             "--record",
             str(out),
         ],
@@ -36,4 +37,6 @@ def test_deadlock_failures_bench_runs_small(tmp_path: Path) -> None:
     report = out.read_text()
     assert "| roce-pod | bgp | 1 | 16 | 256 |" in report and "| roce-pod | igp | 2 | 16 | 256 |" in report
     assert "| clos3 reference, 32 hosts (1 pods, 256 super-spines) | igp | 2 | 296 | 512 | 8 |" in report
-    assert "- machine: " in report and "load average at start" in report
+    assert "| roce-pod | bgp | 1 (all classes) | 16 | 256 |" in report
+    assert "- machine: " in report and "load average at start" in report and "- measured at: " in report
+    assert "forked workers" in report

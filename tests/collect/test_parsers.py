@@ -455,15 +455,11 @@ def test_sonic_round_trip(tmp_path: Path, lab_mini_state: Any) -> None:
 
 
 def test_eos_round_trip(tmp_path: Path, lab_mini_state: Any) -> None:
-    from tests.support.eos_cli_helpers import make_cli, rendered
+    from tests.support.eos_cli_helpers import make_cli, replace_with_rendered
     from xoff.platforms.eos.collect import RUNNING, Collector
 
     state: FabricState = lab_mini_state[1]
-    cli = make_cli(tmp_path / "state")
-    flash = tmp_path / "state" / "files" / "mnt" / "flash"
-    flash.mkdir(parents=True, exist_ok=True)
-    (flash / "x.cfg").write_text(rendered("lab-mini", "spine2"), encoding="utf-8")
-    cli.quiet("enable", "configure replace flash:x.cfg")
+    cli = replace_with_rendered(make_cli(tmp_path / "state"), tmp_path / "state")
     obs = Collector().parse({RUNNING.text: cli.run("show running-config")}, state.devices["spine2"])
     assert obs.errors == [] and obs.device is not None
     assert differing_fields(state.devices["spine2"], obs.device, obs.fields) == []

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from tests.support.fault_lab import fault_lab
 from tests.support.shim_host import fabric
 from xoff.lab.emulators.cumulus import moving as cumulus
 from xoff.lab.emulators.eos import moving as eos
@@ -29,7 +29,7 @@ READ = {
 
 
 def _lab(tmp_path: Path) -> Any:
-    return SimpleNamespace(device_dir=lambda _d: tmp_path, connection=SimpleNamespace(fabric=fabric("lab-mini")))
+    return fault_lab(tmp_path, fabric("lab-mini"))
 
 
 def _leaves(node: Any, path: str = "") -> dict[str, Any]:

@@ -92,6 +92,16 @@ def make_cli(state_dir: Path, device: str = "spine2", clock: Callable[[], float]
     return Cli(emu)
 
 
+def replace_with_rendered(cli: Cli, state_dir: Path, fabric: str = "lab-mini", device: str = "spine2") -> Cli:
+    """``cli``'s switch with xoff's rendered configuration of ``device``, loaded as a push loads it: the file on
+    flash, then ``configure replace``."""
+    flash = state_dir / "files" / "mnt" / "flash"
+    flash.mkdir(parents=True, exist_ok=True)
+    (flash / "x.cfg").write_text(rendered(fabric, device), encoding="utf-8")
+    cli.quiet("enable", "configure replace flash:x.cfg")
+    return cli
+
+
 class FakeClock:
     def __init__(self, start: float = 1_800_000_000.0) -> None:
         self.now = start

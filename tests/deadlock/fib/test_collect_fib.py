@@ -103,7 +103,7 @@ def test_garbage_fib_is_a_parse_error_naming_the_command(
 
 def test_eos_emulator_builds_its_table_from_frr_with_eos_names(tmp_path: Path) -> None:
     """Fed FRR's real ``show ip route json`` of spine2's namespace: EOS's shape, EOS's port names."""
-    from tests.support.eos_cli_helpers import Cli, RecordingContext, rendered
+    from tests.support.eos_cli_helpers import Cli, RecordingContext, replace_with_rendered
     from xoff.lab.emulators.eos import Emulator
 
     ctx = RecordingContext(
@@ -113,11 +113,7 @@ def test_eos_emulator_builds_its_table_from_frr_with_eos_names(tmp_path: Path) -
         frr_vty_dir=tmp_path,
         answers={"show ip route json": FRR_SPINE2},
     )
-    cli = Cli(Emulator(ctx))
-    flash = tmp_path / "state" / "files" / "mnt" / "flash"
-    flash.mkdir(parents=True, exist_ok=True)
-    (flash / "x.cfg").write_text(rendered("lab-mini", "spine2"), encoding="utf-8")
-    cli.quiet("enable", "configure replace flash:x.cfg")
+    cli = replace_with_rendered(Cli(Emulator(ctx)), tmp_path / "state")
     shown = json.loads(cli.run("show ip route | json"))
     routes = shown["vrfs"]["default"]["routes"]
     assert routes["198.18.4.8/31"] == {

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
 
+from tests.support.fault_lab import fault_lab
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.lab.emulators.cumulus.show_counters import size
 from xoff.lab.faults import FAULTS
@@ -116,7 +116,7 @@ def test_a_broken_hook_file_is_an_error_not_zero(sleaf1: Emulator, tmp_path: Pat
 
 def test_cumulus_counter_seeds_write_and_restore_the_hook(sleaf1: Emulator, tmp_path: Path) -> None:
     """The seeds' effect through the emulator and the collector: each caught where its fault says."""
-    lab: Any = SimpleNamespace(device_dir=lambda _device: tmp_path, connection=SimpleNamespace(fabric=fabric()))
+    lab = fault_lab(tmp_path, fabric())
     hook = tmp_path / "state" / "counters.json"
     storm, drops = FAULTS["pfc-storm-cumulus"], FAULTS["lossless-drops-cumulus"]
     assert (storm.platform, drops.platform) == ("cumulus", "cumulus")

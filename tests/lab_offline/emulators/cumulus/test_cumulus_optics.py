@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
 
 from tests.support.corpus import read_sample, samples
+from tests.support.fault_lab import fault_lab
 from xoff.lab.emulators.cumulus import Emulator
 from xoff.lab.faults import FAULTS
 from xoff.platforms.cumulus import optics, transceivers
@@ -62,7 +62,7 @@ def test_nothing_measured_and_no_dom_without_a_seed(sleaf1: Emulator) -> None:
 
 def test_the_seed_moves_what_the_watch_reader_reads_and_undo_restores(sleaf1: Emulator, tmp_path: Path) -> None:
     fault = FAULTS["bad-optic-cumulus"]
-    lab: Any = SimpleNamespace(device_dir=lambda _d: tmp_path, connection=SimpleNamespace(fabric=fabric()))
+    lab = fault_lab(tmp_path, fabric())
     fault.seed(lab, fault.target)
     hook = tmp_path / "state" / "counters.json"
     data = json.loads(hook.read_text())

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.support.corpus import corpus_shape, covers, jsonable, shape
-from tests.support.eos_cli_helpers import Cli, make_cli, rendered
+from tests.support.eos_cli_helpers import Cli, make_cli, replace_with_rendered
+from tests.support.fault_lab import fault_lab
 from xoff.lab.faults import FAULTS, Target
 from xoff.platforms.eos import counters as eos
 from xoff.platforms.eos.collect import Collector
@@ -41,12 +41,7 @@ SEEDED = {  # what the fault seeds pfc-storm-eos and lossless-drops-eos write on
 
 @pytest.fixture
 def spine2(tmp_path: Path) -> Cli:
-    cli = make_cli(tmp_path / "state")
-    flash = tmp_path / "state" / "files" / "mnt" / "flash"
-    flash.mkdir(parents=True, exist_ok=True)
-    (flash / "x.cfg").write_text(rendered("lab-mini", "spine2"), encoding="utf-8")
-    cli.quiet("enable", "configure replace flash:x.cfg")
-    return cli
+    return replace_with_rendered(make_cli(tmp_path / "state"), tmp_path / "state")
 
 
 def _json(cli: Cli, command: str) -> Any:
@@ -113,9 +108,7 @@ def test_a_broken_hook_file_is_an_error_not_zero(spine2: Cli, tmp_path: Path) ->
 
 def test_eos_counter_seeds_write_and_restore_the_hook(spine2: Cli, tmp_path: Path, lab_mini_state: Any) -> None:
     """The seeds' effect through the emulator and the collector: each caught where its fault says."""
-    lab: Any = SimpleNamespace(
-        device_dir=lambda _device: tmp_path, connection=SimpleNamespace(fabric=lab_mini_state[1])
-    )
+    lab = fault_lab(tmp_path, lab_mini_state[1])
     hook = tmp_path / "state" / "counters.json"
     storm, drops = FAULTS["pfc-storm-eos"], FAULTS["lossless-drops-eos"]
     assert (storm.platform, drops.platform) == ("eos", "eos")
@@ -145,9 +138,7 @@ def test_ecn_counters_are_strings_and_dash_where_no_ecn(spine2: Cli) -> None:
 
 
 def test_the_ecn_fault_seed_is_caught_and_undone(spine2: Cli, tmp_path: Path, lab_mini_state: Any) -> None:
-    lab: Any = SimpleNamespace(
-        device_dir=lambda _device: tmp_path, connection=SimpleNamespace(fabric=lab_mini_state[1])
-    )
+    lab = fault_lab(tmp_path, lab_mini_state[1])
     fault = FAULTS["ecn-not-before-pfc-eos"]
     t: Target = fault.target
     assert t.port is not None and t.priority is not None

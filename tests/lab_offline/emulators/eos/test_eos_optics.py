@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.support.corpus import covers, read_sample, samples, shape
-from tests.support.eos_cli_helpers import Cli, make_cli, rendered
+from tests.support.eos_cli_helpers import Cli, make_cli, replace_with_rendered
+from tests.support.fault_lab import fault_lab
 from xoff.lab.faults import FAULTS
 from xoff.platforms.eos import optics
 from xoff.platforms.eos.watch import READER
@@ -21,12 +21,7 @@ from xoff.platforms.eos.watch import READER
 
 @pytest.fixture
 def spine2(tmp_path: Path) -> Cli:
-    cli = make_cli(tmp_path / "state")
-    flash = tmp_path / "state" / "files" / "mnt" / "flash"
-    flash.mkdir(parents=True, exist_ok=True)
-    (flash / "x.cfg").write_text(rendered("lab-mini", "spine2"), encoding="utf-8")
-    cli.quiet("enable", "configure replace flash:x.cfg")
-    return cli
+    return replace_with_rendered(make_cli(tmp_path / "state"), tmp_path / "state")
 
 
 def _raw_shape(slug: str) -> Any:
@@ -52,9 +47,7 @@ def test_the_seed_moves_what_the_watch_reader_reads_and_undo_restores(
     spine2: Cli, tmp_path: Path, lab_mini_state: Any
 ) -> None:
     fault = FAULTS["bad-optic-eos"]
-    lab: Any = SimpleNamespace(
-        device_dir=lambda _device: tmp_path, connection=SimpleNamespace(fabric=lab_mini_state[1])
-    )
+    lab = fault_lab(tmp_path, lab_mini_state[1])
     device = lab_mini_state[1].devices["spine2"]
     fault.seed(lab, fault.target)
     hook = tmp_path / "state" / "counters.json"

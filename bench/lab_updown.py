@@ -25,11 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from xoff.lab import processes
 from xoff.lab.lab import resolve, up
 from xoff.lab.observe import bgp_sessions
 from xoff.lab.teardown import down, leftovers_of
@@ -113,7 +115,8 @@ class Result:
     switches: int = 0
     hosts: int = 0
     links: int = 0
-    processes: int = 0
+    processes: int = 0  # alive after up, counted from the lab's process records (not a constant)
+    roles: Counter[str] = field(default_factory=Counter)
     sessions: int = 0
     runs: list[Run] = field(default_factory=list)
 
@@ -144,6 +147,7 @@ def measure(name: str, intent: Path, lab: str, runs: int, log: Callable[[str], N
             again_s = time.perf_counter() - t0
             assert not again.changed, again
             state = resolve(lab)
+            alive = [r for r in state.processes.values() if processes.alive(r)]
         finally:
             t0 = time.perf_counter()
             down(lab)
@@ -153,10 +157,16 @@ def measure(name: str, intent: Path, lab: str, runs: int, log: Callable[[str], N
         result.switches = sum(d.kind == "switch" for d in state.devices.values())
         result.hosts = sum(d.kind == "host" for d in state.devices.values())
         result.links = len(state.links)
-        result.processes = len(report.started)
+        if len(alive) != len(report.started):
+            raise SystemExit(f"{name}: {len(report.started)} processes started, {len(alive)} alive after BGP")
+        result.processes = len(alive)
+        result.roles = Counter(r.role for r in alive)
         result.sessions = sessions
         result.runs.append(Run(up_s, bgp_s, again_s, down_s, report.phases))
-        log(f"{name} run {i + 1}: up {up_s:.2f} s, BGP {bgp_s:.2f} s, up again {again_s:.3f} s, down {down_s:.2f} s")
+        log(
+            f"{name} run {i + 1}: {len(alive)} processes, up {up_s:.2f} s, BGP {bgp_s:.2f} s, "
+            f"up again {again_s:.3f} s, down {down_s:.2f} s"
+        )
     return result
 
 
@@ -203,8 +213,13 @@ def report(results: list[Result], args: argparse.Namespace) -> str:
         "|---|---:|---:|---:|---:|",
         *(_phase_row(r) for r in results),
         "",
+        "*processes*: alive in the lab after up and BGP (the lab's process records, each checked alive by PID), by role:",
+        "",
+        *(f"- {r.name}: " + ", ".join(f"{role} {n}" for role, n in sorted(r.roles.items())) for r in results),
+        "",
         f"Best and median of {args.runs} runs each. *up*: from nothing to every process started and ready",
-        "(zebra's, bgpd's and staticd's sockets, lldpd's control socket, sshd listening, the switch SSH server listening);",
+        "(zebra's, bgpd's and staticd's sockets, lldpd's control socket, sshd listening, the switch SSH and gNMI",
+        "servers listening, the hosts' shim server ready);",
         "*BGP*: from the end of up until every session is Established (FRR's timers: 3 s keepalive, 9 s hold);",
         "*up again*: the idempotent second `lab up` (starts nothing); *down*: processes by PID, namespaces,",
         "interfaces and files removed, then checked gone.",

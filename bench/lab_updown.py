@@ -19,52 +19,30 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from xoff.lab import processes
 from xoff.lab.lab import resolve, up
-from xoff.lab.observe import bgp_sessions
 from xoff.lab.teardown import down, leftovers_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measured  # the results' commit line (bench/README.md, Freshness)
-from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+from lab_bench import ONE_NIC_PROFILE, intent_head, run_lines, sonic_roles, wait_bgp  # the lab benchmarks' shared parts
 
 ROOT = Path(__file__).resolve().parents[1]
 BGP_TIMEOUT_S = 120.0
 
 FABRIC = (
-    """\
-fabric: {{name: bench-{switches}, site: bench}}
-networks:
-  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
-  compute:
-    kind: roce
-    qos_policy: rdma
-    p2p_prefix: 198.18.0.0/21
-    loopback_prefix: 198.18.255.0/24
-    underlay: {{asn_plan: {{spine: 65100, leaf: 65101}}}}
-"""
-    + qos_policies()
+    intent_head("bench-{switches}", "198.18.0.0/21", "spine: 65100, leaf: 65101")
+    + sonic_roles(("spine", "down"), ("leaf", "split"))
     + """\
-defaults:
-  switch: {{platform: sonic, asic: spectrum4}}
-roles:
-  spine: {{ports: [{{name: "Ethernet{{0..504..8}}", speed: 400G, use: downlink}}]}}
-  leaf:
-    ports:
-      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
-      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
 switches:
   - {{name: "spine{{1..{spines}}}", role: spine}}
   - {{name: "leaf{{01..{leaves:02d}}}", role: leaf}}
@@ -72,17 +50,15 @@ cabling:
   - {{kind: leaf_spine, leaves: "leaf{{01..{leaves:02d}}}", spines: "spine{{1..{spines}}}"}}
 """
 )
-HOSTS = """\
-host_profiles:
-  one-nic:
-    gpus: 1
-    nic_model: connectx7
-    nics: [{{netdev: eth0, rdma: mlx5_0, network: compute, rail: 0, gpu: 0, speed: 400G}}]
+HOSTS = (
+    ONE_NIC_PROFILE
+    + """\
 hosts:
   - {{name: "gpu{{01..{hosts:02d}}}", profile: one-nic}}
 links:
 {links}
 """
+)
 
 
 def generate(where: Path, spines: int, leaves: int, hosts_per_leaf: int) -> Path:
@@ -121,19 +97,6 @@ class Result:
     runs: list[Run] = field(default_factory=list)
 
 
-def _wait_bgp(lab: str) -> tuple[float, int]:
-    state = resolve(lab)
-    switches = [d for d, r in state.devices.items() if r.kind == "switch"]
-    t0 = time.perf_counter()
-    while True:
-        sessions = [s for d in switches for s in bgp_sessions(state, d)]
-        if sessions and all(s.state == "Established" for s in sessions):
-            return time.perf_counter() - t0, len(sessions)
-        if time.perf_counter() - t0 > BGP_TIMEOUT_S:
-            raise SystemExit(f"{lab}: BGP not all Established after {BGP_TIMEOUT_S:.0f} s")
-        time.sleep(0.1)
-
-
 def measure(name: str, intent: Path, lab: str, runs: int, log: Callable[[str], None]) -> Result:
     result = Result(name)
     for i in range(runs):
@@ -141,7 +104,7 @@ def measure(name: str, intent: Path, lab: str, runs: int, log: Callable[[str], N
         report = up(intent, lab, remap_addresses=True)
         up_s = time.perf_counter() - t0
         try:
-            bgp_s, sessions = _wait_bgp(lab)
+            bgp_s, sessions = wait_bgp(lab, BGP_TIMEOUT_S)
             t0 = time.perf_counter()
             again = up(intent, lab, remap_addresses=True)
             again_s = time.perf_counter() - t0
@@ -189,16 +152,14 @@ def _phase_row(r: Result) -> str:
 
 
 def report(results: list[Result], args: argparse.Namespace) -> str:
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=False
+    command = (
+        f"python bench/lab_updown.py --runs {args.runs} --spines {args.spines} --leaves {args.leaves} "
+        f"--hosts-per-leaf {args.hosts_per_leaf}"
     )
     lines = [
         f"# lab_updown: `lab up` and `lab down` for {' and '.join(r.name for r in results)}",
         "",
-        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code: `{commit.stdout.strip() or '?'}`",
-        f"- command: `python bench/lab_updown.py --runs {args.runs} --spines {args.spines} --leaves {args.leaves} "
-        f"--hosts-per-leaf {args.hosts_per_leaf}`",
-        f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        *run_lines(command),
         "",
         "| fabric | devices | links | processes | up best s | up median s | down best s | down median s "
         "| up / down | up ms / device | down ms / device | up again s | BGP all Established s (sessions) |",

@@ -21,53 +21,36 @@ import argparse
 import contextlib
 import json
 import os
-import platform
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from xoff.contracts.observed import Snapshot
 from xoff.lab.lab import LabError, resolve, up
-from xoff.lab.observe import bgp_sessions
 from xoff.lab.teardown import down
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measured  # the results' commit line (bench/README.md, Freshness)
-from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+from lab_bench import (  # the lab benchmarks' shared parts
+    ONE_NIC_PROFILE,
+    intent_head,
+    private_lab_dir,
+    run_lines,
+    sonic_roles,
+    wait_bgp,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BGP_TIMEOUT_S = 300.0
 
 FABRIC = (
-    """\
-fabric: {{name: shard-bench, site: bench}}
-networks:
-  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
-  compute:
-    kind: roce
-    qos_policy: rdma
-    p2p_prefix: 198.18.0.0/21
-    loopback_prefix: 198.18.255.0/24
-    underlay: {{asn_plan: {{super_spine: 65000, spine: 65100, leaf: 65201}}}}
-"""
-    + qos_policies()
+    intent_head("shard-bench", "198.18.0.0/21", "super_spine: 65000, spine: 65100, leaf: 65201")
+    + sonic_roles(("leaf", "split"), ("spine", "split"), ("super-spine", "down"))
     + """\
-defaults:
-  switch: {{platform: sonic, asic: spectrum4}}
-roles:
-  leaf:
-    ports:
-      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
-      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
-  spine:
-    ports:
-      - {{name: "Ethernet{{0..248..8}}", speed: 400G, use: downlink}}
-      - {{name: "Ethernet{{256..504..8}}", speed: 400G, use: uplink}}
-  super-spine: {{ports: [{{name: "Ethernet{{0..504..8}}", speed: 400G, use: downlink}}]}}
 switches:
   - {{name: "leaf{{01..{leaves:02d}}}", role: leaf}}
   - {{name: "spine{{01..{spines:02d}}}", role: spine}}
@@ -75,11 +58,9 @@ switches:
 cabling:
   - {{kind: clos3, pods: {pods}, leaves: "leaf{{01..{leaves:02d}}}", spines: "spine{{01..{spines:02d}}}",
      super_spines: "ss{{1..{supers}}}"}}
-host_profiles:
-  one-nic:
-    gpus: 1
-    nic_model: connectx7
-    nics: [{{netdev: eth0, rdma: mlx5_0, network: compute, rail: 0, gpu: 0, speed: 400G}}]
+"""
+    + ONE_NIC_PROFILE
+    + """\
 hosts:
 {hosts}
 links:
@@ -106,19 +87,6 @@ def generate(where: Path, devices: int, pods: int = 4, leaves_per_pod: int = 8, 
     path = where / "fabric.yaml"
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def _wait_bgp(lab: str) -> float:
-    state = resolve(lab)
-    switches = [d for d, r in state.devices.items() if r.kind == "switch"]
-    t0 = time.perf_counter()
-    while True:
-        sessions = [s for d in switches for s in bgp_sessions(state, d)]
-        if sessions and all(s.state == "Established" for s in sessions):
-            return time.perf_counter() - t0
-        if time.perf_counter() - t0 > BGP_TIMEOUT_S:
-            raise SystemExit(f"{lab}: BGP not all Established after {BGP_TIMEOUT_S:.0f} s")
-        time.sleep(0.5)
 
 
 @dataclass
@@ -206,17 +174,11 @@ def measure_push(intent: Path, lab: str, tmp: Path, n: int, workers: int) -> Mea
 
 
 def report(results: list[Measured], devices: int, lab_up_s: float, bgp_s: float, args: argparse.Namespace) -> str:
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=False
-    )
+    command = f"python bench/shard_scale.py --devices {args.devices} --shards {args.shards} --workers {args.workers}"
     lines = [
         f"# shard_scale: {args.shards} shards of a {devices}-device lab fabric vs one process",
         "",
-        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code: `{commit.stdout.strip() or '?'}`",
-        f"- command: `python bench/shard_scale.py --devices {args.devices} --shards {args.shards} --workers {args.workers}"
-        + (" --push" if args.push else "")
-        + "`",
-        f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        *run_lines(command + (" --push" if args.push else "")),
         f"- lab up {lab_up_s:.1f} s, BGP all Established {bgp_s:.1f} s later",
         "",
         "| job | one process s | "
@@ -256,27 +218,26 @@ def main() -> None:
     if os.geteuid() != 0:
         raise SystemExit("shard_scale: needs root (network namespaces)")
     lab = f"shb{os.getpid() % 100000}"
-    root = Path(tempfile.mkdtemp(prefix="xl", dir="/tmp"))  # short: FRR's socket paths
-    root.chmod(0o755)
-    os.environ["XOFF_LAB_DIR"] = str(root)
+    work = private_lab_dir("xl")
     with tempfile.TemporaryDirectory(prefix="xoff-shard-bench-") as tmp:
         intent = generate(Path(tmp), args.devices)
         try:
             t0 = time.perf_counter()
             up(intent, lab, remap_addresses=True)
             lab_up_s = time.perf_counter() - t0
-            bgp_s = _wait_bgp(lab)
+            bgp_s, _ = wait_bgp(lab, BGP_TIMEOUT_S, poll_s=0.5)
             print(f"lab up {lab_up_s:.1f} s, BGP {bgp_s:.1f} s", file=sys.stderr, flush=True)
             results = []
             if args.push:
                 results.append(measure_push(intent, lab, Path(tmp), args.shards, args.workers))
                 print(results[-1], file=sys.stderr, flush=True)
-                _wait_bgp(lab)
+                wait_bgp(lab, BGP_TIMEOUT_S, poll_s=0.5)
             results.append(measure_collect(intent, lab, Path(tmp), args.shards, args.workers))
             devices = len(resolve(lab).devices)
         finally:
             with contextlib.suppress(LabError):
                 down(lab)
+            shutil.rmtree(work, ignore_errors=True)
     text = report(results, devices, lab_up_s, bgp_s, args)
     print(text)
     if args.record:

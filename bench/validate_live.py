@@ -25,7 +25,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,25 +42,14 @@ from xoff.validate.catalog import load_catalog
 from xoff.validate.run import validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
+from lab_bench import intent_head, private_lab_dir  # the lab benchmarks' shared parts
 
 TARGET_S = 3.0  # issue 19 (issue 7 asked for 10 s)
 XOFF = str(Path(sys.executable).parent / "xoff")
 HOSTS_PER_UNIT, LEAVES_PER_UNIT, SPINES = 8, 2, 4
 
 FABRIC = (
-    """\
-fabric: {{name: {name}, site: bench}}
-networks:
-  management: {{prefix: 198.19.128.0/22, gateway: 198.19.128.1}}
-  compute:
-    kind: roce
-    qos_policy: rdma
-    p2p_prefix: 198.18.0.0/22
-    loopback_prefix: 198.18.255.0/24
-    underlay: {{asn_plan: {{spine: 65100, leaf: 65101}}}}
-"""
-    + qos_policies(watchdog=True)
+    intent_head("{name}", "198.18.0.0/22", "spine: 65100, leaf: 65101", watchdog=True)
     + """\
 defaults:
   switch: {{platform: sonic, asic: spectrum4, hwsku: ACS-SN5600}}
@@ -180,9 +168,7 @@ def _load() -> str:
 
 def measure(devices: int, runs: int, log: Callable[[str], None], keep: bool = False) -> dict[str, Any]:
     neighbour_room()  # a full neighbour table leaves a new lab unreachable (see push_scale)
-    work = Path(tempfile.mkdtemp(prefix="xoff-validate-live-"))
-    work.chmod(0o755)  # FRR (user frr) must traverse the lab directory
-    os.environ["XOFF_LAB_DIR"] = str(work / "labs")
+    work = private_lab_dir("xoff-validate-live-")
     lab = f"vl{os.getpid()}"
     intent, s = generate(work, devices, f"validatelive{os.getpid()}")
     out: dict[str, Any] = {"shape": s, "lab": lab, "runs": []}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,17 @@ def read_sample(path: Path) -> str:
     return path.read_text()
 
 
+def with_unmodelled(parse: Callable[[str, dict[str, int]], Any], key: str = "ports") -> Callable[[str], dict[str, Any]]:
+    """A parser that tallies what it does not model (``parse(text, unmodelled)``) as one of ``text`` alone, giving
+    ``{key: what it read, "unmodelled": the tally}``: both halves are compared with the expected file."""
+
+    def run(text: str) -> dict[str, Any]:
+        unmodelled: dict[str, int] = {}
+        return {key: parse(text, unmodelled), "unmodelled": unmodelled}
+
+    return run
+
+
 __all__ = [
     "REAL",
     "corpus_shape",
@@ -155,4 +167,5 @@ __all__ = [
     "sample_ids",
     "samples",
     "shape",
+    "with_unmodelled",
 ]

@@ -9,27 +9,18 @@ from typing import Any
 
 import pytest
 
-from tests.support.corpus import expected_for, read_sample, sample_ids, samples
+from tests.support.corpus import expected_for, read_sample, sample_ids, samples, with_unmodelled
 from xoff.platforms.cumulus import counters, optics, transceivers
 from xoff.platforms.cumulus.collect import CONFIG, INTERFACES
 from xoff.platforms.cumulus.config_read import read_config, read_interfaces
-
-
-def _with_unmodelled(parse: Callable[..., Any]) -> Callable[[str], dict[str, Any]]:
-    def run(text: str) -> dict[str, Any]:
-        unmodelled: dict[str, int] = {}
-        return {"port": parse(text, unmodelled), "unmodelled": unmodelled}
-
-    return run
-
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     CONFIG.slug: read_config,
     INTERFACES.slug: read_interfaces,
     counters.qos_command("PORT").slug: counters.parse_qos,
     counters.watchdog_command("PORT").slug: counters.parse_watchdog,
-    optics.phy_command("PORT").slug: _with_unmodelled(optics.parse_phy_detail),
-    transceivers.TRANSCEIVERS.slug: _with_unmodelled(transceivers.parse_transceivers),
+    optics.phy_command("PORT").slug: with_unmodelled(optics.parse_phy_detail, "port"),
+    transceivers.TRANSCEIVERS.slug: with_unmodelled(transceivers.parse_transceivers, "port"),
 }
 CASES = [(command, sample) for command in PARSERS for sample in samples("cumulus", command)]
 

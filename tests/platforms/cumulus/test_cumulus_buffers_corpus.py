@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.corpus import expected_for, read_sample, sample_ids, samples
+from tests.support.corpus import expected_for, read_sample, sample_ids, samples, with_unmodelled
 from xoff.contracts.observed import BufferWatermarks
 from xoff.platforms.cumulus import buffers
 from xoff.platforms.cumulus.watch import READER
@@ -20,9 +20,7 @@ SLUG = buffers.buffer_command("PORT").slug
 SAMPLES = samples("cumulus", SLUG)
 
 
-def _parse(text: str) -> dict[str, Any]:
-    unmodelled: dict[str, int] = {}
-    return {"watermarks": buffers.parse_ingress_pg(text, unmodelled), "unmodelled": unmodelled}
+_parse = with_unmodelled(buffers.parse_ingress_pg, "watermarks")
 
 
 def test_three_samples() -> None:

@@ -11,20 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.corpus import expected_for, read_sample, sample_ids, samples
+from tests.support.corpus import expected_for, read_sample, sample_ids, samples, with_unmodelled
 from xoff.platforms.eos import optics
 from xoff.platforms.eos.watch import READER
 
-
-def _with_unmodelled(parse: Callable[..., Any]) -> Callable[[str], dict[str, Any]]:
-    def run(text: str) -> dict[str, Any]:
-        unmodelled: dict[str, int] = {}
-        return {"ports": parse(text, unmodelled), "unmodelled": unmodelled}
-
-    return run
-
-
-PARSERS = {optics.PHY.slug: _with_unmodelled(optics.parse_phy), optics.DOM.slug: _with_unmodelled(optics.parse_dom)}
+PARSERS = {optics.PHY.slug: with_unmodelled(optics.parse_phy), optics.DOM.slug: with_unmodelled(optics.parse_dom)}
 CASES = [(slug, path) for slug in PARSERS for path in samples("eos", slug)]
 
 

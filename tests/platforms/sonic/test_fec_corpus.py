@@ -7,15 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.corpus import expected_for, read_sample, sample_ids, samples
+from tests.support.corpus import expected_for, read_sample, sample_ids, samples, with_unmodelled
 from xoff.platforms.sonic import fec
 
 SAMPLES = samples("sonic", fec.FEC_STATS.slug)
-
-
-def parse(text: str) -> dict[str, object]:
-    unmodelled: dict[str, int] = {}
-    return {"ports": fec.parse_fec_stats(text, unmodelled), "unmodelled": unmodelled}
+parse = with_unmodelled(fec.parse_fec_stats)
 
 
 def test_three_samples_at_least() -> None:

@@ -7,15 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.corpus import expected_for, read_sample, sample_ids, samples
+from tests.support.corpus import expected_for, read_sample, sample_ids, samples, with_unmodelled
 from xoff.platforms.sonic import optics
 
 SAMPLES = samples("sonic", optics.TRANSCEIVER_DOM.slug)
-
-
-def parse(text: str) -> dict[str, object]:
-    unmodelled: dict[str, int] = {}
-    return {"ports": optics.parse_transceiver_dom(text, unmodelled), "unmodelled": unmodelled}
+parse = with_unmodelled(optics.parse_transceiver_dom)
 
 
 def test_three_samples_at_least() -> None:

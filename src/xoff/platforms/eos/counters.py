@@ -51,7 +51,8 @@ def _index(key: str, where: str) -> int:
     return int(key)
 
 
-def _load(text: str, top: str) -> dict[str, Any]:
+def load_output(text: str, top: str) -> dict[str, Any]:
+    """The object under ``top`` of an eAPI ``| json`` output; not JSON, or no such object, is a ``ShapeError``."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -62,7 +63,7 @@ def _load(text: str, top: str) -> dict[str, Any]:
 def parse_pfc(text: str) -> dict[str, PfcCounters]:
     """Port -> PFC frames received and sent per priority."""
     out = {}
-    for port, data in _load(text, "interfaces").items():
+    for port, data in load_output(text, "interfaces").items():
         where = f"interfaces.{port}.priorities"
         prios = _obj(_key(data, "priorities", f"interfaces.{port}"), where)
         rx, tx = {}, {}
@@ -76,7 +77,7 @@ def parse_pfc(text: str) -> dict[str, PfcCounters]:
 
 def parse_queues(text: str) -> dict[str, dict[int, QueueCounters]]:
     """Port -> unicast queue (= traffic class) -> packets and bytes sent and dropped."""
-    top = _key(_load(text, "egressQueueCounters"), "interfaces", "egressQueueCounters")
+    top = _key(load_output(text, "egressQueueCounters"), "interfaces", "egressQueueCounters")
     out = {}
     for port, data in _obj(top, "egressQueueCounters.interfaces").items():
         where = f"egressQueueCounters.interfaces.{port}.ucastQueues.trafficClasses"
@@ -116,7 +117,7 @@ def parse_ecn(text: str) -> dict[str, dict[int, int | None]]:
     """Port -> queue -> packets ECN-marked; EOS prints the counts as strings and "-" where the queue has
     no ECN marking configured (None: not observed, never 0)."""
     out = {}
-    for port, data in _load(text, "intfQueueCounters").items():
+    for port, data in load_output(text, "intfQueueCounters").items():
         where = f"intfQueueCounters.{port}.queueCounters"
         queues = _obj(_key(data, "queueCounters", f"intfQueueCounters.{port}"), where)
         counts: dict[int, int | None] = {}
@@ -131,7 +132,7 @@ def parse_ecn(text: str) -> dict[str, dict[int, int | None]]:
 def parse_watchdog(text: str) -> dict[str, dict[int, WatchdogCounters]]:
     """Port -> transmit queue -> storms detected (``stuckCount``) and restored (``recoveryCount``)."""
     out = {}
-    for port, data in _load(text, "interfaces").items():
+    for port, data in load_output(text, "interfaces").items():
         where = f"interfaces.{port}.txQueues"
         queues = _obj(_key(data, "txQueues", f"interfaces.{port}"), where)
         out[port] = {

@@ -17,13 +17,13 @@ Keys and shapes: ANTA's ``VerifyInterfacesBER`` and ``VerifyInterfacesOpticsRece
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from xoff.collect.json_shape import ShapeError as OpticsParseError
 from xoff.collect.json_shape import key as _key
 from xoff.collect.json_shape import obj as _obj
 from xoff.contracts.collect import Command
+from xoff.platforms.eos.counters import load_output
 from xoff.watch.readings import PortFec, PortOptic
 
 PHY = Command("show interfaces phy detail | json")
@@ -32,14 +32,6 @@ FEC_READ = ("correctedCodewords", "uncorrectedCodewords")
 MODULE_WIDE = "-"
 
 __all__ = ["DOM", "PHY", "OpticsParseError", "parse_dom", "parse_phy"]
-
-
-def _load(text: str, top: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise OpticsParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
-    return _obj(_key(data, top, "output"), top)
 
 
 def _count(node: dict[str, Any], name: str, where: str) -> int | None:
@@ -78,7 +70,7 @@ def _phy_fec(port: str, status: dict[str, Any], unmodelled: dict[str, int] | Non
 def parse_phy(text: str, unmodelled: dict[str, int] | None = None) -> dict[str, PortFec]:
     """Port -> FEC codewords and pre-FEC BER of the first PHY on its path that counts FEC."""
     out: dict[str, PortFec] = {}
-    for port, detail in _load(text, "interfacePhyStatuses").items():
+    for port, detail in load_output(text, "interfacePhyStatuses").items():
         statuses = _key(detail, "phyStatuses", f"interfacePhyStatuses.{port}")
         if not isinstance(statuses, list):
             raise OpticsParseError(f"interfacePhyStatuses.{port}.phyStatuses: expected a list")
@@ -120,7 +112,7 @@ def _optic(port: str, parameters: dict[str, Any], unmodelled: dict[str, int] | N
 def parse_dom(text: str, unmodelled: dict[str, int] | None = None) -> dict[str, PortOptic]:
     """Port -> receive power per lane and module temperature, for every port whose module reports DOM."""
     out: dict[str, PortOptic] = {}
-    for port, detail in _load(text, "interfaces").items():
+    for port, detail in load_output(text, "interfaces").items():
         parameters = _obj(detail, f"interfaces.{port}").get("parameters")
         if parameters is None:
             continue

@@ -79,3 +79,12 @@ def push(emulator: Emulator, lines: list[str]) -> None:
     for line in lines:
         reply = emulator.step(line)
         assert (reply.status, reply.output) == (0, ""), line
+
+
+def applied_sleaf1(directory: Path) -> Emulator:
+    """lab-mini's sleaf1 with xoff's rendered configuration pushed and applied (``nv config apply -y``); its state in
+    ``directory/state``, the lab's ``fabric.json`` beside it."""
+    emulator = session(directory / "state", fabric_state=fabric_file(directory))
+    push(emulator, set_lines(rendered()["nvue-commands.txt"]))
+    assert run(emulator, "nv config apply -y").status == 0
+    return emulator

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
+from cumulus_emu import applied_sleaf1, fabric, fabric_file, run, session
 
 from tests.support.collect_drift import differing_fields
 from xoff.lab.emulators.cumulus import Emulator
@@ -21,9 +21,7 @@ NV_COMMANDS = (CONFIG, INTERFACES)
 @pytest.fixture
 def applied(tmp_path: Path) -> dict[str, str]:
     """What the emulator prints for the collector's NVUE commands once xoff's rendered sleaf1 is applied."""
-    emu = session(tmp_path / "state", fabric_state=fabric_file(tmp_path))
-    push(emu, set_lines(rendered()["nvue-commands.txt"]))
-    assert run(emu, "nv config apply -y").status == 0
+    emu = applied_sleaf1(tmp_path)
     return {c.text: run(emu, c.text).output for c in NV_COMMANDS}
 
 

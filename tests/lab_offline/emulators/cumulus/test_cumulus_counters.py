@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
+from cumulus_emu import applied_sleaf1, fabric, run
 
 from tests.support.fault_lab import fault_lab
 from xoff.lab.emulators.cumulus import Emulator
@@ -29,10 +29,7 @@ PORTS = [f"swp{n}" for n in range(1, 9)]
 @pytest.fixture
 def sleaf1(tmp_path: Path) -> Emulator:
     """lab-mini's sleaf1 with xoff's rendered configuration applied (the watchdog on swp1-swp4)."""
-    emu = session(tmp_path / "state", fabric_state=fabric_file(tmp_path))
-    push(emu, set_lines(rendered()["nvue-commands.txt"]))
-    assert run(emu, "nv config apply -y").status == 0
-    return emu
+    return applied_sleaf1(tmp_path)
 
 
 def _json(emu: Emulator, command: str) -> Any:

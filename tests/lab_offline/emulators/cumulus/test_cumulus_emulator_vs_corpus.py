@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
+from cumulus_emu import applied_sleaf1, fabric, run
 
 from tests.support.corpus import corpus_shape, jsonable, samples, shape
 from xoff.lab.emulators.cumulus import Emulator
@@ -41,9 +41,7 @@ COLLECTIONS = {"pfc", "mapping", "egress-scheduler", "congestion-control", "egre
 @pytest.fixture(scope="module")
 def sleaf1(tmp_path_factory: pytest.TempPathFactory) -> Emulator:
     tmp: Path = tmp_path_factory.mktemp("sleaf1")
-    emu = session(tmp / "state", fabric_state=fabric_file(tmp))
-    push(emu, set_lines(rendered()["nvue-commands.txt"]))
-    assert run(emu, "nv config apply -y").status == 0
+    emu = applied_sleaf1(tmp)
     (tmp / "state" / "counters.json").write_text(json.dumps(SEEDED), encoding="utf-8")
     return emu
 

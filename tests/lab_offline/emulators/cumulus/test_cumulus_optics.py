@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cumulus_emu import fabric, fabric_file, push, rendered, run, session, set_lines
+from cumulus_emu import applied_sleaf1, fabric, run
 
 from tests.support.corpus import read_sample, samples
 from tests.support.fault_lab import fault_lab
@@ -23,10 +23,7 @@ from xoff.platforms.cumulus.watch import READER
 
 @pytest.fixture
 def sleaf1(tmp_path: Path) -> Emulator:
-    emu = session(tmp_path / "state", fabric_state=fabric_file(tmp_path))
-    push(emu, set_lines(rendered()["nvue-commands.txt"]))
-    assert run(emu, "nv config apply -y").status == 0
-    return emu
+    return applied_sleaf1(tmp_path)
 
 
 def _names(text: str, split: str) -> set[str]:

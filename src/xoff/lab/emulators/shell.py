@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xoff.lab.emulators.base import Reply
+from xoff.lab.emulators.base import EmulatorBase, Reply
 
 OPERATORS = {";", "&&", "||"}
 ONLY_CAT_HEREDOC = "-bash: here-documents are only supported as: cat > FILE <<EOF\n"
@@ -212,3 +212,23 @@ def rm(args: list[str], path: Callable[[str], Path]) -> Reply:
             out += f"rm: cannot remove '{name}': No such file or directory\n"
             status = 1
     return Reply(out, status)
+
+
+class ShellEmulator(EmulatorBase):
+    """An emulator whose every line goes through its ``Shell``: how it takes an exec channel and a typed line."""
+
+    shell: Shell
+    exec_mode: bool  # an exec channel: no terminal, so "\n" line ends (and questions read end-of-file)
+
+    def execute(self, command: str) -> Reply:
+        self.exec_mode = True
+        reply = self.step(command)
+        self.shell.finish_heredoc()  # a here-document ends with the channel's input
+        return reply
+
+    def handle(self, line: str) -> Reply:
+        reply = self.shell.input(line)
+        return Reply(self._eol(reply.output), reply.status, close=reply.close)
+
+    def _eol(self, text: str) -> str:
+        return text if self.exec_mode else text.replace("\n", "\r\n")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from xoff.lab.emulators import shell
-from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
+from xoff.lab.emulators.base import EmulatorContext, Reply
 from xoff.lab.emulators.cumulus.nv import Nv
 from xoff.lab.emulators.cumulus.store import Store
 from xoff.lab.emulators.cumulus.tools import lldpctl, vtysh
@@ -37,7 +37,7 @@ MOTD = (
 )
 
 
-class Emulator(EmulatorBase):
+class Emulator(shell.ShellEmulator):
     def __init__(self, ctx: EmulatorContext, *, clock: Callable[[], float] = time.time) -> None:
         super().__init__(ctx)
         self.files = ctx.state_dir / FILES_DIR
@@ -65,19 +65,6 @@ class Emulator(EmulatorBase):
             return "> "
         where = "~" if self.cwd == HOME else self.cwd
         return f"root@{self.host}:mgmt:{where}# " if self.root else f"{USER}@{self.host}:mgmt:{where}$ "
-
-    def execute(self, command: str) -> Reply:
-        self.exec_mode = True
-        reply = self.step(command)
-        self.shell.finish_heredoc()  # a here-document ends with the channel's input
-        return reply
-
-    def handle(self, line: str) -> Reply:
-        reply = self.shell.input(line)
-        return Reply(self._eol(reply.output), reply.status, close=reply.close)
-
-    def _eol(self, text: str) -> str:
-        return text if self.exec_mode else text.replace("\n", "\r\n")
 
     def path(self, name: str) -> Path:
         """Where a switch path lives under the state directory (never outside it)."""

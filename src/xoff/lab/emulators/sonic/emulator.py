@@ -19,7 +19,7 @@ import re
 
 from xoff.buffers import get_asic
 from xoff.lab.emulators import shell
-from xoff.lab.emulators.base import EmulatorBase, EmulatorContext, Reply
+from xoff.lab.emulators.base import EmulatorContext, Reply
 from xoff.lab.emulators.sonic import config_cmds, gcu, show_cmds
 from xoff.lab.emulators.sonic.apply import apply_change
 from xoff.lab.emulators.sonic.clish import Command, UsageError, resolve, resolve_first, usage_error_text
@@ -47,7 +47,7 @@ Help:    https://sonic-net.github.io/SONiC/
 ROOT_REQUIRED = "Root privileges are required for this operation\n"
 
 
-class Emulator(EmulatorBase):
+class Emulator(shell.ShellEmulator):
     def __init__(self, ctx: EmulatorContext) -> None:
         super().__init__(ctx)
         self.store = Store(ctx)
@@ -84,20 +84,6 @@ class Emulator(EmulatorBase):
         if self.root_shell:
             return f"root@{self.hostname()}:{where}# "
         return f"admin@{self.hostname()}:{where}$ "
-
-    def execute(self, command: str) -> Reply:
-        """An exec channel: no terminal (so "\\n" line ends, and questions read end-of-file)."""
-        self.exec_mode = True
-        reply = self.step(command)
-        self.shell.finish_heredoc()  # a here-document ends with the channel's input
-        return reply
-
-    def handle(self, line: str) -> Reply:
-        reply = self.shell.input(line)
-        return Reply(self._eol(reply.output), reply.status, close=reply.close)
-
-    def _eol(self, text: str) -> str:
-        return text if self.exec_mode else text.replace("\n", "\r\n")
 
     # --- services for the command modules --------------------------------------------------------
 

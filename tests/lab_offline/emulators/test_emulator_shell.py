@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xoff.lab.emulators import shell
+import pytest
+
+from xoff.lab.emulators import lldpctl, shell
 from xoff.lab.emulators.base import Reply
 
 
@@ -43,3 +45,11 @@ def test_redirections_and_heredocs(tmp_path: Path) -> None:
     assert sh.input("cat -A > h.txt <<EOF").output == shell.ONLY_CAT_HEREDOC
     assert shell.filter_output(["tail", "-1"], Reply("a\nb\n")).output == "b\n"
     assert shell.filter_output(["sort"], Reply("a\n")).status == 127
+
+
+def test_lldpctl_command_line() -> None:
+    """What both emulators pass on to lldpd's client, and getopt's line for an option lldpctl does not take."""
+    assert lldpctl.parse_args(["-f", "json", "swp1", "swp2"]) == (["-f", "json"], ["swp1", "swp2"])
+    assert lldpctl.parse_args([]) == ([], [])
+    with pytest.raises(lldpctl.LldpctlUsageError, match=r"^lldpctl: invalid option -- 'x'\n$"):
+        lldpctl.parse_args(["swp1", "-x"])

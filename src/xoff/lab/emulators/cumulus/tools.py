@@ -13,6 +13,7 @@ import subprocess
 
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.cumulus.apply import vtysh as vtysh_base
+from xoff.lab.emulators.lldpctl import LldpctlUsageError, parse_args
 
 VTYSH_USAGE = "Usage : vtysh [OPTION...]\n"
 VTYSH_NO_DAEMONS = "Exiting: failed to connect to any daemons.\n"
@@ -40,17 +41,10 @@ def vtysh(ctx: EmulatorContext, args: list[str]) -> tuple[str, int]:
 
 def lldpctl(ctx: EmulatorContext, args: list[str]) -> tuple[str, int]:
     """``lldpctl [-f FORMAT] [INTERFACE ...]`` = ``lldpcli show neighbors`` on the device's lldpd."""
-    options: list[str] = []
-    ports: list[str] = []
-    rest = list(args)
-    while rest:
-        word = rest.pop(0)
-        if word == "-f" and rest:
-            options += ["-f", rest.pop(0)]
-        elif word.startswith("-"):
-            return f"lldpctl: invalid option -- '{word.lstrip('-')[:1]}'\n", 1
-        else:
-            ports.append(word)
+    try:
+        options, ports = parse_args(args)
+    except LldpctlUsageError as exc:
+        return str(exc), 1
     socket = ctx.state_dir.parent / "lldpd" / LLDP_SOCKET
     if ctx.netns is None or not socket.exists():
         return LLDPD_DOWN, 1

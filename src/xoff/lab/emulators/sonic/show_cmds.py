@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xoff.lab.emulators.base import Reply
+from xoff.lab.emulators.lldpctl import LldpctlUsageError, parse_args
 from xoff.lab.emulators.sonic import show
 from xoff.lab.emulators.sonic.apply import link_states, linux_name_function, vtysh_base
 from xoff.lab.emulators.sonic.clish import Argument, Command, Option
@@ -284,17 +285,11 @@ def vtysh(s: SonicSession, args: list[str]) -> Reply:
 
 def lldpctl(s: SonicSession, args: list[str]) -> Reply:
     """``lldpctl [-f FORMAT] [INTERFACE ...]``: lldpd's neighbours; Linux port names shown as SONiC's."""
-    options: list[str] = []
-    ports: list[str] = []
-    rest = list(args)
-    while rest:
-        word = rest.pop(0)
-        if word == "-f" and rest:
-            options += ["-f", rest.pop(0)]
-        elif word.startswith("-"):
-            return Reply(f"lldpctl: invalid option -- '{word.lstrip('-')[:1]}'\n", 1)
-        else:
-            ports.append(linux_name_function()(word))
+    try:
+        options, named = parse_args(args)
+    except LldpctlUsageError as exc:
+        return Reply(str(exc), 1)
+    ports = [linux_name_function()(word) for word in named]
     # lldpctl is ``lldpcli show neighbors`` (lldpd's client/lldpcli.c, when invoked as lldpctl)
     text = ShowCommands(s)._lldpcli(*options, "show", "neighbors", *(["ports", ",".join(ports)] if ports else []))
     if text is None:

@@ -7,27 +7,17 @@ in a commit since.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, load_module
 
 RESULTS = sorted((ROOT / "bench" / "results").glob("*.md"))
 
 
-def _measured() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_measured", ROOT / "bench" / "measured.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-MEASURED = _measured()
+MEASURED = load_module("bench_measured", ROOT / "bench" / "measured.py")
 
 
 def _git(*args: str) -> subprocess.CompletedProcess[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from ipaddress import ip_address, ip_network
@@ -13,7 +12,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, load_module
 
 BENCH = ROOT / "bench" / "plan_scale.py"
 
@@ -33,11 +32,7 @@ def test_plan_scale_runs_small(tmp_path: Path) -> None:
 
 
 def _plan_scale() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_plan_scale", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module("bench_plan_scale", BENCH)
 
 
 @pytest.mark.parametrize(

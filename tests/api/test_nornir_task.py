@@ -3,10 +3,9 @@ lab-mini's hosts (no connection is opened: the tasks only ask xoff)."""
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, load_module
 from xoff import api
 from xoff.connect.credentials import load_credentials
 from xoff.connect.nornir_inventory import build_nornir
@@ -15,13 +14,7 @@ from xoff.render import render_fabric
 
 
 def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "nornir_xoff_tasks", ROOT / "docs" / "examples" / "nornir_xoff_tasks.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("nornir_xoff_tasks", ROOT / "docs" / "examples" / "nornir_xoff_tasks.py")
 
 
 def test_nornir_tasks_get_each_host_s_share_from_the_api() -> None:

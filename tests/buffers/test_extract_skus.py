@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "extract_skus.py"
+from tests.support.paths import ROOT, load_module
+
+SCRIPT = ROOT / "scripts" / "extract_skus.py"
 
 
 @pytest.fixture(scope="module")
 def extract() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("extract_skus", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["extract_skus"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module("extract_skus", SCRIPT, registered=True)
 
 
 JINJA_VARS = """{% set default_cable = '5m' %}

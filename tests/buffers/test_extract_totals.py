@@ -3,25 +3,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
-
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, load_module
 
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("extract_skus", ROOT / "scripts" / "extract_skus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while it runs
-    spec.loader.exec_module(module)
-    return module
-
-
-EXTRACT = _script()
+EXTRACT = load_module("extract_skus", ROOT / "scripts" / "extract_skus.py", registered=True)  # dataclasses
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ path and headroom per lossless port; self-contained."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, load_module
 from xoff import __version__, api
 from xoff.contracts.observed import Snapshot
 from xoff.desired import FabricState, build_fabric_state
@@ -260,11 +259,7 @@ def _every(el: Element) -> list[Element]:
 
 
 def _bench_fabric(tmp: Path, hosts: int) -> Path:
-    spec = importlib.util.spec_from_file_location("plan_scale", ROOT / "bench" / "plan_scale.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.generate(hosts, tmp)
+    load_module("plan_scale", ROOT / "bench" / "plan_scale.py").generate(hosts, tmp)
     return tmp
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.paths import ROOT
 from xoff import api
 from xoff.desired import FabricState
-from xoff.desired.models import Ecn
+from xoff.desired.models import Ecn, Qos
 from xoff.validate import Status, run_checks
 
 DESIGNS = ROOT / "examples" / "designs"
@@ -66,33 +67,29 @@ def _edit(name: str, *edits: tuple[str, str]) -> Callable[[Path], FabricState]:
     return plan
 
 
-def _hop_dscp(name: str, device: str, dscp: int, tc: int) -> Callable[[Path], FabricState]:
-    """The example's plan with one hop classifying ``dscp`` to ``tc``: a hop whose running map differs (as a
-    snapshot of it shows), which the intent, one policy per network, cannot write."""
+def _hop_qos(name: str, device: str, change: Callable[[Qos], dict[str, Any]]) -> Callable[[Path], FabricState]:
+    """The example's plan with one hop's QoS fields replaced by what ``change`` returns for them."""
 
     def plan(_: Path) -> FabricState:
         state = api.load(DESIGNS / f"{name}.yaml").state
         dev = state.devices[device]
         assert dev.qos is not None
-        qos = dev.qos.model_copy(update={"dscp_to_tc": {**dev.qos.dscp_to_tc, dscp: tc}})
+        qos = dev.qos.model_copy(update=change(dev.qos))
         devices = {**state.devices, device: dev.model_copy(update={"qos": qos})}
         return state.model_copy(update={"devices": devices})
 
     return plan
+
+
+def _hop_dscp(name: str, device: str, dscp: int, tc: int) -> Callable[[Path], FabricState]:
+    """The example's plan with one hop classifying ``dscp`` to ``tc``: a hop whose running map differs (as a
+    snapshot of it shows), which the intent, one policy per network, cannot write."""
+    return _hop_qos(name, device, lambda qos: {"dscp_to_tc": {**qos.dscp_to_tc, dscp: tc}})
 
 
 def _hop_marks_ecn(name: str, device: str, queue: int, ecn: Ecn) -> Callable[[Path], FabricState]:
     """The example's plan with one hop still marking ECN on ``queue`` (left over from a DCQCN config)."""
-
-    def plan(_: Path) -> FabricState:
-        state = api.load(DESIGNS / f"{name}.yaml").state
-        dev = state.devices[device]
-        assert dev.qos is not None
-        qos = dev.qos.model_copy(update={"ecn": {**dev.qos.ecn, queue: ecn}})
-        devices = {**state.devices, device: dev.model_copy(update={"qos": qos})}
-        return state.model_copy(update={"devices": devices})
-
-    return plan
+    return _hop_qos(name, device, lambda qos: {"ecn": {**qos.ecn, queue: ecn}})
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,7 @@ def install(
     ``server``: the lab's shim server socket and client (``wrapper_text``). Raises ValueError for a device that is not a host with host settings.
     """
     import shutil  # noqa: PLC0415 - see wrapper_text
+    from pathlib import Path  # noqa: PLC0415 - idem
 
     from xoff.lab.shims.seed import SeedOptions, host_settings, seed  # noqa: PLC0415 - pydantic models
 
@@ -126,12 +127,18 @@ def install(
         from xoff.lab.shims.nvml import build  # noqa: PLC0415 - see wrapper_text
 
         build(nvml_dir(bin_dir))
-    for tool in TOOLS:
+    tools = {tool: module for tool, module in TOOLS.items() if tool not in GPU_TOOLS or settings.gpus}
+    for tool in set(TOOLS) - set(tools):
+        (bin_dir / tool).unlink(missing_ok=True)
+    if server is not None:  # the client as each tool: no sh per call (client.install_tools)
+        from xoff.lab.shims.client import install_tools  # noqa: PLC0415 - see wrapper_text
+
+        src = str(Path(__file__).resolve().parents[3])
+        install_tools(bin_dir, server[1], server[0], sys.executable, src, state_root.resolve(), tools)
+        return
+    for tool in tools:
         path = bin_dir / tool
-        if tool in GPU_TOOLS and settings.gpus == 0:
-            path.unlink(missing_ok=True)
-            continue
-        path.write_text(wrapper_text(tool, state_root.resolve(), host.name, server), encoding="utf-8")
+        path.write_text(wrapper_text(tool, state_root.resolve(), host.name), encoding="utf-8")
         path.chmod(0o755)
 
 

@@ -1,13 +1,15 @@
-"""The lab hosts' shim client: a small C program the tool wrappers exec instead of a Python interpreter
-when the lab's shim server runs (``server.py``).
+"""The lab hosts' shim client: a small C program that stands for each NIC tool of a host (hard-linked under
+the tool's name, ``install_tools``) instead of a ``sh`` wrapper and a Python interpreter, when the lab's shim
+server runs (``server.py``). Run as ``xoff-shim-client SOCKET MODULE PYTHON [ARG...]`` it does the same for
+the call it is given.
 
 A collect runs about ten NIC tools per host, each a new Python process before this (interpreter start
 and imports, ~16 ms of CPU, against ~1 ms of the tool's own work): on a 2-core machine the 48 hosts of
 a 64-device lab spent more CPU starting shims than everything else of a live validate. The client
 connects to the server's UNIX socket and hands it the call: the tool's module and arguments, the
 environment, and, as file descriptors (``SCM_RIGHTS``), its stdin, stdout and stderr, its network and
-mount namespaces and its working directory; the server's forked child runs the tool there and writes
-straight to the caller's stdout and stderr. The client then exits with the tool's status.
+mount namespaces and its working directory; the server's worker (or forked child) runs the tool there and
+writes straight to the caller's stdout and stderr. The client then exits with the tool's status.
 
 Where the server is not there (no socket, refused, or it says it cannot run this call as a new
 interpreter would, ``F``), the client execs the interpreter as the wrapper's last line does

@@ -11,12 +11,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.support.shim_host import Result, ShimHost
 from xoff.lab.shims import client, install
+from xoff.lab.shims.workers import PER_KEY
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
 CALLS = [
@@ -210,3 +212,20 @@ def test_the_server_ends_when_its_lab_directory_is_gone(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+def test_calls_at_once_are_all_answered_by_workers_or_forked_children(
+    tmp_path: Path, server: tuple[Path, Path]
+) -> None:
+    """More calls at once than a host's workers (``PER_KEY``): the rest go to forked children; every answer is
+    the interpreter's, and no more workers stay than a host may have."""
+    plain, served = _hosts(tmp_path, server)
+    call = ("mlnx_qos", "-i", "eth0")
+    want = plain.run(*call)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: served.run(*call), range(24)))
+    assert all(g == want for g in got), [str(g) for g in got if g != want][:1]
+    deadline = time.monotonic() + 30
+    while len(_children(_server_pid(server[0]))) > PER_KEY:  # forked children end after their call
+        assert time.monotonic() < deadline, _children(_server_pid(server[0]))
+        time.sleep(0.05)

@@ -6,6 +6,7 @@ depend on which SKUs the shipped data holds; the "every row" test runs over the 
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,34 @@ def test_dynamic_only_where_the_sku_ships_it() -> None:
     assert headroom_for(sku_asic(both), 400000, 40, model="dynamic").source.startswith("formula: ")
     with pytest.raises(HeadroomUnavailable, match="SONiC ships no dynamic model for this SKU"):
         headroom_for(sku_asic(static_only), 100000, 5, model="dynamic")
+
+
+def test_the_parsed_catalogue_is_kept_between_runs_keyed_by_the_files_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a later run reads from the cache is what parsing gives; a changed SKU file (same size) is parsed
+    again; a catalogue with errors is not kept; a cache file others may write is not read."""
+    monkeypatch.setenv(cat.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    text = (FIXTURES / "mellanox" / "ACS-SN5600.yaml").read_text(encoding="utf-8")
+    sku_file = site / "Site.yaml"
+    sku_file.write_text(text.replace("hwsku: ACS-SN5600", "hwsku: Site-SN5601").replace("[SN5600, MSN5600]", "[]"))
+    dirs = [FIXTURES, site]
+    first = cat._cached_catalogue(dirs)
+    kept = list((tmp_path / "cache").iterdir())
+    assert len(kept) == 1 and kept[0].stat().st_mode & 0o777 == 0o600
+    assert cat._cached_catalogue(dirs) == first == load_catalogue(dirs)
+    sku_file.write_text(sku_file.read_text().replace("Site-SN5601", "Site-SN5602"))  # same size, new bytes
+    assert "Site-SN5602" in cat._cached_catalogue(dirs) and "Site-SN5601" not in cat._cached_catalogue(dirs)
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+    planted = cat._cache_file(dirs)
+    assert planted is not None
+    planted.write_bytes(pickle.dumps({"planted": None}))
+    planted.chmod(0o666)
+    assert "planted" not in cat._cached_catalogue(dirs)  # others could have written it: parsed again
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "Bad.yaml").write_text("hwsku: [not, a, sku]\n")
+    with pytest.raises(InputError):
+        cat._cached_catalogue([tmp_path / "broken"])
+    assert len(list((tmp_path / "cache").iterdir())) == 2

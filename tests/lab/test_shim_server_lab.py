@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,3 +60,36 @@ def test_hosts_tool_calls_go_through_the_labs_shim_server(labs_root: Path) -> No
         assert listed.returncode == 0 and listed.stdout.startswith("Module "), listed.stderr
     finally:
         down(name, labs_root)
+
+
+def test_the_server_ends_when_its_namespace_is_deleted(tmp_path: Path) -> None:
+    """No ``lab down``: the namespace the server runs in is deleted (``ip netns del``); it ends by itself."""
+    name = f"xoff-t{os.getpid()}-shimns"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    deleted = False
+    sock = tmp_path / "shims.sock"
+    try:
+        argv = [sys.executable, "-S", "-m", "xoff.lab.shims.server", "--socket", str(sock), "--netns", name]
+        with (tmp_path / "server.log").open("wb") as log:
+            proc = subprocess.Popen(
+                ["ip", "netns", "exec", name, *argv],
+                env={**os.environ, "PYTHONPATH": SRC},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            deadline = time.monotonic() + 60
+            while not sock.exists():
+                assert proc.poll() is None and time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.05)
+            subprocess.run(["ip", "netns", "del", name], check=True)
+            deleted = True
+            assert proc.wait(timeout=60) == 0
+            assert f"namespace {name} is gone" in (tmp_path / "server.log").read_text(encoding="utf-8")
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=30)
+    finally:
+        if not deleted:
+            subprocess.run(["ip", "netns", "del", name], check=False)

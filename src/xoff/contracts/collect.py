@@ -133,6 +133,8 @@ def read(
 
 def refused(output: str) -> str | None:
     """The refusal line if the CLI refused the command, else None."""
+    if not any(marker in output for marker in REFUSALS):  # most outputs: one pass per marker, no line split
+        return None
     for line in output.splitlines():
         if any(marker in line for marker in REFUSALS):
             return line.strip()

@@ -18,7 +18,6 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-import asyncssh
 import yaml
 
 from xoff.lab.state import write_atomic
@@ -68,6 +67,8 @@ def _keypair(path: Path, comment: str) -> str:
     pub = path.with_name(path.name + ".pub")
     if path.exists() and pub.exists():
         return pub.read_text(encoding="utf-8").strip()
+    import asyncssh  # noqa: PLC0415 - only when a key is made (lab up): `xoff validate --lab` reads the lab's files only
+
     key = asyncssh.generate_private_key(KEY_TYPE, comment=comment)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_atomic(path, key.export_private_key("openssh").decode(), mode=0o600)

@@ -11,12 +11,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.support.shim_host import Result, ShimHost
 from xoff.lab.shims import client, install
+from xoff.lab.shims.workers import PER_KEY
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
 CALLS = [
@@ -84,7 +86,7 @@ def _hosts(tmp_path: Path, server: tuple[Path, Path]) -> tuple[ShimHost, ShimHos
 
 def test_a_call_through_the_server_gives_what_the_interpreter_gives(tmp_path: Path, server: tuple[Path, Path]) -> None:
     plain, served = _hosts(tmp_path, server)
-    assert "exec " + str(server[1]) in (served.bin / "mlnx_qos").read_text(encoding="utf-8")
+    assert (served.bin / "mlnx_qos").read_bytes() == server[1].read_bytes()  # the client itself, as the tool
     for call in CALLS:
         alone, through = plain.run(*call), served.run(*call)
         here = str(tmp_path / "served"), str(tmp_path / "plain")  # messages that print the wrapper's own path
@@ -140,3 +142,90 @@ def test_without_a_server_the_wrapper_runs_the_interpreter(tmp_path: Path) -> No
     stale.close()
     assert served.run("mlnx_qos", "-i", "eth0") == plain.run("mlnx_qos", "-i", "eth0")
     assert isinstance(served.run("lsmod"), Result)
+
+
+def _children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii").split()]
+
+
+def _server_pid(sock: Path) -> int:
+    """The server listening on ``sock`` (this test's own: its command line names the socket)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"xoff.lab.shims.server" in argv and str(sock).encode() in argv:
+                return int(entry.name)
+    raise AssertionError(f"no server on {sock}")
+
+
+def test_calls_from_one_hosts_namespaces_reuse_one_worker(tmp_path: Path, server: tuple[Path, Path]) -> None:
+    """A worker per caller's namespaces takes call after call: one child of the server after many calls, each
+    answered as a new interpreter answers it (the first test holds the answers equal), state carried only by
+    the host's files (a change one call makes is what the next call reads)."""
+    plain, served = _hosts(tmp_path, server)
+    for _ in range(3):
+        assert served.run("cma_roce_tos", "-d", "mlx5_0", "-p", "1") == plain.run(
+            "cma_roce_tos", "-d", "mlx5_0", "-p", "1"
+        )
+    workers = _children(_server_pid(server[0]))
+    assert len(workers) == 1, workers
+    assert served.run("cma_roce_tos", "-d", "mlx5_0", "-p", "1", "-t", "106").rc == 0
+    assert served.run("cma_roce_tos", "-d", "mlx5_0", "-p", "1").stdout == "106\n"  # the same worker, the new state
+    assert _children(_server_pid(server[0])) == workers
+
+
+def test_the_server_ends_when_its_lab_directory_is_gone(tmp_path: Path) -> None:
+    """No ``lab down``: the lab's directory (with the socket) is deleted; the server and its workers end by
+    themselves (it looks every second)."""
+    built = client.build(tmp_path / "client")
+    if built is None:
+        pytest.skip("no C compiler")
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    sock = lab / "shims.sock"
+    with (tmp_path / "server.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-m", "xoff.lab.shims.server", "--socket", str(sock)],
+            env={**os.environ, "PYTHONPATH": SRC},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_for(sock, proc)
+        served = ShimHost(tmp_path / "served")
+        install(served.bin, served.root, served.device, server=(sock, built))
+        assert served.run("lsmod").rc == 0
+        workers = _children(proc.pid)
+        assert len(workers) == 1
+        sock.unlink()
+        lab.rmdir()
+        assert proc.wait(timeout=60) == 0
+        deadline = time.monotonic() + 60
+        while any(Path(f"/proc/{w}").exists() for w in workers):  # ends with the server (PR_SET_PDEATHSIG)
+            assert time.monotonic() < deadline, "a worker outlived its server"
+            time.sleep(0.05)
+        assert "the lab is gone" in (tmp_path / "server.log").read_text(encoding="utf-8")
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def test_calls_at_once_are_all_answered_by_workers_or_forked_children(
+    tmp_path: Path, server: tuple[Path, Path]
+) -> None:
+    """More calls at once than a host's workers (``PER_KEY``): the rest go to forked children; every answer is
+    the interpreter's, and no more workers stay than a host may have."""
+    plain, served = _hosts(tmp_path, server)
+    call = ("mlnx_qos", "-i", "eth0")
+    want = plain.run(*call)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: served.run(*call), range(24)))
+    assert all(g == want for g in got), [str(g) for g in got if g != want][:1]
+    deadline = time.monotonic() + 30
+    while len(_children(_server_pid(server[0]))) > PER_KEY:  # forked children end after their call
+        assert time.monotonic() < deadline, _children(_server_pid(server[0]))
+        time.sleep(0.05)

@@ -51,7 +51,7 @@ TOOLS = {
 GPU_TOOLS = ("nvidia-smi",)
 
 
-def wrapper_text(tool: str, state_root: Path, device: str, server: tuple[Path, Path] | None = None) -> str:
+def wrapper_text(tool: str, state_root: Path, device: str) -> str:
     """The ``sh`` wrapper for one tool of one host.
 
     ``-S``: no site packages, the shims need only the standard library and the xoff package, which
@@ -59,20 +59,14 @@ def wrapper_text(tool: str, state_root: Path, device: str, server: tuple[Path, P
     start-up of a tool the host script calls a few dozen times per NIC. ``-c`` rather than ``-m``:
     ``runpy`` and what it imports cost more than most shims' own work.
 
-    ``server`` (the lab's shim server socket and the shim client program): while that socket exists,
-    the wrapper execs the client, which has the server run the tool in a forked warm interpreter
-    (``server.py``; the client runs the interpreter itself when the server cannot); the last line is
-    the interpreter, as without a server.
+    With the lab's shim server, ``install`` puts the shim client in the wrapper's place instead
+    (``client.install_tools``: the same settings, read from the directory's ``.xoff-shims``).
     """
     import shlex  # noqa: PLC0415 - this module is imported by every shim call: keep its imports few
     from pathlib import Path  # noqa: PLC0415 - idem
 
     python = shlex.quote(sys.executable)
     src = shlex.quote(str(Path(__file__).resolve().parents[3]))  # the directory that holds the xoff package
-    via_server = ""
-    if server is not None:
-        sock, client = (shlex.quote(str(p)) for p in server)
-        via_server = f'[ -S {sock} ] && exec {client} {sock} {TOOLS[tool]} {python} "$@"\n'
     return (
         "#!/bin/sh\n"
         f"# {tool} for lab host {device}: an xoff NIC tool shim (xoff.lab.shims.install); state in XOFF_HOST_ROOT\n"
@@ -80,7 +74,6 @@ def wrapper_text(tool: str, state_root: Path, device: str, server: tuple[Path, P
         f"{ARGV0_ENV}=$0\n"
         f"PYTHONPATH={src}\n"
         f"export {ROOT_ENV} {ARGV0_ENV} PYTHONPATH\n"
-        f"{via_server}"
         f"exec {python} -S -c 'from xoff.lab.shims.{TOOLS[tool]} import cli; cli()' \"$@\"\n"
     )
 
@@ -104,9 +97,10 @@ def install(
     configured to: ``lab up`` twice does not undo a push. The keyword arguments set what the
     host's settings do not say: whether nvidia-peermem is loaded (GPU hosts), ACS on the PCIe
     bridges and the IOMMU mode (default: as the intent's GPUDirect prerequisites want), the GPU model;
-    ``server``: the lab's shim server socket and client (``wrapper_text``). Raises ValueError for a device that is not a host with host settings.
+    ``server``: the lab's shim server socket and client (``client.install_tools``). Raises ValueError for a device that is not a host with host settings.
     """
     import shutil  # noqa: PLC0415 - see wrapper_text
+    from pathlib import Path  # noqa: PLC0415 - idem
 
     from xoff.lab.shims.seed import SeedOptions, host_settings, seed  # noqa: PLC0415 - pydantic models
 
@@ -126,12 +120,18 @@ def install(
         from xoff.lab.shims.nvml import build  # noqa: PLC0415 - see wrapper_text
 
         build(nvml_dir(bin_dir))
-    for tool in TOOLS:
+    tools = {tool: module for tool, module in TOOLS.items() if tool not in GPU_TOOLS or settings.gpus}
+    for tool in set(TOOLS) - set(tools):
+        (bin_dir / tool).unlink(missing_ok=True)
+    if server is not None:  # the client as each tool: no sh per call (client.install_tools)
+        from xoff.lab.shims.client import install_tools  # noqa: PLC0415 - see wrapper_text
+
+        src = str(Path(__file__).resolve().parents[3])
+        install_tools(bin_dir, server[1], server[0], sys.executable, src, state_root.resolve(), tools)
+        return
+    for tool in tools:
         path = bin_dir / tool
-        if tool in GPU_TOOLS and settings.gpus == 0:
-            path.unlink(missing_ok=True)
-            continue
-        path.write_text(wrapper_text(tool, state_root.resolve(), host.name, server), encoding="utf-8")
+        path.write_text(wrapper_text(tool, state_root.resolve(), host.name), encoding="utf-8")
         path.chmod(0o755)
 
 

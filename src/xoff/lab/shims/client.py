@@ -1,13 +1,15 @@
-"""The lab hosts' shim client: a small C program the tool wrappers exec instead of a Python interpreter
-when the lab's shim server runs (``server.py``).
+"""The lab hosts' shim client: a small C program that stands for each NIC tool of a host (hard-linked under
+the tool's name, ``install_tools``) instead of a ``sh`` wrapper and a Python interpreter, when the lab's shim
+server runs (``server.py``). Run as ``xoff-shim-client SOCKET MODULE PYTHON [ARG...]`` it does the same for
+the call it is given.
 
 A collect runs about ten NIC tools per host, each a new Python process before this (interpreter start
 and imports, ~16 ms of CPU, against ~1 ms of the tool's own work): on a 2-core machine the 48 hosts of
 a 64-device lab spent more CPU starting shims than everything else of a live validate. The client
 connects to the server's UNIX socket and hands it the call: the tool's module and arguments, the
 environment, and, as file descriptors (``SCM_RIGHTS``), its stdin, stdout and stderr, its network and
-mount namespaces and its working directory; the server's forked child runs the tool there and writes
-straight to the caller's stdout and stderr. The client then exits with the tool's status.
+mount namespaces and its working directory; the server's worker (or forked child) runs the tool there and
+writes straight to the caller's stdout and stderr. The client then exits with the tool's status.
 
 Where the server is not there (no socket, refused, or it says it cannot run this call as a new
 interpreter would, ``F``), the client execs the interpreter as the wrapper's last line does
@@ -25,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 PROGRAM = "xoff-shim-client"
+CONFIG = ".xoff-shims"  # in a host's tool directory: what the client installed as each tool reads (tool mode)
 
 CLIENT_C = r"""
 /* xoff lab shim client: see xoff/lab/shims/client.py (protocol: xoff/lab/shims/server.py) */
@@ -35,9 +38,14 @@ CLIENT_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#define PROGRAM "xoff-shim-client"
+#define CONFIG ".xoff-shims"
 
 extern char **environ;
 
@@ -109,13 +117,66 @@ static int send_request(int sock, int nargs, char **args, const char *module) {
     return sent == (ssize_t)len ? 0 : -1;
 }
 
+/* Tool mode: this program installed as the tool itself (a link named after it in the host's tool directory).
+   The directory's CONFIG file says, a line each: the socket, the interpreter, PYTHONPATH, XOFF_HOST_ROOT,
+   then "tool module" lines. It sets what the sh wrapper would (XOFF_SHIM_ARGV0: the path the caller
+   executed, as $0 of a script is) and returns the socket, module and interpreter; NULL when it is not
+   installed so (run as xoff-shim-client). */
+static char config_text[16384];
+
+static char *next_line(char **at) {
+    char *line = *at, *end = strchr(line, '\n');
+    if (end == NULL) return NULL;
+    *end = '\0'; *at = end + 1;
+    return line;
+}
+
+static int tool_mode(const char *argv0, const char **path, const char **module, const char **python) {
+    const char *execfn = (const char *)getauxval(AT_EXECFN);
+    const char *name = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+    if (execfn == NULL || strcmp(name, PROGRAM) == 0) return -1;
+    char self[4096], config[4096 + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash == NULL) return -1;
+    *slash = '\0';
+    snprintf(config, sizeof config, "%s/%s", self, CONFIG);
+    int fd = open(config, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t got = read(fd, config_text, sizeof config_text - 1);
+    close(fd);
+    if (got <= 0) return -1;
+    config_text[got] = '\0';
+    char *at = config_text, *src, *root, *line;
+    *path = next_line(&at); *python = next_line(&at); src = next_line(&at); root = next_line(&at);
+    if (*path == NULL || *python == NULL || src == NULL || root == NULL) return -1;
+    *module = NULL;
+    while ((line = next_line(&at)) != NULL) {
+        char *space = strchr(line, ' ');
+        if (space != NULL) { *space = '\0'; if (strcmp(line, name) == 0) *module = space + 1; }
+    }
+    if (*module == NULL) return -1;
+    if (setenv("XOFF_HOST_ROOT", root, 1) != 0 || setenv("XOFF_SHIM_ARGV0", execfn, 1) != 0 ||
+        setenv("PYTHONPATH", src, 1) != 0) return -1;
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 4) {
+    const char *path, *module, *python;
+    int nargs; char **args;
+    if (tool_mode(argv[0], &path, &module, &python) == 0) {
+        nargs = argc - 1; args = argv + 1;
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode)) run_python(python, module, nargs, args);  /* no server */
+    } else if (argc < 4) {
         fprintf(stderr, "usage: %s SOCKET MODULE PYTHON [ARG...]\n", argv[0]);
         return 2;
+    } else {
+        path = argv[1]; module = argv[2]; python = argv[3];
+        nargs = argc - 4; args = argv + 4;
     }
-    const char *path = argv[1], *module = argv[2], *python = argv[3];
-    int nargs = argc - 4; char **args = argv + 4;
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
@@ -175,3 +236,26 @@ def build(directory: str | os.PathLike[str]) -> Path | None:
     tmp_out.chmod(0o755)
     tmp_out.replace(out)
     return out
+
+
+def install_tools(
+    bin_dir: Path, client: Path, sock: Path, python: str, src: str, state_root: Path, tools: dict[str, str]
+) -> None:
+    """The client as each tool of ``tools`` (name -> shim module) in a host's ``bin_dir``: a hard link (a copy
+    across file systems) named after the tool, and the directory's ``CONFIG`` saying what the tool's ``sh``
+    wrapper would set (``xoff.lab.shims.wrapper_text``); a call then starts one small program instead of
+    ``sh`` and the program. Without the server's socket it runs the interpreter, as the wrapper does."""
+    lines = [str(sock), python, src, str(state_root), *(f"{tool} {module}" for tool, module in tools.items())]
+    config = bin_dir / CONFIG
+    tmp = config.with_name(f"{CONFIG}.{os.getpid()}.tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(config)
+    for tool in tools:
+        tmp = bin_dir / f".{tool}.{os.getpid()}.tmp"
+        tmp.unlink(missing_ok=True)
+        try:
+            os.link(client, tmp)
+        except OSError:  # another file system: a copy
+            shutil.copyfile(client, tmp)
+            tmp.chmod(0o755)
+        tmp.replace(bin_dir / tool)

@@ -1,13 +1,19 @@
-"""The lab's shim server: one warm interpreter per lab that runs each NIC tool call in a forked child.
+"""The lab's shim server: one warm interpreter per lab that runs the hosts' NIC tool calls.
 
-``python -S -m xoff.lab.shims.server --socket PATH`` imports every shim module once, listens on a UNIX
-socket (mode 0600; only callers with its own user id are served) and, per connection from the shim
-client (``client.py``), reads one request and forks. The child enters the caller's network and mount
-namespaces and working directory, takes the caller's stdin, stdout and stderr as its own, the caller's
-environment and arguments, and runs the tool's ``cli()`` as the interpreter a wrapper starts would:
-the same module, ``sys.argv`` as ``-c`` gives it, stdio encoding, error handler and buffering as a new
-interpreter picks them from the environment. It sends the exit status back and ends; the server reaps
-it (so the children's CPU is the server's, in ``/proc/<pid>/stat``'s children columns).
+``python -S -m xoff.lab.shims.server --socket PATH [--netns NAME]`` imports every shim module once, listens
+on a UNIX socket (mode 0600; only callers with its own user id are served) and, per connection from the
+shim client (``client.py``), reads one request and hands it to a worker of the caller's namespaces
+(``workers.py``: forked once per host, reused call after call) or, when none is free, forks a child for
+it. Either enters the caller's network and mount namespaces and working directory, takes the caller's
+stdin, stdout and stderr as its own, the caller's environment and arguments, and runs the tool's
+``cli()`` as the interpreter a wrapper starts would (``call.py``): the same module, ``sys.argv`` as ``-c``
+gives it, stdio encoding, error handler and buffering as a new interpreter picks them from the
+environment. It sends the exit status back; the server reaps what ends (so the CPU of ended workers and
+children is the server's, in ``/proc/<pid>/stat``'s children columns; a live worker's is its own).
+
+The server ends on SIGTERM (``lab down``), and by itself when its lab is gone without ``lab down``: its
+socket file removed or replaced (the lab's directory deleted) or, with ``--netns``, that namespace
+deleted. Its workers end with it.
 
 A call the server cannot run exactly as a new interpreter would (a ``PYTHON*`` variable besides the
 wrapper's ``PYTHONPATH``, another ``PYTHONPATH``, a locale whose encoding is not UTF-8) is answered
@@ -22,40 +28,33 @@ environment's ``NAME=value`` entries to the end. Reply: ``F``, or ``X`` and the 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import importlib
-import io
 import os
+import selectors
 import signal
 import socket
 import struct
 import sys
-import traceback
-from dataclasses import dataclass
+import time
 from pathlib import Path
 
 from xoff.lab.shims import TOOLS
+from xoff.lab.shims.call import PACKAGE, Call, become_caller, default_signals, enter_namespaces, run_tool
+from xoff.lab.shims.workers import Pool, Worker
 
 READY = "xoff lab shim server: listening"
 NFDS = 6
 MAX_REQUEST = 1 << 20
 REQUEST_TIMEOUT_S = 10.0
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 MODULES = frozenset(TOOLS.values())
-PACKAGE = "xoff.lab.shims"
+WATCH_S = 1.0  # how often the server looks whether its lab is still there
+NETNS_DIR = Path("/run/netns")
 SRC = str(Path(__file__).resolve().parents[3])  # the directory holding the xoff package (the wrappers' PYTHONPATH)
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 class RefusedError(Exception):
     """A request the server does not run (the client runs the interpreter itself)."""
-
-
-def _setns(fd: int, kind: int) -> None:
-    if _libc.setns(fd, kind) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"setns: {os.strerror(err)}")
 
 
 def parse(body: bytes) -> tuple[str, list[str], dict[str, str]]:
@@ -99,81 +98,24 @@ def _umask(pid: int) -> int:
     raise RefusedError("no umask")
 
 
-def _stream(fd: int, write: bool, encoding: str, errors: str) -> io.TextIOWrapper:
-    """A standard stream as the interpreter makes it: buffered, line-buffered on a terminal (stderr always)."""
-    raw = open(fd, "wb" if write else "rb", buffering=-1, closefd=False)  # noqa: SIM115 - the process's own stream
-    return io.TextIOWrapper(
-        raw, encoding=encoding, errors=errors, newline="\n", line_buffering=os.isatty(fd) or fd == 2
-    )
-
-
-def _exit_status(exc: SystemExit) -> int:
-    """What the interpreter exits with for ``sys.exit(code)``."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
-
-
-def _become_caller(fds: list[int], call: Call) -> None:
-    """The caller's namespaces, working directory, umask, stdio, environment and arguments."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    stdin, stdout, stderr, net, mnt, cwd = fds
-    _setns(net, CLONE_NEWNET)
-    _setns(mnt, CLONE_NEWNS)
-    os.fchdir(cwd)
-    os.umask(call.umask)
-    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-        os.dup2(fd, target)
-    for fd in set(fds) - {0, 1, 2}:
-        os.close(fd)
-    os.environ.clear()
-    os.environ.update(call.env)
-    sys.argv = ["-c", *call.args]
-    sys.stdin = _stream(0, False, call.encoding, call.errors)
-    sys.stdout = _stream(1, True, call.encoding, call.errors)
-    sys.stderr = _stream(2, True, call.encoding, "backslashreplace")
-
-
 def _child(conn: socket.socket, fds: list[int], call: Call) -> None:
     """In the forked child: become the caller's tool process, run the tool, send its status, end.
     If it cannot become the caller, nothing of the tool has run: ``F``, the client runs it."""
     reply = b"F"
     try:
-        _become_caller(fds, call)
-        try:
-            sys.modules[f"{PACKAGE}.{call.module}"].cli()
-            status = 0
-        except SystemExit as exc:
-            status = _exit_status(exc)
-        except BaseException:  # as the interpreter: the traceback on stderr, status 1
-            traceback.print_exc()
-            status = 1
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # the interpreter's exit: an unflushable stdout is status 120
-                status = 120
+        default_signals()
+        stdin, stdout, stderr, net, mnt, cwd = fds
+        enter_namespaces(net, mnt)
+        become_caller((stdin, stdout, stderr), cwd, call)
+        for fd in set(fds) - {0, 1, 2}:
+            os.close(fd)
+        status, _clean = run_tool(call)
         reply = b"X" + bytes([status])
     finally:
         try:
             conn.sendall(reply)
         finally:
             os._exit(0)
-
-
-@dataclass(frozen=True)
-class Call:
-    module: str
-    args: list[str]
-    env: dict[str, str]
-    encoding: str
-    errors: str
-    umask: int
 
 
 def _body(conn: socket.socket, data: bytes) -> bytes:
@@ -188,8 +130,8 @@ def _body(conn: socket.socket, data: bytes) -> bytes:
     return data[4:]
 
 
-def serve_one(conn: socket.socket, listener: socket.socket) -> None:
-    """One call: refuse it (``F``) or fork the child that runs it."""
+def serve_one(conn: socket.socket, listener: socket.socket, pool: Pool | None = None) -> None:
+    """One call: refuse it (``F``), hand it to a worker of the caller's namespaces, or fork the child that runs it."""
     peer_pid, peer_uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
     if peer_uid != os.getuid():
         return
@@ -201,7 +143,9 @@ def serve_one(conn: socket.socket, listener: socket.socket) -> None:
             raise RefusedError("file descriptors missing")
         env, encoding, errors = interpreter_view(env)
         call = Call(module, args, env, encoding, errors, _umask(peer_pid))
-        if os.fork() == 0:
+        if pool is not None and pool.run(conn, fds, call):
+            return
+        if os.fork() == 0:  # no worker free for it: a child of its own
             listener.close()
             _child(conn, fds, call)
     except (RefusedError, OSError, ValueError) as exc:
@@ -222,7 +166,25 @@ def _reap(_signum: int, _frame: object) -> None:
             return
 
 
-def serve(path: Path) -> None:
+def _gone(path: Path, bound: int, netns: str | None) -> str | None:
+    """Why the lab is gone (its socket file removed or replaced, its namespace deleted), or None."""
+    try:
+        if path.stat().st_ino != bound:
+            return f"{path} is another file now"
+    except OSError:
+        return f"{path} is gone"
+    if netns is not None:
+        try:
+            if (NETNS_DIR / netns).stat().st_ino != Path("/proc/self/ns/net").stat().st_ino:
+                return f"namespace {netns} is another one now"
+        except OSError:
+            return f"namespace {netns} is gone"
+    return None
+
+
+def serve(path: Path, netns: str | None = None) -> None:
+    """Serve until SIGTERM, or until the lab is gone without ``lab down`` (``_gone``, checked every
+    ``WATCH_S``): a lab directory deleted or a namespace removed leaves no server behind."""
     for module in sorted(MODULES):  # what every call would import: once, here
         importlib.import_module(f"{PACKAGE}.{module}")
     gc.freeze()  # the imported objects out of the collector's reach: a child's collection would copy their pages
@@ -233,24 +195,39 @@ def serve(path: Path) -> None:
         listener.bind(str(path))
     finally:
         os.umask(old_mask)
+    bound = path.stat().st_ino
     listener.listen(128)
     signal.signal(signal.SIGCHLD, _reap)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    pool = Pool(selector, [listener])
     print(f"{READY} on {path}", flush=True)
     while True:
-        conn, _ = listener.accept()
-        try:
-            serve_one(conn, listener)
-        except (OSError, ValueError, RefusedError) as exc:  # one bad call; the server goes on
-            print(f"xoff lab shim server: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-        finally:
-            conn.close()
+        for key, _events in selector.select(WATCH_S):
+            if isinstance(key.data, Worker):
+                pool.ready(key.data)
+                continue
+            conn, _ = listener.accept()
+            try:
+                serve_one(conn, listener, pool)
+            except (OSError, ValueError, RefusedError) as exc:  # one bad call; the server goes on
+                print(f"xoff lab shim server: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            finally:
+                conn.close()
+        why = _gone(path, bound, netns)
+        if why is not None:
+            print(f"xoff lab shim server: ending, the lab is gone ({why})", flush=True)
+            return
+        pool.retire_idle(time.monotonic())
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m xoff.lab.shims.server", description=__doc__.split("\n")[0])
     parser.add_argument("--socket", required=True, type=Path)
-    serve(parser.parse_args(argv).socket)
+    parser.add_argument("--netns", help="the lab's namespace it runs in: it ends when that is deleted")
+    args = parser.parse_args(argv)
+    serve(args.socket, args.netns)
 
 
 if __name__ == "__main__":

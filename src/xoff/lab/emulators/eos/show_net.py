@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from xoff.lab.emulators import frr_vty
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import ifnames
 from xoff.lab.emulators.eos.apply import linux_name
@@ -37,10 +38,14 @@ def _json_of(ctx: EmulatorContext, argv: list[str]) -> Any:
         done = ctx.run_in_netns(argv, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0 or not done.stdout.strip():
+    return _loads(done.stdout) if done.returncode == 0 else None
+
+
+def _loads(text: str) -> Any:
+    if not text.strip():
         return None
     try:
-        return json.loads(done.stdout)
+        return json.loads(text)
     except ValueError:
         return None
 
@@ -251,7 +256,13 @@ def bgp_summary(ctx: EmulatorContext, cfg: RunningConfig) -> Shown:
         return "", {"vrfs": {}}
     frr: Json = {}
     if ctx.frr_vty_dir is not None:
-        raw = _json_of(ctx, ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "show ip bgp summary json"]) or {}
+        command = "show ip bgp summary json"
+        direct = frr_vty.ask(ctx.frr_vty_dir, command)  # vtysh's output without starting vtysh
+        raw = (
+            _loads(direct)
+            if direct is not None
+            else _json_of(ctx, ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", command])
+        ) or {}
         frr = raw.get("ipv4Unicast", raw)
     frr_peers: Json = frr.get("peers", {})
     now = time.time()

@@ -17,6 +17,7 @@ import subprocess
 from ipaddress import IPv4Interface, IPv4Network
 from typing import Any
 
+from xoff.lab.emulators import frr_vty
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import ifnames
 from xoff.lab.emulators.eos.apply import linux_name
@@ -54,13 +55,16 @@ Source Codes:
 def _frr_routes(ctx: EmulatorContext) -> Json | None:
     if ctx.netns is None or ctx.frr_vty_dir is None:
         return None
-    argv = ["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", "show ip route json"]
+    command = "show ip route json"
+    text = frr_vty.ask(ctx.frr_vty_dir, command)  # vtysh's output without starting vtysh
+    if text is None:
+        try:
+            done = ctx.run_in_netns(["vtysh", "--vty_socket", str(ctx.frr_vty_dir), "-c", command], check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        text = done.stdout if done.returncode == 0 else None
     try:
-        done = ctx.run_in_netns(argv, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    try:
-        data = json.loads(done.stdout) if done.returncode == 0 else None
+        data = json.loads(text) if text is not None else None
     except ValueError:
         return None
     return data if isinstance(data, dict) else None

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from xoff.lab.emulators import frr_vty
 from xoff.lab.emulators.base import Reply
 from xoff.lab.emulators.lldpctl import LldpctlUsageError, parse_args
 from xoff.lab.emulators.sonic import show
@@ -135,6 +136,9 @@ class ShowCommands:
         """FRR's answer, or None when FRR is not reachable."""
         if self.s.ctx.frr_vty_dir is None:
             return None
+        direct = frr_vty.ask(self.s.ctx.frr_vty_dir, command)  # vtysh's output without starting vtysh
+        if direct is not None:
+            return direct
         try:
             proc = self.s.ctx.run_in_netns([*vtysh_base(self.s.ctx.frr_vty_dir), "-c", command], check=False)
         except (OSError, subprocess.SubprocessError):
@@ -273,6 +277,9 @@ def vtysh(s: SonicSession, args: list[str]) -> Reply:
         return Reply(VTYSH_USAGE, 1)
     if s.ctx.frr_vty_dir is None:
         return Reply(f"{VTYSH_NO_DAEMONS}\n", 1)
+    direct = frr_vty.ask(s.ctx.frr_vty_dir, commands[0]) if len(commands) == 1 else None
+    if direct is not None:  # vtysh's output without starting vtysh
+        return Reply(direct)
     argv = [*vtysh_base(s.ctx.frr_vty_dir)]
     for command in commands:
         argv += ["-c", command]

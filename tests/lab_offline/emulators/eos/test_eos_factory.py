@@ -104,7 +104,7 @@ def test_push_and_undo_to_the_factory_backup(tmp_path: Path, fabric_json: Path) 
     assert "\nno aaa root\n" in pushed, "clean-config's lines stay under a pushed file, as on a real switch"
     replace_with("undo", backup)
     assert cli.run("show running-config") == backup
-    touched = [" ".join(c) for c in ctx.calls if c[0] == "ip"]
+    touched = [line for batch in ctx.ip_batches() for line in batch]
     assert touched and not [c for c in touched if "Management1" in c], touched
 
 

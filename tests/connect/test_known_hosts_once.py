@@ -1,5 +1,6 @@
 """Exec sessions check a host's key against the known_hosts entries for that host, parsed once per file
-version: the same entries paramiko's own load_host_keys gives for the name it looks up."""
+version: the same entries paramiko's own load_host_keys gives for the name it looks up. netmiko (push's Nornir
+sessions) is given a file with only those entries."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from pathlib import Path
 import asyncssh
 import paramiko  # type: ignore[import-untyped]
 
-from xoff.connect.channel import load_host_keys
+from xoff.connect.channel import known_hosts_for, load_host_keys
+from xoff.connect.credentials import CredentialSet
+from xoff.connect.nornir_inventory import CONNECTION, build_nornir
+from xoff.connect.targets import Target
 
 
 def _key() -> str:
@@ -53,3 +57,34 @@ def test_a_rewritten_file_is_read_again(tmp_path: Path) -> None:
     load_host_keys(b, known, "h1", 22)
     assert a.get_host_keys().lookup("h1") != b.get_host_keys().lookup("h1")
     assert b.get_host_keys().lookup("h1")["ssh-ed25519"].get_base64() == second.split()[1]
+
+
+def test_netmiko_gets_a_file_of_the_entries_paramiko_would_check(tmp_path: Path) -> None:
+    keys = [_key() for _ in range(4)]
+    known = tmp_path / "known_hosts"
+    known.write_text(
+        f"spine1,198.18.0.1 {keys[0]}\n[198.18.0.2]:2222 {keys[1]}\n{_hashed('198.18.0.3')} {keys[2]}\nother {keys[3]}\n",
+        encoding="utf-8",
+    )
+    whole = paramiko.HostKeys(str(known))
+    for address, port in [("198.18.0.1", 22), ("198.18.0.2", 2222), ("198.18.0.3", 22), ("198.18.0.2", 22)]:
+        name = address if port == 22 else f"[{address}]:{port}"
+        own = known_hosts_for(known, address, port)
+        client = paramiko.SSHClient()
+        client.load_host_keys(str(own))  # what netmiko does with alt_key_file
+        want, got = whole.lookup(name), client.get_host_keys().lookup(name)
+        assert (dict(got) if got else None) == (dict(want) if want else None), name
+        assert len(client.get_host_keys()) <= 1, "that host's entries only"
+    assert known_hosts_for(known, "198.18.0.1", 22) == known_hosts_for(known, "198.18.0.1", 22)  # written once
+
+
+def test_push_inventory_names_each_hosts_own_file(tmp_path: Path) -> None:
+    known = tmp_path / "known_hosts"
+    known.write_text(f"198.18.0.1 {_key()}\n198.18.0.2 {_key()}\n", encoding="utf-8")
+    targets = [Target(f"sw{i}", "eos", "switch", "leaf", None, f"198.18.0.{i}") for i in (1, 2)]
+    nr = build_nornir(targets, CredentialSet(None, None), known)
+    files = {h.name: h.connection_options[CONNECTION].extras["alt_key_file"] for h in nr.inventory.hosts.values()}
+    assert files["sw1"] != files["sw2"]
+    for name, address in (("sw1", "198.18.0.1"), ("sw2", "198.18.0.2")):
+        keys = paramiko.HostKeys(files[name])
+        assert keys.lookup(address) is not None and len(keys) == 1

@@ -46,6 +46,7 @@ def _events(data: str, echo: bool = True) -> list[tuple[str, str]]:
 def test_lines_end_at_cr_lf_or_crlf() -> None:
     assert [t for k, t in _events("a\rb\nc\r\nd") if k == "line"] == ["a", "b", "c"]
     assert [t for k, t in _events("a\r\n\r\n") if k == "line"] == ["a", ""]
+    assert [t for k, t in _events("a\rb\nc") if k == "line"] == ["a", "b"]  # typed text between CR and LF
 
 
 def test_echo_editing_and_control_keys() -> None:
@@ -58,6 +59,49 @@ def test_echo_editing_and_control_keys() -> None:
     assert _events("a\x04") == [("echo", "a")]  # ^D only ends an empty line
     assert [k for k, _ in _events("x\x1b[A\x1bOB\x1b[1;5C\r")] == ["echo", "echo", "line"]  # arrows ignored
     assert _events("ab\r", echo=False) == [("line", "ab")]
+
+
+def test_what_the_terminal_shows_does_not_depend_on_how_input_arrives() -> None:
+    """A paste in one packet, or typed a key at a time: the same lines, the same echo, the same keys' effects."""
+    import random
+
+    keys = [
+        "a",
+        "b",
+        " ",
+        "\t",
+        "é",
+        "\r",
+        "\n",
+        "\r\n",
+        "\x7f",
+        "\x08",
+        "\x15",
+        "\x03",
+        "\x04",
+        "\x1b[A",
+        "\x1bOB",
+        "\x1bx",
+    ]
+    rng = random.Random(19)
+    for _ in range(300):
+        data = "".join(rng.choice(keys) for _ in range(rng.randint(1, 40)))
+        whole = LineDiscipline(echo=True)
+        by_key = LineDiscipline(echo=True)
+        one = list(whole.feed(data))
+        each = [e for ch in data for e in by_key.feed(ch)]
+
+        def shown(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
+            out: list[tuple[str, str]] = []
+            for kind, text in events:  # runs of echo merged: how many writes carry it is not what is shown
+                if kind == "echo" and out and out[-1][0] == "echo":
+                    out[-1] = ("echo", out[-1][1] + text)
+                else:
+                    out.append((kind, text))
+            return out
+
+        assert shown(one) == shown(each), repr(data)
+        assert whole.line == by_key.line and whole.escape == by_key.escape
 
 
 # --- a real server in a namespace ------------------------------------------------------------------

@@ -116,9 +116,25 @@ class RecordingContext(EmulatorContext):
 
     calls: list[list[str]] = field(default_factory=list, hash=False, compare=False)
     answers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    inputs: list[str | None] = field(default_factory=list, hash=False, compare=False)  # each call's stdin
 
-    def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run_in_netns(
+        self, argv: list[str], *, check: bool = True, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         self.calls.append(argv)
+        self.inputs.append(input)
         key = " ".join(argv)
         out = next((v for k, v in self.answers.items() if k in key), "")
         return subprocess.CompletedProcess(argv, 0, out, "")
+
+    def clear(self) -> None:
+        self.calls.clear()
+        self.inputs.clear()
+
+    def ip_batches(self) -> list[list[str]]:
+        """The lines of each ``ip -force -batch -`` run, in order (the emulator's one ip process per change)."""
+        return [
+            (stdin or "").splitlines()
+            for argv, stdin in zip(self.calls, self.inputs, strict=True)
+            if argv == ["ip", "-force", "-batch", "-"]
+        ]

@@ -23,6 +23,7 @@ from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Ho
 from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.plugins.runners import ThreadedRunner
 
+from xoff.connect.channel import known_hosts_for
 from xoff.connect.credentials import ENV, CredentialSet
 from xoff.connect.options import connection_options, credential_options
 from xoff.connect.targets import Target
@@ -41,9 +42,14 @@ def _connection_options(
     target: Target, known_hosts: Path | None, timeout_s: float | None, factor: float
 ) -> dict[str, Any]:
     try:
-        return connection_options(target, known_hosts, timeout_s, factor=factor)
+        options = connection_options(target, known_hosts, timeout_s, factor=factor)
     except (KeyError, ImportError):  # no transport for the platform: its task says so (collect: no collector)
         return {}
+    if (
+        known_hosts is not None and known_hosts.is_file()
+    ):  # this host's entries only: netmiko parses every key of the file it is given
+        options["alt_key_file"] = str(known_hosts_for(known_hosts, target.address, target.port))
+    return options
 
 
 def _group_objects(targets: Iterable[Target]) -> Groups:

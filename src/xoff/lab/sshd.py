@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hmac
+import re
 import signal
 import socket
 import sys
@@ -289,6 +290,9 @@ def _segments(events: list[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
         yield segment
 
 
+_PLAIN = re.compile(r"[^\x00-\x08\x0a-\x1f\x7f]+")  # printable characters and tab: what goes into the line as typed
+
+
 class LineDiscipline:
     """Cooked-mode input: ``feed(data)`` yields ("echo", text), ("line", text), ("interrupt", echo)
     and ("eof", "") events, in order."""
@@ -304,7 +308,19 @@ class LineDiscipline:
             yield ("echo", text)
 
     def feed(self, data: str) -> Iterator[tuple[str, str]]:  # noqa: C901, PLR0912 -- a terminal's line discipline, one branch per control byte (CR/LF, ESC sequences, DEL/BS, ^C, ^D)
-        for ch in data:
+        at = 0
+        while at < len(data):
+            plain = None if self.escape else _PLAIN.match(data, at)
+            if (
+                plain is not None
+            ):  # typed text (a pasted configuration is mostly this): one event per run, not per character
+                self.line.extend(plain.group())
+                self.last_cr = False
+                yield from self._echo(plain.group())
+                at = plain.end()
+                continue
+            ch = data[at]
+            at += 1
             if self.escape:  # ESC x, or ESC [ / ESC O, parameters, then one final byte
                 if self.escape == "\x1b" and ch in "[O":
                     self.escape += ch

@@ -38,8 +38,10 @@ class EmulatorContext:
         st = self.fabric_state.stat()
         return _lab_fabric(self.fabric_state, st.st_mtime_ns, st.st_size).devices.get(self.device)
 
-    def run_in_netns(self, argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...).
+    def run_in_netns(
+        self, argv: list[str], *, check: bool = True, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a command inside the device's namespace (``ip``, ``vtysh``, ``lldpcli``...), ``input`` on its stdin.
 
         The child is started from this thread while it is in the namespace (``setns`` moves only the
         calling thread; a child inherits it), not through ``ip netns exec``: that one copies the
@@ -48,15 +50,15 @@ class EmulatorContext:
         these commands needs (netlink, FRR's and lldpd's sockets, ``/proc/sys/net`` follow the network
         namespace). A command that is not installed still fails as ``ip netns exec`` says it."""
         if not self.netns:
-            return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30)
+            return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30, input=input)
         from xoff.lab import netns  # noqa: PLC0415 - ctypes' libc, only where a lab runs
 
         try:
             with netns.entered(self.netns):
-                return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30)
+                return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=30, input=input)
         except FileNotFoundError:  # no such command (or namespace): ip's own message and status
             full = ["ip", "netns", "exec", self.netns, *argv]
-            return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30)
+            return subprocess.run(full, capture_output=True, text=True, check=check, timeout=30, input=input)
 
 
 @functools.lru_cache(maxsize=4)

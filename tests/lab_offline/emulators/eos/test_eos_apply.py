@@ -18,22 +18,32 @@ import pytest
 
 from tests.support.eos_cli_helpers import Cli, FakeClock, RecordingContext
 from tests.support.waiting import SETTLE_S
+from xoff.lab.emulators import frr_vty
 from xoff.lab.emulators.base import EmulatorContext
 from xoff.lab.emulators.eos import Emulator
-from xoff.lab.emulators.eos.apply import bgp_commands
-from xoff.lab.emulators.eos.model import Bgp, Neighbor
+from xoff.lab.emulators.eos.apply import bgp_commands, sync
+from xoff.lab.emulators.eos.model import Bgp, Interface, Neighbor, RunningConfig
 
 
 def _cli(tmp_path: Path, **kw: object) -> tuple[Cli, RecordingContext]:
     ctx = RecordingContext(device="spine2", state_dir=tmp_path / "state", netns="xl-t-spine2", **kw)  # type: ignore[arg-type]
     cli = Cli(Emulator(ctx, clock=kw.pop("clock", FakeClock()) if "clock" in kw else FakeClock()))  # type: ignore[arg-type]
     cli.quiet("enable")
-    ctx.calls.clear()
+    ctx.clear()
     return cli, ctx
 
 
-def _ip(ctx: RecordingContext) -> list[str]:
-    return [" ".join(c) for c in ctx.calls if c[0] in {"ip", "sysctl"} and "-j" not in c]
+def _ip(ctx: RecordingContext) -> list[list[str] | str]:
+    """Each change's ``ip -batch`` lines (one list per ip process) and ``sysctl`` runs, in order."""
+    out: list[list[str] | str] = []
+    batches = iter(ctx.ip_batches())
+    for argv in ctx.calls:
+        if argv == ["ip", "-force", "-batch", "-"]:
+            out.append(next(batches))
+        elif argv[0] == "sysctl":
+            out.append(" ".join(argv))
+    assert not [c for c in ctx.calls if c[0] == "ip" and c != ["ip", "-force", "-batch", "-"] and "-j" not in c]
+    return out
 
 
 def test_interface_changes_become_ip_commands(tmp_path: Path) -> None:
@@ -54,14 +64,14 @@ def test_interface_changes_become_ip_commands(tmp_path: Path) -> None:
         "no ip address",
         "end",
     )
-    assert _ip(ctx) == [
-        "ip address replace 198.18.0.2/31 dev Ethernet1_1",
-        "ip link set dev Ethernet1_1 mtu 9100",
-        "ip link set dev Ethernet1_1 down",
-        "ip link set dev Ethernet1_1 up",
-        "ip address replace 198.18.255.2/32 dev lo",
+    assert _ip(ctx) == [  # each line typed in ``configure`` is a change of its own: one ip process each
+        ["address replace 198.18.0.2/31 dev Ethernet1_1"],
+        ["link set dev Ethernet1_1 mtu 9100"],
+        ["link set dev Ethernet1_1 down"],
+        ["link set dev Ethernet1_1 up"],
+        ["address replace 198.18.255.2/32 dev lo"],
         "sysctl -q -w net.ipv4.ip_forward=1",
-        "ip address del 198.18.0.2/31 dev Ethernet1_1",
+        ["address del 198.18.0.2/31 dev Ethernet1_1"],
     ]
 
 
@@ -133,10 +143,10 @@ def test_commit_timer_rollback_is_applied_too(tmp_path: Path) -> None:
     cli = Cli(Emulator(ctx, clock=clock))
     cli.quiet("enable", "configure", "interface Ethernet1/1", "mtu 9100", "end")
     cli.quiet("configure session s1", "interface Ethernet1/1", "mtu 9000", "commit timer 00:00:10")
-    ctx.calls.clear()
+    ctx.clear()
     clock.now += 11
     cli.run("show version")
-    assert _ip(ctx) == ["ip link set dev Ethernet1_1 mtu 9100"]
+    assert _ip(ctx) == [["link set dev Ethernet1_1 mtu 9100"]]
 
 
 def test_boot_applies_the_startup_config(tmp_path: Path) -> None:
@@ -149,14 +159,16 @@ def test_boot_applies_the_startup_config(tmp_path: Path) -> None:
     ctx = RecordingContext(device="spine2", state_dir=state, netns="xl-t-spine2")
     Emulator(ctx)
     assert _ip(ctx) == [
-        "ip address replace 198.18.0.2/31 dev Ethernet1_1",
-        "ip link set dev Ethernet1_1 mtu 1500",
-        "ip link set dev Ethernet1_1 up",
-        "ip link set dev Management1 up",  # every EOS switch has Management1, this one too
+        [  # one ip process for the whole startup-config
+            "address replace 198.18.0.2/31 dev Ethernet1_1",
+            "link set dev Ethernet1_1 mtu 1500",
+            "link set dev Ethernet1_1 up",
+            "link set dev Management1 up",  # every EOS switch has Management1, this one too
+        ],
         "sysctl -q -w net.ipv4.ip_forward=1",
     ]
     Emulator(ctx)  # a second session of a running device applies nothing
-    assert len(_ip(ctx)) == 5
+    assert len(_ip(ctx)) == 2
 
 
 # --- the real thing ---------------------------------------------------------------------------------
@@ -209,6 +221,18 @@ def _stop_frr(d: Path) -> None:
         if pidfile.exists():
             with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pidfile.read_text().strip()), 15)
+
+
+def _typed_on_bgpd_vty(vty_dir: Path) -> None:
+    """Configuration lines typed on real bgpd's vty socket (as a commit types them, without vtysh): taken, and
+    a line bgpd refuses comes back as an error in bgpd's words."""
+    described = ["router bgp 65100", "neighbor 198.18.0.3 description typed-on-the-vty", "exit"]
+    assert frr_vty.configure(vty_dir, described) == []
+    frr = _sh("vtysh", "--vty_socket", str(vty_dir), "-c", "show running-config")
+    assert " neighbor 198.18.0.3 description typed-on-the-vty" in frr
+    refused = frr_vty.configure(vty_dir, ["router bgp 65100", "neighbor 198.18.0.99 description nobody", "exit"])
+    assert refused is not None and len(refused) == 1, refused
+    assert refused[0].startswith("% Error: bgpd: neighbor 198.18.0.99 description nobody: %"), refused
 
 
 @pytest.mark.lab
@@ -275,6 +299,7 @@ def test_real_namespace_and_frr_follow_the_cli(tmp_path: Path) -> None:
         assert "198.18.255.22/32" in _sh("ip", "-n", spine, "-o", "address", "show", "dev", "lo")
         frr = _sh("vtysh", "--vty_socket", str(frr_spine), "-c", "show running-config")
         assert "  network 198.18.255.22/32" in frr
+        _typed_on_bgpd_vty(frr_spine)
         deadline = time.monotonic() + SETTLE_S
         routes = ""
         while "198.18.255.22/32" not in routes and time.monotonic() < deadline:
@@ -294,3 +319,31 @@ def test_real_namespace_and_frr_follow_the_cli(tmp_path: Path) -> None:
         shutil.rmtree(frr_root, ignore_errors=True)
     leftovers = _sh("ip", "netns", "list")
     assert spine not in leftovers and leaf not in leftovers
+
+
+@pytest.mark.lab
+def test_one_ip_batch_per_change_goes_on_past_a_failed_line(tmp_path: Path) -> None:
+    """A change's ip commands run in one ``ip -force -batch``: a failed line is reported with its own
+    command and ip's words, the lines after it still run, and an absent port is accepted as EOS accepts it."""
+    ns = f"xl-eosb{os.getpid()}-sw"
+    try:
+        _sh("ip", "netns", "add", ns)
+        _sh("ip", "-n", ns, "link", "add", "Ethernet1_1", "type", "veth", "peer", "name", "peer1")
+        ctx = EmulatorContext(device="sw", state_dir=tmp_path, netns=ns)
+        old = RunningConfig(  # says the port has an address the namespace does not have
+            interfaces={"Ethernet1/1": Interface("Ethernet1/1", routed=True, addresses=["198.18.0.9/31"])}
+        )
+        new = RunningConfig(
+            interfaces={
+                "Ethernet1/1": Interface("Ethernet1/1", routed=True, mtu=9100, addresses=["198.18.0.2/31"]),
+                "Ethernet9/1": Interface("Ethernet9/1", routed=True, addresses=["198.18.0.4/31"]),  # no such port
+                "Loopback0": Interface("Loopback0", addresses=["198.18.255.2/32"]),
+            }
+        )
+        errors = sync(ctx, old, new)
+        assert errors == ["% Error: ip address del 198.18.0.9/31 dev Ethernet1_1: Error: ipv4: Address not found."]
+        assert " mtu 9100 " in _sh("ip", "-n", ns, "-o", "link", "show", "Ethernet1_1")
+        assert "198.18.0.2/31" in _sh("ip", "-n", ns, "-o", "address", "show", "dev", "Ethernet1_1")
+        assert "198.18.255.2/32" in _sh("ip", "-n", ns, "-o", "address", "show", "dev", "lo")
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)

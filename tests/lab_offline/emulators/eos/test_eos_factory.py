@@ -14,12 +14,13 @@ from tests.support.eos_cli_helpers import (
     RecordingContext,
     make_cli,
     rendered,
+    replace_with_rendered,
     with_clean_config,
 )
 from tests.support.fresh_ast import parsed
 from xoff.desired import build_fabric_state
 from xoff.intent import load_intent
-from xoff.lab.emulators.eos import Emulator
+from xoff.lab.emulators.eos import Emulator, store
 from xoff.lab.emulators.eos.store import header
 
 EMULATOR = Path(__file__).parents[4] / "src" / "xoff" / "lab" / "emulators" / "eos"
@@ -104,7 +105,7 @@ def test_push_and_undo_to_the_factory_backup(tmp_path: Path, fabric_json: Path) 
     assert "\nno aaa root\n" in pushed, "clean-config's lines stay under a pushed file, as on a real switch"
     replace_with("undo", backup)
     assert cli.run("show running-config") == backup
-    touched = [" ".join(c) for c in ctx.calls if c[0] == "ip"]
+    touched = [line for batch in ctx.ip_batches() for line in batch]
     assert touched and not [c for c in touched if "Management1" in c], touched
 
 
@@ -115,3 +116,20 @@ def test_a_physical_port_cannot_be_removed(tmp_path: Path, fabric_json: Path) ->
     assert "interface Ethernet1/1\n!\n" in shown and "interface Management1\n!\n" in shown
     cli.quiet("configure", "no interface Loopback0", "end")
     assert "Loopback0" not in cli.run("show running-config")
+
+
+def test_a_written_running_config_is_known_as_parsing_it_gives(tmp_path: Path, fabric_json: Path) -> None:
+    """The running-config a process wrote is remembered for its later sessions without parsing the file again,
+    and what is remembered is what parsing the file gives: the factory configuration, and a pushed one."""
+    cli = make_cli(tmp_path / "state", fabric_state=fabric_json)  # boots: the factory configuration written
+    device = cli.emu.cli.device
+    factory = device.store.running_text()
+    assert factory in store._PARSED, "remembered when written"
+    assert store._parsed(factory) == store.parse(factory)
+    replace_with_rendered(cli, tmp_path / "state")
+    pushed = device.store.running_text()
+    assert pushed != factory and pushed in store._PARSED
+    assert store._parsed(pushed) == store.parse(pushed)
+    again = make_cli(tmp_path / "state", fabric_state=fabric_json)  # a new session of the device shows it
+    again.quiet("enable")
+    assert again.run("show running-config") == pushed

@@ -233,5 +233,6 @@ def test_session_transcript_is_pinned(tmp_path: Path) -> None:
 def test_apply_commands_were_recorded(cli: Cli) -> None:
     ctx = cli.emu.ctx
     assert isinstance(ctx, RecordingContext)
-    assert ["ip", "link", "set", "dev", "Ethernet1_1", "mtu", "9100"] in ctx.calls
-    assert ["ip", "address", "replace", "198.18.255.2/32", "dev", "lo"] in ctx.calls
+    typed = [line for batch in ctx.ip_batches() for line in batch]
+    assert "link set dev Ethernet1_1 mtu 9100" in typed
+    assert "address replace 198.18.255.2/32 dev lo" in typed

@@ -14,7 +14,9 @@ import fcntl
 import functools
 import json
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
@@ -87,10 +89,29 @@ def parse(text: str, base: RunningConfig | None = None) -> RunningConfig:
     return cfg
 
 
-@functools.lru_cache(maxsize=256)
+_PARSED: OrderedDict[str, RunningConfig] = OrderedDict()  # running-config text -> its parsed form, newest last
+_PARSED_KEPT = 256
+_PARSED_LOCK = threading.Lock()  # sessions run in the SSH server's worker threads
+
+
 def _parsed(text: str) -> RunningConfig:
-    """``parse(text)`` shared by every session of the process: never modify the result."""
-    return parse(text)
+    """``parse(text)`` shared by every session of the process: never modify the result. A text this process
+    wrote (``Store.write_running``) is known without parsing it: the server boots every switch before it
+    listens, and a first session would otherwise parse the factory configuration again at its first prompt."""
+    with _PARSED_LOCK:
+        cfg = _PARSED.get(text)
+    if cfg is None:
+        cfg = parse(text)
+        _remember(text, cfg)
+    return cfg
+
+
+def _remember(text: str, cfg: RunningConfig) -> None:
+    with _PARSED_LOCK:
+        _PARSED[text] = cfg
+        _PARSED.move_to_end(text)
+        while len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
 
 
 @dataclass
@@ -176,9 +197,12 @@ class Store:
     def write_running(self, cfg: RunningConfig) -> None:
         """Write the running-config (and keep a copy of ``cfg`` as the parsed form: no re-reading)."""
         path = self.dir / RUNNING
-        _write(path, header(cfg.hostname) + render(cfg))
+        text = header(cfg.hostname) + render(cfg)
+        _write(path, text)
         st = path.stat()
-        self._cache = ((st.st_ino, st.st_mtime_ns, st.st_size), copy.deepcopy(cfg))
+        kept = copy.deepcopy(cfg)
+        self._cache = ((st.st_ino, st.st_mtime_ns, st.st_size), kept)
+        _remember(text, kept)  # a new session of this device in this process reads it without parsing
 
     def startup_text(self) -> str | None:
         path = self.dir / STARTUP

@@ -26,11 +26,11 @@ from xoff.platforms.cumulus import CONFIRM_TIMER_S
 from xoff.platforms.cumulus.apply import Strategy
 from xoff.platforms.cumulus.patch import CommandsError, tree_from_commands
 from xoff.platforms.cumulus.render import COMMANDS_FILE
+from xoff.push.ansible_steps import nvue_commands
 
 
 def commands(stdout: str) -> str:
-    lines = [ln.rstrip() for ln in stdout.replace("\r\n", "\n").split("\n")]
-    return "\n".join(lines).strip("\n")
+    return nvue_commands(stdout)
 
 
 def diff(running: str, rendered: str) -> list[str]:

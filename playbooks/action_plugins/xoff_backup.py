@@ -45,7 +45,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]
             return self._fail(result, "backup", f"xoff_backup: path {str(path)!r} is not absolute")
         try:
             read = read_for(platform)
-            text = read.keep(ask(self._connection, self._low_level_execute_command, read.command, read.stdin))
+            text = read.keep(
+                ask(self._connection, self._low_level_execute_command, read.command, read.stdin and read.stdin())
+            )
         except (ApplyError, CliError) as exc:
             return self._fail(result, "backup", str(exc))
         try:

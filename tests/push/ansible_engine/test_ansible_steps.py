@@ -32,8 +32,10 @@ def test_a_shell_platform_is_asked_as_raw_asks() -> None:
         return {"rc": 0, "stdout": "leaf1\r\n", "stderr": ""}
 
     read = read_for("linux")
-    assert ask(object(), shell, read.command, read.stdin) == Answer(0, "leaf1\r\n", "")
-    assert calls == [("bash -s", {"in_data": read.stdin, "executable": False})]
+    assert read.stdin is not None
+    script = read.stdin()
+    assert ask(object(), shell, read.command, script) == Answer(0, "leaf1\r\n", "")
+    assert calls == [("bash -s", {"in_data": script, "executable": False})]
 
 
 def test_the_count_is_the_platforms_own_diff(tmp_path: Path) -> None:

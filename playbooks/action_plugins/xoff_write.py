@@ -17,16 +17,13 @@ in the worker Ansible already forked for the task, so this writes directly there
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ansible.errors import AnsibleActionFail  # type: ignore[import-untyped]
 from ansible.plugins.action import ActionBase  # type: ignore[import-untyped]
 
-FILE_MODE = 0o600
-DIR_MODE = 0o700
+from xoff.push.ansible_steps import write_file
 
 
 def _entries(files: Any) -> list[tuple[Path, str]]:
@@ -44,27 +41,6 @@ def _entries(files: Any) -> list[tuple[Path, str]]:
     return entries
 
 
-def _write(path: Path, content: str) -> bool:
-    """Write ``content`` to ``path`` atomically; True when it was not already there."""
-    data = content.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        Path(tmp).chmod(FILE_MODE)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return True
-
-
 class ActionModule(ActionBase):  # type: ignore[misc]
     TRANSFERS_FILES = False
     _supports_check_mode = True
@@ -77,7 +53,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]
             result["changed"] = any(not p.is_file() or p.read_text(encoding="utf-8") != c for p, c in entries)
             return result
         try:
-            written = [_write(path, content) for path, content in entries]  # every file, not up to the first new one
+            written = [
+                write_file(path, content) for path, content in entries
+            ]  # every file, not up to the first new one
             result["changed"] = any(written)
         except OSError as exc:
             raise AnsibleActionFail(f"xoff_write: {exc}") from None

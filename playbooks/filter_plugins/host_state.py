@@ -27,7 +27,26 @@ from typing import Any
 from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
 
 from xoff.contracts.apply import ApplyError
-from xoff.platforms.linux import apply, observe, restore
+
+
+# xoff's host modules are imported at the first call, not with this file: Ansible imports every filter plugin file
+# in each task's fresh worker that templates a filter, and these bring the intent models (~0.4 s of CPU each time)
+def _apply() -> Any:
+    from xoff.platforms.linux import apply  # noqa: PLC0415
+
+    return apply
+
+
+def _observe() -> Any:
+    from xoff.platforms.linux import observe  # noqa: PLC0415
+
+    return observe
+
+
+def _restore() -> Any:
+    from xoff.platforms.linux import restore  # noqa: PLC0415
+
+    return restore
 
 
 def _rendered(folder: str) -> dict[str, str]:
@@ -40,24 +59,27 @@ def _rendered(folder: str) -> dict[str, str]:
 
 def _backup(value: str | dict[str, Any]) -> str:
     """The backup text (a templated fact may come back as the JSON it holds)."""
-    return observe.dumps(value) if isinstance(value, dict) else value
+    return str(_observe().dumps(value)) if isinstance(value, dict) else value
 
 
 def _state(result: dict[str, Any]) -> dict[str, Any]:
     try:
-        return apply.read_state(int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", "")))
+        state: dict[str, Any] = _apply().read_state(
+            int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", ""))
+        )
+        return state
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
 
 
 def host_script(kind: str, arg: str | dict[str, Any] | None = None) -> str:
     if kind == "snapshot":
-        return observe.SNAPSHOT_SCRIPT
+        return str(_observe().SNAPSHOT_SCRIPT)
     if kind == "restore" and arg is not None:
-        return restore.restore_script(json.loads(_backup(arg)))
+        return str(_restore().restore_script(json.loads(_backup(arg))))
     if kind == "verify" and isinstance(arg, str):
         try:
-            return apply.verify_script(_rendered(arg))
+            return str(_apply().verify_script(_rendered(arg)))
         except ApplyError as exc:
             raise AnsibleFilterError(str(exc)) from None
     raise AnsibleFilterError(
@@ -68,38 +90,45 @@ def host_script(kind: str, arg: str | dict[str, Any] | None = None) -> str:
 
 def host_change(backup: str | dict[str, Any], folder: str) -> str:
     try:
-        return apply.change_script(_backup(backup), _rendered(folder))
+        return str(_apply().change_script(_backup(backup), _rendered(folder)))
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
 
 
 def host_backup(result: dict[str, Any]) -> str:
-    return observe.dumps(_state(result))
+    return str(_observe().dumps(_state(result)))
 
 
 def host_diff(backup: str | dict[str, Any], folder: str) -> list[str]:
     try:
-        return apply.changes(_backup(backup), _rendered(folder))
+        return list(_apply().changes(_backup(backup), _rendered(folder)))
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
 
 
 def host_verify(result: dict[str, Any], folder: str) -> list[str]:
     try:
-        return apply.verify_problems(
-            int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", "")), _rendered(folder)
+        return list(
+            _apply().verify_problems(
+                int(result.get("rc", 1)),
+                str(result.get("stdout", "")),
+                str(result.get("stderr", "")),
+                _rendered(folder),
+            )
         )
     except ApplyError as exc:
         raise AnsibleFilterError(str(exc)) from None
 
 
 def host_rollback_mismatches(result: dict[str, Any], backup: str | dict[str, Any]) -> list[str]:
-    return observe.rollback_mismatches(_state(result), json.loads(_backup(backup)))
+    return list(_observe().rollback_mismatches(_state(result), json.loads(_backup(backup))))
 
 
 def host_failure(result: dict[str, Any], what: str) -> str:
-    return apply.exit_message(
-        what, int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", ""))
+    return str(
+        _apply().exit_message(
+            what, int(result.get("rc", 1)), str(result.get("stdout", "")), str(result.get("stderr", ""))
+        )
     )
 
 

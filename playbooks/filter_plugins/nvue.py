@@ -23,17 +23,19 @@ from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
 
 from xoff.contracts.apply import ApplyError
 from xoff.platforms.cumulus import CONFIRM_TIMER_S
-from xoff.platforms.cumulus.apply import Strategy
 from xoff.platforms.cumulus.patch import CommandsError, tree_from_commands
-from xoff.platforms.cumulus.render import COMMANDS_FILE
+from xoff.push.ansible_steps import nvue_commands
 
 
 def commands(stdout: str) -> str:
-    lines = [ln.rstrip() for ln in stdout.replace("\r\n", "\n").split("\n")]
-    return "\n".join(lines).strip("\n")
+    return nvue_commands(stdout)
 
 
 def diff(running: str, rendered: str) -> list[str]:
+    # imported here: Ansible imports every filter plugin file in each task's fresh worker that templates a filter
+    from xoff.platforms.cumulus.apply import Strategy  # noqa: PLC0415
+    from xoff.platforms.cumulus.render import COMMANDS_FILE  # noqa: PLC0415
+
     try:
         return Strategy().diff(commands(running), {COMMANDS_FILE: rendered}).lines
     except ApplyError as exc:

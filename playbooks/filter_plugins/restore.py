@@ -18,7 +18,6 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError  # type: ignore[import-untyped]
 
-from xoff.connect.credentials import MASK
 from xoff.contracts.apply import ApplyError
 from xoff.platforms.registry import strategy_for
 from xoff.platforms.sonic.apply import RESTORE_PATH, restore_file
@@ -30,6 +29,9 @@ def _text(value: str | dict[str, Any]) -> str:
 
 
 def restore_change(running: str | dict[str, Any], backup: str | dict[str, Any], platform: str) -> list[str]:
+    # imported here: Ansible imports every filter plugin file in each task's fresh worker that templates a filter
+    from xoff.connect.credentials import MASK  # noqa: PLC0415
+
     if MASK in _text(backup):  # backups are written masked: this one held a secret in clear
         raise AnsibleFilterError(f"the backup holds a masked secret ({MASK}): restoring it would write the mask")
     try:

@@ -13,7 +13,8 @@ so the report shows what this engine sent. A device's ``elapsed_s`` is its own t
 tasks' durations from the runner's per-host events (not the whole run's, which the slowest device sets).
 
 Task names carry the step: ``Connect | ...``, ``Backup | ...``, ``Diff | ...``, ``Apply | ...``,
-``Verify | ...``, ``Rollback | ...``, ``Done | ...``. Each device first logs in and answers one
+``Verify | ...``, ``Rollback | ...``, ``Done | ...``; a task that ends in a later step says so in its result
+(``xoff_step``: ``xoff_backup`` reads, keeps and counts the diff in one task). Each device first logs in and answers one
 command in ``Connect |`` tasks (``network_cli`` would log in at the backup's first request), so a
 device unreachable, refusing the login or the host key, or too slow fails in ``connect``, as with
 Nornir.
@@ -133,6 +134,11 @@ class EventTranslator:
         if not host or host == "localhost":
             return False
         step = step_of(str(data.get("task", "")))
+        res = data.get("res") or {}
+        ended_in = STEPS.get(str(res.get("xoff_step", ""))) if isinstance(res, dict) else None
+        if ended_in is not None and kind in ("runner_on_ok", "runner_on_failed"):
+            self._enter(host, ended_in)  # a task of several steps (xoff_backup: backup, then the diff's count)
+            step = ended_in
         if kind in TASK_ENDS:
             self._timed(host, data.get("duration"))
         if kind == "runner_on_start" and step is not None and step is not Step.DONE:  # DONE: at result()

@@ -262,3 +262,41 @@ def test_each_device_reports_its_own_time_not_the_runs() -> None:
     assert got == {"fast": 1.0, "slow": 12.5}
     untimed = tr.result(_t("untimed"), 1)
     assert untimed.outcome is Outcome.FAILED and untimed.elapsed_s >= 0
+
+
+def test_a_backup_task_that_counts_the_diff_reports_both_steps() -> None:
+    """xoff_backup reads, keeps and counts in one task: its result's ``xoff_step`` says it ended in the diff,
+    so the events are still Nornir's (backup ok, then diff), and a failure in the count is the diff's."""
+    events: list[PushEvent] = []
+    tr = EventTranslator(events.append, [])
+    report = {"outcome": "unchanged", "changes": 0, "backup": "/b/run/leaf1"}
+    _feed(
+        tr,
+        "leaf1",
+        [
+            ("runner_on_ok", "Connect | log in and have the device answer", {}),
+            ("runner_on_ok", "Backup | read, keep, count", {"xoff_step": "diff", "changes": 0}),
+            ("runner_on_ok", "Done | report", {"msg": report}),
+        ],
+    )
+    assert tr.result(_t("leaf1"), 1).outcome is Outcome.UNCHANGED
+    assert [(e.step.value, e.status) for e in events] == [
+        ("connect", "start"),
+        ("connect", "ok"),
+        ("backup", "start"),
+        ("backup", "ok"),
+        ("diff", "start"),
+        ("diff", "ok"),
+        ("done", "ok"),
+    ]
+    events.clear()
+    failing = [("runner_on_ok", "Connect | log in", {})]
+    _feed(tr, "leaf2", [*failing, ("runner_on_failed", "Backup | read", {"xoff_step": "diff", "msg": "no rendered"})])
+    result = tr.result(_t("leaf2"), 1)
+    assert (result.outcome, result.failed_step, result.error) == (Outcome.FAILED, Step.DIFF, "no rendered")
+    assert [(e.step.value, e.status) for e in events][-4:] == [
+        ("backup", "ok"),
+        ("diff", "start"),
+        ("diff", "failed"),
+        ("done", "failed"),
+    ]

@@ -28,7 +28,7 @@ def plugin() -> ModuleType:
 
 def test_writes_private_files_in_new_private_directories(plugin: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "backups" / "20261202T120000" / "leaf1"
-    assert plugin._write(path, "hostname leaf1\n") is True
+    assert plugin.write_file(path, "hostname leaf1\n") is True
     assert path.read_text(encoding="utf-8") == "hostname leaf1\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
@@ -37,9 +37,9 @@ def test_writes_private_files_in_new_private_directories(plugin: ModuleType, tmp
 
 def test_changed_only_when_the_content_is_new(plugin: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "leaf1"
-    assert plugin._write(path, "a\n") is True
-    assert plugin._write(path, "a\n") is False
-    assert plugin._write(path, "b\n") is True
+    assert plugin.write_file(path, "a\n") is True
+    assert plugin.write_file(path, "a\n") is False
+    assert plugin.write_file(path, "b\n") is True
     assert path.read_text(encoding="utf-8") == "b\n"
 
 

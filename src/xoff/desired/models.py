@@ -7,7 +7,7 @@ integers (DSCP, priority, queue) serialise with string keys and read back as int
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,47 @@ SCHEMA_VERSION = 1
 
 class State(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+S = TypeVar("S", bound=State)
+# per (model, names given): the names, one shared set (a set per instance is ~0.7 KiB, a million interfaces at 100k)
+_FIELDS_SET: dict[tuple[type[State], tuple[str, ...]], set[str]] = {}
+
+
+_TEMPLATES: dict[type[State], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _template(cls: type[State]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    fields = cls.__pydantic_fields__
+    template = {name: info.default for name, info in fields.items()}
+    factories = tuple((n, i.default_factory) for n, i in fields.items() if i.default_factory is not None)
+    _TEMPLATES[cls] = (template, factories)
+    return template, factories
+
+
+def planned(cls: type[S], /, **values: Any) -> S:
+    """A model from values the builders computed out of already-validated intent, without validating them again.
+
+    What ``cls(**values)`` builds (``tests/desired/test_planned.py`` holds a whole plan equal to its re-validated
+    dump), at half the time, and sharing one fields-set between instances built from the same names. The values
+    must already be what validation gives (lists, not tuples; ints, not strings). Parsers of what devices say and
+    everything a user writes still validate."""
+    key = (cls, tuple(values))
+    given = _FIELDS_SET.get(key)
+    if given is None:
+        given = _FIELDS_SET.setdefault(key, set(values))
+    template, factories = _TEMPLATES.get(cls) or _template(cls)
+    data = template.copy()  # every field in declaration order, as validation leaves them
+    data.update(values)
+    for name, factory in factories:
+        if name not in values:
+            data[name] = factory()
+    m = cls.__new__(cls)
+    object.__setattr__(m, "__dict__", data)
+    object.__setattr__(m, "__pydantic_fields_set__", given)
+    object.__setattr__(m, "__pydantic_extra__", None)
+    object.__setattr__(m, "__pydantic_private__", None)
+    return m
 
 
 class Peer(State):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
@@ -41,6 +41,7 @@ class Wiring:
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
         self._cursor: dict[tuple[str, str], int] = {}
+        self._port_names: dict[str, list[str]] = {}  # per device, once: _free runs once per generated cable
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
 
@@ -214,7 +215,9 @@ class Wiring:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
         assert dev is not None
-        names = list(dev.ports)
+        names = self._port_names.get(device)
+        if names is None:
+            names = self._port_names[device] = list(dev.ports)
         key = (device, f"{use}@{speed}")
         for k in range(self._cursor.get(key, 0), len(names)):
             port = dev.ports[names[k]]
@@ -330,11 +333,7 @@ class Wiring:
                 return
             base = int(prefix.network_address) + cursor
             pools[link.network] = (prefix, cursor + 2)
-            self.links[i] = _with_addresses(link, IPv4Interface((base, 31)), IPv4Interface((base + 1, 31)))
-
-
-def _with_addresses(link: Link, a: IPv4Interface, b: IPv4Interface) -> Link:
-    return Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, a, b)
+            self.links[i] = Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, base)
 
 
 def _port_summary(names: list[str]) -> str:

@@ -65,7 +65,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     doc = facts.intent.document
     net = getattr(doc.networks, nic.network)
     link = next((lk for lk, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
-    mine, theirs = link.addresses_from((host.name, nic.netdev)) if link is not None else (None, None)
+    texts = link.address_texts((host.name, nic.netdev)) if link is not None else None
     common = {
         "netdev": nic.netdev,
         "rdma": nic.rdma,
@@ -73,8 +73,8 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         "rail": nic.rail,
         "gpu": nic.gpu,
         "speed_mbps": nic.speed,
-        "address": None if mine is None else str(mine),
-        "gateway": None if theirs is None else str(theirs.ip),
+        "address": None if texts is None else texts[0],
+        "gateway": None if texts is None else texts[1],
     }
     if not isinstance(net, RoceNetwork):  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
         return planned(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
-
 from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
@@ -33,7 +31,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
             )
             continue
         link, peer = hit
-        addr, _ = link.addresses_from((sw.name, port.name))
+        texts = link.address_texts((sw.name, port.name))
         out[port.name] = planned(
             Interface,
             name=port.name,
@@ -41,7 +39,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
             speed_mbps=port.speed,
             mtu=port.mtu or sw.mtu,
             admin_up=not port.shutdown,
-            addresses=[str(addr)] if addr is not None else [],
+            addresses=[texts[0]] if texts is not None else [],
             peer=facts.peers[peer],
             cable_m=link.length if lossless or not info.cable_length_needs_pfc else None,
             link_role=link.role,
@@ -66,17 +64,15 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
     for link, port, peer in facts.links_of.get(sw.name, []):
-        mine, theirs = link.addresses_from((sw.name, port))
-        if theirs is None or mine is None:
+        texts = link.address_texts((sw.name, port))
+        if texts is None:
             continue
         if peer[0] in facts.asn:
             neighbors.append(
-                planned(
-                    BgpNeighbor, address=str(theirs.ip), remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port
-                )
+                planned(BgpNeighbor, address=texts[1], remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port)
             )
         else:  # a host: advertise its /31 so every rail reaches every other
-            originated.append(str(IPv4Network(mine.network)))
+            originated.append(texts[2])
     return planned(
         Bgp,
         asn=facts.asn[sw.name],

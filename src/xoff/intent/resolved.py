@@ -7,7 +7,7 @@ holds tens of thousands of these, so building them must be cheap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from ipaddress import IPv4Address, IPv4Interface
+from ipaddress import IPv4Address
 
 from xoff.errors import Location, Problem
 from xoff.intent.devices import HostProfile, NetworkName, Platform, StaticRouteSpec, SwitchRole
@@ -119,14 +119,6 @@ class Link:
     origin: str  # where it came from: "links[3]" or "cabling[0] (leaf_spine)"
     # the /31's first address as an int (None: not addressed); an int, not two IPv4Interface objects per link
     p2p: int | None = None
-
-    @property
-    def a_address(self) -> IPv4Interface | None:
-        return None if self.p2p is None else IPv4Interface((self.p2p, 31))
-
-    @property
-    def b_address(self) -> IPv4Interface | None:
-        return None if self.p2p is None else IPv4Interface((self.p2p + 1, 31))
 
     def address_texts(self, end: tuple[str, str]) -> tuple[str, str, str] | None:
         """The link's addresses as seen from ``end`` and as the plan writes them: (this end ``a.b.c.d/31``, the

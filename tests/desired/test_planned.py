@@ -54,3 +54,8 @@ def test_devices_that_are_alike_share_their_buffers_and_host_maps() -> None:
     assert len({id(h.nccl_env) for h in hosts}) < len(hosts)
     nics = [n for h in hosts for n in h.nics.values() if n.network == "compute"]
     assert len({id(n.dscp_to_priority) for n in nics}) == 1
+
+
+def test_a_name_the_model_does_not_have_is_refused() -> None:
+    with pytest.raises(TypeError, match="adress"):
+        planned(Interface, name="eth0", kind="mgmt", adress="198.18.0.1/31")

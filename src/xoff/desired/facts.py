@@ -31,6 +31,8 @@ class Facts:
     policies: dict[str, QosPolicy] = field(default_factory=dict)  # network name -> its policy
     # each cable end as a Peer, one object for the link and the interface across from it
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    # each addressed cable end: (its a.b.c.d/31, the other end's a.b.c.d, the link's /31), Link.address_texts once
+    addresses: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
     # values devices that are alike share (a 100k fabric's hosts have one NCCL env, one DSCP map): see ``shared``
     _shared: dict[Hashable, Any] = field(default_factory=dict)
 
@@ -54,6 +56,11 @@ def build_facts(intent: Intent) -> Facts:
         links_of[link.a[0]].append((link, link.a[1], link.b))
         links_of[link.b[0]].append((link, link.b[1], link.a))
     facts.links_of = dict(links_of)
+    for link in intent.links:
+        texts = link.address_texts(link.a)
+        if texts is not None:
+            facts.addresses[link.a] = texts
+            facts.addresses[link.b] = (f"{texts[1]}/31", texts[0].removesuffix("/31"), texts[2])
     facts.peers = {end: planned(Peer, device=end[0], port=end[1]) for link in intent.links for end in (link.a, link.b)}
     doc = intent.document
     for name in ("compute", "storage"):

@@ -65,7 +65,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     doc = facts.intent.document
     net = getattr(doc.networks, nic.network)
     link = next((lk for lk, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
-    texts = link.address_texts((host.name, nic.netdev)) if link is not None else None
+    texts = facts.addresses.get((host.name, nic.netdev)) if link is not None else None
     common = {
         "netdev": nic.netdev,
         "rdma": nic.rdma,

@@ -31,7 +31,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
             )
             continue
         link, peer = hit
-        texts = link.address_texts((sw.name, port.name))
+        texts = facts.addresses.get((sw.name, port.name))
         out[port.name] = planned(
             Interface,
             name=port.name,
@@ -63,8 +63,8 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
-    for link, port, peer in facts.links_of.get(sw.name, []):
-        texts = link.address_texts((sw.name, port))
+    for _, port, peer in facts.links_of.get(sw.name, []):
+        texts = facts.addresses.get((sw.name, port))
         if texts is None:
             continue
         if peer[0] in facts.asn:

@@ -49,16 +49,18 @@ def planned(cls: type[S], /, **values: Any) -> S:
     everything a user writes still validate."""
     key = (cls, tuple(values))
     template, factories, given = _SHAPES.get(key) or _shape(key)
-    data = template.copy()  # every field in declaration order, as validation leaves them
-    data.update(values)
+    data = {**template, **values}  # every field in declaration order, as validation leaves them
     for name, factory in factories:
         data[name] = factory()
     m = cls.__new__(cls)
-    object.__setattr__(m, "__dict__", data)
-    object.__setattr__(m, "__pydantic_fields_set__", given)
-    object.__setattr__(m, "__pydantic_extra__", None)
-    object.__setattr__(m, "__pydantic_private__", None)
+    _set(m, "__dict__", data)
+    _set(m, "__pydantic_fields_set__", given)
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
     return m
+
+
+_set = object.__setattr__  # what pydantic's own model_construct sets, bypassing the frozen model's __setattr__
 
 
 class Peer(State):

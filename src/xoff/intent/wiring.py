@@ -315,24 +315,30 @@ class Wiring:
     # -- addressing -------------------------------------------------------------------------------
     def address(self) -> None:
         """A /31 per routed Ethernet link from its network's p2p pool; the upper end takes the even one."""
-        pools: dict[str, tuple[IPv4Network, int]] = {}
+        pools: dict[str, tuple[IPv4Network, int, int]] = {}  # network -> (prefix, its first address, its size)
+        cursors: dict[str, int] = {}
         for i, link in enumerate(self.links):
             if link.a[0] in self.ib_switches:
                 continue
-            net = getattr(self.ctx.doc.networks, link.network)
-            if not isinstance(net, RoceNetwork):
-                continue  # a network that is not defined: said by the network checks, nothing to address from
-            prefix, cursor = pools.get(link.network, (net.p2p_prefix, 0))
-            if cursor + 2 > prefix.num_addresses:
+            pool = pools.get(link.network)
+            if pool is None:
+                net = getattr(self.ctx.doc.networks, link.network)
+                if not isinstance(net, RoceNetwork):
+                    continue  # a network that is not defined: said by the network checks, nothing to address from
+                prefix = net.p2p_prefix
+                pool = pools[link.network] = (prefix, int(prefix.network_address), prefix.num_addresses)
+            prefix, first, size = pool
+            cursor = cursors.get(link.network, 0)
+            if cursor + 2 > size:
                 need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)
                 self.ctx.report(
                     ("networks", link.network, "p2p_prefix"),
-                    f"{prefix} holds {prefix.num_addresses // 2} /31s but {need} links need one"
+                    f"{prefix} holds {size // 2} /31s but {need} links need one"
                     f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
                 )
                 return
-            base = int(prefix.network_address) + cursor
-            pools[link.network] = (prefix, cursor + 2)
+            base = first + cursor
+            cursors[link.network] = cursor + 2
             self.links[i] = Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, base)
 
 

@@ -87,8 +87,13 @@ def test_clos3_pods_planes_and_asns(tmp_path: Path) -> None:
     assert asn["spine1"] == asn["spine2"] == 65100 and asn["spine3"] == asn["spine4"] == 65101
     assert sorted(asn[f"leaf{i}"] for i in range(1, 5)) == [4200000001, 4200000002, 4200000003, 4200000004]
     # every /31 is unique and both ends share it
-    addrs = [str(lk.a_address) for lk in intent.links] + [str(lk.b_address) for lk in intent.links]
-    assert len(set(addrs)) == len(addrs)
+    ends = [lk.address_texts(end) for lk in intent.links for end in (lk.a, lk.b)]
+    addrs = [texts[0] for texts in ends if texts is not None]
+    assert len(addrs) == len(ends) and len(set(addrs)) == len(addrs)
+    for lk in intent.links:  # the upper (a) end holds the even address of the link's /31, the b end the odd one
+        a, b = lk.address_texts(lk.a), lk.address_texts(lk.b)
+        assert a is not None and b is not None and a[2] == b[2] == a[0]
+        assert b[1] == a[0].removesuffix("/31") and a[1] == b[0].removesuffix("/31")
 
 
 def test_generators_use_the_declared_port_groups(tmp_path: Path) -> None:

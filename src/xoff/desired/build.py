@@ -12,7 +12,7 @@ from xoff.desired.builders.switch import build_bgp, build_static_routes, build_s
 from xoff.desired.builders.tenants import bind_vrfs, carries_evpn, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
-from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Peer, Placement, Qos
+from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Placement, Qos, planned
 from xoff.errors import InputError, Problem
 from xoff.intent.congestion import departures
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
@@ -66,7 +66,8 @@ def build_fabric_state(intent: Intent) -> FabricState:
         )
     for host in intent.hosts.values():
         settings, interfaces = build_host(facts, host)
-        devices[host.name] = Device(
+        devices[host.name] = planned(
+            Device,
             name=host.name,
             kind="host",
             platform="linux",
@@ -81,9 +82,10 @@ def build_fabric_state(intent: Intent) -> FabricState:
         fabric=intent.name,
         networks=_network_plans(facts, devices),
         links=[
-            Link(
-                a=Peer(device=lk.a[0], port=lk.a[1]),
-                b=Peer(device=lk.b[0], port=lk.b[1]),
+            planned(
+                Link,
+                a=facts.peers[lk.a],
+                b=facts.peers[lk.b],
                 speed_mbps=lk.speed,
                 cable_m=lk.length,
                 role=lk.role,
@@ -126,11 +128,18 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
         bgp = bgp.model_copy(update={"evpn": True})
     buffers = watchdog = None
     if policy is not None and qos is not None:
-        lossless_ports = [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
+        lossless_ports = tuple(
+            (i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities
+        )
         if lossless_ports:
-            buffers = build_buffers(sw, policy, qos.policy, lossless_ports)
+            # switches alike (ASIC, SKU, NOS, MTU, policy, lossless ports) have equal buffers: plan them once
+            alike = ("buffers", sw.asic, sw.sku, sw.platform, sw.mtu, sw.network, lossless_ports)
+            buffers = facts.shared(alike, lambda: build_buffers(sw, policy, qos.policy, list(lossless_ports)))
         watchdog = build_watchdog(policy, interfaces)
-    return Device(
+        if watchdog is not None:
+            watchdog = facts.shared(("pfc_watchdog", sw.network, *watchdog.ports), lambda: watchdog)
+    return planned(
+        Device,
         name=sw.name,
         kind="switch",
         platform=sw.platform,

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from xoff.desired.models import Peer, planned
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
@@ -17,15 +20,33 @@ DEFAULT_ASN_PLANS = {
 }
 
 
+T = TypeVar("T")
+
+
 @dataclass
 class Facts:
     intent: Intent
     links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = field(default_factory=dict)
     asn: dict[str, int] = field(default_factory=dict)
     policies: dict[str, QosPolicy] = field(default_factory=dict)  # network name -> its policy
+    # each cable end as a Peer, one object for the link and the interface across from it
+    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    # each addressed cable end: (its a.b.c.d/31, the other end's a.b.c.d, the link's /31), Link.address_texts once
+    addresses: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
+    # values devices that are alike share (a 100k fabric's hosts have one NCCL env, one DSCP map): see ``shared``
+    _shared: dict[Hashable, Any] = field(default_factory=dict)
 
     def policy_for(self, network: str | None) -> QosPolicy | None:
         return self.policies.get(network or "")
+
+    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
+        """One object per ``key`` for the whole plan: the state models are frozen, so devices whose part is
+        equal hold the same object (memory at 100k GPUs; the JSON and equality are the same)."""
+        try:
+            return self._shared[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self._shared[key] = make()
+            return value
 
 
 def build_facts(intent: Intent) -> Facts:
@@ -35,6 +56,12 @@ def build_facts(intent: Intent) -> Facts:
         links_of[link.a[0]].append((link, link.a[1], link.b))
         links_of[link.b[0]].append((link, link.b[1], link.a))
     facts.links_of = dict(links_of)
+    for link in intent.links:
+        texts = link.address_texts(link.a)
+        if texts is not None:
+            facts.addresses[link.a] = texts
+            facts.addresses[link.b] = (f"{texts[1]}/31", texts[0].removesuffix("/31"), texts[2])
+    facts.peers = {end: planned(Peer, device=end[0], port=end[1]) for link in intent.links for end in (link.a, link.b)}
     doc = intent.document
     for name in ("compute", "storage"):
         net = getattr(doc.networks, name)

@@ -22,10 +22,10 @@ def cabled_ports(switch: str, links: Iterable[Link]) -> list[tuple[str, str, str
         for end in (link.a, link.b):
             if end[0] != switch:
                 continue
-            _, theirs = link.addresses_from(end)
-            if theirs is not None:
+            texts = link.address_texts(end)
+            if texts is not None:
                 peer = link.b if end == link.a else link.a
-                out.append((end[1], peer[0], str(theirs.ip)))
+                out.append((end[1], peer[0], texts[1]))
     return out
 
 

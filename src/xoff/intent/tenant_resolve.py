@@ -26,7 +26,10 @@ def resolve_tenants(
     before = len(ctx.problems)
     found: list[tuple[int, Tenant, TenantSpec, bool]] = []
     owner: dict[tuple[str, str], str] = {}
+    if not ctx.doc.tenants:
+        return []
     transit = _transit(switches, links, hosts)
+    across = {end: (other, i) for i, lk in enumerate(links) for end, other in ((lk.a, lk.b), (lk.b, lk.a))}
     for k, spec in enumerate(ctx.doc.tenants):
         path: Path_ = ("tenants", k)
         written = _owned(ctx, path, spec, hosts)
@@ -39,7 +42,7 @@ def resolve_tenants(
             owner.setdefault(nic, spec.name)
         tenant = _settings(ctx, path, spec, nics)
         if tenant is not None:
-            leaves = _leaves(tenant, switches, links)
+            leaves = _leaves(tenant, switches, across)
             _renderable(ctx, path, spec, tenant, leaves)
             found.append((k, tenant, spec, tenant.vrf is not None and refuse_vni(ctx, path, spec, leaves, transit)))
     out = allocate_vnis(ctx, found)
@@ -178,15 +181,18 @@ def _unique(ctx: Context, tenants: list[tuple[int, Tenant]]) -> None:
             seen[field].setdefault(value, t.name)
 
 
-def _leaves(tenant: Tenant, switches: dict[str, Switch], links: list[Link]) -> list[Switch]:
-    """The switches a tenant's NICs are cabled to, in cabling order."""
-    nics = set(tenant.nics)
-    out: dict[str, Switch] = {}
-    for link in links:
-        for end, other in ((link.a, link.b), (link.b, link.a)):
-            if end in nics and other[0] in switches:
-                out.setdefault(other[0], switches[other[0]])
-    return list(out.values())
+def _leaves(
+    tenant: Tenant, switches: dict[str, Switch], across: dict[tuple[str, str], tuple[tuple[str, str], int]]
+) -> list[Switch]:
+    """The switches a tenant's NICs are cabled to, in cabling order (``across``: each cable end -> the other end
+    and the link's index), from the tenant's NICs rather than a pass over every link per tenant."""
+    first: dict[str, int] = {}
+    for nic in tenant.nics:
+        hit = across.get(nic)
+        if hit is not None and hit[0][0] in switches:
+            name, index = hit[0][0], hit[1]
+            first[name] = min(index, first.get(name, index))
+    return [switches[name] for name in sorted(first, key=first.__getitem__)]
 
 
 def _transit(switches: dict[str, Switch], links: list[Link], hosts: dict[str, Host]) -> list[Switch]:

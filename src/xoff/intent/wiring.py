@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
@@ -41,6 +41,7 @@ class Wiring:
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
         self._cursor: dict[tuple[str, str], int] = {}
+        self._port_names: dict[str, list[str]] = {}  # per device, once: _free runs once per generated cable
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
 
@@ -214,7 +215,9 @@ class Wiring:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
         assert dev is not None
-        names = list(dev.ports)
+        names = self._port_names.get(device)
+        if names is None:
+            names = self._port_names[device] = list(dev.ports)
         key = (device, f"{use}@{speed}")
         for k in range(self._cursor.get(key, 0), len(names)):
             port = dev.ports[names[k]]
@@ -312,29 +315,31 @@ class Wiring:
     # -- addressing -------------------------------------------------------------------------------
     def address(self) -> None:
         """A /31 per routed Ethernet link from its network's p2p pool; the upper end takes the even one."""
-        pools: dict[str, tuple[IPv4Network, int]] = {}
+        pools: dict[str, tuple[IPv4Network, int, int]] = {}  # network -> (prefix, its first address, its size)
+        cursors: dict[str, int] = {}
         for i, link in enumerate(self.links):
             if link.a[0] in self.ib_switches:
                 continue
-            net = getattr(self.ctx.doc.networks, link.network)
-            if not isinstance(net, RoceNetwork):
-                continue  # a network that is not defined: said by the network checks, nothing to address from
-            prefix, cursor = pools.get(link.network, (net.p2p_prefix, 0))
-            if cursor + 2 > prefix.num_addresses:
+            pool = pools.get(link.network)
+            if pool is None:
+                net = getattr(self.ctx.doc.networks, link.network)
+                if not isinstance(net, RoceNetwork):
+                    continue  # a network that is not defined: said by the network checks, nothing to address from
+                prefix = net.p2p_prefix
+                pool = pools[link.network] = (prefix, int(prefix.network_address), prefix.num_addresses)
+            prefix, first, size = pool
+            cursor = cursors.get(link.network, 0)
+            if cursor + 2 > size:
                 need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)
                 self.ctx.report(
                     ("networks", link.network, "p2p_prefix"),
-                    f"{prefix} holds {prefix.num_addresses // 2} /31s but {need} links need one"
+                    f"{prefix} holds {size // 2} /31s but {need} links need one"
                     f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
                 )
                 return
-            base = int(prefix.network_address) + cursor
-            pools[link.network] = (prefix, cursor + 2)
-            self.links[i] = _with_addresses(link, IPv4Interface((base, 31)), IPv4Interface((base + 1, 31)))
-
-
-def _with_addresses(link: Link, a: IPv4Interface, b: IPv4Interface) -> Link:
-    return Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, a, b)
+            base = first + cursor
+            cursors[link.network] = cursor + 2
+            self.links[i] = Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, base)
 
 
 def _port_summary(names: list[str]) -> str:

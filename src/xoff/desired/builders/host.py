@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from ipaddress import IPv4Network
 
 from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
 from xoff.desired.facts import Facts
-from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Peer, RoceAccl, Route, Rule
+from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, RoceAccl, Route, Rule, planned
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, Nic
@@ -64,7 +65,7 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
     doc = facts.intent.document
     net = getattr(doc.networks, nic.network)
     link = next((lk for lk, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
-    mine, theirs = link.addresses_from((host.name, nic.netdev)) if link is not None else (None, None)
+    texts = facts.addresses.get((host.name, nic.netdev)) if link is not None else None
     common = {
         "netdev": nic.netdev,
         "rdma": nic.rdma,
@@ -72,16 +73,17 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         "rail": nic.rail,
         "gpu": nic.gpu,
         "speed_mbps": nic.speed,
-        "address": None if mine is None else str(mine),
-        "gateway": None if theirs is None else str(theirs.ip),
+        "address": None if texts is None else texts[0],
+        "gateway": None if texts is None else texts[1],
     }
     if not isinstance(net, RoceNetwork):  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
-        return HostNic(
+        return planned(
+            HostNic,
             **common,
             mtu=nic.mtu or IPOIB_DATAGRAM_MTU,
             trust=None,
-            pfc=[0] * 8,
-            dscp_to_priority={},
+            pfc=facts.shared("ib pfc", lambda: [0] * 8),
+            dscp_to_priority=facts.shared("ib dscp_to_priority", dict),
             roce_mode=None,
             roce_tos=None,
             ecn_np_priorities=[],
@@ -90,19 +92,20 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
             cnp_priority=None,
             roce_active_mtu=None,
         )
-    policy = doc.qos_policies[net.qos_policy]
+    name = net.qos_policy
+    policy = doc.qos_policies[name]
     mtu = nic.mtu or net.host_mtu
-    lossless = sorted(policy.lossless_priorities)
     cnp_dscp, cnp_priority = cnp(policy)
-    dcqcn = dcqcn_priorities(policy)
-    return HostNic(
+    dcqcn = facts.shared(("dcqcn", name), lambda: dcqcn_priorities(policy))
+    return planned(
+        HostNic,
         **common,
         mtu=mtu,
         trust=policy.trust,
-        pfc=[1 if p in lossless else 0 for p in range(8)],
+        pfc=facts.shared(("pfc", name), lambda: _pfc_flags(policy)),
         # all 64: a DSCP left out keeps the NIC default (DSCP >> 3), which would send 24-31 to
         # priority 3 on the host while the switches put them in the default class
-        dscp_to_priority=dscp_to_priority(policy),
+        dscp_to_priority=facts.shared(("dscp_to_priority", name), lambda: dscp_to_priority(policy)),
         roce_mode="RoCE v2",
         roce_tos=roce_tos(policy),
         ecn_np_priorities=dcqcn,
@@ -112,6 +115,11 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         roce_active_mtu=roce_active_mtu(mtu),
         roce_accl=roce_accl(policy, host, nic),
     )
+
+
+def _pfc_flags(policy: QosPolicy) -> list[int]:
+    lossless = policy.lossless_priorities
+    return [1 if p in lossless else 0 for p in range(8)]
 
 
 def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interface]]:
@@ -125,17 +133,19 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
     for k, nic in enumerate(nics.values()):
         peer = peers.get(nic.netdev)
         link = links.get(nic.netdev)
-        interfaces[nic.netdev] = Interface(
+        pfc_on = tuple(p for p in range(8) if nic.pfc[p])
+        interfaces[nic.netdev] = planned(
+            Interface,
             name=nic.netdev,
             kind="infiniband" if nic.roce_mode is None else "ethernet",
             speed_mbps=nic.speed_mbps,
             mtu=nic.mtu,
             addresses=[nic.address] if nic.address else [],
-            peer=Peer(device=peer[0], port=peer[1]) if peer else None,
+            peer=facts.peers[peer] if peer else None,
             cable_m=link.length if link else None,
             link_role=link.role if link else None,
             network=nic.network,
-            pfc_priorities=[p for p in range(8) if nic.pfc[p]],
+            pfc_priorities=facts.shared(("pfc_priorities", *pfc_on), partial(list, pfc_on)),
         )
         if nic.address is None or nic.gateway is None:
             continue
@@ -143,14 +153,15 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
         net = getattr(doc.networks, nic.network)
         assert isinstance(net, RoceNetwork)
         for dest in (net.p2p_prefix, net.loopback_prefix):
-            routes.append(Route(destination=str(dest), via=nic.gateway, device=nic.netdev, table=table))
-        rules.append(Rule(source=nic.address.split("/")[0] + "/32", table=table, priority=1000 + k))
+            routes.append(planned(Route, destination=str(dest), via=nic.gateway, device=nic.netdev, table=table))
+        rules.append(planned(Rule, source=nic.address.split("/")[0] + "/32", table=table, priority=1000 + k))
     mgmt_prefix: IPv4Network = doc.networks.management.prefix
-    interfaces[host.profile.mgmt_interface] = Interface(
-        name=host.profile.mgmt_interface, kind="mgmt", addresses=[f"{host.mgmt}/{mgmt_prefix.prefixlen}"]
+    interfaces[host.profile.mgmt_interface] = planned(
+        Interface, name=host.profile.mgmt_interface, kind="mgmt", addresses=[f"{host.mgmt}/{mgmt_prefix.prefixlen}"]
     )
     return (
-        HostSettings(
+        planned(
+            HostSettings,
             profile=host.profile_name,
             gpus=host.profile.gpus,
             nic_model=host.profile.nic_model,
@@ -158,7 +169,7 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
             routes=routes,
             rules=rules,
             nccl_env=_nccl_env(facts, host, nics),
-            gpudirect=_gpudirect(host, nics),
+            gpudirect=_gpudirect(facts, host, nics),
             roce_adaptive_routing=True if host.profile.roce_adaptive_routing else None,
         ),
         interfaces,
@@ -188,17 +199,23 @@ def _nccl_env(facts: Facts, host: Host, nics: dict[str, HostNic]) -> dict[str, s
         env["NCCL_IB_GID_INDEX"] = "-1"
         env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
         env["NCCL_IB_ADDR_FAMILY"] = "AF_INET"
-    return dict(sorted(env.items()))
+    env = dict(sorted(env.items()))
+    return facts.shared(("nccl_env", *env.items()), lambda: env)
 
 
-def _gpudirect(host: Host, nics: dict[str, HostNic]) -> GpuDirect | None:
+def _gpudirect(facts: Facts, host: Host, nics: dict[str, HostNic]) -> GpuDirect | None:
     if host.profile.gpus == 0:
         return None
     gpu_nic = {n.gpu: n.rdma for n in nics.values() if n.network == "compute" and n.gpu is not None and n.rdma}
-    return GpuDirect(
-        nvidia_peermem=True,
-        acs_disabled=True,
-        iommu="passthrough",
-        gdr_level="PXB",
-        gpu_nic=dict(sorted(gpu_nic.items())),
+    pairs = tuple(sorted(gpu_nic.items()))
+    return facts.shared(
+        ("gpudirect", *pairs),
+        lambda: planned(
+            GpuDirect,
+            nvidia_peermem=True,
+            acs_disabled=True,
+            iommu="passthrough",
+            gdr_level="PXB",
+            gpu_nic=dict(pairs),
+        ),
     )

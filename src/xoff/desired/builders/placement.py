@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from xoff.desired.models import Placement
+from xoff.desired.models import Placement, planned
 from xoff.intent.resolved import Intent
 
 
@@ -23,13 +23,22 @@ def build_placements(intent: Intent) -> dict[str, Placement]:
                 switch_hosts[upper].add(lower)
                 host_leaves[lower].add(upper)
     out: dict[str, Placement] = {}
+    alike: dict[tuple[int | None, int | None, int | None, str | None], Placement] = {}  # a few hundred at 100k
+
+    def placement(pod: int | None, unit: int | None, plane: int | None, rack: str | None) -> Placement:
+        key = (pod, unit, plane, rack)
+        found = alike.get(key)
+        if found is None:
+            found = alike[key] = planned(Placement, pod=pod, unit=unit, plane=plane, rack=rack)
+        return found
+
     for sw in intent.switches.values():
         units = {u for h in switch_hosts[sw.name] if (u := intent.hosts[h].unit) is not None}
-        out[sw.name] = Placement(pod=sw.pod, unit=min(units, default=None), plane=sw.plane, rack=sw.rack)
+        out[sw.name] = placement(sw.pod, min(units, default=None), sw.plane, sw.rack)
     for host in intent.hosts.values():
         leaves = [intent.switches[name] for name in host_leaves[host.name]]
         pods = {s.pod for s in leaves if s.pod is not None}
         racks = {s.rack for s in leaves if s.rack is not None}
         rack = host.rack if host.rack is not None else min(racks, default=None)
-        out[host.name] = Placement(pod=min(pods, default=None), unit=host.unit, rack=rack)
+        out[host.name] = placement(min(pods, default=None), host.unit, None, rack)
     return out

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
-
 from xoff.desired.facts import Facts
-from xoff.desired.models import Bgp, BgpNeighbor, Interface, Peer, PfcWatchdog, StaticRoute
+from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Switch
@@ -18,37 +16,44 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     lossless = policy.lossless_priorities if policy is not None else []
     watchdog = policy is not None and watchdog_on(policy) and bool(lossless)
     cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
+    pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
     out: dict[str, Interface] = {}
     for port in sw.ports.values():
         hit = cabled.get(port.name)
         if hit is None:
-            out[port.name] = Interface(
-                name=port.name, kind="ethernet", speed_mbps=port.speed, mtu=port.mtu or sw.mtu, admin_up=False
+            out[port.name] = planned(
+                Interface,
+                name=port.name,
+                kind="ethernet",
+                speed_mbps=port.speed,
+                mtu=port.mtu or sw.mtu,
+                admin_up=False,
             )
             continue
         link, peer = hit
-        addr, _ = link.addresses_from((sw.name, port.name))
-        out[port.name] = Interface(
+        texts = facts.addresses.get((sw.name, port.name))
+        out[port.name] = planned(
+            Interface,
             name=port.name,
             kind="ethernet",
             speed_mbps=port.speed,
             mtu=port.mtu or sw.mtu,
             admin_up=not port.shutdown,
-            addresses=[str(addr)] if addr is not None else [],
-            peer=Peer(device=peer[0], port=peer[1]),
+            addresses=[texts[0]] if texts is not None else [],
+            peer=facts.peers[peer],
             cable_m=link.length if lossless or not info.cable_length_needs_pfc else None,
             link_role=link.role,
             network=link.network,
-            pfc_priorities=list(lossless),
+            pfc_priorities=pfc,
             pfc_watchdog=watchdog,
         )
     if info.loopback_interface is not None:
-        out[info.loopback_interface] = Interface(
-            name=info.loopback_interface, kind="loopback", addresses=[f"{sw.loopback}/32"]
+        out[info.loopback_interface] = planned(
+            Interface, name=info.loopback_interface, kind="loopback", addresses=[f"{sw.loopback}/32"]
         )
     mgmt_prefix = facts.intent.document.networks.management.prefix
-    out[info.mgmt_interface] = Interface(
-        name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
+    out[info.mgmt_interface] = planned(
+        Interface, name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
     )
     return out
 
@@ -58,17 +63,18 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
-    for link, port, peer in facts.links_of.get(sw.name, []):
-        mine, theirs = link.addresses_from((sw.name, port))
-        if theirs is None or mine is None:
+    for _, port, peer in facts.links_of.get(sw.name, []):
+        texts = facts.addresses.get((sw.name, port))
+        if texts is None:
             continue
         if peer[0] in facts.asn:
             neighbors.append(
-                BgpNeighbor(address=str(theirs.ip), remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port)
+                planned(BgpNeighbor, address=texts[1], remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port)
             )
         else:  # a host: advertise its /31 so every rail reaches every other
-            originated.append(str(IPv4Network(mine.network)))
-    return Bgp(
+            originated.append(texts[2])
+    return planned(
+        Bgp,
         asn=facts.asn[sw.name],
         router_id=str(sw.loopback),
         max_paths=max_paths,

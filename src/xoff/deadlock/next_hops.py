@@ -9,13 +9,15 @@ frozenset of frozensets, that no round ever reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 from xoff.deadlock.fabric import Fabric, Paths
+from xoff.deadlock.orbits import Orbits, renamed_columns
 from xoff.deadlock.routing_batch import Ints, _Block, _live_ports, _PathIds, _Ports, shared_asn_bits
 
 NEXT_HOP_BUDGET = 8_000_000  # classes x ports of one block's boolean matrix (bytes)
@@ -107,9 +109,12 @@ class LazyPathIds(_PathIds):
         return self.of(self.fab.paths.union(built.objs[e] for e in exts))
 
 
-def next_hop_matrix(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int]) -> NextHops | None:
+def next_hop_matrix(
+    fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int], *, orbits: bool = True
+) -> NextHops | None:
     """The next-hop relation of every class of ``dests`` (``route_many``'s rounds, the routes themselves not
-    built); None when bgp's ASNs do not fit the masks."""
+    built); None when bgp's ASNs do not fit the masks. ``orbits``: route one class per orbit of routing twins and
+    rename its next hops for the others (``orbits``; the same matrix), unless static routes pin ports."""
     bit = shared_asn_bits(fab) if bgp else {}
     if bit is None:
         return None
@@ -117,8 +122,36 @@ def next_hop_matrix(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozense
     ids = LazyPathIds(fab, bit) if bgp else None
     size = max(8, NEXT_HOP_BUDGET // max(1, len(ports.port)) // 8 * 8)  # whole bytes per block
     bits = np.zeros((len(ports.port), (len(dests) + 7) // 8), dtype=np.uint8)
+    renamer = _renamer(fab, ports, dests, bgp, dead, ids, size) if orbits else None
     for k in range(0, len(dests), size):
-        used = _Block(fab, ports, dests[k : k + size], ids, {}).next_hops()
+        block = dests[k : k + size]
+        used = renamer(block) if renamer is not None else _Block(fab, ports, block, ids, {}).next_hops()
         packed = np.packbits(used, axis=0)
         bits[:, k // 8 : k // 8 + len(packed)] = packed.T
     return NextHops(ports, bits)
+
+
+def _renamer(
+    fab: Fabric,
+    ports: _Ports,
+    dests: Sequence[int],
+    bgp: bool,
+    dead: frozenset[int] | set[int],
+    ids: LazyPathIds | None,
+    size: int,
+) -> Callable[[Sequence[int]], npt.NDArray[np.bool_]] | None:
+    """A block's next-hop rows renamed from the routed representatives; None when no two classes share an orbit
+    or static routes pin ports."""
+    if fab.static or fab.fallback or fab.class_dest:
+        return None
+    orb = Orbits(fab, bgp, dead)
+    rep_of = orb.representatives(dests)
+    reps = list(dict.fromkeys(rep_of.values()))
+    if len(reps) == len(rep_of):
+        return None
+    rep_rows = np.concatenate(
+        [_Block(fab, ports, reps[k : k + size], ids, {}).next_hops() for k in range(0, len(reps), size)]
+    )
+    row_of = np.full(len(fab.port_owner), -1, dtype=np.int64)
+    row_of[ports.port] = np.arange(len(ports.port), dtype=np.int64)
+    return partial(renamed_columns, orb, row_of, rep_rows, reps, rep_of=rep_of)

@@ -9,15 +9,14 @@ frozenset of frozensets, that no round ever reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 from xoff.deadlock.fabric import Fabric, Paths
-from xoff.deadlock.orbits import Orbits, renamed_columns
+from xoff.deadlock.orbits import Orbits, renamed_bits
 from xoff.deadlock.routing_batch import Ints, _Block, _live_ports, _PathIds, _Ports, shared_asn_bits
 
 NEXT_HOP_BUDGET = 8_000_000  # classes x ports of one block's boolean matrix (bytes)
@@ -121,17 +120,20 @@ def next_hop_matrix(
     ports = _live_ports(fab, dead)
     ids = LazyPathIds(fab, bit) if bgp else None
     size = max(8, NEXT_HOP_BUDGET // max(1, len(ports.port)) // 8 * 8)  # whole bytes per block
-    bits = np.zeros((len(ports.port), (len(dests) + 7) // 8), dtype=np.uint8)
-    renamer = _renamer(fab, ports, dests, bgp, dead, ids, size) if orbits else None
+    renamed = _renamed(fab, ports, dests, bgp, dead, ids, size) if orbits else None
+    if renamed is not None:
+        return NextHops(ports, np.ascontiguousarray(renamed.T))
+    # filled a block of classes (whole bytes) at a time as (bytes x port rows), each block one contiguous write,
+    # then turned once; written straight into (port rows x bytes), every block was a strided write of every row
+    by_byte = np.zeros(((len(dests) + 7) // 8, len(ports.port)), dtype=np.uint8)
     for k in range(0, len(dests), size):
-        block = dests[k : k + size]
-        used = renamer(block) if renamer is not None else _Block(fab, ports, block, ids, {}).next_hops()
+        used = _Block(fab, ports, dests[k : k + size], ids, {}).next_hops()
         packed = np.packbits(used, axis=0)
-        bits[:, k // 8 : k // 8 + len(packed)] = packed.T
-    return NextHops(ports, bits)
+        by_byte[k // 8 : k // 8 + len(packed)] = packed
+    return NextHops(ports, np.ascontiguousarray(by_byte.T))
 
 
-def _renamer(
+def _renamed(
     fab: Fabric,
     ports: _Ports,
     dests: Sequence[int],
@@ -139,9 +141,9 @@ def _renamer(
     dead: frozenset[int] | set[int],
     ids: LazyPathIds | None,
     size: int,
-) -> Callable[[Sequence[int]], npt.NDArray[np.bool_]] | None:
-    """A block's next-hop rows renamed from the routed representatives; None when no two classes share an orbit
-    or static routes pin ports."""
+) -> npt.NDArray[np.uint8] | None:
+    """The matrix as (bytes x port rows), renamed from the routed representatives (``orbits.renamed_bits``); None
+    when no two classes share an orbit or static routes pin ports."""
     if fab.static or fab.fallback or fab.class_dest:
         return None
     orb = Orbits(fab, bgp, dead)
@@ -154,4 +156,4 @@ def _renamer(
     )
     row_of = np.full(len(fab.port_owner), -1, dtype=np.int64)
     row_of[ports.port] = np.arange(len(ports.port), dtype=np.int64)
-    return partial(renamed_columns, orb, row_of, rep_rows, reps, rep_of=rep_of)
+    return renamed_bits(orb, row_of, rep_rows, reps, dests, rep_of)

@@ -216,25 +216,28 @@ def renamed_routes(fab: Fabric, orbits: Orbits, x: int, y: int, routes: Routes) 
     return out
 
 
-def renamed_columns(
+def renamed_bits(
     orbits: Orbits,
     row_of: Ints,
     rep_rows: npt.NDArray[np.bool_],
     reps: Sequence[int],
     dests: Sequence[int],
-    *,
     rep_of: dict[int, int],
-) -> npt.NDArray[np.bool_]:
-    """(classes of ``dests`` x port rows): each class's next-hop row, its representative's row (``rep_rows``, in
-    ``reps`` order) with the swapped ports' bits exchanged."""
+) -> npt.NDArray[np.uint8]:
+    """The next-hop matrix packed as (bytes of classes x port rows), bit ``7 - k % 8`` of byte ``k // 8`` for the
+    k-th class of ``dests`` (numpy's big-endian bit order): each class's row is its representative's
+    (``rep_rows``, in ``reps`` order) with the bits of the ports the swap moves exchanged."""
     where = {r: k for k, r in enumerate(reps)}
-    out = np.empty((len(dests), rep_rows.shape[1]), dtype=np.bool_)
+    ones = rep_rows.view(np.uint8)  # 0 or 1 per port row
+    out = np.zeros(((len(dests) + 7) // 8, rep_rows.shape[1]), dtype=np.uint8)
     for j, d in enumerate(dests):
         r = rep_of[d]
-        row = rep_rows[where[r]]
-        out[j] = row
+        row, shift = ones[where[r]], 7 - j % 8
+        byte = out[j // 8]
+        byte |= row << shift
         if r != d:
             src, dst = orbits.port_swap(r, d)
             # NH_d = s(NH_r): port p is a next hop towards d iff s(p) is one towards r (s is its own inverse)
-            out[j, row_of[np.array(src, dtype=np.int64)]] = row[row_of[np.array(dst, dtype=np.int64)]]
+            at, came = row_of[np.array(src, dtype=np.int64)], row_of[np.array(dst, dtype=np.int64)]
+            byte[at] = (byte[at] & ~np.uint8(1 << shift)) | (row[came] << shift)
     return out

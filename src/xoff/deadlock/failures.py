@@ -29,7 +29,7 @@ applies) and pairs are not searched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
 from operator import itemgetter
 
@@ -39,6 +39,7 @@ from xoff.deadlock.fabric import Fabric
 from xoff.deadlock.forwarding import build_snapshot, describe, forwarding_ports
 from xoff.deadlock.index_state import fabric_of
 from xoff.deadlock.model import Snapshot
+from xoff.deadlock.orbits import LazyMap, orbit_routes
 from xoff.deadlock.pool import run_chunked
 from xoff.deadlock.repair import RouteView, repair
 from xoff.deadlock.routing import Delta, Entry, Routes, Routing, route_all
@@ -53,16 +54,30 @@ Analyser = Callable[[Snapshot], Result]
 
 class _Sweeper:
     def __init__(
-        self, fab: Fabric, routing: Routing, analyser: Analyser, workers: int = 1, use_twins: bool = True
+        self,
+        fab: Fabric,
+        routing: Routing,
+        analyser: Analyser,
+        workers: int = 1,
+        use_twins: bool = True,
+        use_orbits: bool = False,
     ) -> None:
+        """``use_orbits``: route one class per orbit of routing twins and rename the routes, the forwarding tables
+        and the critical-class index of the others from it, each when first read (``orbits``; the same values).
+        The routes' dict order then differs, so only when no baseline snapshot is built from them."""
         self.routing = routing
         self.analyser = analyser
         self.fab = fab
         self.base_dead: frozenset[int] = frozenset(fab.down)
-        self.routes: dict[int, Routes] = route_all(fab, routing, self.base_dead, workers)
-        self.fwd0: dict[int, dict[int, tuple[int, ...]]] = {
-            c: self._fwd_table(c, per) for c, per in self.routes.items()
-        }
+        self.orbit_routes = orbit_routes(fab, routing == "bgp", self.base_dead) if use_orbits else None
+        self.routes: Mapping[int, Routes]
+        self.fwd0: Mapping[int, dict[int, tuple[int, ...]]]
+        if self.orbit_routes is not None:
+            self.routes = self.orbit_routes
+            self.fwd0 = LazyMap(self.routes, self._fwd_table)
+        else:
+            self.routes = route_all(fab, routing, self.base_dead, workers)
+            self.fwd0 = {c: self._fwd_table(c, per) for c, per in self.routes.items()}
         self._crit: dict[int, list[int]] | None = None
         self._turns0: tuple[dict[int, set[int]], dict[int, set[int]]] | None = None
         self.certified = False
@@ -87,10 +102,14 @@ class _Sweeper:
     def crit(self) -> dict[int, list[int]]:
         """Fabric link -> classes whose routing changes beyond one ECMP set shrinking when it fails."""
         if self._crit is None:
-            self._crit = self._critical()
+            orb = self.orbit_routes
+            if orb is None:
+                self._crit = self._critical(self.routes.items())
+            else:  # the representatives' index, renamed for the other classes of their orbits
+                self._crit = orb.renamed_index(self._critical((r, orb[r]) for r in orb.reps))
         return self._crit
 
-    def _critical(self) -> dict[int, list[int]]:  # noqa: C901, PLR0912 -- one pass over every (class, switch) route, the sweep's hot loop: kept in one frame for speed
+    def _critical(self, routes: Iterable[tuple[int, Routes]]) -> dict[int, list[int]]:  # noqa: C901, PLR0912 -- one pass over every (class, switch) route, the sweep's hot loop: kept in one frame for speed
         fab = self.fab
         owner, peer, plink, asn = fab.port_owner, fab.port_peer, fab.port_link, fab.asn
         crit: dict[int, set[int]] = {}
@@ -99,7 +118,7 @@ class _Sweeper:
         # a switch's next hops are the same tuple towards most classes, so it is grouped once
         grouped: dict[tuple[int, ...], tuple[list[int], Callable[[Routes], tuple[Entry, ...]], dict[int, int]]] = {}
         paths_of = itemgetter(2)
-        for c, per in self.routes.items():
+        for c, per in routes:
             for v, (_, nh, paths) in per.items():
                 if not nh:
                     continue
@@ -333,11 +352,15 @@ def sweep(
         raise ValueError(f"max_failures {max_failures} is not supported (allowed: 0, 1, 2)")
     clock = time.perf_counter()
     fab = fabric_of(state, network, static_routes)
-    # baseline only: the certificate from the routing rounds, when it holds (the same result as analyse's)
-    quick = certified_baseline(fab, routing, frozenset(fab.down)) if not max_failures and analyser is analyse else None
+    # the certificate from the routing rounds, when it holds (the same result as analyse's); the sweep then renames
+    # the routes of one class per orbit for the others (no baseline snapshot is built from them)
+    quick = certified_baseline(fab, routing, frozenset(fab.down)) if analyser is analyse else None
     if quick is not None:
         baseline = quick
         certificate = quick.timings["certificate"]
+        if max_failures:
+            sw = _Sweeper(fab, routing, analyser, workers, twins, use_orbits=True)
+            sw.certified = True
         seconds = {"routing": time.perf_counter() - clock - certificate, "baseline_analysis": certificate}
     else:
         sw = _Sweeper(fab, routing, analyser, workers, twins)

@@ -74,43 +74,45 @@ def _empty_fabric(fabric: str, network: str, switch_devs: Sequence[Device], plan
     )
 
 
-def _pfc(device: Device, port: str) -> frozenset[int] | None:
-    """The lossless priorities of one port: a host NIC's PFC flags, else the interface's list."""
+def _port_facts(device: Device, port: str) -> tuple[frozenset[int] | None, bool]:
+    """One port's lossless priorities (a host NIC's PFC flags, else the interface's list; None: neither) and
+    whether it is admin up (a port the device does not list is)."""
+    iface = device.interfaces.get(port)
+    up = iface is None or iface.admin_up
     if device.host is not None:
         nic = device.host.nics.get(port)
         if nic is not None:
-            return frozenset(p for p, on in enumerate(nic.pfc) if on)
-    iface = device.interfaces.get(port)
-    return frozenset(iface.pfc_priorities) if iface is not None else None
-
-
-def _admin_up(device: Device, port: str) -> bool:
-    iface = device.interfaces.get(port)
-    return iface is None or iface.admin_up
+            return frozenset(p for p, on in enumerate(nic.pfc) if on), up
+    return (frozenset(iface.pfc_priorities) if iface is not None else None), up
 
 
 def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list[HostEndpoint]]:
-    """The network's switch-switch links and host endpoints; records every end's lossless priorities."""
-    index, devices = fab.index, state.devices
+    """The network's switch-switch links and host endpoints; records every end's lossless priorities.
+    One pass over every link of the state (304,800 at 100,000 GPUs): kept in one frame, lookups hoisted."""
+    index, devices, network = fab.index, state.devices, fab.network
+    lossless_port = fab.lossless_port
     fabric_links: list[FabricLink] = []
     hosts: list[HostEndpoint] = []
     for link in state.links:
-        if link.network != fab.network:
+        if link.network != network:
             continue
-        a, b = link.a, link.b
-        if a.device not in index and b.device in index:
-            a, b = b, a
+        a = la = link.a
+        b = lb = link.b
         if a.device not in index:
-            continue
-        lid = f"{link.a.device}:{link.a.port}--{link.b.device}:{link.b.port}"
+            if b.device not in index:
+                continue
+            a, b = b, a
         adev, bdev = devices[a.device], devices.get(b.device)
         if bdev is None:
             continue
-        for dev, port in ((adev, a.port), (bdev, b.port)):
-            found = _pfc(dev, port)
-            if found is not None:
-                fab.lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
-        up = _admin_up(adev, a.port) and _admin_up(bdev, b.port)
+        found, a_up = _port_facts(adev, a.port)
+        if found is not None:
+            lossless_port[(adev.name if adev.kind != "host" else f"{adev.name}:{a.port}", a.port)] = found
+        found, b_up = _port_facts(bdev, b.port)
+        if found is not None:
+            lossless_port[(bdev.name if bdev.kind != "host" else f"{bdev.name}:{b.port}", b.port)] = found
+        up = a_up and b_up
+        lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
         elif bdev.kind == "host" and up:
@@ -153,24 +155,32 @@ def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> list[tuple[En
 
 
 def _number_ports(fab: Fabric, switch_devs: Sequence[Device], ends: Sequence[tuple[End, End]]) -> dict[End, int]:
-    """Global port ids, switch by switch in interface order."""
+    """Global port ids, switch by switch in interface order (ports the device does not list last, by name)."""
     index = fab.index
-    order: dict[End, int] = {}
-    for dev in switch_devs:
-        for pos, port in enumerate(dev.interfaces):
-            order[(dev.name, port)] = pos
-    owned = sorted(
-        ((end, li) for li, pair in enumerate(ends) for end in pair),
-        key=lambda item: (index[item[0][0]], order.get(item[0], 1 << 30), item[0][1]),
-    )
+    mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its links, in link order
+    for li, pair in enumerate(ends):
+        for owner_name, port in pair:
+            mine[index[owner_name]].setdefault(port, []).append(li)
     gp_of: dict[End, int] = {}
-    for (owner_name, port), li in owned:
-        gp = len(fab.port_owner)
-        gp_of[(owner_name, port)] = gp
-        fab.port_owner.append(index[owner_name])
-        fab.port_name.append(port)
-        fab.port_link.append(li)
-        fab.ports_of[index[owner_name]].append(gp)
+    owner_of, name_of, link_of = fab.port_owner, fab.port_name, fab.port_link
+    for v, dev in enumerate(switch_devs):
+        ports = mine[v]
+        if not ports:
+            continue
+        listed = [p for p in dev.interfaces if p in ports]
+        if len(listed) < len(ports):
+            known = set(listed)
+            listed += sorted(p for p in ports if p not in known)
+        name = dev.name
+        ids = fab.ports_of[v]
+        for port in listed:
+            for li in ports[port]:
+                gp = len(owner_of)
+                gp_of[(name, port)] = gp
+                owner_of.append(v)
+                name_of.append(port)
+                link_of.append(li)
+                ids.append(gp)
     return gp_of
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xoff.deadlock.fabric import Fabric, Paths
+from xoff.deadlock.orbits import Orbits, renamed_bits
 from xoff.deadlock.routing_batch import Ints, _Block, _live_ports, _PathIds, _Ports, shared_asn_bits
 
 NEXT_HOP_BUDGET = 8_000_000  # classes x ports of one block's boolean matrix (bytes)
@@ -107,18 +108,52 @@ class LazyPathIds(_PathIds):
         return self.of(self.fab.paths.union(built.objs[e] for e in exts))
 
 
-def next_hop_matrix(fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int]) -> NextHops | None:
+def next_hop_matrix(
+    fab: Fabric, dests: Sequence[int], bgp: bool, dead: frozenset[int] | set[int], *, orbits: bool = True
+) -> NextHops | None:
     """The next-hop relation of every class of ``dests`` (``route_many``'s rounds, the routes themselves not
-    built); None when bgp's ASNs do not fit the masks."""
+    built); None when bgp's ASNs do not fit the masks. ``orbits``: route one class per orbit of routing twins and
+    rename its next hops for the others (``orbits``; the same matrix), unless static routes pin ports."""
     bit = shared_asn_bits(fab) if bgp else {}
     if bit is None:
         return None
     ports = _live_ports(fab, dead)
     ids = LazyPathIds(fab, bit) if bgp else None
     size = max(8, NEXT_HOP_BUDGET // max(1, len(ports.port)) // 8 * 8)  # whole bytes per block
-    bits = np.zeros((len(ports.port), (len(dests) + 7) // 8), dtype=np.uint8)
+    renamed = _renamed(fab, ports, dests, bgp, dead, ids, size) if orbits else None
+    if renamed is not None:
+        return NextHops(ports, np.ascontiguousarray(renamed.T))
+    # filled a block of classes (whole bytes) at a time as (bytes x port rows), each block one contiguous write,
+    # then turned once; written straight into (port rows x bytes), every block was a strided write of every row
+    by_byte = np.zeros(((len(dests) + 7) // 8, len(ports.port)), dtype=np.uint8)
     for k in range(0, len(dests), size):
         used = _Block(fab, ports, dests[k : k + size], ids, {}).next_hops()
         packed = np.packbits(used, axis=0)
-        bits[:, k // 8 : k // 8 + len(packed)] = packed.T
-    return NextHops(ports, bits)
+        by_byte[k // 8 : k // 8 + len(packed)] = packed
+    return NextHops(ports, np.ascontiguousarray(by_byte.T))
+
+
+def _renamed(
+    fab: Fabric,
+    ports: _Ports,
+    dests: Sequence[int],
+    bgp: bool,
+    dead: frozenset[int] | set[int],
+    ids: LazyPathIds | None,
+    size: int,
+) -> npt.NDArray[np.uint8] | None:
+    """The matrix as (bytes x port rows), renamed from the routed representatives (``orbits.renamed_bits``); None
+    when no two classes share an orbit or static routes pin ports."""
+    if fab.static or fab.fallback or fab.class_dest:
+        return None
+    orb = Orbits(fab, bgp, dead)
+    rep_of = orb.representatives(dests)
+    reps = list(dict.fromkeys(rep_of.values()))
+    if len(reps) == len(rep_of):
+        return None
+    rep_rows = np.concatenate(
+        [_Block(fab, ports, reps[k : k + size], ids, {}).next_hops() for k in range(0, len(reps), size)]
+    )
+    row_of = np.full(len(fab.port_owner), -1, dtype=np.int64)
+    row_of[ports.port] = np.arange(len(ports.port), dtype=np.int64)
+    return renamed_bits(orb, row_of, rep_rows, reps, dests, rep_of)

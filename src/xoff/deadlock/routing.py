@@ -122,15 +122,15 @@ def route_all(fab: Fabric, routing: Routing, dead: frozenset[int] | set[int], wo
     routes as ``route_class`` per class, dict order included, computed for all classes together."""
     dests = list(dict.fromkeys(fab.dest_of(c) for c in fab.classes))
     if workers > 1 and len(dests) > 1:
-        parts = run_chunked(lambda chunk: _route_dests(fab, chunk, routing, dead), dests, workers)
+        parts = run_chunked(lambda chunk: route_dests(fab, chunk, routing, dead), dests, workers)
         done = {d: _interned(fab, r) for d, r in zip(dests, chain.from_iterable(parts), strict=True)}
     else:
-        done = dict(zip(dests, _route_dests(fab, dests, routing, dead), strict=True))
+        done = dict(zip(dests, route_dests(fab, dests, routing, dead), strict=True))
     # classes split by static routes share their switch's dynamic routes
     return {c: done[fab.dest_of(c)] for c in fab.classes}
 
 
-def _route_dests(fab: Fabric, dests: Sequence[int], routing: Routing, dead: frozenset[int] | set[int]) -> list[Routes]:
+def route_dests(fab: Fabric, dests: Sequence[int], routing: Routing, dead: frozenset[int] | set[int]) -> list[Routes]:
     """``route_class`` for every switch of ``dests``: all at once as arrays (``routing_batch``), or one by one when
     the fabric's shared ASNs do not fit its loop-check masks."""
     got = route_many(fab, dests, routing == "bgp", dead)

@@ -39,7 +39,7 @@ from xoff.intent import load_intent
 from xoff.report.html import html_report
 from xoff.report.machine import json_report, junit_report
 from xoff.validate.catalog import load_catalog
-from xoff.validate.context import CheckContext
+from xoff.validate.context import CheckContext, Derived
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.registry import run_check
 from xoff.validate.run import load_snapshot, validate
@@ -72,10 +72,11 @@ def _timed(fn: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
 
 def _per_check(state: Any, catalog_name: str, snapshot: Any) -> list[tuple[str, float, str, int]]:
     catalog = load_catalog(catalog_name)
+    derived = Derived()  # as validate() shares it: what one check derives from the state, the next reuses
     rows = []
     for check_id in catalog.ids:
         cls = catalog.registry.get(check_id)
-        ctx = CheckContext(state, snapshot, catalog.params[check_id])
+        ctx = CheckContext(state, snapshot, catalog.params[check_id], derived=derived)
         t0 = time.perf_counter()
         result = run_check(cls, ctx)
         rows.append((check_id, time.perf_counter() - t0, result.status.value, len(result.findings)))

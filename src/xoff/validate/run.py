@@ -18,6 +18,7 @@ from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
 from xoff.progress import ProgressHook, no_progress, stage
 from xoff.validate.catalog import Catalog
+from xoff.validate.context import Derived
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
 from xoff.validate.select import Selection
@@ -90,6 +91,7 @@ def validate(
     chosen = selection or Selection()
     ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
     results: list[CheckResult] = []
+    derived = Derived()  # what the checks derive from the states, worked out once for all of them
     with stage(progress, "checks", len(ids)) as checks:
         for check_id in ids:
             result = run_checks(
@@ -99,6 +101,7 @@ def validate(
                 observed=snapshot,
                 params=catalog.params,
                 selected=chosen.devices,
+                derived=derived,
             )[0]
             results.append(result)
             checks.step(check_id, result.status.value)

@@ -17,6 +17,7 @@ from xoff.errors import InputError, Location, Problem
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
 from xoff.progress import ProgressHook, no_progress, stage
+from xoff.validate.apart import Apart, worthwhile
 from xoff.validate.catalog import Catalog
 from xoff.validate.context import Derived
 from xoff.validate.model import CheckResult, Status
@@ -84,27 +85,41 @@ def validate(
     source: Source = "offline",
     selection: Selection | None = None,
     progress: ProgressHook = no_progress,
+    apart: bool | None = None,
 ) -> Validation:
     """The catalog's checks (as ``selection`` cuts them down: the devices judged, the checks run), each reported to
-    ``progress`` as a step of the stage ``checks``."""
+    ``progress`` as a step of the stage ``checks``. ``apart``: run the slow whole-fabric checks (``Check.apart``)
+    in a forked process while this one runs the rest (None: when the fabric is large enough, ``validate.apart``);
+    the results are the same either way, in catalog order."""
     start = time.perf_counter()
     chosen = selection or Selection()
     ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
-    results: list[CheckResult] = []
     derived = Derived()  # what the checks derive from the states, worked out once for all of them
-    with stage(progress, "checks", len(ids)) as checks:
-        for check_id in ids:
-            result = run_checks(
-                desired,
-                [check_id],
-                catalog.registry,
-                observed=snapshot,
-                params=catalog.params,
-                selected=chosen.devices,
-                derived=derived,
-            )[0]
-            results.append(result)
-            checks.step(check_id, result.status.value)
+
+    def run_one(check_id: str) -> CheckResult:
+        return run_checks(
+            desired,
+            [check_id],
+            catalog.registry,
+            observed=snapshot,
+            params=catalog.params,
+            selected=chosen.devices,
+            derived=derived,
+        )[0]
+
+    slow = [i for i in ids if catalog.registry.get(i).apart]
+    if apart is None:
+        apart = bool(slow) and worthwhile(len(desired.devices))
+    away = Apart(run_one, slow if apart else [])
+    done: dict[str, CheckResult] = {}
+    try:
+        with stage(progress, "checks", len(ids)) as checks:
+            for check_id in [i for i in ids if i not in away.ids] + [i for i in ids if i in away.ids]:
+                result = done[check_id] = away.result(check_id) if check_id in away.ids else run_one(check_id)
+                checks.step(check_id, result.status.value)
+    finally:
+        away.close()
+    results = [done[i] for i in ids]
     notes = list(snapshot.lab_only) if snapshot is not None else []
     validation = Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
     validation.not_selected = chosen.as_dict()

@@ -1,0 +1,62 @@
+"""Slow whole-fabric checks (``Check.apart``: deadlock.cbd) run in a forked child on a large fabric: the same results,
+in catalog order, as one process gives; a child that dies costs the check nothing (it runs in the parent)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+
+from tests.deadlock.routing.deadlock_fabrics import hand_built
+from tests.support.paths import ROOT
+from xoff.desired import build_fabric_state
+from xoff.desired.models import FabricState
+from xoff.intent import load_intent
+from xoff.validate.apart import MIN_DEVICES, Apart, worthwhile
+from xoff.validate.catalog import load_catalog
+from xoff.validate.model import CheckResult, Severity, Status
+from xoff.validate.run import validate
+
+
+def _ring() -> FabricState:
+    """Five leaves in a ring, each with its own ASN and a host: eBGP forwards both ways round, a CBD."""
+    return hand_built(
+        {f"r{i}": ("leaf", 65000 + i) for i in range(5)},
+        [(f"r{i}", f"r{(i + 1) % 5}") for i in range(5)],
+        [f"r{i}" for i in range(5)],
+    )
+
+
+def _results(state: FabricState, apart: bool) -> list[dict[str, object]]:
+    return [asdict(r) for r in validate(state, load_catalog("default"), apart=apart).results]
+
+
+def test_a_check_run_apart_gives_the_results_of_one_process_in_catalog_order() -> None:
+    for state in (_ring(), build_fabric_state(load_intent(ROOT / "inventory" / "lab-mini"))):
+        together, apart = _results(state, apart=False), _results(state, apart=True)
+        assert apart == together
+    cbd = next(r for r in together if r["id"] == "deadlock.cbd")  # the ring's CBD came back from the child
+    assert cbd["status"] is Status.SUCCESS  # lab-mini is sound
+    ring = next(r for r in _results(_ring(), apart=True) if r["id"] == "deadlock.cbd")
+    assert ring["status"] is Status.FAILURE and ring["findings"]
+
+
+def test_a_child_that_dies_leaves_the_check_to_the_parent() -> None:
+    parent = os.getpid()
+
+    def run(check_id: str) -> CheckResult:
+        if os.getpid() != parent:
+            os._exit(3)  # the child dies before it answers
+        return CheckResult(check_id, "ran in the parent", Severity.ERROR, Status.SUCCESS)
+
+    away = Apart(run, ["deadlock.cbd"])
+    try:
+        assert away.ids == {"deadlock.cbd"}
+        result = away.result("deadlock.cbd")
+    finally:
+        away.close()
+    assert (result.title, result.status) == ("ran in the parent", Status.SUCCESS)
+
+
+def test_only_a_large_fabric_is_worth_a_fork() -> None:
+    assert not worthwhile(MIN_DEVICES - 1)
+    assert not worthwhile(0)

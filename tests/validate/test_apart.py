@@ -11,7 +11,7 @@ from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.validate.apart import MIN_DEVICES, Apart, worthwhile
+from xoff.validate.apart import MIN_LINKS, Apart, worthwhile
 from xoff.validate.catalog import load_catalog
 from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import validate
@@ -58,5 +58,5 @@ def test_a_child_that_dies_leaves_the_check_to_the_parent() -> None:
 
 
 def test_only_a_large_fabric_is_worth_a_fork() -> None:
-    assert not worthwhile(MIN_DEVICES - 1)
+    assert not worthwhile(MIN_LINKS - 1)
     assert not worthwhile(0)

@@ -109,7 +109,7 @@ def validate(
 
     slow = [i for i in ids if catalog.registry.get(i).apart]
     if apart is None:
-        apart = bool(slow) and worthwhile(len(desired.devices))
+        apart = bool(slow) and worthwhile(len(desired.links))
     away = Apart(run_one, slow if apart else [])
     done: dict[str, CheckResult] = {}
     try:

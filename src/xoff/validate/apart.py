@@ -1,6 +1,7 @@
-"""The slowest whole-fabric checks (``Check.apart``: deadlock.cbd's failure sweep) in a forked process of their
-own while this process runs the rest of the catalog (issue 19: at 10,000 GPUs the sweep is over half of the
-offline checks, and a second core is idle).
+"""The slowest whole-fabric checks (``Check.apart``: deadlock.cbd's failure sweep) judged in this process while a
+forked child judges the rest of the catalog (issue 19: at 10,000 GPUs the sweep is over half of the offline
+checks, and a second core is idle). The child takes the lighter side, since what it costs (the pages it copies,
+the results it pickles) comes on top of its checks.
 
 The child is forked, so it inherits the desired state (and the snapshot) instead of receiving them pickled; it
 runs the very same ``run_check`` and sends back only the ``CheckResult``, so the results are the serial ones,
@@ -12,17 +13,21 @@ not when memory is short: the child's reads touch the state's reference counts, 
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xoff.validate.model import CheckResult
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 # the failure sweep grows with the links: at 3,000 (1,024 GPUs) the fork and the copied pages cost more than the
 # check itself, at 30,000 (10,000 GPUs) the check is 0.7 s and the fork ~0.2 s of CPU
 MIN_LINKS = 10_000
-_RUN: list[Callable[[str], CheckResult]] = []  # the parent's runner, inherited by the forked child
 
 
 def worthwhile(links: int) -> bool:
@@ -48,40 +53,58 @@ def _room_for_a_copy() -> bool:
 
 
 class Apart:
-    """``run(check_id)`` of the given ids, started in one forked child now; ``result(check_id)`` waits for one.
+    """``run(check_id)`` of the given ids, in order, in one forked child started now; ``result(check_id)`` waits.
 
-    A child that dies or a result that cannot come back runs the check here instead: the check is never lost."""
+    The child sends each result down a pipe and exits when done (no pool, no manager thread in this process). A
+    child that dies, or a result that cannot come back, leaves its checks to this process: none is ever lost."""
 
     def __init__(self, run: Callable[[str], CheckResult], ids: list[str]) -> None:
-        import multiprocessing  # noqa: PLC0415
-
         self._run = run
-        self._futures: dict[str, Future[CheckResult]] = {}
-        self._pool: ProcessPoolExecutor | None = None
+        self.ids = frozenset(ids)
+        self._done: dict[str, CheckResult] = {}
+        self._recv: Connection | None = None
+        self._child: BaseProcess | None = None
         if not ids:
             return
-        _RUN.append(run)
-        try:
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-            self._futures = {i: self._pool.submit(_run_inherited, i) for i in ids}  # the fork happens here
-        finally:
-            _RUN.clear()  # the child has its copy; this process keeps no global state
+        import multiprocessing  # noqa: PLC0415
 
-    @property
-    def ids(self) -> frozenset[str]:
-        return frozenset(self._futures)
+        fork = multiprocessing.get_context("fork")
+        self._recv, send = fork.Pipe(duplex=False)
+        self._child = fork.Process(target=_judge, args=(run, ids, send), daemon=True)  # forked: nothing pickled
+        self._child.start()
+        send.close()  # the child holds the sending end: its exit is our end of file
 
     def result(self, check_id: str) -> CheckResult:
-        try:
-            return self._futures[check_id].result()
-        except Exception:  # a broken child (killed, out of memory, unpicklable result): run it here
-            return self._run(check_id)
+        while check_id not in self._done and self._recv is not None:
+            try:
+                done_id, result = self._recv.recv()
+            except (EOFError, OSError):  # the child exited (or died): what it did not send runs here
+                self._recv.close()
+                self._recv = None
+                break
+            self._done[done_id] = result
+        found = self._done.pop(check_id, None)
+        return found if found is not None else self._run(check_id)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        if self._recv is not None:
+            self._recv.close()  # a child still sending gets a broken pipe and exits
+            self._recv = None
+        if self._child is not None:
+            self._child.join(timeout=10)
+            if self._child.is_alive():
+                self._child.kill()
+                self._child.join()
+            self._child = None
 
 
-def _run_inherited(check_id: str) -> CheckResult:
-    return _RUN[0](check_id)
+def _judge(run: Callable[[str], CheckResult], ids: list[str], send: Connection) -> None:
+    """In the child: each check's result down the pipe as it is done (one that does not pickle is left out: the
+    parent runs that check itself)."""
+    with send:
+        for check_id in ids:
+            result = run(check_id)
+            try:
+                send.send((check_id, result))
+            except (pickle.PicklingError, TypeError, AttributeError):
+                continue

@@ -45,8 +45,8 @@ class Check:
     # The device kinds it judges as one whole (a cycle through every switch's FIB): on observed state under
     # ``validate --limit``, skipped unless every device of these kinds holding ``reads[0]`` is selected.
     whole_fabric: ClassVar[frozenset[str]] = frozenset()
-    # Slow and whole-fabric (the failure sweep): on a large fabric, run in a forked process of its own while the
-    # runner judges the other checks (``validate.apart``); the same result either way.
+    # Slow and whole-fabric (the failure sweep): on a large fabric the runner judges it while a forked child judges
+    # the other checks (``validate.apart``); the same result either way.
     apart: ClassVar[bool] = False
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 

@@ -88,9 +88,9 @@ def validate(
     apart: bool | None = None,
 ) -> Validation:
     """The catalog's checks (as ``selection`` cuts them down: the devices judged, the checks run), each reported to
-    ``progress`` as a step of the stage ``checks``. ``apart``: run the slow whole-fabric checks (``Check.apart``)
-    in a forked process while this one runs the rest (None: when the fabric is large enough, ``validate.apart``);
-    the results are the same either way, in catalog order."""
+    ``progress`` as a step of the stage ``checks``. ``apart``: this process judges the slow whole-fabric checks
+    (``Check.apart``) while a forked child judges the rest (None: when the fabric is large enough,
+    ``validate.apart``); the results are the same either way, in catalog order."""
     start = time.perf_counter()
     chosen = selection or Selection()
     ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
@@ -107,10 +107,11 @@ def validate(
             derived=derived,
         )[0]
 
-    slow = [i for i in ids if catalog.registry.get(i).apart]
+    rest = [i for i in ids if not catalog.registry.get(i).apart]
     if apart is None:
-        apart = bool(slow) and worthwhile(len(desired.links))
-    away = Apart(run_one, slow if apart else [])
+        apart = 0 < len(rest) < len(ids) and worthwhile(len(desired.links))
+    # the child takes the lighter side: its copied pages and pickled results cost less there
+    away = Apart(run_one, rest if apart else [])
     done: dict[str, CheckResult] = {}
     try:
         with stage(progress, "checks", len(ids)) as checks:

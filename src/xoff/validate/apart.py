@@ -6,8 +6,9 @@ the results it pickles) comes on top of its checks.
 The child is forked, so it inherits the desired state (and the snapshot) instead of receiving them pickled; it
 runs the very same ``run_check`` and sends back only the ``CheckResult``, so the results are the serial ones,
 finding for finding. Not on a small fabric (under ``MIN_LINKS``: the fork costs more than the check), not without
-fork, not when this process runs other threads (a fork copies their locks in whatever state), not on one core, and
-not when memory is short: the child's reads touch the state's reference counts, so it may copy all we hold.
+fork, not when this process runs other threads (a fork copies their locks in whatever state), not without a core
+to spare (one core, or a load average that fills them), and not when memory is short: the child's reads touch the
+state's reference counts, so it may copy all we hold.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ MIN_LINKS = 10_000
 
 
 def worthwhile(links: int) -> bool:
-    """Whether checks may run apart: a large fabric, fork, one thread, two cores, and room for a copy of us."""
+    """Whether checks may run apart: a large fabric, fork, one thread, a core to spare, and room for a copy of us."""
     import multiprocessing  # noqa: PLC0415 - only for a large fabric
 
     if links < MIN_LINKS or threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
         return False
-    return len(os.sched_getaffinity(0)) > 1 and _room_for_a_copy()
+    cores = len(os.sched_getaffinity(0))
+    # a core to spare: on a machine already busy the child only takes turns with us, and its copying is extra
+    return cores > 1 and os.getloadavg()[0] < cores - 0.5 and _room_for_a_copy()
 
 
 def _room_for_a_copy() -> bool:

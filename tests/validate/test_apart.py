@@ -14,7 +14,9 @@ from xoff.intent import load_intent
 from xoff.validate.apart import MIN_LINKS, Apart, worthwhile
 from xoff.validate.catalog import load_catalog
 from xoff.validate.model import CheckResult, Severity, Status
-from xoff.validate.run import validate
+from xoff.validate.mirror import mirror_snapshot
+from xoff.validate.run import _may_run, validate
+from xoff.validate.select import Selection
 
 
 def _ring() -> FabricState:
@@ -60,3 +62,12 @@ def test_a_child_that_dies_leaves_the_check_to_the_parent() -> None:
 def test_only_a_large_fabric_is_worth_a_fork() -> None:
     assert not worthwhile(MIN_LINKS - 1)
     assert not worthwhile(0)
+
+
+def test_no_fork_for_a_slow_check_that_will_skip() -> None:
+    """On a snapshot without FIBs deadlock.cbd is skipped: forking the rest away would only cost the fork."""
+    state = build_fabric_state(load_intent(ROOT / "inventory" / "lab-mini"))
+    catalog = load_catalog("default")
+    assert _may_run(catalog, "deadlock.cbd", state, None, Selection())
+    assert not _may_run(catalog, "deadlock.cbd", state, mirror_snapshot(state, fib=False), Selection())
+    assert _may_run(catalog, "deadlock.cbd", state, mirror_snapshot(state, fib=True), Selection())

@@ -19,7 +19,7 @@ from xoff.intent.yamlsource import load_yaml
 from xoff.progress import ProgressHook, no_progress, stage
 from xoff.validate.apart import Apart, worthwhile
 from xoff.validate.catalog import Catalog
-from xoff.validate.context import Derived
+from xoff.validate.context import CheckContext, Derived
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
 from xoff.validate.select import Selection
@@ -109,7 +109,9 @@ def validate(
 
     rest = [i for i in ids if not catalog.registry.get(i).apart]
     if apart is None:
-        apart = 0 < len(rest) < len(ids) and worthwhile(len(desired.links))
+        slow = [i for i in ids if i not in rest]
+        apart = bool(rest) and any(_may_run(catalog, i, desired, snapshot, chosen) for i in slow)
+        apart = apart and worthwhile(len(desired.links))
     # the child takes the lighter side: its copied pages and pickled results cost less there
     away = Apart(run_one, rest if apart else [])
     done: dict[str, CheckResult] = {}
@@ -125,6 +127,19 @@ def validate(
     validation = Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
     validation.not_selected = chosen.as_dict()
     return validation
+
+
+def _may_run(
+    catalog: Catalog, check_id: str, desired: FabricState, snapshot: Snapshot | None, chosen: Selection
+) -> bool:
+    """Whether a slow check will do its work (a snapshot without FIBs skips deadlock.cbd: then no fork is worth it).
+    Only the fork depends on it, never a result: a check whose reason cannot be told counts as running."""
+    cls = catalog.registry.get(check_id)
+    params = catalog.params.get(check_id) or cls.Params()
+    try:
+        return cls().skip_reason(CheckContext(desired, snapshot, params, chosen.devices)) is None
+    except Exception:  # judged again, and reported, when the check runs
+        return True
 
 
 def load_snapshot(path: Path, fabric: str | None) -> Snapshot:

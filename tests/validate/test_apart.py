@@ -13,8 +13,8 @@ from xoff.desired.models import FabricState
 from xoff.intent import load_intent
 from xoff.validate.apart import MIN_LINKS, Apart, worthwhile
 from xoff.validate.catalog import load_catalog
-from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.mirror import mirror_snapshot
+from xoff.validate.model import CheckResult, Severity, Status
 from xoff.validate.run import _may_run, validate
 from xoff.validate.select import Selection
 

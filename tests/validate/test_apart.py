@@ -11,7 +11,7 @@ from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.validate.apart import MIN_LINKS, Apart, worthwhile
+from xoff.validate.apart import MAX_LINKS, MIN_LINKS, Apart, worthwhile
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import CheckResult, Severity, Status
@@ -59,9 +59,10 @@ def test_a_child_that_dies_leaves_the_check_to_the_parent() -> None:
     assert (result.title, result.status) == ("ran in the parent", Status.SUCCESS)
 
 
-def test_only_a_large_fabric_is_worth_a_fork() -> None:
+def test_neither_a_small_nor_a_very_large_fabric_is_worth_a_fork() -> None:
     assert not worthwhile(MIN_LINKS - 1)
     assert not worthwhile(0)
+    assert not worthwhile(MAX_LINKS + 1)  # the 100,000-GPU fabric's copy-on-write costs more than the child saves
 
 
 def test_no_fork_for_a_slow_check_that_will_skip() -> None:

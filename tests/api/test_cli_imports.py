@@ -99,3 +99,13 @@ def test_check_loads_the_intent_and_the_checks_but_no_device_library_renderer_or
     assert _matching(loaded, HEAVY) == []
     assert _matching(loaded, ("xoff.render", "xoff.lab", "xoff.push", "xoff.collect", "xoff.connect")) == []
     assert _matching(loaded, RICH_HELP) == []
+
+
+def test_validate_offline_json_quiet_loads_no_template_engine_no_rich_and_no_other_report() -> None:
+    """A machine-format report prints only its own module's output: no HTML template engine, no people's tables, and
+    with --quiet (or no terminal) no progress bars, so no rich at all (issue 19: the offline run's imports)."""
+    argv = ("validate", str(ROOT / "inventory" / "lab-mini"), "--offline", "-f", "json", "-q")
+    loaded = _modules_after_command(*argv)
+    assert "xoff.validate.run" in loaded and "xoff.report.machine" in loaded  # it did run and report
+    assert _matching(loaded, ("jinja2", "rich", "xoff.report.html", "xoff.report.people", "xoff.report.svg")) == []
+    assert _matching(loaded, HEAVY) == []

@@ -37,17 +37,24 @@ class ReportFormat(StrEnum):
 
 
 def render(validation: Validation, fmt: ReportFormat) -> str | None:
-    """The report text, or None for ``text`` (printed with rich)."""
-    from xoff.report import html, machine, people
-
+    """The report text, or None for ``text`` (printed with rich). Only the asked format's module is imported: the
+    HTML report's template engine and the people's tables are a tenth of a JSON run's imports."""
     if fmt is ReportFormat.json:
-        return machine.json_report(validation)
+        from xoff.report.machine import json_report
+
+        return json_report(validation)
     if fmt is ReportFormat.junit:
-        return machine.junit_report(validation)
+        from xoff.report.machine import junit_report
+
+        return junit_report(validation)
     if fmt is ReportFormat.markdown:
-        return people.markdown_report(validation)
+        from xoff.report.people import markdown_report
+
+        return markdown_report(validation)
     if fmt is ReportFormat.html:
-        return html.html_report(validation)
+        from xoff.report.html import html_report
+
+        return html_report(validation)
     return None
 
 

@@ -10,11 +10,13 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING
 
 from xoff.progress import ProgressEvent, ProgressHook, no_progress
+
+if TYPE_CHECKING:  # rich is imported only when progress is drawn (a --quiet or piped run never loads it)
+    from rich.console import Console
+    from rich.progress import TaskID
 
 ENV = "XOFF_PROGRESS"
 
@@ -33,6 +35,15 @@ class RichProgress:
     """One bar per stage: its items done of its total (a spinner where there is no total), the last item's name."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import (  # noqa: PLC0415
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self.bars = Progress(
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -70,7 +81,11 @@ def progress_display(quiet: bool, console: Console | None = None) -> Iterator[Pr
     if not shown(quiet):
         yield no_progress
         return
-    display = RichProgress(console or Console(stderr=True))
+    if console is None:
+        from rich.console import Console  # noqa: PLC0415
+
+        console = Console(stderr=True)
+    display = RichProgress(console)
     try:
         yield display
     finally:

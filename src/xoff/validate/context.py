@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -26,6 +26,25 @@ class NoParams(Params):
 
 
 P = TypeVar("P", bound=Params)
+T = TypeVar("T")
+
+
+class Derived:
+    """One run's memo of what its checks derive from a state (the ends of every link, the RoCE NICs): each pure
+    function of one state is worked out once per run and state, then shared by every check that reads it, rather
+    than each check walking 30,000 links again. One per ``validate()`` run, never global: it dies with the run."""
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[int, Callable[[FabricState], object]], tuple[FabricState, object]] = {}
+
+    def of(self, fn: Callable[[FabricState], T], state: FabricState) -> T:
+        key = (id(state), fn)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is state:  # the state is held, so its id is not reused within the run
+            return hit[1]  # type: ignore[return-value]
+        value = fn(state)
+        self._memo[key] = (state, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -36,6 +55,7 @@ class CheckContext:
     observed: Snapshot | None = None
     params: Params = field(default_factory=NoParams)
     selected: frozenset[str] | None = None  # ``validate --limit``: the devices judged (None: all)
+    derived: Derived = field(default_factory=Derived, compare=False, repr=False)  # shared by the run's checks
 
     @property
     def subject(self) -> FabricState:
@@ -47,6 +67,11 @@ class CheckContext:
         if self.observed is None:
             raise RuntimeError("this check needs an observed snapshot but was run without one")
         return self.observed
+
+    def derive(self, fn: Callable[[FabricState], T], state: FabricState | None = None) -> T:
+        """``fn(state)`` (the subject when no state is given), worked out once per run: ``fn`` must be a pure
+        function of the state (module-level, so that every check passes the same one)."""
+        return self.derived.of(fn, self.subject if state is None else state)
 
     def params_as(self, cls: type[P]) -> P:
         """The thresholds, typed as the check's ``Params`` class."""

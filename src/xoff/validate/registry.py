@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from xoff.contracts.observed import Snapshot
 from xoff.desired.models import FabricState
-from xoff.validate.context import NEEDS, CheckContext, Need, NoParams
+from xoff.validate.context import NEEDS, CheckContext, Derived, Need, NoParams
 from xoff.validate.context import Params as ParamsModel
 from xoff.validate.coverage import cover, holds, path_error
 from xoff.validate.model import CheckResult, Finding, Severity, Status
@@ -45,6 +45,9 @@ class Check:
     # The device kinds it judges as one whole (a cycle through every switch's FIB): on observed state under
     # ``validate --limit``, skipped unless every device of these kinds holding ``reads[0]`` is selected.
     whole_fabric: ClassVar[frozenset[str]] = frozenset()
+    # Slow and whole-fabric (the failure sweep): on a large fabric the runner judges it while a forked child judges
+    # the other checks (``validate.apart``); the same result either way.
+    apart: ClassVar[bool] = False
     note: str | None = None  # set by ``check``: what was judged, shown with a passing or failing result
 
     def applies(self, subject: FabricState) -> str | None:  # noqa: ARG002 - subclasses read it
@@ -128,7 +131,8 @@ def _judged_context(cls: type[Check], ctx: CheckContext) -> tuple[CheckContext, 
     reason = coverage.reason()
     if not coverage.judged:
         reason = reason or f"no observed device holds {', '.join(cls.reads)}"
-    return CheckContext(ctx.desired, coverage.snapshot, ctx.params, ctx.selected), reason, bool(coverage.judged)
+    judged = CheckContext(ctx.desired, coverage.snapshot, ctx.params, ctx.selected, ctx.derived)
+    return judged, reason, bool(coverage.judged)
 
 
 def _unselected_reason(cls: type[Check], ctx: CheckContext) -> str | None:
@@ -188,16 +192,19 @@ def run_checks(
     observed: Snapshot | None = None,
     params: Mapping[str, ParamsModel] | None = None,
     selected: frozenset[str] | None = None,
+    derived: Derived | None = None,
 ) -> list[CheckResult]:
     """Run checks on the desired state ``subject`` (and the observed snapshot, when given).
 
     ``params``: check id -> its ``Params`` instance (a catalog's thresholds); defaults otherwise. ``selected``: the
-    devices judged (``validate --limit``; None: all): findings about the others are not reported.
+    devices judged (``validate --limit``; None: all): findings about the others are not reported. ``derived``: the
+    run's memo of what checks derive from a state (``CheckContext.derive``), shared across calls of one run.
     """
+    shared = derived if derived is not None else Derived()
     results = []
     for check_id in ids if ids is not None else registry.ids():
         cls = registry.get(check_id)
         given = (params or {}).get(check_id)
-        ctx = CheckContext(subject, observed, given if given is not None else cls.Params(), selected)
+        ctx = CheckContext(subject, observed, given if given is not None else cls.Params(), selected, shared)
         results.append(run_check(cls, ctx))
     return results

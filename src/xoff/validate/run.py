@@ -17,7 +17,9 @@ from xoff.errors import InputError, Location, Problem
 from xoff.intent.pydantic_errors import translate
 from xoff.intent.yamlsource import load_yaml
 from xoff.progress import ProgressHook, no_progress, stage
+from xoff.validate.apart import Apart, worthwhile
 from xoff.validate.catalog import Catalog
+from xoff.validate.context import CheckContext, Derived
 from xoff.validate.model import CheckResult, Status
 from xoff.validate.registry import run_checks
 from xoff.validate.select import Selection
@@ -83,29 +85,61 @@ def validate(
     source: Source = "offline",
     selection: Selection | None = None,
     progress: ProgressHook = no_progress,
+    apart: bool | None = None,
 ) -> Validation:
     """The catalog's checks (as ``selection`` cuts them down: the devices judged, the checks run), each reported to
-    ``progress`` as a step of the stage ``checks``."""
+    ``progress`` as a step of the stage ``checks``. ``apart``: this process judges the slow whole-fabric checks
+    (``Check.apart``) while a forked child judges the rest (None: when the fabric is large enough,
+    ``validate.apart``); the results are the same either way, in catalog order."""
     start = time.perf_counter()
     chosen = selection or Selection()
     ids = [i for i in catalog.ids if i not in chosen.checks_not_selected]
-    results: list[CheckResult] = []
-    with stage(progress, "checks", len(ids)) as checks:
-        for check_id in ids:
-            result = run_checks(
-                desired,
-                [check_id],
-                catalog.registry,
-                observed=snapshot,
-                params=catalog.params,
-                selected=chosen.devices,
-            )[0]
-            results.append(result)
-            checks.step(check_id, result.status.value)
+    derived = Derived()  # what the checks derive from the states, worked out once for all of them
+
+    def run_one(check_id: str) -> CheckResult:
+        return run_checks(
+            desired,
+            [check_id],
+            catalog.registry,
+            observed=snapshot,
+            params=catalog.params,
+            selected=chosen.devices,
+            derived=derived,
+        )[0]
+
+    rest = [i for i in ids if not catalog.registry.get(i).apart]
+    if apart is None:
+        slow = [i for i in ids if i not in rest]
+        apart = bool(rest) and any(_may_run(catalog, i, desired, snapshot, chosen) for i in slow)
+        apart = apart and worthwhile(len(desired.links))
+    # the child takes the lighter side: its copied pages and pickled results cost less there
+    away = Apart(run_one, rest if apart else [])
+    done: dict[str, CheckResult] = {}
+    try:
+        with stage(progress, "checks", len(ids)) as checks:
+            for check_id in [i for i in ids if i not in away.ids] + [i for i in ids if i in away.ids]:
+                result = done[check_id] = away.result(check_id) if check_id in away.ids else run_one(check_id)
+                checks.step(check_id, result.status.value)
+    finally:
+        away.close()
+    results = [done[i] for i in ids]
     notes = list(snapshot.lab_only) if snapshot is not None else []
     validation = Validation(desired, catalog.name, source, results, snapshot, time.perf_counter() - start, notes)
     validation.not_selected = chosen.as_dict()
     return validation
+
+
+def _may_run(
+    catalog: Catalog, check_id: str, desired: FabricState, snapshot: Snapshot | None, chosen: Selection
+) -> bool:
+    """Whether a slow check will do its work (a snapshot without FIBs skips deadlock.cbd: then no fork is worth it).
+    Only the fork depends on it, never a result: a check whose reason cannot be told counts as running."""
+    cls = catalog.registry.get(check_id)
+    params = catalog.params.get(check_id) or cls.Params()
+    try:
+        return cls().skip_reason(CheckContext(desired, snapshot, params, chosen.devices)) is None
+    except Exception:  # judged again, and reported, when the check runs
+        return True
 
 
 def load_snapshot(path: Path, fabric: str | None) -> Snapshot:

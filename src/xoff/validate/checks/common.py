@@ -56,6 +56,11 @@ def link_ends(state: FabricState) -> Iterator[tuple[Device, Interface, Device, I
             yield a, ia, b, ib
 
 
+def link_end_list(state: FabricState) -> list[tuple[Device, Interface, Device, Interface]]:
+    """``link_ends`` as a list: what checks read through ``ctx.derive(link_end_list)``, once per run."""
+    return list(link_ends(state))
+
+
 def lossless_queues(qos: Qos) -> dict[int, int]:
     """Egress queue -> the lossless priority it carries."""
     return {qos.pfc_priority_to_queue.get(p, p): p for p in qos.lossless_priorities}

@@ -118,6 +118,7 @@ class CyclicBufferDependency(Check):
     id = "deadlock.cbd"
     tags = ("lossless",)
     whole_fabric = frozenset({"switch"})  # on running state, a cycle search over every switch's FIB
+    apart = True  # the failure sweep: over half of the offline checks at 10,000 GPUs; the others get a core
     # on collected state: which links are up and lossless (a host not read stays a destination, from the intent)
     reads = ("interfaces.*.admin_up", "interfaces.*.pfc_priorities")
     title = "No cyclic buffer dependency on lossless RoCE networks (PFC deadlock), at baseline and after link failures"

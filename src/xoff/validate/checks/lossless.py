@@ -10,7 +10,7 @@ from xoff.validate.checks.common import (
     device_profile,
     ecn_on_lossless,
     first_of,
-    link_ends,
+    link_end_list,
     lossless_queues,
     needs_any_roce,
     needs_roce,
@@ -41,7 +41,7 @@ class PfcSymmetry(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
-        for a, ia, b, ib in link_ends(subject):
+        for a, ia, b, ib in ctx.derive(link_end_list, subject):
             if ia.kind == "infiniband" or ib.kind == "infiniband" or ia.pfc_priorities == ib.pfc_priorities:
                 continue
             prio = first_of(set(ia.pfc_priorities) ^ set(ib.pfc_priorities))
@@ -95,7 +95,7 @@ class LinkMtu(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
-        for a, ia, b, ib in link_ends(subject):
+        for a, ia, b, ib in ctx.derive(link_end_list, subject):
             if ia.mtu is None or ib.mtu is None or ia.kind == "infiniband":
                 continue
             if b.kind == "host":

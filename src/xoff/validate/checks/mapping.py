@@ -46,7 +46,14 @@ def _switches_by_network(state: FabricState) -> dict[str, list[Device]]:
 
 def reference_qos(devices: list[Device]) -> Device:
     """The device whose QoS maps most devices of the network share (the first such, on a tie)."""
-    sigs = {d.name: _signature(d.qos) for d in devices if d.qos is not None}
+    by_qos: dict[int, str] = {}  # the plan's switches of one policy share one Qos object: one signature each
+    sigs: dict[str, str] = {}
+    for d in devices:
+        if d.qos is not None:
+            sig = by_qos.get(id(d.qos))
+            if sig is None:
+                sig = by_qos[id(d.qos)] = _signature(d.qos)
+            sigs[d.name] = sig
     common, _ = Counter(sigs.values()).most_common(1)[0]
     return next(d for d in devices if sigs[d.name] == common)
 
@@ -126,7 +133,7 @@ class QosMapping(Check):
                 continue
             ref = refs[network] = reference_qos(devices)
             for dev in devices:
-                if dev is not ref:
+                if dev is not ref and dev.qos is not ref.qos:  # the very same maps differ nowhere
                     yield from _map_diffs(dev, ref)
         for dev in subject.devices.values():
             if dev.host is None:

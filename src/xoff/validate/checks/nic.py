@@ -23,6 +23,11 @@ def roce_nics(state: FabricState, every: bool = False) -> Iterator[tuple[Device,
                 yield dev, nic
 
 
+def every_roce_nic(state: FabricState) -> list[tuple[Device, HostNic]]:
+    """``roce_nics(state, every=True)`` as a list: what checks read through ``ctx.derive``, once per run."""
+    return list(roce_nics(state, every=True))
+
+
 def _switch_side(state: FabricState, dev: Device, nic: HostNic) -> tuple[str, list[int]]:
     """(who, priorities): the leaf port the NIC is cabled to, else the network's lossless plan."""
     iface = dev.interfaces.get(nic.netdev)
@@ -50,7 +55,7 @@ class NicTrustPfc(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
-        for dev, nic in roce_nics(subject, every=True):
+        for dev, nic in ctx.derive(every_roce_nic, subject):
             if nic.trust != "dscp":
                 yield Finding(
                     dev.name,
@@ -106,7 +111,7 @@ class RoceTrafficClass(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         ect = ctx.params_as(self.Params).ect
         seen_nccl: set[str] = set()
-        for dev, nic in roce_nics(ctx.subject, every=True):
+        for dev, nic in ctx.derive(every_roce_nic):
             plan = ctx.desired.networks.get(nic.network)
             if plan is None or plan.roce_dscp is None or plan.roce_tos is None:
                 continue
@@ -220,7 +225,7 @@ class NicDcqcn(Check):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         subject = ctx.subject  # observed when a snapshot is given, else desired
         classes = cnp_classes(ctx.desired)
-        for dev, nic in roce_nics(subject, every=True):
+        for dev, nic in ctx.derive(every_roce_nic, subject):
             tree = ECN_SYSFS.format(netdev=nic.netdev)
             who, lossless = _dcqcn_side(ctx.desired, subject, dev, nic)
             for field, point, role in _POINTS:

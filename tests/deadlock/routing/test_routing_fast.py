@@ -124,3 +124,22 @@ def test_route_all_without_room_for_the_shared_asns_routes_class_by_class(monkey
     assert routing_batch.route_many(fab, [0], True, set()) is None
     fallback = route_all(fab, "bgp", set())
     assert {c: list(r.items()) for c, r in fallback.items()} == {c: list(r.items()) for c, r in batched.items()}
+
+
+def test_route_all_orders_a_round_as_route_class_when_dead_ports_precede_a_live_one() -> None:
+    """Regression (a Hypothesis example, igp, links 0 and 2 dead). Towards s4, round 1 routes s6 (rank 0) then s0
+    (rank 1); in round 2 route_class meets s3 first, over s6's fourth port (to_s3_1, after two dead ones), then s1
+    over s0's first port. The batch ranked a switch by (rank x stride + the port's place among all the ports) with
+    the stride from the live port count (3): s3 got 0*3+3, s1 got 1*3+0, a tie broken by switch index, s1 first."""
+    switches = {f"s{i}": ("leaf", 65000) for i in range(7)}
+    links = [("s1", "s6"), ("s4", "s6"), ("s3", "s6"), ("s0", "s1"), ("s0", "s4"), ("s3", "s6")]
+    fab = fabric_of(hand_built(switches, links, ["s0", "s1", "s2", "s3", "s4"]))
+    index = fab.link_index()
+    dead = {index["s1:to_s6--s6:to_s1"], index["s3:to_s6--s6:to_s3"]}
+    s4 = fab.index["s4"]
+    alone = route_class(fab, s4, "igp", dead)
+    assert [fab.switches[v] for v in alone] == ["s4", "s6", "s0", "s3", "s1"]
+    together = route_all(fab, "igp", dead)
+    assert [fab.switches[v] for v in together[s4]] == ["s4", "s6", "s0", "s3", "s1"]
+    for c in fab.classes:
+        assert list(together[c].items()) == list(route_class(fab, fab.dest_of(c), "igp", dead).items())

@@ -9,10 +9,14 @@
 
 from __future__ import annotations
 
+from itertools import chain, combinations
+from pathlib import Path
+
 import pytest
 from deadlock_fabrics import hand_built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sweep_cases import NAMES, state_of
 
 from xoff.deadlock import routing_batch
 from xoff.deadlock.analysis import analyse
@@ -143,3 +147,19 @@ def test_route_all_orders_a_round_as_route_class_when_dead_ports_precede_a_live_
     assert [fab.switches[v] for v in together[s4]] == ["s4", "s6", "s0", "s3", "s1"]
     for c in fab.classes:
         assert list(together[c].items()) == list(route_class(fab, fab.dest_of(c), "igp", dead).items())
+
+
+@pytest.mark.parametrize("routing", ["bgp", "igp"])
+def test_route_all_equals_route_class_after_every_failure_of_one_or_two_links(routing: str, tmp_path: Path) -> None:
+    """Not left to the random draw: on every sweep harness fabric, each single and double link failure, route_all
+    gives route_class's routes in route_class's dict order (dead ports before a live one once broke the order)."""
+    for name in NAMES:
+        state, statics = state_of(name, tmp_path)
+        fab = fabric_of(state, static_routes=statics)
+        links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
+        for dead_now in chain(combinations(links, 1), combinations(links, 2)):
+            dead = fab.down | set(dead_now)
+            together = route_all(fab, routing, dead)  # type: ignore[arg-type]
+            for c in fab.classes:
+                alone = route_class(fab, fab.dest_of(c), routing, dead)  # type: ignore[arg-type]
+                assert list(together[c].items()) == list(alone.items()), (name, dead_now, c)

@@ -171,7 +171,9 @@ class _Block:
         if ids is not None:
             self.pid[rows, d] = [ids.of(fab.paths.start(fab.asn[x])) for x in self.dests]
         self.bits = np.array([1 << ids.bit[a] if ids and a in ids.bit else 0 for a in fab.asn], dtype=np.int64)
-        self.span = int(ports.deg.max(initial=0)) + 1
+        # ``pos`` counts every port of a switch, dead ones too (route_class walks them all and skips the dead), so
+        # the rank stride must exceed the full port count: the live count lets (rank r, pos p) tie (rank r+1, pos 0)
+        self.span = max(map(len, fab.ports_of), default=0) + 1
         self.flat_pid = self.pid.reshape(-1)
         self.asns = sorted(set(fab.asn))
         where = {a: k for k, a in enumerate(self.asns)}

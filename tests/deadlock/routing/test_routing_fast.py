@@ -9,10 +9,14 @@
 
 from __future__ import annotations
 
+from itertools import chain, combinations
+from pathlib import Path
+
 import pytest
 from deadlock_fabrics import hand_built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sweep_cases import NAMES, state_of
 
 from xoff.deadlock import routing_batch
 from xoff.deadlock.analysis import analyse
@@ -124,3 +128,38 @@ def test_route_all_without_room_for_the_shared_asns_routes_class_by_class(monkey
     assert routing_batch.route_many(fab, [0], True, set()) is None
     fallback = route_all(fab, "bgp", set())
     assert {c: list(r.items()) for c, r in fallback.items()} == {c: list(r.items()) for c, r in batched.items()}
+
+
+def test_route_all_orders_a_round_as_route_class_when_dead_ports_precede_a_live_one() -> None:
+    """Regression (a Hypothesis example, igp, links 0 and 2 dead). Towards s4, round 1 routes s6 (rank 0) then s0
+    (rank 1); in round 2 route_class meets s3 first, over s6's fourth port (to_s3_1, after two dead ones), then s1
+    over s0's first port. The batch ranked a switch by (rank x stride + the port's place among all the ports) with
+    the stride from the live port count (3): s3 got 0*3+3, s1 got 1*3+0, a tie broken by switch index, s1 first."""
+    switches = {f"s{i}": ("leaf", 65000) for i in range(7)}
+    links = [("s1", "s6"), ("s4", "s6"), ("s3", "s6"), ("s0", "s1"), ("s0", "s4"), ("s3", "s6")]
+    fab = fabric_of(hand_built(switches, links, ["s0", "s1", "s2", "s3", "s4"]))
+    index = fab.link_index()
+    dead = {index["s1:to_s6--s6:to_s1"], index["s3:to_s6--s6:to_s3"]}
+    s4 = fab.index["s4"]
+    alone = route_class(fab, s4, "igp", dead)
+    assert [fab.switches[v] for v in alone] == ["s4", "s6", "s0", "s3", "s1"]
+    together = route_all(fab, "igp", dead)
+    assert [fab.switches[v] for v in together[s4]] == ["s4", "s6", "s0", "s3", "s1"]
+    for c in fab.classes:
+        assert list(together[c].items()) == list(route_class(fab, fab.dest_of(c), "igp", dead).items())
+
+
+@pytest.mark.parametrize("routing", ["bgp", "igp"])
+def test_route_all_equals_route_class_after_every_failure_of_one_or_two_links(routing: str, tmp_path: Path) -> None:
+    """Not left to the random draw: on every sweep harness fabric, each single and double link failure, route_all
+    gives route_class's routes in route_class's dict order (dead ports before a live one once broke the order)."""
+    for name in NAMES:
+        state, statics = state_of(name, tmp_path)
+        fab = fabric_of(state, static_routes=statics)
+        links = [li for li in range(len(fab.link_ids)) if li not in fab.down]
+        for dead_now in chain(combinations(links, 1), combinations(links, 2)):
+            dead = fab.down | set(dead_now)
+            together = route_all(fab, routing, dead)  # type: ignore[arg-type]
+            for c in fab.classes:
+                alone = route_class(fab, fab.dest_of(c), routing, dead)  # type: ignore[arg-type]
+                assert list(together[c].items()) == list(alone.items()), (name, dead_now, c)

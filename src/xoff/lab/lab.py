@@ -12,10 +12,11 @@ import fcntl
 import hashlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from ipaddress import IPv4Interface, IPv4Network, ip_network
 from pathlib import Path
@@ -92,6 +93,25 @@ def locked(lab: str, root: Path | None, remove: bool = False) -> Iterator[None]:
     base = root or names.labs_root()
     base.mkdir(parents=True, exist_ok=True, mode=0o755)
     path = base / f".{lab}.lock"
+    with _flocked(path, f"lab {lab}: another xoff lab command holds {path}"):
+        yield
+        if remove:  # the lab is gone: so is its lock file
+            path.unlink(missing_ok=True)
+
+
+@contextmanager
+def addresses_claimed() -> Iterator[None]:
+    """Held by a lab coming up from the choice of its addresses until its management bridge has them: the choice
+    reads the root namespace's networks, so two labs coming up at once (in different lab directories too) could
+    otherwise both find one block free and both take it. Machine-wide, as the root namespace is."""
+    base = Path("/run/lock") if Path("/run/lock").is_dir() else Path(tempfile.gettempdir())
+    path = base / "xoff-lab-addresses.lock"
+    with _flocked(path, f"another xoff lab coming up holds {path} (its addresses not yet on its bridge)"):
+        yield
+
+
+@contextmanager
+def _flocked(path: Path, busy: str) -> Iterator[None]:
     with path.open("a") as f:
         deadline = time.monotonic() + LOCK_TIMEOUT_S
         while True:
@@ -100,12 +120,10 @@ def locked(lab: str, root: Path | None, remove: bool = False) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise LabError(f"lab {lab}: another xoff lab command holds {path}") from None
+                    raise LabError(busy) from None
                 time.sleep(0.1)
         try:
             yield
-            if remove:  # the lab is gone: so is its lock file
-                path.unlink(missing_ok=True)
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 
@@ -171,11 +189,13 @@ def up(
     _preflight(fabric, d)
     report = UpReport(lab, d)
     with locked(lab, root):
-        with stage(progress, "plan"):
-            state, fabric, p = _planned(lab, intent, d, fabric, management, digest, remap_addresses, report)
-        t1 = time.perf_counter()
-        report.phases["plan"] = t1 - t0
-        fresh = _make_topology(p, report, progress)
+        with ExitStack() as claim:
+            claim.enter_context(addresses_claimed())
+            with stage(progress, "plan"):
+                state, fabric, p = _planned(lab, intent, d, fabric, management, digest, remap_addresses, report)
+            t1 = time.perf_counter()
+            report.phases["plan"] = t1 - t0
+            fresh = _make_topology(p, report, progress, root_done=claim.close)
         for n, dp in p.devices.items():
             if dp.kind == "switch":
                 tenant_vrfs.set_up(fabric.devices[n], dp)
@@ -305,8 +325,11 @@ def _record_topology(state: LabState, p: LabPlan) -> None:
     ]
 
 
-def _make_topology(p: LabPlan, report: UpReport, progress: ProgressHook = no_progress) -> list[str]:
-    """Create what is missing; returns the devices whose namespace is new."""
+def _make_topology(
+    p: LabPlan, report: UpReport, progress: ProgressHook = no_progress, root_done: Callable[[], None] = lambda: None
+) -> list[str]:
+    """Create what is missing; returns the devices whose namespace is new. ``root_done``: called once the root
+    namespace has what the lab puts there (the bridge and its addresses), before the namespaces are configured."""
     root_links = netns.links(None)
     fresh = [n for n, dp in p.devices.items() if not netns.exists(dp.netns)]
     mgmt = [n for n, dp in p.devices.items() if n in fresh or dp.root_veth not in root_links]
@@ -325,6 +348,7 @@ def _make_topology(p: LabPlan, report: UpReport, progress: ProgressHook = no_pro
     ipoib = {n: stand_ins for n, stand_ins in ipoib.items() if stand_ins}
     bridge_exists = p.bridge in root_links
     netns.ip_batch(root_commands(p, fresh, bridge_exists, mgmt, links))
+    root_done()
     new_ports: dict[str, list[str]] = {}
     for lk in links:
         new_ports.setdefault(lk.a.device, []).append(lk.a.port)

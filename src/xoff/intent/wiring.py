@@ -9,7 +9,7 @@ from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
-from xoff.intent.resolved import Host, IbSwitch, Link, Switch
+from xoff.intent.resolved import Host, IbSwitch, Link, Port, Switch
 from xoff.intent.yamlsource import Path_
 
 _TIER = {"host": 0, "leaf": 1, "spine": 2, "super-spine": 3}
@@ -40,8 +40,9 @@ class Wiring:
         self.links: list[Link] = []
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
-        self._cursor: dict[tuple[str, str], int] = {}
-        self._port_names: dict[str, list[str]] = {}  # per device, once: _free runs once per generated cable
+        self._cursor: dict[tuple[str, str, int | None], int] = {}
+        self._ports: dict[str, list[Port]] = {}  # per device, once: _free runs once per generated cable
+        self._lengths: dict[tuple[str, str], int] = {}  # (role, network) -> default cable length, once
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
 
@@ -90,8 +91,9 @@ class Wiring:
         """Check and record one cable; ``path`` is where to point when something is wrong with it."""
         ok = True
         speeds = []
+        explicit = origin.startswith("links")
         for end, sub in ((a, "a"), (b, "b")):
-            epath = (*path, sub) if origin.startswith("links") else path
+            epath = (*path, sub) if explicit else path
             s = self._port_speed(end[0], end[1], epath)
             if s is None:
                 ok = False
@@ -124,22 +126,16 @@ class Wiring:
         if not self._networks_agree(a, b, path):
             return
         # the upper tier is always the a end, so addressing and reports read top-down
-        if self._tier(a[0]) < self._tier(b[0]):
-            a, b = b, a
-        tiers = (self._tier(b[0]), self._tier(a[0]))
-        role = _ROLE_OF_TIERS.get(tiers, "other")
+        tier_a, tier_b = self._tier(a[0]), self._tier(b[0])
+        if tier_a < tier_b:
+            a, b, tier_a, tier_b = b, a, tier_b, tier_a
+        role = _ROLE_OF_TIERS.get((tier_b, tier_a), "other")
         network = self._network(a[0])
-        self.links.append(
-            Link(
-                a,
-                b,
-                speeds[0],
-                length if length is not None else self._default_length(role, network),
-                role,
-                network,
-                origin,
-            )
-        )
+        if length is None:
+            length = self._lengths.get((role, network))
+            if length is None:
+                length = self._lengths[role, network] = self._default_length(role, network)
+        self.links.append(Link(a, b, speeds[0], length, role, network, origin))
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
         ends = []
@@ -215,12 +211,12 @@ class Wiring:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
         assert dev is not None
-        names = self._port_names.get(device)
-        if names is None:
-            names = self._port_names[device] = list(dev.ports)
-        key = (device, f"{use}@{speed}")
-        for k in range(self._cursor.get(key, 0), len(names)):
-            port = dev.ports[names[k]]
+        ports = self._ports.get(device)
+        if ports is None:
+            ports = self._ports[device] = list(dev.ports.values())
+        key = (device, use, speed)
+        for k in range(self._cursor.get(key, 0), len(ports)):
+            port = ports[k]
             if (
                 port.use in (use, "any")
                 and (speed is None or port.speed == speed)

@@ -152,8 +152,8 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
         table = RAIL_TABLE_BASE + k
         net = getattr(doc.networks, nic.network)
         assert isinstance(net, RoceNetwork)
-        for dest in (net.p2p_prefix, net.loopback_prefix):
-            routes.append(planned(Route, destination=str(dest), via=nic.gateway, device=nic.netdev, table=table))
+        for dest in facts.shared(("rail routes", nic.network), partial(_rail_destinations, net)):
+            routes.append(planned(Route, destination=dest, via=nic.gateway, device=nic.netdev, table=table))
         rules.append(planned(Rule, source=nic.address.split("/")[0] + "/32", table=table, priority=1000 + k))
     mgmt_prefix: IPv4Network = doc.networks.management.prefix
     interfaces[host.profile.mgmt_interface] = planned(
@@ -174,6 +174,11 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
         ),
         interfaces,
     )
+
+
+def _rail_destinations(net: RoceNetwork) -> tuple[str, str]:
+    """What a rail's table routes via its leaf: the network's links and its switches' loopbacks."""
+    return str(net.p2p_prefix), str(net.loopback_prefix)
 
 
 def _nccl_env(facts: Facts, host: Host, nics: dict[str, HostNic]) -> dict[str, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
@@ -20,14 +22,10 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     out: dict[str, Interface] = {}
     for port in sw.ports.values():
         hit = cabled.get(port.name)
-        if hit is None:
-            out[port.name] = planned(
-                Interface,
-                name=port.name,
-                kind="ethernet",
-                speed_mbps=port.speed,
-                mtu=port.mtu or sw.mtu,
-                admin_up=False,
+        if hit is None:  # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one each
+            mtu = port.mtu or sw.mtu
+            out[port.name] = facts.shared(
+                ("unused port", port.name, port.speed, mtu), partial(_unused, port.name, port.speed, mtu)
             )
             continue
         link, peer = hit
@@ -56,6 +54,10 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
         Interface, name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
     )
     return out
+
+
+def _unused(name: str, speed: int, mtu: int | None) -> Interface:
+    return planned(Interface, name=name, kind="ethernet", speed_mbps=speed, mtu=mtu, admin_up=False)
 
 
 def build_bgp(facts: Facts, sw: Switch) -> Bgp:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from xoff.desired.models import Peer, planned
+from xoff.desired.models import Peer, Planned
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
@@ -18,7 +18,7 @@ DEFAULT_ASN_PLANS = {
     "compute": {"super_spine": 65000, "spine": 65100, "leaf": 4200000001},
     "storage": {"super_spine": 65500, "spine": 65600, "leaf": 4201000001},
 }
-
+_PEER = Planned(Peer, "device", "port")
 
 T = TypeVar("T")
 
@@ -61,7 +61,9 @@ def build_facts(intent: Intent) -> Facts:
         if texts is not None:
             facts.addresses[link.a] = texts
             facts.addresses[link.b] = (f"{texts[1]}/31", texts[0].removesuffix("/31"), texts[2])
-    facts.peers = {end: planned(Peer, device=end[0], port=end[1]) for link in intent.links for end in (link.a, link.b)}
+    facts.peers = {
+        end: _PEER.of({"device": end[0], "port": end[1]}) for link in intent.links for end in (link.a, link.b)
+    }
     doc = intent.document
     for name in ("compute", "storage"):
         net = getattr(doc.networks, name)

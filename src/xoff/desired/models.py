@@ -7,7 +7,7 @@ integers (DSCP, priority, queue) serialise with string keys and read back as int
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,6 +58,26 @@ def planned(cls: type[S], /, **values: Any) -> S:
     _set_extra(m, None)
     _set_private(m, None)
     return m
+
+
+class Planned(Generic[S]):
+    """``planned`` for one of the plan's hottest shapes (at 100k GPUs: 600,000 cable-end peers, as many cabled
+    interfaces, 400,000 BGP neighbours), at about half the cost per instance: ``of`` takes a new dict of every field
+    of ``cls`` in declaration order (what validation leaves; the order is the JSON's), with the values of the fields
+    not in ``given`` at their defaults. ``tests/desired/test_planned.py`` holds each shape's instances equal to their
+    re-validated JSON, byte for byte."""
+
+    def __init__(self, cls: type[S], /, *given: str) -> None:
+        template, _, self.given = _SHAPES.get((cls, given)) or _shape((cls, given))
+        self.cls, self.fields = cls, tuple(template)
+
+    def of(self, data: dict[str, Any]) -> S:
+        m = _new(self.cls)
+        _set(m, "__dict__", data)
+        _set_fields_set(m, self.given)
+        _set_extra(m, None)
+        _set_private(m, None)
+        return m
 
 
 # what pydantic's own model_construct sets, bypassing the frozen model's __setattr__; the slots' own setters, found

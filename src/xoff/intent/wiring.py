@@ -43,6 +43,7 @@ class Wiring:
         self._cursor: dict[tuple[str, str, int | None], int] = {}
         self._ports: dict[str, list[Port]] = {}  # per device, once: _free runs once per generated cable
         self._lengths: dict[tuple[str, str], int] = {}  # (role, network) -> default cable length, once
+        self._tiers: dict[str, tuple[int, str]] = {}  # per device, once: _tier_of
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
 
@@ -71,13 +72,15 @@ class Wiring:
         )
         return None
 
-    def _tier(self, device: str) -> int:
+    def _tier_of(self, device: str) -> tuple[int, str]:
+        """The device's tier (0: a host) and the network its links are on when it is their upper end."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
-        return 0 if dev is None else _TIER[dev.role]
-
-    def _network(self, device: str) -> str:
         sw = self.switches.get(device)
-        return sw.network if sw is not None else "compute"
+        tier = self._tiers[device] = (
+            0 if dev is None else _TIER[dev.role],
+            sw.network if sw is not None else "compute",
+        )
+        return tier
 
     def add(
         self,
@@ -99,15 +102,7 @@ class Wiring:
                 ok = False
                 continue
             speeds.append(s)
-            first = self.used.get(end)
-            if first is not None:
-                self.ctx.report(
-                    epath,
-                    f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)",
-                )
-                ok = False
-            else:
-                self.used[end] = epath
+            ok = self._take(end, epath) and ok
         if not ok:
             return
         if speeds[0] != speeds[1]:
@@ -123,19 +118,36 @@ class Wiring:
                 f"link speed {_speed(speed)} differs from its ports' {_speed(speeds[0])} (allowed: {_speed(speeds[0])})",
             )
             return
+        self._record(a, b, speeds[0], length, path, origin)
+
+    def _take(self, end: tuple[str, str], path: Path_) -> bool:
+        """Mark ``end`` cabled here; False (reported) when a cable took it already."""
+        first = self.used.get(end)
+        if first is not None:
+            self.ctx.report(
+                path, f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)"
+            )
+            return False
+        self.used[end] = path
+        return True
+
+    def _record(
+        self, a: tuple[str, str], b: tuple[str, str], speed: int, length: int | None, path: Path_, origin: str
+    ) -> None:
+        """Record a cable whose ends exist, were free, and have one ``speed``, if both are on one network."""
         if not self._networks_agree(a, b, path):
             return
         # the upper tier is always the a end, so addressing and reports read top-down
-        tier_a, tier_b = self._tier(a[0]), self._tier(b[0])
+        tier_a, network = self._tiers.get(a[0]) or self._tier_of(a[0])
+        tier_b, network_b = self._tiers.get(b[0]) or self._tier_of(b[0])
         if tier_a < tier_b:
-            a, b, tier_a, tier_b = b, a, tier_b, tier_a
+            a, b, tier_a, tier_b, network = b, a, tier_b, tier_a, network_b
         role = _ROLE_OF_TIERS.get((tier_b, tier_a), "other")
-        network = self._network(a[0])
         if length is None:
             length = self._lengths.get((role, network))
             if length is None:
                 length = self._lengths[role, network] = self._default_length(role, network)
-        self.links.append(Link(a, b, speeds[0], length, role, network, origin))
+        self.links.append(Link(a, b, speed, length, role, network, origin))
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
         ends = []
@@ -239,9 +251,11 @@ class Wiring:
             return
         lower = self.switches.get(low) or self.ib_switches.get(low)
         assert lower is not None
-        down = self._free(high, "downlink", path, low, lower.ports[up].speed)
-        if down is not None:
-            self.add((high, down), (low, up), None, length, path, origin)
+        speed = lower.ports[up].speed
+        down = self._free(high, "downlink", path, low, speed)
+        if down is not None:  # two free ports of one speed: what add() would check holds already
+            self.used[high, down] = self.used[low, up] = path
+            self._record((high, down), (low, up), speed, length, path, origin)
 
     def _leaf_spine(self, gen: LeafSpine, path: Path_) -> None:
         leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
@@ -306,7 +320,10 @@ class Wiring:
                 port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}", nic.speed)
                 if port is None:
                     return
-                self.add((leaf, port), (host, nic.netdev), None, gen.length, path, origin)
+                # a free port of the NIC's speed: only the NIC may have been cabled already
+                self.used[leaf, port] = path
+                if self._take((host, nic.netdev), path):
+                    self._record((leaf, port), (host, nic.netdev), nic.speed, gen.length, path, origin)
 
     # -- addressing -------------------------------------------------------------------------------
     def address(self) -> None:

@@ -139,9 +139,8 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
             # switches alike (ASIC, SKU, NOS, MTU, policy, lossless ports) have equal buffers: plan them once
             alike = ("buffers", sw.asic, sw.sku, sw.platform, sw.mtu, sw.network, lossless_ports)
             buffers = facts.shared(alike, lambda: build_buffers(sw, policy, qos.policy, list(lossless_ports)))
-        watchdog = build_watchdog(policy, interfaces)
-        if watchdog is not None:
-            watchdog = facts.shared(("pfc_watchdog", sw.network, *watchdog.ports), lambda: watchdog)
+        ports = tuple(i.name for i in interfaces.values() if i.pfc_watchdog)
+        watchdog = facts.shared(("pfc_watchdog", sw.network, *ports), lambda: build_watchdog(policy, list(ports)))
     return planned(
         Device,
         name=sw.name,

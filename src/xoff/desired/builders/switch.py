@@ -116,9 +116,9 @@ def watchdog_on(policy: QosPolicy) -> bool:
     return policy.pfc_watchdog.enabled and policy.congestion_control.knobs.pfc_watchdog
 
 
-def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:
+def build_watchdog(policy: QosPolicy, ports: list[str]) -> PfcWatchdog | None:
+    """The PFC watchdog on ``ports`` (the interfaces planned with ``pfc_watchdog``), None where it does not run."""
     wd = policy.pfc_watchdog
-    ports = [i.name for i in interfaces.values() if i.pfc_watchdog]
     if not watchdog_on(policy) or not ports:
         return None
     queues = sorted({c.egress_queue for c in policy.classes.values() if c.lossless})

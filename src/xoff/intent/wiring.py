@@ -9,7 +9,7 @@ from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
-from xoff.intent.resolved import Host, IbSwitch, Link, Port, Switch
+from xoff.intent.resolved import Host, IbSwitch, Link, Switch
 from xoff.intent.yamlsource import Path_
 
 _TIER = {"host": 0, "leaf": 1, "spine": 2, "super-spine": 3}
@@ -41,7 +41,8 @@ class Wiring:
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
         self._cursor: dict[tuple[str, str, int | None], int] = {}
-        self._ports: dict[str, list[Port]] = {}  # per device, once: _free runs once per generated cable
+        # per (device, use, speed), once: its ports of that use and speed, in order (_free runs per generated cable)
+        self._fits: dict[tuple[str, str, int | None], list[str]] = {}
         self._lengths: dict[tuple[str, str], int] = {}  # (role, network) -> default cable length, once
         self._tiers: dict[str, tuple[int, str]] = {}  # per device, once: _tier_of
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
@@ -221,22 +222,19 @@ class Wiring:
 
     def _free(self, device: str, use: str, path: Path_, toward: str, speed: int | None = None) -> str | None:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
-        dev = self.switches.get(device) or self.ib_switches.get(device)
-        assert dev is not None
-        ports = self._ports.get(device)
-        if ports is None:
-            ports = self._ports[device] = list(dev.ports.values())
         key = (device, use, speed)
-        for k in range(self._cursor.get(key, 0), len(ports)):
-            port = ports[k]
-            if (
-                port.use in (use, "any")
-                and (speed is None or port.speed == speed)
-                and (device, port.name) not in self.used
-            ):
+        fits = self._fits.get(key)
+        if fits is None:
+            dev = self.switches.get(device) or self.ib_switches.get(device)
+            assert dev is not None
+            fits = self._fits[key] = [
+                p.name for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)
+            ]
+        used = self.used
+        for k in range(self._cursor.get(key, 0), len(fits)):
+            if (device, fits[k]) not in used:
                 self._cursor[key] = k + 1
-                return port.name
-        fits = [p for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)]
+                return fits[k]
         at = f" {_speed(speed)}" if speed is not None else ""
         self.ctx.report(
             path,

@@ -136,11 +136,12 @@ class Wiring:
         self, a: tuple[str, str], b: tuple[str, str], speed: int, length: int | None, path: Path_, origin: str
     ) -> None:
         """Record a cable whose ends exist, were free, and have one ``speed``, if both are on one network."""
-        if not self._networks_agree(a, b, path):
-            return
-        # the upper tier is always the a end, so addressing and reports read top-down
         tier_a, network = self._tiers.get(a[0]) or self._tier_of(a[0])
         tier_b, network_b = self._tiers.get(b[0]) or self._tier_of(b[0])
+        # two switches' networks are their own; a host's is its NIC's (tier 0), so only then ask _networks_agree
+        if (network != network_b or not tier_a or not tier_b) and not self._networks_agree(a, b, path):
+            return
+        # the upper tier is always the a end, so addressing and reports read top-down
         if tier_a < tier_b:
             a, b, tier_a, tier_b, network = b, a, tier_b, tier_a, network_b
         role = _ROLE_OF_TIERS.get((tier_b, tier_a), "other")
@@ -151,14 +152,7 @@ class Wiring:
         self.links.append(Link(a, b, speed, length, role, network, origin))
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
-        ends = []
-        for dev, port in (a, b):
-            if dev in self.hosts:
-                ends.append((f"{dev}:{port}", self.hosts[dev].nics[port].network, "NIC"))
-            elif dev in self.ib_switches:
-                ends.append((dev, "compute", "InfiniBand switch"))
-            else:
-                ends.append((dev, self.switches[dev].network, "switch"))
+        ends = [self._end(*a), self._end(*b)]
         if ends[0][1] != ends[1][1]:
             (n1, w1, k1), (n2, w2, k2) = ends
             self.ctx.report(
@@ -168,6 +162,15 @@ class Wiring:
             )
             return False
         return True
+
+    def _end(self, dev: str, port: str) -> tuple[str, str, str]:
+        """A cable end's name for reports, its network, and what it is."""
+        host = self.hosts.get(dev)
+        if host is not None:
+            return f"{dev}:{port}", host.nics[port].network, "NIC"
+        if dev in self.ib_switches:
+            return dev, "compute", "InfiniBand switch"
+        return dev, self.switches[dev].network, "switch"
 
     def _default_length(self, role: str, network: str) -> int:
         lengths = _DEFAULT_LENGTHS

@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
-from xoff.desired.models import FabricState, Interface, Peer, Placement, planned
+from xoff.desired.models import FabricState, Interface, Peer, Placement, Planned, planned
 from xoff.intent import load_intent
 
 
@@ -17,6 +17,8 @@ def test_a_plan_equals_its_revalidated_dump(inventory: str) -> None:
     again = FabricState.model_validate_json(state.model_dump_json())
     # a tuple for a list, a str for an int or a missing default would make them differ
     assert again == state
+    # equality reads no order: the JSON does (Planned.of takes its fields in declaration order)
+    assert again.model_dump_json() == state.model_dump_json()
     for name, device in state.devices.items():
         assert again.devices[name] == device, name
 
@@ -59,3 +61,25 @@ def test_devices_that_are_alike_share_their_buffers_and_host_maps() -> None:
 def test_a_name_the_model_does_not_have_is_refused() -> None:
     with pytest.raises(TypeError, match="adress"):
         planned(Interface, name="eth0", kind="mgmt", adress="198.18.0.1/31")
+
+
+def test_planned_shape_gives_what_validation_gives() -> None:
+    shape = Planned(Interface, "name", "kind", "peer")
+    assert shape.fields == tuple(Interface.model_fields)  # what the caller's dict must follow
+    peer = Peer(device="spine1", port="Ethernet4")
+    values = {"name": "Ethernet0", "kind": "ethernet", "peer": peer}
+    validated = Interface(**values)
+    built = shape.of(
+        {
+            name: values.get(name, Interface.model_fields[name].get_default(call_default_factory=True))
+            for name in shape.fields
+        }
+    )
+    assert built == validated
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert built.model_fields_set == validated.model_fields_set == set(values)
+
+
+def test_a_planned_shape_refuses_a_name_the_model_does_not_have() -> None:
+    with pytest.raises(TypeError, match="adress"):
+        Planned(Interface, "name", "adress")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from ipaddress import IPv4Address
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from xoff.desired import build_fabric_state
 from xoff.errors import InputError
 from xoff.intent import load_intent
+from xoff.intent.resolved import dotted_quad
 
 CLOS3 = """
 fabric: {name: clos}
@@ -125,3 +127,8 @@ def test_uneven_pods_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         _load(tmp_path, CLOS3.replace("pods: 2", "pods: 3"))
     assert exc.value.render().endswith("cabling[0].leaves: 4 leaves do not split evenly into 3 pods")
+
+
+@pytest.mark.parametrize("address", [0, 1, 255, 256, 0xC6120001, 0x0A000000, 0xFFFFFFFE, 0xFFFFFFFF])
+def test_dotted_quad_is_what_ipaddress_writes(address: int) -> None:
+    assert dotted_quad(address) == str(IPv4Address(address))

@@ -12,13 +12,15 @@ from xoff.desired.builders.switch import build_bgp, build_static_routes, build_s
 from xoff.desired.builders.tenants import bind_vrfs, carries_evpn, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
-from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Placement, Qos, planned
+from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Placement, Planned, Qos, planned
 from xoff.errors import InputError, Problem
 from xoff.intent.congestion import departures
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Intent, Switch
 from xoff.platforms.registry import get_platform, names_hwsku
+
+_LINK = Planned(Link, "a", "b", "speed_mbps", "cable_m", "role", "network")
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
@@ -78,18 +80,20 @@ def build_fabric_state(intent: Intent) -> FabricState:
             subnet_manager=build_subnet_manager(facts) if host.name == sm_host else None,
             placement=placements[host.name],
         )
+    peers = facts.peers
     return FabricState(
         fabric=intent.name,
         networks=_network_plans(facts, devices),
         links=[
-            planned(
-                Link,
-                a=facts.peers[lk.a],
-                b=facts.peers[lk.b],
-                speed_mbps=lk.speed,
-                cable_m=lk.length,
-                role=lk.role,
-                network=lk.network,
+            _LINK.of(
+                {
+                    "a": peers[lk.a],
+                    "b": peers[lk.b],
+                    "speed_mbps": lk.speed,
+                    "cable_m": lk.length,
+                    "role": lk.role,
+                    "network": lk.network,
+                }
             )
             for lk in intent.links
         ],
@@ -135,9 +139,8 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
             # switches alike (ASIC, SKU, NOS, MTU, policy, lossless ports) have equal buffers: plan them once
             alike = ("buffers", sw.asic, sw.sku, sw.platform, sw.mtu, sw.network, lossless_ports)
             buffers = facts.shared(alike, lambda: build_buffers(sw, policy, qos.policy, list(lossless_ports)))
-        watchdog = build_watchdog(policy, interfaces)
-        if watchdog is not None:
-            watchdog = facts.shared(("pfc_watchdog", sw.network, *watchdog.ports), lambda: watchdog)
+        ports = tuple(i.name for i in interfaces.values() if i.pfc_watchdog)
+        watchdog = facts.shared(("pfc_watchdog", sw.network, *ports), lambda: build_watchdog(policy, list(ports)))
     return planned(
         Device,
         name=sw.name,

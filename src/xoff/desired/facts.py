@@ -7,18 +7,18 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from xoff.desired.models import Peer, planned
+from xoff.desired.models import Peer, Planned
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
-from xoff.intent.resolved import Intent, Link
+from xoff.intent.resolved import Intent, Link, dotted_quad
 
 # Per-network fallback ASN plans (RFC 7938 style, private ranges), used where the intent gives none.
 DEFAULT_ASN_PLANS = {
     "compute": {"super_spine": 65000, "spine": 65100, "leaf": 4200000001},
     "storage": {"super_spine": 65500, "spine": 65600, "leaf": 4201000001},
 }
-
+_PEER = Planned(Peer, "device", "port")
 
 T = TypeVar("T")
 
@@ -56,12 +56,16 @@ def build_facts(intent: Intent) -> Facts:
         links_of[link.a[0]].append((link, link.a[1], link.b))
         links_of[link.b[0]].append((link, link.b[1], link.a))
     facts.links_of = dict(links_of)
-    for link in intent.links:
-        texts = link.address_texts(link.a)
-        if texts is not None:
-            facts.addresses[link.a] = texts
-            facts.addresses[link.b] = (f"{texts[1]}/31", texts[0].removesuffix("/31"), texts[2])
-    facts.peers = {end: planned(Peer, device=end[0], port=end[1]) for link in intent.links for end in (link.a, link.b)}
+    addresses = facts.addresses
+    for link in intent.links:  # what Link.address_texts gives for each end, with two dotted quads per link, not six
+        if link.p2p is not None:
+            even, odd = dotted_quad(link.p2p), dotted_quad(link.p2p + 1)  # the a end has the even one
+            network = even + "/31"
+            addresses[link.a] = (network, odd, network)
+            addresses[link.b] = (odd + "/31", even, network)
+    facts.peers = {
+        end: _PEER.of({"device": end[0], "port": end[1]}) for link in intent.links for end in (link.a, link.b)
+    }
     doc = intent.document
     for name in ("compute", "storage"):
         net = getattr(doc.networks, name)

@@ -161,25 +161,30 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only
         wiring.address()
         semantic.check_static_routes(ctx, switches, wiring.links)
-    _place(ctx, dev, "pod", wiring.pod_of)
-    _place(ctx, dev, "plane", wiring.plane_of)
+    placed: dict[str, dict[str, int]] = {}
+    _place(ctx, dev, "pod", wiring.pod_of, placed)
+    _place(ctx, dev, "plane", wiring.plane_of, placed)
+    for name, values in placed.items():  # one new switch each, with its pod and plane (7,296 at 100k GPUs)
+        sw = switches[name]
+        switches[name] = dataclasses.replace(sw, pod=values.get("pod", sw.pod), plane=values.get("plane", sw.plane))
     return wiring
 
 
-def _place(ctx: Context, dev: _Devices, what: str, placed_by_cabling: dict[str, int]) -> None:
-    """Set the pod or plane the cabling generators gave each switch; one written otherwise is a located error."""
+def _place(
+    ctx: Context, dev: _Devices, what: str, placed_by_cabling: dict[str, int], placed: dict[str, dict[str, int]]
+) -> None:
+    """The pod or plane the cabling generators gave each switch, into ``placed``; one written otherwise is a
+    located error."""
     switches, paths = dev.switches, dev.paths
     for name, value in placed_by_cabling.items():
-        placed = switches.get(name)
-        written = None if placed is None else getattr(placed, what)
-        if placed is not None and written is not None and written != value:
+        sw = switches.get(name)
+        written = None if sw is None else getattr(sw, what)
+        if sw is not None and written is not None and written != value:
             ctx.report(
                 (*paths[name], what), f"{name} is in {what} {written} here but cabling puts it in {what} {value}"
             )
-        elif placed is not None:
-            switches[name] = (
-                dataclasses.replace(placed, pod=value) if what == "pod" else dataclasses.replace(placed, plane=value)
-            )
+        elif sw is not None:
+            placed.setdefault(name, {})[what] = value
 
 
 def _allocate(
@@ -191,14 +196,27 @@ def _allocate(
     need_loopback: list[str],
 ) -> None:
     """Give each device without an explicit address the next free one of its pool, in intent order."""
+    given: dict[str, dict[str, IPv4Address]] = {}
+    _next_free(ctx, switches, need_mgmt, need_loopback, [switches, ib_switches, hosts], given)
+    for name, values in given.items():  # one new device each, with its mgmt address and loopback
+        _set(switches, ib_switches, hosts, name, values)
+
+
+def _next_free(
+    ctx: Context,
+    switches: dict[str, Switch],
+    need_mgmt: list[str],
+    need_loopback: list[str],
+    devices: list[dict[str, Switch] | dict[str, IbSwitch] | dict[str, Host]],
+    given: dict[str, dict[str, IPv4Address]],
+) -> None:
+    """The addresses ``_allocate`` gives, into ``given``: up to the first pool that runs out (reported)."""
     mgmt = ctx.doc.networks.management
     if "management" in ctx.damage.networks:
         need_mgmt = []  # no prefix was read to allocate from
     need_loopback = [n for n in need_loopback if switches[n].network not in ctx.damage.networks]
-    taken = (
-        {s.mgmt for s in switches.values()} | {s.mgmt for s in ib_switches.values()} | {h.mgmt for h in hosts.values()}
-    )
-    taken |= {h.bmc for h in hosts.values() if h.bmc is not None}
+    taken = {d.mgmt for group in devices for d in group.values()}
+    taken |= {d.bmc for d in devices[2].values() if isinstance(d, Host) and d.bmc is not None}
     if mgmt.gateway is not None:
         taken.add(mgmt.gateway)
     pool = AddressPool(mgmt.prefix, taken)
@@ -210,7 +228,7 @@ def _allocate(
                 f"{mgmt.prefix} has no free address left for {name} (allowed: a larger prefix, or explicit mgmt addresses)",
             )
             return
-        _set(switches, ib_switches, hosts, name, mgmt=addr)
+        given[name] = {"mgmt": addr}
     pools: dict[str, AddressPool] = {}
     for name in need_loopback:
         sw = switches[name]
@@ -226,18 +244,24 @@ def _allocate(
                 f"{net.loopback_prefix} has no free address left for {name} (allowed: a larger prefix)",
             )
             return
-        switches[name] = dataclasses.replace(sw, loopback=addr)
+        given.setdefault(name, {})["loopback"] = addr
 
 
 def _set(
-    switches: dict[str, Switch], ib: dict[str, IbSwitch], hosts: dict[str, Host], name: str, mgmt: IPv4Address
+    switches: dict[str, Switch],
+    ib: dict[str, IbSwitch],
+    hosts: dict[str, Host],
+    name: str,
+    values: dict[str, IPv4Address],
 ) -> None:
     if name in switches:
-        switches[name] = dataclasses.replace(switches[name], mgmt=mgmt)
+        sw = switches[name]
+        mgmt, loopback = values.get("mgmt", sw.mgmt), values.get("loopback", sw.loopback)
+        switches[name] = dataclasses.replace(sw, mgmt=mgmt, loopback=loopback)
     elif name in ib:
-        ib[name] = dataclasses.replace(ib[name], mgmt=mgmt)
+        ib[name] = dataclasses.replace(ib[name], mgmt=values["mgmt"])  # an InfiniBand switch has no loopback
     else:
-        hosts[name] = dataclasses.replace(hosts[name], mgmt=mgmt)
+        hosts[name] = dataclasses.replace(hosts[name], mgmt=values["mgmt"])
 
 
 def _address_entries(

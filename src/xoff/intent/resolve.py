@@ -81,6 +81,8 @@ class DeviceResolver:
         self.provenance: Provenance = {}
         self.seen: dict[str, Path_] = {}
         self._port_cache: dict[Path_, dict[str, Port] | None] = {}
+        # per switch entry: its settled fields and where each came from (_settle)
+        self._settled: dict[Path_, tuple[dict[str, Any], list[tuple[str, tuple[Location | None, str]]]]] = {}
         self._refused: set[tuple[Path_, str]] = set()
 
     def _ports_at(self, specs: list[PortSpec], path: Path_, device: str) -> dict[str, Port] | None:
@@ -106,7 +108,19 @@ class DeviceResolver:
 
     def _settle(self, name: str, entry: SwitchEntry, path: Path_) -> dict[str, Any]:
         """Each inherited field from the device, else ``roles.<network>-<role>``, else ``roles.<role>``,
-        else ``defaults.switch`` (the network itself comes from the device, its role or the defaults)."""
+        else ``defaults.switch`` (the network itself comes from the device, its role or the defaults).
+        Settled once per entry (an entry of 4,096 super-spines has one answer), a new dict per switch."""
+        settled = self._settled.get(path)
+        if settled is None:
+            settled = self._settled[path] = self._settle_entry(entry, path)
+        out, sources = settled
+        for field, source in sources:
+            self.provenance[(name, field)] = source
+        return dict(out)
+
+    def _settle_entry(
+        self, entry: SwitchEntry, path: Path_
+    ) -> tuple[dict[str, Any], list[tuple[str, tuple[Location | None, str]]]]:
         layers: list[tuple[SwitchSettings, Path_]] = [(entry, path)]
         role = self.doc.roles.get(entry.role)
         if role is not None:
@@ -117,14 +131,15 @@ class DeviceResolver:
         if scoped in self.doc.roles:
             layers.insert(1, (self.doc.roles[scoped], ("roles", scoped)))
         out: dict[str, Any] = {}
+        sources: list[tuple[str, tuple[Location | None, str]]] = []
         for field in _INHERITED:
             for layer, lpath in layers:
                 if field in layer.model_fields_set and getattr(layer, field) is not None:
                     out[field] = getattr(layer, field)
                     out[f"{field}@"] = (*lpath, field)
-                    self.provenance[(name, field)] = (self.ctx.at((*lpath, field)), dotted((*lpath, field)))
+                    sources.append((field, (self.ctx.at((*lpath, field)), dotted((*lpath, field)))))
                     break
-        return out
+        return out, sources
 
     def _device_names(self, pattern: str, path: Path_) -> list[str]:
         """The names a device entry stands for; when they cannot be told, any unknown name may be one of them."""

@@ -40,8 +40,11 @@ class Wiring:
         self.links: list[Link] = []
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
-        self._cursor: dict[tuple[str, str], int] = {}
-        self._port_names: dict[str, list[str]] = {}  # per device, once: _free runs once per generated cable
+        self._cursor: dict[tuple[str, str, int | None], int] = {}
+        # per (device, use, speed), once: its ports of that use and speed, in order (_free runs per generated cable)
+        self._fits: dict[tuple[str, str, int | None], list[str]] = {}
+        self._lengths: dict[tuple[str, str], int] = {}  # (role, network) -> default cable length, once
+        self._tiers: dict[str, tuple[int, str]] = {}  # per device, once: _tier_of
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
         self.whole = False  # every cable is right (and the links were addressed)
 
@@ -70,13 +73,15 @@ class Wiring:
         )
         return None
 
-    def _tier(self, device: str) -> int:
+    def _tier_of(self, device: str) -> tuple[int, str]:
+        """The device's tier (0: a host) and the network its links are on when it is their upper end."""
         dev = self.switches.get(device) or self.ib_switches.get(device)
-        return 0 if dev is None else _TIER[dev.role]
-
-    def _network(self, device: str) -> str:
         sw = self.switches.get(device)
-        return sw.network if sw is not None else "compute"
+        tier = self._tiers[device] = (
+            0 if dev is None else _TIER[dev.role],
+            sw.network if sw is not None else "compute",
+        )
+        return tier
 
     def add(
         self,
@@ -90,22 +95,15 @@ class Wiring:
         """Check and record one cable; ``path`` is where to point when something is wrong with it."""
         ok = True
         speeds = []
+        explicit = origin.startswith("links")
         for end, sub in ((a, "a"), (b, "b")):
-            epath = (*path, sub) if origin.startswith("links") else path
+            epath = (*path, sub) if explicit else path
             s = self._port_speed(end[0], end[1], epath)
             if s is None:
                 ok = False
                 continue
             speeds.append(s)
-            first = self.used.get(end)
-            if first is not None:
-                self.ctx.report(
-                    epath,
-                    f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)",
-                )
-                ok = False
-            else:
-                self.used[end] = epath
+            ok = self._take(end, epath) and ok
         if not ok:
             return
         if speeds[0] != speeds[1]:
@@ -121,35 +119,40 @@ class Wiring:
                 f"link speed {_speed(speed)} differs from its ports' {_speed(speeds[0])} (allowed: {_speed(speeds[0])})",
             )
             return
-        if not self._networks_agree(a, b, path):
+        self._record(a, b, speeds[0], length, path, origin)
+
+    def _take(self, end: tuple[str, str], path: Path_) -> bool:
+        """Mark ``end`` cabled here; False (reported) when a cable took it already."""
+        first = self.used.get(end)
+        if first is not None:
+            self.ctx.report(
+                path, f"{end[0]}:{end[1]} is already cabled at {self.ctx.at(first)} (allowed: one link per port)"
+            )
+            return False
+        self.used[end] = path
+        return True
+
+    def _record(
+        self, a: tuple[str, str], b: tuple[str, str], speed: int, length: int | None, path: Path_, origin: str
+    ) -> None:
+        """Record a cable whose ends exist, were free, and have one ``speed``, if both are on one network."""
+        tier_a, network = self._tiers.get(a[0]) or self._tier_of(a[0])
+        tier_b, network_b = self._tiers.get(b[0]) or self._tier_of(b[0])
+        # two switches' networks are their own; a host's is its NIC's (tier 0), so only then ask _networks_agree
+        if (network != network_b or not tier_a or not tier_b) and not self._networks_agree(a, b, path):
             return
         # the upper tier is always the a end, so addressing and reports read top-down
-        if self._tier(a[0]) < self._tier(b[0]):
-            a, b = b, a
-        tiers = (self._tier(b[0]), self._tier(a[0]))
-        role = _ROLE_OF_TIERS.get(tiers, "other")
-        network = self._network(a[0])
-        self.links.append(
-            Link(
-                a,
-                b,
-                speeds[0],
-                length if length is not None else self._default_length(role, network),
-                role,
-                network,
-                origin,
-            )
-        )
+        if tier_a < tier_b:
+            a, b, tier_a, tier_b, network = b, a, tier_b, tier_a, network_b
+        role = _ROLE_OF_TIERS.get((tier_b, tier_a), "other")
+        if length is None:
+            length = self._lengths.get((role, network))
+            if length is None:
+                length = self._lengths[role, network] = self._default_length(role, network)
+        self.links.append(Link(a, b, speed, length, role, network, origin))
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
-        ends = []
-        for dev, port in (a, b):
-            if dev in self.hosts:
-                ends.append((f"{dev}:{port}", self.hosts[dev].nics[port].network, "NIC"))
-            elif dev in self.ib_switches:
-                ends.append((dev, "compute", "InfiniBand switch"))
-            else:
-                ends.append((dev, self.switches[dev].network, "switch"))
+        ends = [self._end(*a), self._end(*b)]
         if ends[0][1] != ends[1][1]:
             (n1, w1, k1), (n2, w2, k2) = ends
             self.ctx.report(
@@ -159,6 +162,15 @@ class Wiring:
             )
             return False
         return True
+
+    def _end(self, dev: str, port: str) -> tuple[str, str, str]:
+        """A cable end's name for reports, its network, and what it is."""
+        host = self.hosts.get(dev)
+        if host is not None:
+            return f"{dev}:{port}", host.nics[port].network, "NIC"
+        if dev in self.ib_switches:
+            return dev, "compute", "InfiniBand switch"
+        return dev, self.switches[dev].network, "switch"
 
     def _default_length(self, role: str, network: str) -> int:
         lengths = _DEFAULT_LENGTHS
@@ -213,22 +225,19 @@ class Wiring:
 
     def _free(self, device: str, use: str, path: Path_, toward: str, speed: int | None = None) -> str | None:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
-        dev = self.switches.get(device) or self.ib_switches.get(device)
-        assert dev is not None
-        names = self._port_names.get(device)
-        if names is None:
-            names = self._port_names[device] = list(dev.ports)
-        key = (device, f"{use}@{speed}")
-        for k in range(self._cursor.get(key, 0), len(names)):
-            port = dev.ports[names[k]]
-            if (
-                port.use in (use, "any")
-                and (speed is None or port.speed == speed)
-                and (device, port.name) not in self.used
-            ):
+        key = (device, use, speed)
+        fits = self._fits.get(key)
+        if fits is None:
+            dev = self.switches.get(device) or self.ib_switches.get(device)
+            assert dev is not None
+            fits = self._fits[key] = [
+                p.name for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)
+            ]
+        used = self.used
+        for k in range(self._cursor.get(key, 0), len(fits)):
+            if (device, fits[k]) not in used:
                 self._cursor[key] = k + 1
-                return port.name
-        fits = [p for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)]
+                return fits[k]
         at = f" {_speed(speed)}" if speed is not None else ""
         self.ctx.report(
             path,
@@ -243,9 +252,11 @@ class Wiring:
             return
         lower = self.switches.get(low) or self.ib_switches.get(low)
         assert lower is not None
-        down = self._free(high, "downlink", path, low, lower.ports[up].speed)
-        if down is not None:
-            self.add((high, down), (low, up), None, length, path, origin)
+        speed = lower.ports[up].speed
+        down = self._free(high, "downlink", path, low, speed)
+        if down is not None:  # two free ports of one speed: what add() would check holds already
+            self.used[high, down] = self.used[low, up] = path
+            self._record((high, down), (low, up), speed, length, path, origin)
 
     def _leaf_spine(self, gen: LeafSpine, path: Path_) -> None:
         leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
@@ -310,7 +321,10 @@ class Wiring:
                 port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}", nic.speed)
                 if port is None:
                     return
-                self.add((leaf, port), (host, nic.netdev), None, gen.length, path, origin)
+                # a free port of the NIC's speed: only the NIC may have been cabled already
+                self.used[leaf, port] = path
+                if self._take((host, nic.netdev), path):
+                    self._record((leaf, port), (host, nic.netdev), nic.speed, gen.length, path, origin)
 
     # -- addressing -------------------------------------------------------------------------------
     def address(self) -> None:

@@ -7,7 +7,7 @@ from ipaddress import IPv4Network
 
 from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
 from xoff.desired.facts import Facts
-from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, RoceAccl, Route, Rule, planned
+from xoff.desired.models import GpuDirect, HostNic, HostSettings, Interface, Planned, RoceAccl, Route, Rule, planned
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Host, Nic
@@ -33,6 +33,13 @@ IB_MTUS = (4096, 2048, 1024, 512, 256)
 # the 4096-byte IB MTU less the 4-byte IPoIB header
 IPOIB_DATAGRAM_MTU = 4092
 RAIL_TABLE_BASE = 100  # one policy-routing table per RDMA NIC, so each rail answers from its own port
+# the shapes of a NIC's interface, its rail's routes and its rule: 100,000 NICs at 100k GPUs
+_NIC_PORT = Planned(
+    Interface,
+    *("name", "kind", "speed_mbps", "mtu", "addresses", "peer", "cable_m", "link_role", "network", "pfc_priorities"),
+)
+_ROUTE = Planned(Route, "destination", "via", "device", "table")
+_RULE = Planned(Rule, "source", "table", "priority")
 
 
 def roce_active_mtu(netdev_mtu: int) -> int | None:
@@ -61,11 +68,8 @@ def roce_accl(policy: QosPolicy, host: Host, nic: Nic) -> RoceAccl | None:
     return None if policy.congestion_control.knobs.pfc else LOSSY_ROCE
 
 
-def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
-    doc = facts.intent.document
-    net = getattr(doc.networks, nic.network)
-    link = next((lk for lk, port, _ in facts.links_of.get(host.name, []) if port == nic.netdev), None)
-    texts = facts.addresses.get((host.name, nic.netdev)) if link is not None else None
+def _nic_state(facts: Facts, host: Host, nic: Nic, texts: tuple[str, str, str] | None) -> HostNic:
+    """``texts``: the addresses of the NIC's cable end (``Facts.addresses``), None when it has none."""
     common = {
         "netdev": nic.netdev,
         "rdma": nic.rdma,
@@ -76,45 +80,50 @@ def _nic_state(facts: Facts, host: Host, nic: Nic) -> HostNic:
         "address": None if texts is None else texts[0],
         "gateway": None if texts is None else texts[1],
     }
+    alike = ("nic settings", nic.network, nic.mtu, nic.rdma is None, bool(host.profile.roce_adaptive_routing))
+    return planned(HostNic, **common, **facts.shared(alike, partial(_nic_settings, facts, host, nic)))
+
+
+def _nic_settings(facts: Facts, host: Host, nic: Nic) -> dict[str, object]:
+    """A NIC's settings past its own names and addresses: the same for every NIC of a network with the same MTU, RDMA
+    or not, and adaptive routing or not (``roce_accl``), so worked out once for 100,000 NICs."""
+    doc = facts.intent.document
+    net = getattr(doc.networks, nic.network)
     if not isinstance(net, RoceNetwork):  # an InfiniBand HCA: no Ethernet QoS, the SM programs SL2VL
-        return planned(
-            HostNic,
-            **common,
-            mtu=nic.mtu or IPOIB_DATAGRAM_MTU,
-            trust=None,
-            pfc=facts.shared("ib pfc", lambda: [0] * 8),
-            dscp_to_priority=facts.shared("ib dscp_to_priority", dict),
-            roce_mode=None,
-            roce_tos=None,
-            ecn_np_priorities=[],
-            ecn_rp_priorities=[],
-            cnp_dscp=None,
-            cnp_priority=None,
-            roce_active_mtu=None,
-        )
+        return {
+            "mtu": nic.mtu or IPOIB_DATAGRAM_MTU,
+            "trust": None,
+            "pfc": facts.shared("ib pfc", lambda: [0] * 8),
+            "dscp_to_priority": facts.shared("ib dscp_to_priority", dict),
+            "roce_mode": None,
+            "roce_tos": None,
+            "ecn_np_priorities": [],
+            "ecn_rp_priorities": [],
+            "cnp_dscp": None,
+            "cnp_priority": None,
+            "roce_active_mtu": None,
+        }
     name = net.qos_policy
     policy = doc.qos_policies[name]
     mtu = nic.mtu or net.host_mtu
     cnp_dscp, cnp_priority = cnp(policy)
     dcqcn = facts.shared(("dcqcn", name), lambda: dcqcn_priorities(policy))
-    return planned(
-        HostNic,
-        **common,
-        mtu=mtu,
-        trust=policy.trust,
-        pfc=facts.shared(("pfc", name), lambda: _pfc_flags(policy)),
+    return {
+        "mtu": mtu,
+        "trust": policy.trust,
+        "pfc": facts.shared(("pfc", name), lambda: _pfc_flags(policy)),
         # all 64: a DSCP left out keeps the NIC default (DSCP >> 3), which would send 24-31 to
         # priority 3 on the host while the switches put them in the default class
-        dscp_to_priority=facts.shared(("dscp_to_priority", name), lambda: dscp_to_priority(policy)),
-        roce_mode="RoCE v2",
-        roce_tos=roce_tos(policy),
-        ecn_np_priorities=dcqcn,
-        ecn_rp_priorities=dcqcn,
-        cnp_dscp=cnp_dscp,
-        cnp_priority=cnp_priority,
-        roce_active_mtu=roce_active_mtu(mtu),
-        roce_accl=roce_accl(policy, host, nic),
-    )
+        "dscp_to_priority": facts.shared(("dscp_to_priority", name), lambda: dscp_to_priority(policy)),
+        "roce_mode": "RoCE v2",
+        "roce_tos": roce_tos(policy),
+        "ecn_np_priorities": dcqcn,
+        "ecn_rp_priorities": dcqcn,
+        "cnp_dscp": cnp_dscp,
+        "cnp_priority": cnp_priority,
+        "roce_active_mtu": roce_active_mtu(mtu),
+        "roce_accl": roce_accl(policy, host, nic),
+    }
 
 
 def _pfc_flags(policy: QosPolicy) -> list[int]:
@@ -124,37 +133,43 @@ def _pfc_flags(policy: QosPolicy) -> list[int]:
 
 def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interface]]:
     doc = facts.intent.document
-    nics = {name: _nic_state(facts, host, nic) for name, nic in host.nics.items()}
+    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(host.name, [])}
+    addresses = facts.addresses
+    nics = {
+        name: _nic_state(facts, host, nic, addresses.get((host.name, nic.netdev)) if nic.netdev in cabled else None)
+        for name, nic in host.nics.items()
+    }
     routes: list[Route] = []
     rules: list[Rule] = []
     interfaces: dict[str, Interface] = {}
-    peers = {port: peer for _, port, peer in facts.links_of.get(host.name, [])}
-    links = {port: link for link, port, _ in facts.links_of.get(host.name, [])}
     for k, nic in enumerate(nics.values()):
-        peer = peers.get(nic.netdev)
-        link = links.get(nic.netdev)
+        link, peer = cabled.get(nic.netdev, (None, None))
         pfc_on = tuple(p for p in range(8) if nic.pfc[p])
-        interfaces[nic.netdev] = planned(
-            Interface,
-            name=nic.netdev,
-            kind="infiniband" if nic.roce_mode is None else "ethernet",
-            speed_mbps=nic.speed_mbps,
-            mtu=nic.mtu,
-            addresses=[nic.address] if nic.address else [],
-            peer=facts.peers[peer] if peer else None,
-            cable_m=link.length if link else None,
-            link_role=link.role if link else None,
-            network=nic.network,
-            pfc_priorities=facts.shared(("pfc_priorities", *pfc_on), partial(list, pfc_on)),
+        interfaces[nic.netdev] = _NIC_PORT.of(
+            {
+                "name": nic.netdev,
+                "kind": "infiniband" if nic.roce_mode is None else "ethernet",
+                "speed_mbps": nic.speed_mbps,
+                "mtu": nic.mtu,
+                "admin_up": True,
+                "addresses": [nic.address] if nic.address else [],
+                "peer": facts.peers[peer] if peer else None,
+                "cable_m": link.length if link else None,
+                "link_role": link.role if link else None,
+                "network": nic.network,
+                "pfc_priorities": facts.shared(("pfc_priorities", *pfc_on), partial(list, pfc_on)),
+                "pfc_watchdog": False,
+                "vrf": None,
+            }
         )
         if nic.address is None or nic.gateway is None:
             continue
         table = RAIL_TABLE_BASE + k
         net = getattr(doc.networks, nic.network)
         assert isinstance(net, RoceNetwork)
-        for dest in (net.p2p_prefix, net.loopback_prefix):
-            routes.append(planned(Route, destination=str(dest), via=nic.gateway, device=nic.netdev, table=table))
-        rules.append(planned(Rule, source=nic.address.split("/")[0] + "/32", table=table, priority=1000 + k))
+        for dest in facts.shared(("rail routes", nic.network), partial(_rail_destinations, net)):
+            routes.append(_ROUTE.of({"destination": dest, "via": nic.gateway, "device": nic.netdev, "table": table}))
+        rules.append(_RULE.of({"source": nic.address.split("/")[0] + "/32", "table": table, "priority": 1000 + k}))
     mgmt_prefix: IPv4Network = doc.networks.management.prefix
     interfaces[host.profile.mgmt_interface] = planned(
         Interface, name=host.profile.mgmt_interface, kind="mgmt", addresses=[f"{host.mgmt}/{mgmt_prefix.prefixlen}"]
@@ -174,6 +189,11 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
         ),
         interfaces,
     )
+
+
+def _rail_destinations(net: RoceNetwork) -> tuple[str, str]:
+    """What a rail's table routes via its leaf: the network's links and its switches' loopbacks."""
+    return str(net.p2p_prefix), str(net.loopback_prefix)
 
 
 def _nccl_env(facts: Facts, host: Host, nics: dict[str, HostNic]) -> dict[str, str]:

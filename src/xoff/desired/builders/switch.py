@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from xoff.desired.facts import Facts
-from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, StaticRoute, planned
+from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, Planned, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.platforms.registry import get_platform
+
+# the shapes of a switch's cabled port and BGP neighbour, one each per cable end
+_CABLED = Planned(
+    Interface,
+    *("name", "kind", "speed_mbps", "mtu", "admin_up", "addresses", "peer", "cable_m", "link_role", "network"),
+    *("pfc_priorities", "pfc_watchdog"),
+)
+_NEIGHBOR = Planned(BgpNeighbor, "address", "remote_asn", "peer", "interface")
 
 
 def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) -> dict[str, Interface]:
@@ -18,34 +28,33 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
     pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
     out: dict[str, Interface] = {}
+    addresses, peers, with_length = facts.addresses, facts.peers, bool(lossless) or not info.cable_length_needs_pfc
     for port in sw.ports.values():
         hit = cabled.get(port.name)
-        if hit is None:
-            out[port.name] = planned(
-                Interface,
-                name=port.name,
-                kind="ethernet",
-                speed_mbps=port.speed,
-                mtu=port.mtu or sw.mtu,
-                admin_up=False,
+        if hit is None:  # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one each
+            mtu = port.mtu or sw.mtu
+            out[port.name] = facts.shared(
+                ("unused port", port.name, port.speed, mtu), partial(_unused, port.name, port.speed, mtu)
             )
             continue
         link, peer = hit
-        texts = facts.addresses.get((sw.name, port.name))
-        out[port.name] = planned(
-            Interface,
-            name=port.name,
-            kind="ethernet",
-            speed_mbps=port.speed,
-            mtu=port.mtu or sw.mtu,
-            admin_up=not port.shutdown,
-            addresses=[texts[0]] if texts is not None else [],
-            peer=facts.peers[peer],
-            cable_m=link.length if lossless or not info.cable_length_needs_pfc else None,
-            link_role=link.role,
-            network=link.network,
-            pfc_priorities=pfc,
-            pfc_watchdog=watchdog,
+        texts = addresses.get((sw.name, port.name))
+        out[port.name] = _CABLED.of(
+            {
+                "name": port.name,
+                "kind": "ethernet",
+                "speed_mbps": port.speed,
+                "mtu": port.mtu or sw.mtu,
+                "admin_up": not port.shutdown,
+                "addresses": [texts[0]] if texts is not None else [],
+                "peer": peers[peer],
+                "cable_m": link.length if with_length else None,
+                "link_role": link.role,
+                "network": link.network,
+                "pfc_priorities": pfc,
+                "pfc_watchdog": watchdog,
+                "vrf": None,
+            }
         )
     if info.loopback_interface is not None:
         out[info.loopback_interface] = planned(
@@ -56,6 +65,10 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
         Interface, name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
     )
     return out
+
+
+def _unused(name: str, speed: int, mtu: int | None) -> Interface:
+    return planned(Interface, name=name, kind="ethernet", speed_mbps=speed, mtu=mtu, admin_up=False)
 
 
 def build_bgp(facts: Facts, sw: Switch) -> Bgp:
@@ -69,7 +82,9 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
             continue
         if peer[0] in facts.asn:
             neighbors.append(
-                planned(BgpNeighbor, address=texts[1], remote_asn=facts.asn[peer[0]], peer=peer[0], interface=port)
+                _NEIGHBOR.of(
+                    {"address": texts[1], "remote_asn": facts.asn[peer[0]], "peer": peer[0], "interface": port}
+                )
             )
         else:  # a host: advertise its /31 so every rail reaches every other
             originated.append(texts[2])
@@ -101,9 +116,9 @@ def watchdog_on(policy: QosPolicy) -> bool:
     return policy.pfc_watchdog.enabled and policy.congestion_control.knobs.pfc_watchdog
 
 
-def build_watchdog(policy: QosPolicy, interfaces: dict[str, Interface]) -> PfcWatchdog | None:
+def build_watchdog(policy: QosPolicy, ports: list[str]) -> PfcWatchdog | None:
+    """The PFC watchdog on ``ports`` (the interfaces planned with ``pfc_watchdog``), None where it does not run."""
     wd = policy.pfc_watchdog
-    ports = [i.name for i in interfaces.values() if i.pfc_watchdog]
     if not watchdog_on(policy) or not ports:
         return None
     queues = sorted({c.egress_queue for c in policy.classes.values() if c.lossless})

@@ -15,7 +15,11 @@ COMPUTE = "compute"
 
 def tenant_ports(facts: Facts, sw: Switch) -> dict[str, Tenant]:
     """The switch's ports cabled to a tenant's NIC on the compute network, and that tenant."""
-    owner = {nic: t for t in facts.intent.tenants if t.vrf is not None for nic in t.nics}
+    if not facts.intent.tenants:
+        return {}  # no pass over the switch's cables (a 100k-GPU fabric has 600,000 cable ends)
+    owner = facts.shared(
+        "tenant of nic", lambda: {nic: t for t in facts.intent.tenants if t.vrf is not None for nic in t.nics}
+    )
     out: dict[str, Tenant] = {}
     for link, port, peer in facts.links_of.get(sw.name, []):
         tenant = owner.get(peer) if link.network == COMPUTE else None

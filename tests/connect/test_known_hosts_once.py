@@ -13,8 +13,10 @@ import asyncssh
 import paramiko  # type: ignore[import-untyped]
 
 from xoff.connect.channel import known_hosts_for, load_host_keys
-from xoff.connect.credentials import CredentialSet
+from xoff.connect.credentials import Credentials, CredentialSet
 from xoff.connect.nornir_inventory import CONNECTION, build_nornir
+from xoff.connect.options import connect_handler_args
+from xoff.connect.session import ConnectSpec, handler_args
 from xoff.connect.targets import Target
 
 
@@ -88,3 +90,26 @@ def test_push_inventory_names_each_hosts_own_file(tmp_path: Path) -> None:
     for name, address in (("sw1", "198.18.0.1"), ("sw2", "198.18.0.2")):
         keys = paramiko.HostKeys(files[name])
         assert keys.lookup(address) is not None and len(keys) == 1
+
+
+def test_collect_sessions_name_each_hosts_own_file(tmp_path: Path) -> None:
+    """The collector's CLI sessions (``session.open_session``) get the same cut file as push's inventory, with
+    every other option as ``options.connect_handler_args`` gives them."""
+    known = tmp_path / "known_hosts"
+    known.write_text(f"198.18.0.1 {_key()}\n198.18.0.2 {_key()}\n", encoding="utf-8")
+    creds = Credentials(username="admin", password="x")
+    for i in (1, 2):
+        target = Target(f"sw{i}", "eos", "switch", "leaf", None, f"198.18.0.{i}")
+        args = handler_args(ConnectSpec(target, creds, known, 5.0, enable=True), creds)
+        whole = connect_handler_args(target, creds, known, 5.0)
+        assert {k: v for k, v in args.items() if k != "alt_key_file"} == {
+            k: v for k, v in whole.items() if k != "alt_key_file"
+        }
+        assert args["alt_host_keys"] is True and args["alt_key_file"] == str(known_hosts_for(known, target.address, 22))
+        keys = paramiko.HostKeys(args["alt_key_file"])
+        assert keys.lookup(target.address) is not None and len(keys) == 1
+    target = Target("sw9", "eos", "switch", "leaf", None, "198.18.0.9")
+    unknown = paramiko.HostKeys(
+        handler_args(ConnectSpec(target, creds, known, 5.0, enable=True), creds)["alt_key_file"]
+    )
+    assert len(unknown) == 0  # no entry: the host stays unknown, and RejectPolicy refuses it

@@ -226,6 +226,22 @@ def _read_infiniband(infiniband: InfinibandReader) -> tuple[IbObservation | None
         return None, [CollectError(device="infiniband", command=None, kind="unreachable", message=_one_line(str(exc)))]
 
 
+def _one_round_trip(target: Target) -> bool:
+    try:
+        transport = get_platform(target.platform).transport
+    except (KeyError, ImportError):  # no collector: fails at once wherever it is
+        return True
+    return transport is not None and transport.exec_channel
+
+
+def round_trips_first(targets: list[Target]) -> list[Target]:
+    """The targets in the order the workers start them: CLI sessions (a round trip per command, the longest
+    devices) before exec-channel ones (every command in one round trip), each group in the given order. With
+    the hosts first, a 64-device lab's 16 switches started last and ran on alone for their last ~1.4 s; started
+    first, their waits overlap the hosts' work. The snapshot is assembled in device-name order either way."""
+    return sorted(targets, key=_one_round_trip)
+
+
 def collect(
     desired: FabricState,
     targets: list[Target],
@@ -238,6 +254,7 @@ def collect(
 ) -> Snapshot:
     """Collect every target (in parallel) and the InfiniBand fabric (if a reader is given)."""
     workers = max(1, min(options.workers, len(targets) or 1))
+    targets = round_trips_first(targets)
     nr = build_nornir(targets, creds, known_hosts, workers=workers, timeout_s=options.timeout_s)
     by_name = {t.name: t for t in targets}
     with ThreadPoolExecutor(1) as pool, stage(options.progress, "collect", len(targets)) as steps:

@@ -68,13 +68,19 @@ def _parsed_known_hosts(path: str, mtime_ns: int, size: int) -> Any:
     return paramiko.HostKeys(path)
 
 
+@functools.lru_cache(maxsize=4096)
+def _looked_up(path: str, mtime_ns: int, size: int, name: str) -> tuple[tuple[str, Any], ...]:
+    """``HostKeys.lookup`` of one name, once per file version: a lookup walks every entry (an HMAC per
+    hashed one), and a collect asks for each device twice (netmiko's file, then the session)."""
+    return tuple((_parsed_known_hosts(path, mtime_ns, size).lookup(name) or {}).items())
+
+
 def _entries(known_hosts: Path, address: str, port: int) -> tuple[str, dict[str, Any]]:
     """The name paramiko looks ``address:port`` up by (the address, or ``[address]:port`` off port 22) and
     the keys ``known_hosts`` has for it (keytype -> key; empty: the host is unknown)."""
     st = known_hosts.stat()
-    parsed = _parsed_known_hosts(str(known_hosts), st.st_mtime_ns, st.st_size)
     name = address if port == 22 else f"[{address}]:{port}"  # port 22: the bare address, as paramiko names hosts
-    return name, dict(parsed.lookup(name) or {})
+    return name, dict(_looked_up(str(known_hosts), st.st_mtime_ns, st.st_size, name))
 
 
 def load_host_keys(client: Any, known_hosts: Path, address: str, port: int) -> None:

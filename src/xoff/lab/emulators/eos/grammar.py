@@ -55,11 +55,21 @@ class Tokens:
 
     @classmethod
     def split(cls, line: str) -> Tokens:
-        found = list(re.finditer(r"\S+", line))
-        return cls(line, tuple(m[0] for m in found), tuple(m.start() for m in found))
+        return _split(line)
 
     def rest(self, i: int) -> str:
         return self.line[self.starts[i] :].rstrip()
+
+
+_WORD = re.compile(r"\S+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(line: str) -> Tokens:
+    """A line's words, once per distinct line (immutable, so shared): a line is split by every step that
+    looks at it, and the switches of a fabric are sent the same lines."""
+    found = list(_WORD.finditer(line))
+    return Tokens(line, tuple(m[0] for m in found), tuple(m.start() for m in found))
 
 
 class ParseError(Exception):
@@ -326,15 +336,35 @@ class Command:
         self.first = head.word.lower() if isinstance(head, Lit) else None
 
 
+_TABLES: dict[int, tuple[list[Command], int, dict[str | None, tuple[list[Command], bool]]]] = {}
+
+
+def _candidates(commands: list[Command], first: str | None) -> tuple[list[Command], bool]:
+    """The commands a line starting with ``first`` may be (in table order), and whether any was ruled out;
+    kept per command table and first word (a mode's table is walked for every line typed in it)."""
+    kept = _TABLES.get(id(commands))
+    if kept is None or kept[0] is not commands or kept[1] != len(commands):
+        if len(_TABLES) > 256:  # a few per session (its mode tables hold its CLI): the last sessions' kept
+            _TABLES.clear()
+        kept = _TABLES[id(commands)] = (commands, len(commands), {})
+    by_first = kept[2]
+    if first not in by_first:
+        if len(by_first) > 1024:
+            by_first.clear()
+        chosen = [c for c in commands if first is None or c.first is None or c.first.startswith(first)]
+        by_first[first] = (chosen, len(chosen) < len(commands))
+    return by_first[first]
+
+
 def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
     """The one command the tokens select, with its arguments; ``ParseError`` otherwise."""
     results: list[tuple[Command, _Found]] = []
     progress = _Progress()
     first = toks.words[0].lower() if toks.words else None
-    for cmd in commands:
-        if first is not None and cmd.first is not None and not cmd.first.startswith(first):
-            progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
-            continue
+    candidates, skipped = _candidates(commands, first)
+    if skipped:
+        progress.fail(0)  # what _walk finds for a command whose first keyword the word does not start
+    for cmd in candidates:
         found: list[_Found] = []
         _walk(cmd.elems, toks, 0, _Found({}, {}), found, progress)
         results.extend((cmd, f) for f in found)

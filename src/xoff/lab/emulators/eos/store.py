@@ -131,6 +131,9 @@ class Session:
         return cls(**data)
 
 
+NO_FILE = (0, 0, 0)  # the stat key of a file that is not there
+
+
 class Store:
     MAX_PENDING = 5
     MAX_COMPLETED = 1
@@ -140,6 +143,7 @@ class Store:
         self.device = device
         self._cache: tuple[tuple[int, int, int], RunningConfig] | None = None
         self._sessions: tuple[tuple[int, int, int], dict[str, Session]] | None = None
+        self._steady: tuple[int, set[str]] | None = None  # inside ``steady()``: its thread, the files checked
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / FLASH).mkdir(parents=True, exist_ok=True)
 
@@ -153,6 +157,25 @@ class Store:
                 yield
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        """In this thread, each file's cached parse is checked against the disk once, at its first read
+        (``EmulatorBase.steady``: the lines of one paste); this Store's own writes keep the caches current."""
+        self._steady = (threading.get_ident(), set())
+        try:
+            yield
+        finally:
+            self._steady = None
+
+    def _checked(self, name: str) -> bool:
+        """Whether ``name`` was already checked in this thread's steady window (and note it is now)."""
+        window = self._steady
+        if window is None or window[0] != threading.get_ident():
+            return False
+        seen = name in window[1]
+        window[1].add(name)
+        return seen
 
     # --- running / startup ----------------------------------------------------------------------
 
@@ -181,6 +204,8 @@ class Store:
 
     def peek(self) -> RunningConfig:
         """The running configuration, shared: do not modify it (``running()`` gives a copy)."""
+        if self._cache is not None and self._checked(RUNNING):
+            return self._cache[1]
         path = self.dir / RUNNING
         st = path.stat()
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
@@ -230,9 +255,12 @@ class Store:
     def sessions(self) -> dict[str, Session]:
         """The sessions (copies: change them, then ``save_sessions``); parsed again only when the file changed."""
         path = self.dir / SESSIONS
+        if self._sessions is not None and self._checked(SESSIONS):
+            return {name: replace(s) for name, s in self._sessions[1].items()}
         try:
             st = path.stat()
         except FileNotFoundError:
+            self._sessions = (NO_FILE, {})
             return {}
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if self._sessions is None or self._sessions[0] != key:

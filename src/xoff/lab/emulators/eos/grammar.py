@@ -100,6 +100,7 @@ class ParseError(Exception):
 # --- parameter types: token(s) -> (tokens used, value) alternatives --------------------------------
 
 
+@functools.lru_cache(maxsize=8192)  # pure; a fabric's addresses recur in every switch's lines
 def _ipv4(tok: str) -> str | None:
     try:
         return str(ipaddress.IPv4Address(tok))
@@ -107,6 +108,7 @@ def _ipv4(tok: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=8192)
 def _ipv6(tok: str) -> str | None:
     try:
         return str(ipaddress.IPv6Address(tok))

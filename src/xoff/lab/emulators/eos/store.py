@@ -262,19 +262,23 @@ class Store:
 
     def sessions(self) -> dict[str, Session]:
         """The sessions (copies: change them, then ``save_sessions``); parsed again only when the file changed."""
+        return {name: replace(s) for name, s in self.peek_sessions().items()}
+
+    def peek_sessions(self) -> dict[str, Session]:
+        """The sessions, shared: do not modify them (``sessions()`` gives copies). Read before every command."""
         path = self.dir / SESSIONS
         if self._sessions is not None and self._checked(SESSIONS):
-            return {name: replace(s) for name, s in self._sessions[1].items()}
+            return self._sessions[1]
         try:
             st = path.stat()
         except FileNotFoundError:
             self._sessions = (NO_FILE, {})
-            return {}
+            return self._sessions[1]
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if self._sessions is None or self._sessions[0] != key:
             data = json.loads(path.read_text(encoding="utf-8"))
             self._sessions = (key, {name: Session.from_json(s) for name, s in data.items()})
-        return {name: replace(s) for name, s in self._sessions[1].items()}
+        return self._sessions[1]
 
     def save_sessions(self, sessions: dict[str, Session]) -> None:
         done = sorted((s.completed or 0.0, n) for n, s in sessions.items() if s.state == "completed")

@@ -198,15 +198,15 @@ class _Session:
         """In the worker: each line's reply and the prompt after it; stops after a closing reply, or at an
         emulator error (its traceback, as the last item)."""
         out: list[tuple[Reply, str] | str] = []
-        for line in lines:
-            try:
-                reply = self.emulator.step(line)
-            except Exception:  # an emulator bug: reported on the session
-                out.append(traceback.format_exc())
-                break
-            out.append((reply, "" if reply.close else self.emulator.prompt()))
-            if reply.close:
-                break
+        try:
+            with self.emulator.steady():  # the device's files read once for the whole paste, not per line
+                for line in lines:
+                    reply = self.emulator.step(line)
+                    out.append((reply, "" if reply.close else self.emulator.prompt()))
+                    if reply.close:
+                        break
+        except Exception:  # an emulator bug: reported on the session
+            out.append(traceback.format_exc())
         return out
 
     async def exec(self, command: str) -> None:

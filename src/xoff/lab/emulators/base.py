@@ -8,11 +8,13 @@ session of a device sees the same device, and a lab restart keeps it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import subprocess
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,6 +130,29 @@ class EmulatorBase(ABC):
     def __init__(self, ctx: EmulatorContext) -> None:
         self.ctx = ctx
         self.counters = SessionCounters()
+        self._steady_faults: SessionFaults | None = None  # inside ``steady()``: the faults read at its start
+
+    @contextlib.contextmanager
+    def steady(self) -> Iterator[None]:
+        """The lines of one read of the session (a paste) run against the files as they were at its start:
+        the session faults are read once, not per line (and a platform may keep its own reads, ``_steady``).
+        Each of those reads is a system call that gives up the GIL, and with a server's other sessions busy
+        taking it back costs up to the interpreter's switch interval (5 ms): per line of a 100-line paste,
+        most of the server's time in a 64-switch push. What this session writes meanwhile is still seen."""
+        self._steady_faults = SessionFaults.load(self.ctx.state_dir)
+        try:
+            with self._steady():
+                yield
+        finally:
+            self._steady_faults = None
+
+    def _steady(self) -> contextlib.AbstractContextManager[None]:
+        """The platform's part of ``steady()`` (nothing by default)."""
+        return contextlib.nullcontext()
+
+    def session_faults(self) -> SessionFaults:
+        """The session faults for the command at hand."""
+        return self._steady_faults if self._steady_faults is not None else SessionFaults.load(self.ctx.state_dir)
 
     @abstractmethod
     def banner(self) -> str:
@@ -151,7 +176,7 @@ class EmulatorBase(ABC):
 
     def step(self, line: str) -> Reply:
         """What the SSH server calls: session faults first, then the platform's ``handle``."""
-        faults = SessionFaults.load(self.ctx.state_dir)
+        faults = self.session_faults()
         self.counters.commands += 1
         if faults.delay_ms:
             time.sleep(faults.delay_ms / 1000)
@@ -162,5 +187,5 @@ class EmulatorBase(ABC):
     def reject_this_config_command(self) -> bool:
         """Count a configuration command; True if the reject_nth fault says to refuse it."""
         self.counters.config_commands += 1
-        faults = SessionFaults.load(self.ctx.state_dir)
+        faults = self.session_faults()
         return faults.reject_nth is not None and self.counters.config_commands == faults.reject_nth

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.eos_cli_helpers import CASES, Cli, as_eos_shows, make_cli, rendered
+from xoff.lab.emulators.eos.grammar import Command, ParseError, Tokens, match
 
 
 @pytest.fixture
@@ -242,3 +243,24 @@ def test_defaults_are_not_shown(cli: Cli) -> None:
     assert cli.run("show running-config | section Ethernet1/1") == "interface Ethernet1/1\n", "a physical port stays"
     cli.quiet("configure", "interface Loopback1", "no interface Loopback1", "end")
     assert "Loopback1" not in cli.run("show running-config")
+
+
+def test_a_tables_kept_answers_are_the_walks_own() -> None:
+    """``match`` keeps each table's answer per line: asked again it gives the same command, arguments a
+    handler may change without changing the next answer, and the same refusal."""
+    table = [
+        Command("qos map dscp <values:dscp+> to traffic-class <tc:0-7>", lambda a: a),
+        Command("show version", print),
+    ]
+    line = Tokens.split("qos map dscp 26 46 to traffic-class 3")
+    first = match(table, line)
+    assert first[1] == {"values": [26, 46], "tc": 3}
+    first[1]["values"].append(0)
+    again = match(table, line)
+    assert again[0] is first[0] and again[1] == {"values": [26, 46], "tc": 3}
+    for _ in range(2):
+        with pytest.raises(ParseError) as err:
+            match(table, Tokens.split("qos map dscp 26 to traffic-class 9"))
+        assert (err.value.kind, err.value.token, err.value.word) == ("invalid", 6, "9")
+    with pytest.raises(ParseError, match="Incomplete"):
+        match(table, Tokens.split("show"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from netmiko import BaseConnection, ConnectHandler
 
 from tests.support.eos_cli_helpers import rendered
 from tests.support.eos_ssh_harness import PASSWORD, USERNAME, Server, eos_ssh_server
+from xoff.connect import orderly_close
 from xoff.lab.emulators.base import EmulatorContext
 
 
@@ -89,3 +91,22 @@ def test_invalid_lines_raise_with_error_pattern(conn: BaseConnection, server: Se
     with pytest.raises(ConfigInvalidException, match="Invalid input"):
         conn.send_config_set(["interface Ethernet1/1", "speed 7g"], error_pattern=r"% Invalid input")
     assert _running(server) == before
+
+
+def test_disconnect_lets_the_device_end_the_session_first(server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    """xoff's orderly close (``connect.orderly_close``): after netmiko's ``exit`` the device's EOF is read and
+    paramiko's transport thread has stopped before the socket closes, so no ``Socket exception`` is logged."""
+    orderly_close.install()
+    caplog.set_level(logging.DEBUG, logger="paramiko.transport")
+    for _ in range(8):
+        c = ConnectHandler(
+            device_type="arista_eos", host=server.host, port=server.port, username=USERNAME, password=PASSWORD
+        )
+        assert c.find_prompt() == "spine2>"
+        chan, transport = c.remote_conn, c.remote_conn_pre.get_transport()
+        c.disconnect()
+        assert chan.closed
+        assert not transport.is_alive(), "the transport thread stopped before the socket was closed"
+    records = [r for r in caplog.records if r.name == "paramiko.transport"]
+    assert not [r.getMessage() for r in records if r.levelno >= logging.ERROR]
+    assert sum("EOF in transport thread" in r.getMessage() for r in records) == 8

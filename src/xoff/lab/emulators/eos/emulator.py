@@ -11,6 +11,7 @@ commands), ``pipes`` (``| json``, ``| include``...), ``commands`` (configuration
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -55,6 +56,7 @@ class Emulator(EmulatorBase):
             ENABLE: [*common, *exec_cmds.privileged(self.cli), *privileged],
         }
         self._config_shared = [*exec_cmds.save_commands(self.cli), *shows, *privileged]
+        self._config_tables: dict[bool, list[Command]] = {}  # in a configuration session or not -> its table
 
     # --- the session contract -------------------------------------------------------------------
 
@@ -70,6 +72,9 @@ class Emulator(EmulatorBase):
 
     def close(self) -> None:
         self.cli.flush()
+
+    def _steady(self) -> contextlib.AbstractContextManager[None]:
+        return self.cli.device.store.steady()  # the running-config and sessions.json: stat once per paste
 
     def handle(self, line: str) -> Reply:
         notes = self.cli.device.expire()
@@ -112,13 +117,21 @@ class Emulator(EmulatorBase):
     def _config_line(self, line: str, pipes: str) -> Reply:
         toks = Tokens.split(line)
         try:
-            cmd, args = match(config_mode.table(self.cli, self._config_shared), toks)
+            cmd, args = match(self._config_table(), toks)
         except ParseError as meta_err:
             if pipes:
                 raise
             return self._configure(line, meta_err)
         result: Reply = cmd.handler(args)
         return result
+
+    def _config_table(self) -> list[Command]:
+        """Configuration mode's meta commands (``config_mode.table``), built once per session for each of
+        its two forms (in a configuration session or not): its handlers read the CLI's state when they run."""
+        in_session = self.cli.session is not None
+        if in_session not in self._config_tables:
+            self._config_tables[in_session] = config_mode.table(self.cli, self._config_shared)
+        return self._config_tables[in_session]
 
     def _configure(self, line: str, meta_err: ParseError) -> Reply:
         """A configuration statement, into the session or straight into the running-config."""

@@ -55,11 +55,21 @@ class Tokens:
 
     @classmethod
     def split(cls, line: str) -> Tokens:
-        found = list(re.finditer(r"\S+", line))
-        return cls(line, tuple(m[0] for m in found), tuple(m.start() for m in found))
+        return _split(line)
 
     def rest(self, i: int) -> str:
         return self.line[self.starts[i] :].rstrip()
+
+
+_WORD = re.compile(r"\S+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(line: str) -> Tokens:
+    """A line's words, once per distinct line (immutable, so shared): a line is split by every step that
+    looks at it, and the switches of a fabric are sent the same lines."""
+    found = list(_WORD.finditer(line))
+    return Tokens(line, tuple(m[0] for m in found), tuple(m.start() for m in found))
 
 
 class ParseError(Exception):
@@ -90,6 +100,7 @@ class ParseError(Exception):
 # --- parameter types: token(s) -> (tokens used, value) alternatives --------------------------------
 
 
+@functools.lru_cache(maxsize=8192)  # pure; a fabric's addresses recur in every switch's lines
 def _ipv4(tok: str) -> str | None:
     try:
         return str(ipaddress.IPv4Address(tok))
@@ -97,6 +108,7 @@ def _ipv4(tok: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=8192)
 def _ipv6(tok: str) -> str | None:
     try:
         return str(ipaddress.IPv6Address(tok))
@@ -326,15 +338,69 @@ class Command:
         self.first = head.word.lower() if isinstance(head, Lit) else None
 
 
+@dataclass
+class _Table:
+    """What ``match`` keeps of one command table: the candidates per first word, and each line's answer."""
+
+    commands: list[Command]
+    size: int
+    by_first: dict[str | None, tuple[list[Command], bool]] = field(default_factory=dict)
+    # a line -> its command and arguments, or the ParseError's (kind, token, word): the grammar is pure, and
+    # the switches of a fabric are sent the same lines
+    answers: dict[str, tuple[Command, Args] | tuple[str, int, str | None]] = field(default_factory=dict)
+
+
+_TABLES: dict[int, _Table] = {}
+_KEPT = 4096  # answers and first words kept per table (a table that sees more starts again)
+
+
+def _table(commands: list[Command]) -> _Table:
+    kept = _TABLES.get(id(commands))
+    if kept is None or kept.commands is not commands or kept.size != len(commands):
+        if len(_TABLES) > 256:  # a few per session (its mode tables hold its CLI): the last sessions' kept
+            _TABLES.clear()
+        kept = _TABLES[id(commands)] = _Table(commands, len(commands))
+    return kept
+
+
+def _candidates(table: _Table, first: str | None) -> tuple[list[Command], bool]:
+    """The commands a line starting with ``first`` may be (in table order), and whether any was ruled out."""
+    if first not in table.by_first:
+        if len(table.by_first) > _KEPT:
+            table.by_first.clear()
+        chosen = [c for c in table.commands if first is None or c.first is None or c.first.startswith(first)]
+        table.by_first[first] = (chosen, len(chosen) < len(table.commands))
+    return table.by_first[first]
+
+
 def match(commands: list[Command], toks: Tokens) -> tuple[Command, Args]:
-    """The one command the tokens select, with its arguments; ``ParseError`` otherwise."""
+    """The one command the tokens select, with its arguments; ``ParseError`` otherwise. Each table's answer
+    to a line is kept (a copy of the arguments is returned: a handler may change its own)."""
+    table = _table(commands)
+    answer = table.answers.get(toks.line)
+    if answer is None:
+        try:
+            answer = _match(table, toks)
+        except ParseError as err:
+            answer = (err.kind, err.token, err.word)
+        if len(table.answers) > _KEPT:
+            table.answers.clear()
+        table.answers[toks.line] = answer
+    if isinstance(answer[0], str):
+        kind, token, word = answer
+        raise ParseError(kind, token, word)
+    cmd, args = answer
+    return cmd, {k: list(v) if isinstance(v, list) else v for k, v in args.items()}
+
+
+def _match(table: _Table, toks: Tokens) -> tuple[Command, Args]:
     results: list[tuple[Command, _Found]] = []
     progress = _Progress()
     first = toks.words[0].lower() if toks.words else None
-    for cmd in commands:
-        if first is not None and cmd.first is not None and not cmd.first.startswith(first):
-            progress.fail(0)  # what _walk finds for a first keyword that does not match, without the walk
-            continue
+    candidates, skipped = _candidates(table, first)
+    if skipped:
+        progress.fail(0)  # what _walk finds for a command whose first keyword the word does not start
+    for cmd in candidates:
         found: list[_Found] = []
         _walk(cmd.elems, toks, 0, _Found({}, {}), found, progress)
         results.extend((cmd, f) for f in found)

@@ -143,7 +143,8 @@ class Device:
         (``sessions.json`` is replaced whole, so it reads consistently without it)."""
         now = self.clock()
         if not any(
-            s.state == TIMER and s.deadline is not None and s.deadline <= now for s in self.store.sessions().values()
+            s.state == TIMER and s.deadline is not None and s.deadline <= now
+            for s in self.store.peek_sessions().values()
         ):
             return []
         with self.store.locked():

@@ -9,11 +9,11 @@ parsed texts are shared between sessions (each session opens its own store).
 
 from __future__ import annotations
 
-import copy
 import fcntl
 import functools
 import json
 import os
+import pickle
 import threading
 import time
 from collections import OrderedDict
@@ -60,6 +60,14 @@ def _physical(current: RunningConfig | None) -> tuple[str, ...]:
     return tuple(n for n, i in (current.interfaces if current is not None else {}).items() if i.kind != "Loopback")
 
 
+def copied(cfg: RunningConfig) -> RunningConfig:
+    """A deep copy of a configuration (plain data: dataclasses, dicts, lists, strings, numbers), by a pickle round
+    trip: the same copy as ``copy.deepcopy`` at a third of its CPU (~50 vs ~170 us for a switch's
+    running-config), and a session's commit makes several."""
+    copy: RunningConfig = pickle.loads(pickle.dumps(cfg, pickle.HIGHEST_PROTOCOL))
+    return copy
+
+
 def _blank(ports: tuple[str, ...], hostname: str) -> RunningConfig:
     cfg = RunningConfig(hostname=hostname)
     for name in ports:
@@ -70,7 +78,7 @@ def _blank(ports: tuple[str, ...], hostname: str) -> RunningConfig:
 def clean(current: RunningConfig | None = None, hostname: str = "localhost") -> RunningConfig:
     """EOS's clean-config (``rollback clean-config``, the base of ``configure replace``): the factory
     defaults (``defaults.CLEAN_CONFIG``) on the physical ports at their defaults."""
-    return copy.deepcopy(_clean(_physical(current), hostname))
+    return copied(_clean(_physical(current), hostname))
 
 
 @functools.lru_cache(maxsize=256)
@@ -83,7 +91,7 @@ def _clean(ports: tuple[str, ...], hostname: str) -> RunningConfig:
 
 def parse(text: str, base: RunningConfig | None = None) -> RunningConfig:
     """A configuration file onto ``base`` (default: nothing configured), all or nothing."""
-    cfg, errors = commands.load(text, copy.deepcopy(base) if base is not None else blank())
+    cfg, errors = commands.load(text, copied(base) if base is not None else blank())
     if errors:
         raise ConfigRefusedError(errors)
     return cfg
@@ -131,6 +139,9 @@ class Session:
         return cls(**data)
 
 
+NO_FILE = (0, 0, 0)  # the stat key of a file that is not there
+
+
 class Store:
     MAX_PENDING = 5
     MAX_COMPLETED = 1
@@ -140,6 +151,7 @@ class Store:
         self.device = device
         self._cache: tuple[tuple[int, int, int], RunningConfig] | None = None
         self._sessions: tuple[tuple[int, int, int], dict[str, Session]] | None = None
+        self._steady: tuple[int, set[str]] | None = None  # inside ``steady()``: its thread, the files checked
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / FLASH).mkdir(parents=True, exist_ok=True)
 
@@ -153,6 +165,25 @@ class Store:
                 yield
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        """In this thread, each file's cached parse is checked against the disk once, at its first read
+        (``EmulatorBase.steady``: the lines of one paste); this Store's own writes keep the caches current."""
+        self._steady = (threading.get_ident(), set())
+        try:
+            yield
+        finally:
+            self._steady = None
+
+    def _checked(self, name: str) -> bool:
+        """Whether ``name`` was already checked in this thread's steady window (and note it is now)."""
+        window = self._steady
+        if window is None or window[0] != threading.get_ident():
+            return False
+        seen = name in window[1]
+        window[1].add(name)
+        return seen
 
     # --- running / startup ----------------------------------------------------------------------
 
@@ -181,6 +212,8 @@ class Store:
 
     def peek(self) -> RunningConfig:
         """The running configuration, shared: do not modify it (``running()`` gives a copy)."""
+        if self._cache is not None and self._checked(RUNNING):
+            return self._cache[1]
         path = self.dir / RUNNING
         st = path.stat()
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
@@ -189,7 +222,7 @@ class Store:
         return self._cache[1]
 
     def running(self) -> RunningConfig:
-        return copy.deepcopy(self.peek())
+        return copied(self.peek())
 
     def running_text(self) -> str:
         return (self.dir / RUNNING).read_text(encoding="utf-8")
@@ -200,7 +233,7 @@ class Store:
         text = header(cfg.hostname) + render(cfg)
         _write(path, text)
         st = path.stat()
-        kept = copy.deepcopy(cfg)
+        kept = copied(cfg)
         self._cache = ((st.st_ino, st.st_mtime_ns, st.st_size), kept)
         _remember(text, kept)  # a new session of this device in this process reads it without parsing
 
@@ -229,16 +262,23 @@ class Store:
 
     def sessions(self) -> dict[str, Session]:
         """The sessions (copies: change them, then ``save_sessions``); parsed again only when the file changed."""
+        return {name: replace(s) for name, s in self.peek_sessions().items()}
+
+    def peek_sessions(self) -> dict[str, Session]:
+        """The sessions, shared: do not modify them (``sessions()`` gives copies). Read before every command."""
         path = self.dir / SESSIONS
+        if self._sessions is not None and self._checked(SESSIONS):
+            return self._sessions[1]
         try:
             st = path.stat()
         except FileNotFoundError:
-            return {}
+            self._sessions = (NO_FILE, {})
+            return self._sessions[1]
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if self._sessions is None or self._sessions[0] != key:
             data = json.loads(path.read_text(encoding="utf-8"))
             self._sessions = (key, {name: Session.from_json(s) for name, s in data.items()})
-        return {name: replace(s) for name, s in self._sessions[1].items()}
+        return self._sessions[1]
 
     def save_sessions(self, sessions: dict[str, Session]) -> None:
         done = sorted((s.completed or 0.0, n) for n, s in sessions.items() if s.state == "completed")

@@ -82,8 +82,11 @@ def certified_baseline(fab: Fabric, routing: Routing, dead: frozenset[int]) -> R
 def _mismatches(fab: Fabric, dead: frozenset[int]) -> list[Mismatch]:
     """``graph.pfc_mismatches`` of the snapshot: up fabric links in link order, then host links in host order."""
     default, lossless = fab.lossless_default, fab.lossless_port
-    ends = [(fab.link_ids[li], (a, ap), (b, bp)) for li, (a, ap, b, bp) in enumerate(fab.link_ends) if li not in dead]
-    ends += [(h.link_id, (h.switch, h.switch_port), (h.name, h.port)) for h in fab.hosts]
+    # the index found the links whose ends differ (only those can mismatch); else every link is looked up
+    links, hosts = fab.unequal_ends or (list(range(len(fab.link_ends))), list(range(len(fab.hosts))))
+    named = [(fab.link_ids[li], fab.link_ends[li]) for li in links if li not in dead]
+    ends = [(lid, (a, ap), (b, bp)) for lid, (a, ap, b, bp) in named]
+    ends += [(h.link_id, (h.switch, h.switch_port), (h.name, h.port)) for h in (fab.hosts[i] for i in hosts)]
     out = []
     for link, a, b in ends:
         diff = lossless.get(a, default) ^ lossless.get(b, default)

@@ -90,6 +90,9 @@ class Fabric:
     class_dest: dict[int, int] = field(default_factory=dict)
     host_class: dict[str, int] = field(default_factory=dict)  # host endpoint -> its class
     up_facing: list[bool] = field(default_factory=list)  # gp: its peer ranks higher (rank, name)
+    # the fabric links and the host endpoints (indices) whose two ends' lossless sets differ, found while
+    # indexing (None: not known, look them up)
+    unequal_ends: tuple[list[int], list[int]] | None = None
     paths: PathSets = field(default_factory=PathSets)  # interned AS-path sets (bgp)
     _adjacency: list[list[tuple[int, int, int]]] | None = None
     _neighbours: list[list[tuple[int, int, int]]] | None = None

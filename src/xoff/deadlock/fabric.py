@@ -81,6 +81,8 @@ class Fabric:
     hosts: tuple[HostEndpoint, ...] = ()
     classes: tuple[int, ...] = ()  # switches with at least one host endpoint
     lossless_default: frozenset[int] = frozenset()
+    # (switch or host endpoint, port) -> its lossless priorities where they differ from ``lossless_default``
+    # (read with ``.get(key, lossless_default)``: at 100,000 GPUs nearly every port holds the default)
     lossless_port: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
     static: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)  # (class, switch) -> ports
     # (class, switch) -> ports of a static route less specific than the dynamic route: used only without one

@@ -33,13 +33,16 @@ def fabric_of(state: FabricState, network: str = "compute", static_routes: Seque
     switch_devs = [d for d in state.devices.values() if d.kind == "switch" and d.network == network]
     fab = _empty_fabric(state.fabric, network, switch_devs, plan)
     fabric_links, hosts = _scan_links(fab, state)
-    ends = _add_links(fab, fabric_links)
-    _wire_ports(fab, _number_ports(fab, switch_devs, ends))
+    _add_links(fab, fabric_links)
+    _wire_ports(fab, _number_ports(fab, switch_devs))
     fab.hosts = tuple(hosts)
     lossless, default = fab.lossless_port, fab.lossless_default
     fab.unequal_ends = (
         fab.unequal_ends[0] if fab.unequal_ends is not None else [],
-        [i for i, h in enumerate(hosts) if h.lossless != lossless.get((h.switch, h.switch_port), default)],
+        # no port off the default: both ends of every host link hold it
+        [i for i, h in enumerate(hosts) if h.lossless != lossless.get((h.switch, h.switch_port), default)]
+        if lossless
+        else [],
     )
     fab.classes = tuple(sorted({fab.index[h.switch] for h in hosts}))
     fab.host_class = {h.name: fab.index[h.switch] for h in hosts}
@@ -87,7 +90,7 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
     One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline, and
     each distinct PFC list made a frozenset once (most ports share a handful)."""
     index, devices, network = fab.index, state.devices, fab.network
-    lossless_port = fab.lossless_port
+    lossless_port, default = fab.lossless_port, fab.lossless_default
     prio_sets: dict[tuple[int, ...], frozenset[int]] = {}  # an interface's PFC priorities -> their set
     flag_sets: dict[tuple[int, ...], frozenset[int]] = {}  # a NIC's PFC flags -> the priorities they enable
     fabric_links: list[FabricLink] = []
@@ -124,7 +127,8 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
                     found = prio_sets[prios] = frozenset(prios)
             else:
                 continue
-            lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
+            if found != default:  # every reader takes the default for a port it does not hold
+                lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
         lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
@@ -151,43 +155,42 @@ def _host_endpoint(fab: Fabric, switch: Device, a: Peer, host: Device, b: Peer, 
     )
 
 
-def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> list[tuple[End, End]]:
+def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> None:
     """Number the fabric links; each one's lossless priorities are those common to both ends (each distinct
-    pair of sets intersected once)."""
-    ends: list[tuple[End, End]] = []
+    pair of sets intersected once; every link the default's when no port differs from it)."""
     lossless, default = fab.lossless_port, fab.lossless_default
+    fab.link_ids = [link[0] for link in fabric_links]
+    fab.link_ends = [link[1:5] for link in fabric_links]
+    down = [li for li, link in enumerate(fabric_links) if not link[5]]
+    if down:
+        fab.down = fab.down | frozenset(down)
+    if not lossless:
+        fab.link_lossless = [default] * len(fabric_links)
+        fab.unequal_ends = ([], [])
+        return
     common: dict[tuple[frozenset[int], frozenset[int]], frozenset[int]] = {}
-    down: list[int] = []
     unequal: list[int] = []
-    for lid, sa, sap, sb, sbp, link_up in fabric_links:
-        ends.append(((sa, sap), (sb, sbp)))
-        fab.link_ids.append(lid)
-        fab.link_ends.append((sa, sap, sb, sbp))
+    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
         pair = (lossless.get((sa, sap), default), lossless.get((sb, sbp), default))
         both = common.get(pair)
         if both is None:
             both = common[pair] = pair[0] & pair[1]
         fab.link_lossless.append(both)
         if pair[0] != pair[1]:
-            unequal.append(len(fab.link_ids) - 1)
-        if not link_up:
-            down.append(len(fab.link_ids) - 1)
-    if down:
-        fab.down = fab.down | frozenset(down)
+            unequal.append(li)
     fab.unequal_ends = (unequal, [])
-    return ends
 
 
-def _number_ports(fab: Fabric, switch_devs: Sequence[Device], ends: Sequence[tuple[End, End]]) -> list[int]:
+def _number_ports(fab: Fabric, switch_devs: Sequence[Device]) -> list[int]:
     """Global port ids, switch by switch in interface order (ports the device does not list last, by name).
     Returns the port id of every link end (link ``li``'s at ``2 li`` and ``2 li + 1``): a port on several links
     answers for all of them with its last id, as a lookup by (switch, port) would."""
     index = fab.index
     mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its link ends, in order
-    for li, ((sa, sap), (sb, sbp)) in enumerate(ends):
+    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
         mine[index[sa]].setdefault(sap, []).append(2 * li)
         mine[index[sb]].setdefault(sbp, []).append(2 * li + 1)
-    end_gp = [0] * (2 * len(ends))
+    end_gp = [0] * (2 * len(fab.link_ends))
     owner_of, name_of, link_of = fab.port_owner, fab.port_name, fab.port_link
     for v, dev in enumerate(switch_devs):
         ports = mine[v]

@@ -70,3 +70,32 @@ def test_a_port_unlike_its_sound_neighbours_is_still_judged(state: FabricState) 
     (result,) = run_checks(subject, ["lossless.headroom"])
     assert result.status is Status.FAILURE
     assert {(f.device, f.port) for f in result.findings} == {(dev.name, port)}
+
+
+def test_alike_devices_share_only_sound_ports(state: FabricState) -> None:
+    """The check shares the ports found sound between devices alike in buffers, ASIC and TC -> PG map: the same
+    long-cable port on two alike devices is found on both, and a device whose TC -> PG map counts one more lossy
+    PG is judged on its own (its port totals rise past a limit its alike neighbours stay below)."""
+    devs = [d for d in state.devices.values() if d.buffers is not None and d.buffers.port_priority_groups]
+    first, second = next((a, b) for a in devs for b in devs if a is not b and a.buffers is b.buffers)
+    port = next(p for p in first.buffers.port_priority_groups if p in second.buffers.port_priority_groups)  # type: ignore[union-attr]
+    longer = {}
+    for dev in (first, second):
+        iface = dev.interfaces[port].model_copy(update={"cable_m": 2000})
+        longer[dev.name] = dev.model_copy(update={"interfaces": {**dev.interfaces, port: iface}})
+    subject = state.model_copy(update={"devices": {**state.devices, **longer}})
+    (result,) = run_checks(subject, ["lossless.headroom"])
+    assert {(f.device, f.port) for f in result.findings} == {(first.name, port), (second.name, port)}
+
+    total, _ = _largest_port_total(state)
+    params = {"lossless.headroom": PgHeadroom.Params(max_port_headroom_bytes=total + 1)}
+    assert second.qos is not None
+    spare = max([*second.qos.tc_to_priority_group.values(), 0]) + 1  # a PG no TC maps to yet: one more lossy PG
+    tc_pg = {**second.qos.tc_to_priority_group, 99: spare}
+    qos = second.qos.model_copy(update={"tc_to_priority_group": tc_pg})
+    subject = state.model_copy(
+        update={"devices": {**state.devices, second.name: second.model_copy(update={"qos": qos})}}
+    )
+    (result,) = run_checks(subject, ["lossless.headroom"], params=params)
+    assert result.status is Status.FAILURE
+    assert {f.device for f in result.findings} == {second.name}

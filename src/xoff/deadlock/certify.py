@@ -32,6 +32,7 @@ from xoff.deadlock.routing import Routing
 Ints = npt.NDArray[np.int64]
 _PAIR_CHUNK = 1 << 16  # distinct row pairs ANDed at once (bounds the temporary to ~chunk x row bytes)
 _PAIRS = 1 << 21  # (in-key, out-key) pairs of one slice
+_PAIR_TABLE = 1 << 24  # at most this many possible (group, group) codes: deduplicated by a table (64 MiB)
 
 
 def certified_baseline(fab: Fabric, routing: Routing, dead: frozenset[int]) -> Result | None:
@@ -82,8 +83,11 @@ def certified_baseline(fab: Fabric, routing: Routing, dead: frozenset[int]) -> R
 def _mismatches(fab: Fabric, dead: frozenset[int]) -> list[Mismatch]:
     """``graph.pfc_mismatches`` of the snapshot: up fabric links in link order, then host links in host order."""
     default, lossless = fab.lossless_default, fab.lossless_port
-    ends = [(fab.link_ids[li], (a, ap), (b, bp)) for li, (a, ap, b, bp) in enumerate(fab.link_ends) if li not in dead]
-    ends += [(h.link_id, (h.switch, h.switch_port), (h.name, h.port)) for h in fab.hosts]
+    # the index found the links whose ends differ (only those can mismatch); else every link is looked up
+    links, hosts = fab.unequal_ends or (list(range(len(fab.link_ends))), list(range(len(fab.hosts))))
+    named = [(fab.link_ids[li], fab.link_ends[li]) for li in links if li not in dead]
+    ends = [(lid, (a, ap), (b, bp)) for lid, (a, ap, b, bp) in named]
+    ends += [(h.link_id, (h.switch, h.switch_port), (h.name, h.port)) for h in (fab.hosts[i] for i in hosts)]
     out = []
     for link, a, b in ends:
         diff = lossless.get(a, default) ^ lossless.get(b, default)
@@ -105,7 +109,8 @@ def _turns(fab: Fabric, hops: NextHops) -> int | None:
     _, first, group = np.unique(packed, return_index=True, return_inverse=True)
     group = group.reshape(-1)
     up = np.array(fab.up_facing, dtype=np.int64)[pt.port]
-    masks = np.array([sum(1 << p for p in s) for s in fab.link_lossless], dtype=np.int64)
+    mask_of = {s: sum(1 << p for p in s) for s in set(fab.link_lossless)}  # a handful of distinct sets
+    masks = np.array([mask_of[s] for s in fab.link_lossless], dtype=np.int64)
     ll = masks[np.array(fab.port_link, dtype=np.int64)[pt.port]]
     # a turn enters v through row r (classes: the upstream's row) and leaves through row r' (classes: its own)
     ins = _keys(pt.owner, group[peer_row], up, ll, len(first))
@@ -135,9 +140,13 @@ def _count(ins: _Keys, outs: _Keys, group_bits: npt.NDArray[np.uint8], switches:
     ends = np.cumsum(reps)
     turns = 0
     lo = 0
+    groups = len(group_bits)
+    # distinct (in-group, out-group) pairs by a table over every pair code when it is small enough (the same
+    # sorted pairs and inverse as np.unique, without sorting millions of codes); else np.unique
+    table = np.zeros(groups * groups, dtype=np.int32) if groups * groups <= _PAIR_TABLE else None
     while lo < len(in_sw):
         hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - reps[lo] + _PAIRS, side="right")))
-        got = _count_slice(ins, outs, group_bits, out_first, reps, slice(lo, hi))
+        got = _count_slice(ins, outs, group_bits, out_first, reps, slice(lo, hi), table)
         if got is None:
             return None
         turns += got
@@ -146,7 +155,13 @@ def _count(ins: _Keys, outs: _Keys, group_bits: npt.NDArray[np.uint8], switches:
 
 
 def _count_slice(
-    ins: _Keys, outs: _Keys, group_bits: npt.NDArray[np.uint8], out_first: Ints, reps: Ints, part: slice
+    ins: _Keys,
+    outs: _Keys,
+    group_bits: npt.NDArray[np.uint8],
+    out_first: Ints,
+    reps: Ints,
+    part: slice,
+    table: npt.NDArray[np.int32] | None,
 ) -> int | None:
     in_sw, in_g, in_up, in_ll, in_n = (x[part] for x in ins)
     _, out_g, out_up, out_ll, out_n = outs
@@ -154,7 +169,15 @@ def _count_slice(
     a = np.repeat(np.arange(len(in_sw), dtype=np.int64), r)
     b = np.arange(int(r.sum()), dtype=np.int64) + np.repeat(out_first[in_sw] - (np.cumsum(r) - r), r)
     groups = len(group_bits)
-    pair, back = np.unique(in_g[a] * groups + out_g[b], return_inverse=True)
+    code = in_g[a] * groups + out_g[b]
+    if table is None:
+        pair, back = np.unique(code, return_inverse=True)
+    else:
+        table[code] = 1
+        pair = np.flatnonzero(table)
+        table[pair] = np.arange(len(pair), dtype=np.int32)
+        back = table[code]
+        table[pair] = 0  # clean for the next slice
     share = np.zeros(len(pair), dtype=np.bool_)
     for s in range(0, len(pair), _PAIR_CHUNK):
         x, y = np.divmod(pair[s : s + _PAIR_CHUNK], groups)

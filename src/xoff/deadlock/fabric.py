@@ -81,6 +81,8 @@ class Fabric:
     hosts: tuple[HostEndpoint, ...] = ()
     classes: tuple[int, ...] = ()  # switches with at least one host endpoint
     lossless_default: frozenset[int] = frozenset()
+    # (switch or host endpoint, port) -> its lossless priorities where they differ from ``lossless_default``
+    # (read with ``.get(key, lossless_default)``: at 100,000 GPUs nearly every port holds the default)
     lossless_port: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
     static: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)  # (class, switch) -> ports
     # (class, switch) -> ports of a static route less specific than the dynamic route: used only without one
@@ -90,6 +92,9 @@ class Fabric:
     class_dest: dict[int, int] = field(default_factory=dict)
     host_class: dict[str, int] = field(default_factory=dict)  # host endpoint -> its class
     up_facing: list[bool] = field(default_factory=list)  # gp: its peer ranks higher (rank, name)
+    # the fabric links and the host endpoints (indices) whose two ends' lossless sets differ, found while
+    # indexing (None: not known, look them up)
+    unequal_ends: tuple[list[int], list[int]] | None = None
     paths: PathSets = field(default_factory=PathSets)  # interned AS-path sets (bgp)
     _adjacency: list[list[tuple[int, int, int]]] | None = None
     _neighbours: list[list[tuple[int, int, int]]] | None = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from xoff.deadlock.fabric import Fabric, HostEndpoint
 from xoff.deadlock.statics import StaticRoute, add_device_static_routes, add_static_route
 from xoff.desired.models import Device, FabricState, NetworkPlan, Peer
@@ -31,15 +33,24 @@ def fabric_of(state: FabricState, network: str = "compute", static_routes: Seque
     switch_devs = [d for d in state.devices.values() if d.kind == "switch" and d.network == network]
     fab = _empty_fabric(state.fabric, network, switch_devs, plan)
     fabric_links, hosts = _scan_links(fab, state)
-    ends = _add_links(fab, fabric_links)
-    gp_of = _number_ports(fab, switch_devs, ends)
-    _wire_ports(fab, ends, gp_of)
+    _add_links(fab, fabric_links)
+    _wire_ports(fab, _number_ports(fab, switch_devs))
     fab.hosts = tuple(hosts)
+    lossless, default = fab.lossless_port, fab.lossless_default
+    fab.unequal_ends = (
+        fab.unequal_ends[0] if fab.unequal_ends is not None else [],
+        # no port off the default: both ends of every host link hold it
+        [i for i, h in enumerate(hosts) if h.lossless != lossless.get((h.switch, h.switch_port), default)]
+        if lossless
+        else [],
+    )
     fab.classes = tuple(sorted({fab.index[h.switch] for h in hosts}))
     fab.host_class = {h.name: fab.index[h.switch] for h in hosts}
-    add_device_static_routes(fab, switch_devs, gp_of)
-    for route in static_routes:
-        add_static_route(fab, route, gp_of)
+    if static_routes or any(d.static_routes for d in switch_devs):
+        gp_of = _port_ids(fab)
+        add_device_static_routes(fab, switch_devs, gp_of)
+        for route in static_routes:
+            add_static_route(fab, route, gp_of)
     return fab
 
 
@@ -74,23 +85,14 @@ def _empty_fabric(fabric: str, network: str, switch_devs: Sequence[Device], plan
     )
 
 
-def _port_facts(device: Device, port: str) -> tuple[frozenset[int] | None, bool]:
-    """One port's lossless priorities (a host NIC's PFC flags, else the interface's list; None: neither) and
-    whether it is admin up (a port the device does not list is)."""
-    iface = device.interfaces.get(port)
-    up = iface is None or iface.admin_up
-    if device.host is not None:
-        nic = device.host.nics.get(port)
-        if nic is not None:
-            return frozenset(p for p, on in enumerate(nic.pfc) if on), up
-    return (frozenset(iface.pfc_priorities) if iface is not None else None), up
-
-
-def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list[HostEndpoint]]:
+def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list[HostEndpoint]]:  # noqa: C901, PLR0912 -- the hot loop of the index at 100k GPUs: both ends' port facts inline, no call per end
     """The network's switch-switch links and host endpoints; records every end's lossless priorities.
-    One pass over every link of the state (304,800 at 100,000 GPUs): kept in one frame, lookups hoisted."""
+    One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline, and
+    each distinct PFC list made a frozenset once (most ports share a handful)."""
     index, devices, network = fab.index, state.devices, fab.network
-    lossless_port = fab.lossless_port
+    lossless_port, default = fab.lossless_port, fab.lossless_default
+    prio_sets: dict[tuple[int, ...], frozenset[int]] = {}  # an interface's PFC priorities -> their set
+    flag_sets: dict[tuple[int, ...], frozenset[int]] = {}  # a NIC's PFC flags -> the priorities they enable
     fabric_links: list[FabricLink] = []
     hosts: list[HostEndpoint] = []
     for link in state.links:
@@ -105,13 +107,28 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
         adev, bdev = devices[a.device], devices.get(b.device)
         if bdev is None:
             continue
-        found, a_up = _port_facts(adev, a.port)
-        if found is not None:
-            lossless_port[(adev.name if adev.kind != "host" else f"{adev.name}:{a.port}", a.port)] = found
-        found, b_up = _port_facts(bdev, b.port)
-        if found is not None:
-            lossless_port[(bdev.name if bdev.kind != "host" else f"{bdev.name}:{b.port}", b.port)] = found
-        up = a_up and b_up
+        up = True
+        for dev, port in ((adev, a.port), (bdev, b.port)):
+            # the port's lossless priorities (a host NIC's PFC flags, else the interface's list; neither: none
+            # recorded) and whether it is admin up (a port the device does not list is)
+            iface = dev.interfaces.get(port)
+            if iface is not None and not iface.admin_up:
+                up = False
+            nic = dev.host.nics.get(port) if dev.host is not None else None
+            if nic is not None:
+                flags = tuple(nic.pfc)
+                found = flag_sets.get(flags)
+                if found is None:
+                    found = flag_sets[flags] = frozenset(p for p, on in enumerate(flags) if on)
+            elif iface is not None:
+                prios = tuple(iface.pfc_priorities)
+                found = prio_sets.get(prios)
+                if found is None:
+                    found = prio_sets[prios] = frozenset(prios)
+            else:
+                continue
+            if found != default:  # every reader takes the default for a port it does not hold
+                lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
         lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
@@ -138,30 +155,42 @@ def _host_endpoint(fab: Fabric, switch: Device, a: Peer, host: Device, b: Peer, 
     )
 
 
-def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> list[tuple[End, End]]:
-    """Number the fabric links; each one's lossless priorities are those common to both ends."""
-    ends: list[tuple[End, End]] = []
-    for lid, sa, sap, sb, sbp, link_up in fabric_links:
-        ends.append(((sa, sap), (sb, sbp)))
-        fab.link_ids.append(lid)
-        fab.link_ends.append((sa, sap, sb, sbp))
-        common = fab.lossless_port.get((sa, sap), fab.lossless_default) & fab.lossless_port.get(
-            (sb, sbp), fab.lossless_default
-        )
-        fab.link_lossless.append(common)
-        if not link_up:
-            fab.down |= {len(fab.link_ids) - 1}
-    return ends
+def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> None:
+    """Number the fabric links; each one's lossless priorities are those common to both ends (each distinct
+    pair of sets intersected once; every link the default's when no port differs from it)."""
+    lossless, default = fab.lossless_port, fab.lossless_default
+    fab.link_ids = [link[0] for link in fabric_links]
+    fab.link_ends = [link[1:5] for link in fabric_links]
+    down = [li for li, link in enumerate(fabric_links) if not link[5]]
+    if down:
+        fab.down = fab.down | frozenset(down)
+    if not lossless:
+        fab.link_lossless = [default] * len(fabric_links)
+        fab.unequal_ends = ([], [])
+        return
+    common: dict[tuple[frozenset[int], frozenset[int]], frozenset[int]] = {}
+    unequal: list[int] = []
+    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
+        pair = (lossless.get((sa, sap), default), lossless.get((sb, sbp), default))
+        both = common.get(pair)
+        if both is None:
+            both = common[pair] = pair[0] & pair[1]
+        fab.link_lossless.append(both)
+        if pair[0] != pair[1]:
+            unequal.append(li)
+    fab.unequal_ends = (unequal, [])
 
 
-def _number_ports(fab: Fabric, switch_devs: Sequence[Device], ends: Sequence[tuple[End, End]]) -> dict[End, int]:
-    """Global port ids, switch by switch in interface order (ports the device does not list last, by name)."""
+def _number_ports(fab: Fabric, switch_devs: Sequence[Device]) -> list[int]:
+    """Global port ids, switch by switch in interface order (ports the device does not list last, by name).
+    Returns the port id of every link end (link ``li``'s at ``2 li`` and ``2 li + 1``): a port on several links
+    answers for all of them with its last id, as a lookup by (switch, port) would."""
     index = fab.index
-    mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its links, in link order
-    for li, pair in enumerate(ends):
-        for owner_name, port in pair:
-            mine[index[owner_name]].setdefault(port, []).append(li)
-    gp_of: dict[End, int] = {}
+    mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its link ends, in order
+    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
+        mine[index[sa]].setdefault(sap, []).append(2 * li)
+        mine[index[sb]].setdefault(sbp, []).append(2 * li + 1)
+    end_gp = [0] * (2 * len(fab.link_ends))
     owner_of, name_of, link_of = fab.port_owner, fab.port_name, fab.port_link
     for v, dev in enumerate(switch_devs):
         ports = mine[v]
@@ -171,30 +200,36 @@ def _number_ports(fab: Fabric, switch_devs: Sequence[Device], ends: Sequence[tup
         if len(listed) < len(ports):
             known = set(listed)
             listed += sorted(p for p in ports if p not in known)
-        name = dev.name
         ids = fab.ports_of[v]
         for port in listed:
-            for li in ports[port]:
+            codes = ports[port]
+            for code in codes:
                 gp = len(owner_of)
-                gp_of[(name, port)] = gp
                 owner_of.append(v)
                 name_of.append(port)
-                link_of.append(li)
+                link_of.append(code >> 1)
                 ids.append(gp)
-    return gp_of
+            for code in codes:
+                end_gp[code] = gp
+    return end_gp
 
 
-def _wire_ports(fab: Fabric, ends: Sequence[tuple[End, End]], gp_of: dict[End, int]) -> None:
+def _port_ids(fab: Fabric) -> dict[End, int]:
+    """(switch, port) -> its global port id (the last one, for a port on several links): for static routes."""
+    switches = fab.switches
+    return {(switches[v], port): gp for gp, (v, port) in enumerate(zip(fab.port_owner, fab.port_name, strict=True))}
+
+
+def _wire_ports(fab: Fabric, end_gp: list[int]) -> None:
     """Peers and the up-facing flag of every global port."""
-    fab.port_peer = [0] * len(fab.port_owner)
-    for x, y in ends:
-        gx, gy = gp_of[x], gp_of[y]
-        fab.port_peer[gx], fab.port_peer[gy] = gy, gx
-        fab.link_ports.append((gx, gy))
-    owner, peer = fab.port_owner, fab.port_peer
+    fab.port_peer = peer_of = [0] * len(fab.port_owner)
+    for gx, gy in zip(end_gp[0::2], end_gp[1::2], strict=True):
+        peer_of[gx], peer_of[gy] = gy, gx
+    fab.link_ports = list(zip(end_gp[0::2], end_gp[1::2], strict=True))
     # up-facing: the peer ranks higher, by (rank, name); each switch's place in that order compares the same
     by_rank = sorted(range(len(fab.switches)), key=lambda v: (fab.rank[v], fab.switches[v]))
-    place = [0] * len(by_rank)
-    for k, v in enumerate(by_rank):
-        place[v] = k
-    fab.up_facing = [place[owner[peer[gp]]] > place[owner[gp]] for gp in range(len(owner))]
+    place = np.empty(len(by_rank), dtype=np.int64)
+    place[np.array(by_rank, dtype=np.int64)] = np.arange(len(by_rank), dtype=np.int64)
+    owner = np.array(fab.port_owner, dtype=np.int64)
+    peer = np.array(peer_of, dtype=np.int64)
+    fab.up_facing = (place[owner[peer]] > place[owner]).tolist() if len(owner) else []

@@ -29,9 +29,12 @@ if TYPE_CHECKING:
 # the failure sweep grows with the links: at 3,000 (1,024 GPUs) the fork and the copied pages cost more than the
 # check itself, at 30,000 (10,000 GPUs) the check is 0.7 s and the fork ~0.2 s of CPU
 MIN_LINKS = 10_000
-# and it shrinks again: at 304,800 links (100,000 GPUs, 4.8 GiB) this process's own copy-on-write faults while the
-# child lives cost more than the child saves (24.7 s against 20.6 s in one process, load 1.4-1.8)
-MAX_LINKS = 100_000
+# and it shrinks again on a state too large to copy cheaply: at 304,800 links (100,000 GPUs) a 4.8 GiB state made this
+# process's copy-on-write faults cost more than the child saved (24.7 s against 20.6 s in one process, e88b1ce); with
+# the plan's shared objects (1.6 GiB) the parent's critical path is 4.6-4.9 CPU s forked against 6.0-6.5 in one
+# process, pre-change and default catalogs alike, the same results (bench/results/deadlock_check.md). Larger
+# fabrics were not measured: they stay in one process
+MAX_LINKS = 400_000
 
 
 def worthwhile(links: int) -> bool:

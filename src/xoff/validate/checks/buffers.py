@@ -105,13 +105,20 @@ class PgHeadroom(Check):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         limit = ctx.params_as(self.Params).max_port_headroom_bytes
+        # devices alike in what a port's verdict reads (the same buffers and plan objects: the plan shares them,
+        # ASIC, platform, TC -> PG map) share the rule's answers and the ports found sound
+        alike: dict[tuple[object, ...], tuple[_Required, set[tuple[object, ...]]]] = {}
         for dev in ctx.subject.devices.values():
             if dev.buffers is not None and dev.asic is not None and dev.buffers.port_priority_groups:
                 want = ctx.desired.devices.get(dev.name)
                 plan = want.buffers if want is not None else None
-                asic = switch_asic(dev.asic, plan.sku if plan is not None else None)
-                required = _Required(asic, dev.buffers, plan, dev.platform)
-                yield from _device(dev, dev.buffers, required, limit)
+                tc_pg = tuple(dev.qos.tc_to_priority_group.items()) if dev.qos is not None else None
+                key = (id(dev.buffers), id(plan), dev.asic, dev.platform, tc_pg)
+                known = alike.get(key)
+                if known is None:
+                    asic = switch_asic(dev.asic, plan.sku if plan is not None else None)
+                    known = alike[key] = (_Required(asic, dev.buffers, plan, dev.platform), set())
+                yield from _device(dev, dev.buffers, known[0], limit, known[1])
 
 
 def _min_size(profile: BufferProfile, need: Headroom) -> int:
@@ -122,12 +129,13 @@ def _min_size(profile: BufferProfile, need: Headroom) -> int:
     return profile.xon + profile.xoff
 
 
-def _device(dev: Device, buffers: Buffers, required: _Required, limit: int | None) -> Iterator[Finding]:
+def _device(
+    dev: Device, buffers: Buffers, required: _Required, limit: int | None, sound: set[tuple[object, ...]]
+) -> Iterator[Finding]:
     pool = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)
     cap = limit if limit is not None else (pool.size if pool is not None else None)
     # a port's verdict depends on the port only through its PG map and its speed, cable and MTU: ports alike
-    # to one already found sound are sound (a device's ports are mostly alike; findings name their port)
-    sound: set[tuple[object, ...]] = set()
+    # to one already found sound (on this device or an alike one) are sound; findings name their port
     for port, pgs in buffers.port_priority_groups.items():
         iface = dev.interfaces.get(port)
         key = (tuple(pgs.items()), *((iface.speed_mbps, iface.cable_m, iface.mtu) if iface is not None else ()))

@@ -135,6 +135,8 @@ class QosMapping(Check):
             for dev in devices:
                 if dev is not ref and dev.qos is not ref.qos:  # the very same maps differ nowhere
                     yield from _map_diffs(dev, ref)
+        # each network's DSCP -> priority once; a NIC holding all of it (most do) is passed by one set compare
+        wanted = {n: dscp_to_priority(d.qos) for n, d in refs.items() if d.qos is not None}
         for dev in subject.devices.values():
             if dev.host is None:
                 continue
@@ -142,7 +144,10 @@ class QosMapping(Check):
                 ref_dev = refs.get(nic.network)
                 if ref_dev is None or ref_dev.qos is None or nic.roce_mode is None:
                     continue
-                for dscp, prio in sorted(dscp_to_priority(ref_dev.qos).items()):
+                want = wanted[nic.network]
+                if want.items() <= nic.dscp_to_priority.items():
+                    continue
+                for dscp, prio in sorted(want.items()):
                     got = nic.dscp_to_priority.get(dscp)
                     if got != prio:
                         yield Finding(

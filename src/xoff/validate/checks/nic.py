@@ -228,9 +228,12 @@ class NicDcqcn(Check):
         for dev, nic in ctx.derive(every_roce_nic, subject):
             tree = ECN_SYSFS.format(netdev=nic.netdev)
             who, lossless = _dcqcn_side(ctx.desired, subject, dev, nic)
+            wanted = set(lossless)
             for field, point, role in _POINTS:
                 enabled = set(getattr(nic, field))
-                for prio in sorted(enabled ^ set(lossless)):
+                if enabled == wanted:
+                    continue
+                for prio in sorted(enabled ^ wanted):
                     want = int(prio in lossless)
                     problem = (
                         f"ECN {role} off on priority {prio}, {who[0]}"

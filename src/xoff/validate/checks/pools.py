@@ -44,13 +44,20 @@ def device_fit(dev: Device, total: int | None, accounting: str = "pools_and_head
 
 
 def _fits(ctx: CheckContext) -> Iterator[tuple[str, PoolFit | None, SwitchTotal | None]]:
-    """Every switch with pools: its fit (None: not judged) and its total (None: no SKU)."""
+    """Every switch with pools: its fit (None: not judged) and its total (None: no SKU). Both depend on the
+    switch only through its pools and its plan's ASIC and buffers, so switches holding the same objects (the plan
+    shares them) are worked out once."""
+    alike: dict[tuple[object, ...], tuple[PoolFit | None, SwitchTotal | None]] = {}
     for name, dev in ctx.subject.devices.items():
         if dev.buffers is None or not dev.buffers.pools:
             continue
-        total = switch_total(ctx.desired.devices.get(name))
-        fit = None if total is None else device_fit(dev, total.bytes, total.accounting)
-        yield name, fit, total
+        plan = ctx.desired.devices.get(name)
+        key = (id(dev.buffers), None if plan is None else (plan.asic, id(plan.buffers)))
+        known = alike.get(key)
+        if known is None:
+            total = switch_total(plan)
+            known = alike[key] = (None if total is None else device_fit(dev, total.bytes, total.accounting), total)
+        yield name, *known
 
 
 def _why(name: str, total: SwitchTotal | None) -> str:
@@ -61,8 +68,8 @@ def _why(name: str, total: SwitchTotal | None) -> str:
     return f"{name}: the size of its ingress_lossless_pool is not known"
 
 
-def _unjudged(ctx: CheckContext) -> str:
-    why = [_why(name, t) for name, fit, t in _fits(ctx) if fit is None]
+def _unjudged(fits: Iterable[tuple[str, PoolFit | None, SwitchTotal | None]]) -> str:
+    why = [_why(name, t) for name, fit, t in fits if fit is None]
     return "; ".join(why[:4]) + (f" and {len(why) - 4} more" if len(why) > 4 else "")
 
 
@@ -86,14 +93,16 @@ class PoolFitCheck(Check):
     hint = "shrink the pools (buffers_defaults) or the shared headroom pool to the SKU's buffer, or name the right sku"
 
     def skip_reason(self, ctx: CheckContext) -> str | None:
-        if not any(fit is not None for _, fit, _ in _fits(ctx)):
-            why = _unjudged(ctx) or "no switch has buffer pools"
+        fits = list(_fits(ctx))
+        if not any(fit is not None for _, fit, _ in fits):
+            why = _unjudged(fits) or "no switch has buffer pools"
             return f"no switch's total buffer is known (pools.total_buffer of its catalogue SKU): {why}"
         return None
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         margins = []
-        for name, fit, total in _fits(ctx):
+        fits = list(_fits(ctx))
+        for name, fit, total in fits:
             if fit is None or total is None:
                 continue
             margins.append(f"{name} margin {fit.margin} B")
@@ -106,7 +115,7 @@ class PoolFitCheck(Check):
                     + (f", from {total.source})" if total.source else ")"),
                     fit.describe(),
                 )
-        unjudged = _unjudged(ctx)
+        unjudged = _unjudged(fits)
         self.note = (
             f"{len(margins)} switch(es) judged: " + ", ".join(margins[:8]) + (" ..." if len(margins) > 8 else "")
         ) + (f"; not judged: {unjudged}" if unjudged else "")

@@ -8,7 +8,7 @@ then takes calls from the server over a ``SOCK_SEQPACKET`` pair: per call the cl
 stdin, stdout and stderr and its working directory (``SCM_RIGHTS``) and the call (``call.Call``,
 pickled). It runs each as the forked child does (``call.become_caller``, ``call.run_tool``), puts
 ``/dev/null`` back on its 0, 1 and 2 (so the caller's pipes see their end when the client exits), sends the
-exit status to the client and says ``I`` (idle) to the server.
+exit status to the client, having said ``I`` (idle) to the server just before.
 
 A worker is not reused after a call that could have left something behind: an exception the tool did
 not handle, a thread still running, a file descriptor left open, or ``MAX_CALLS`` calls; it then ends,
@@ -76,6 +76,8 @@ class Pool:
         if len(payload) > MAX_MESSAGE:
             return False
         key = namespace_key(fds[3], fds[4])
+        for worker in [w for w in self.workers if w.key == key and w.busy]:
+            self._heard(worker)  # an ``I`` already sent: the caller's previous call is over
         idle = next((w for w in self.workers if w.key == key and not w.busy), None)
         if idle is not None:
             try:
@@ -113,9 +115,15 @@ class Pool:
         self.selector.register(ours, selectors.EVENT_READ, worker)
 
     def ready(self, worker: Worker) -> None:
-        """The worker said something: idle again, or (end of file) it ended."""
+        """The worker said something: idle again, or (end of file) it ended. Or nothing any more: ``run`` read its
+        ``I`` after the selector saw it (so never a blocking read here)."""
+        self._heard(worker)
+
+    def _heard(self, worker: Worker) -> None:
         try:
-            said = worker.ctrl.recv(16)
+            said = worker.ctrl.recv(16, socket.MSG_DONTWAIT)
+        except BlockingIOError:  # nothing said yet: still busy
+            return
         except OSError:
             said = b""
         if said == IDLE:
@@ -144,12 +152,24 @@ def _release_stdio() -> None:
 
 
 def _open_fds() -> set[str]:
-    return {fd.name for fd in Path("/proc/self/fd").iterdir()}
+    """The open descriptors, without the one the listing itself used (closed once listed; its number depends on
+    which were free)."""
+    return {fd.name for fd in Path("/proc/self/fd").iterdir() if _is_open(int(fd.name))}
 
 
-def _one(conn: socket.socket, stdio: tuple[int, int, int], cwd: int, call: Call) -> bool:
-    """Run one call; whether the worker may take another."""
-    reply, clean = b"F", False  # ``F``: nothing of the tool ran, the client runs it (and this worker ends)
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _one(conn: socket.socket, stdio: tuple[int, int, int], cwd: int, call: Call, idle: Idle) -> bool:
+    """Run one call; whether the worker may take another. When it may, the server hears ``I`` before the caller
+    hears the exit status: a caller's next call then always finds this worker idle (the server reads a pending
+    ``I`` before it chooses), not a second one forked beside it."""
+    reply, reusable = b"F", False  # ``F``: nothing of the tool ran, the client runs it (and this worker ends)
     try:
         try:
             become_caller(stdio, cwd, call)
@@ -159,14 +179,38 @@ def _one(conn: socket.socket, stdio: tuple[int, int, int], cwd: int, call: Call)
             for fd in {*stdio, cwd} - {0, 1, 2}:
                 os.close(fd)
             _release_stdio()
+        threads = sys.modules.get("threading")
+        reusable = clean and (threads is None or threads.active_count() == 1) and idle.left_clean(conn)
+        if reusable:
+            idle.say()
         conn.sendall(reply)
-    except OSError:  # set-up failed (``F`` said), or the client went away: its call is over either way
+    except OSError:  # set-up failed (``F`` said), or the client or the server went away: this call is over
+        reusable = False
         with contextlib.suppress(OSError):
             conn.sendall(reply)
     finally:
         conn.close()
-    threads = sys.modules.get("threading")
-    return clean and (threads is None or threads.active_count() == 1)
+    return reusable
+
+
+class Idle:
+    """A worker's ``I`` to the server, said only while nothing is left open but what the first call left (the
+    baseline, taken after it: modules a tool imports may keep a descriptor) and the caller's connection, and
+    fewer than ``MAX_CALLS`` calls were taken."""
+
+    def __init__(self, ctrl: socket.socket) -> None:
+        self.ctrl, self.calls = ctrl, 0
+        self.baseline: set[str] | None = None
+
+    def left_clean(self, conn: socket.socket) -> bool:
+        self.calls += 1
+        now = _open_fds() - {str(conn.fileno())}
+        if self.baseline is None:
+            self.baseline = now
+        return now == self.baseline and self.calls < MAX_CALLS
+
+    def say(self) -> None:
+        self.ctrl.sendall(IDLE)
 
 
 def _worker(ctrl: socket.socket, parent: int, conn: socket.socket, fds: list[int], call: Call) -> None:
@@ -178,14 +222,11 @@ def _worker(ctrl: socket.socket, parent: int, conn: socket.socket, fds: list[int
     enter_namespaces(fds[3], fds[4])
     for fd in (fds[3], fds[4]):
         os.close(fd)
-    reusable = _one(conn, (fds[0], fds[1], fds[2]), fds[5], call)
-    baseline = _open_fds()
-    for _ in range(MAX_CALLS):
-        if not reusable:
-            return
-        ctrl.sendall(IDLE)
+    idle = Idle(ctrl)
+    reusable = _one(conn, (fds[0], fds[1], fds[2]), fds[5], call, idle)
+    while reusable:
         message, got, _flags, _addr = socket.recv_fds(ctrl, MAX_MESSAGE + 1024, NFDS)
         if not message or len(got) != NFDS:  # the server closed its end (or sent nonsense): end
             return
         conn = socket.socket(fileno=got[0])
-        reusable = _one(conn, (got[1], got[2], got[3]), got[4], pickle.loads(message)) and _open_fds() == baseline
+        reusable = _one(conn, (got[1], got[2], got[3]), got[4], pickle.loads(message), idle)

@@ -6,7 +6,7 @@ answers that close with its own, while the caller's thread is closing the socket
 write then fails and paramiko logs ``Socket exception: Broken pipe (32)`` (or ``Bad file descriptor``),
 about one session in a hundred in ``bench/push_scale.py`` (paramiko issue #520 is the same race).
 
-Here, after netmiko's ``exit``, the session waits (at most ``EXIT_WAIT_S``) for the device to end it (its
+Here, after netmiko's ``exit``, the session waits (at most ``SESSION_END_WAIT_S``) for the device to end it (its
 EOF or its close), closes the channel from this thread if the device has not (so its close needs no answer
 from the transport thread), shuts the socket down so the
 transport thread reads its end and stops by itself, joins it, and only then lets netmiko close what is
@@ -24,14 +24,14 @@ from typing import Any
 
 from netmiko import BaseConnection
 
-EXIT_WAIT_S = 1.0  # longest wait for the device to end the session after netmiko's exit
+SESSION_END_WAIT_S = 1.0  # longest wait for the device to end the session after netmiko's exit
 JOIN_S = 1.0  # longest wait for paramiko's transport thread to stop once the socket is shut
 
 
 def _await_end(chan: Any, transport: Any) -> None:
     """Read (and drop) what the session still prints until the device's EOF or close, the transport's end, or the
     deadline."""
-    deadline = time.monotonic() + EXIT_WAIT_S
+    deadline = time.monotonic() + SESSION_END_WAIT_S
     while not chan.eof_received and not chan.closed and transport.is_active():
         left = deadline - time.monotonic()
         if left <= 0:

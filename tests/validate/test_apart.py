@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
+import pytest
+
 from tests.deadlock.routing.deadlock_fabrics import hand_built
 from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
 from xoff.intent import load_intent
-from xoff.validate.apart import MAX_LINKS, MIN_LINKS, Apart, worthwhile
+from xoff.validate.apart import MAX_LINKS, MIN_LINKS, Apart, cpu_times, spare_cores, worthwhile
 from xoff.validate.catalog import load_catalog
 from xoff.validate.mirror import mirror_snapshot
 from xoff.validate.model import CheckResult, Severity, Status
@@ -72,3 +74,23 @@ def test_no_fork_for_a_slow_check_that_will_skip() -> None:
     assert _may_run(catalog, "deadlock.cbd", state, None, Selection())
     assert not _may_run(catalog, "deadlock.cbd", state, mirror_snapshot(state, fib=False), Selection())
     assert _may_run(catalog, "deadlock.cbd", state, mirror_snapshot(state, fib=True), Selection())
+
+
+def test_a_core_is_spare_by_what_the_machine_did_while_the_intent_was_planned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window between two /proc/stat readings, not the minute's load average: on 2 CPUs, our plan alone on
+    one (half the ticks busy) leaves one spare; another job beside it leaves none; too short or unknown: none."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    start = (1_000, 5_000)
+    assert spare_cores(start, (1_000 + 300, 5_000 + 600)) == pytest.approx(1.0)  # 3 s: we were the only one busy
+    assert spare_cores(start, (1_000 + 570, 5_000 + 600)) == pytest.approx(0.1)  # both CPUs busy: no fork
+    assert spare_cores(start, (1_000 + 10, 5_000 + 20)) == 0.0  # 0.1 s: too short to say
+    assert spare_cores(None, (1, 2)) == 0.0
+    assert spare_cores(start, None) == 0.0
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.8, 1.0, 1.0))  # a window over a minute: the load average
+    assert spare_cores(start, (1_000 + 6_000, 5_000 + 13_000)) == pytest.approx(0.2)
+
+
+def test_cpu_times_reads_this_machine() -> None:
+    first = cpu_times()
+    assert first is not None and 0 <= first[0] <= first[1]

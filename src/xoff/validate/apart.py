@@ -7,7 +7,7 @@ The child is forked, so it inherits the desired state (and the snapshot) instead
 runs the very same ``run_check`` and sends back only the ``CheckResult``, so the results are the serial ones,
 finding for finding. Not on a small or a very large fabric (``MIN_LINKS``, ``MAX_LINKS``: measured), not without
 fork, not when this process runs other threads (a fork copies their locks in whatever state), not without a core
-to spare (one core, or a load average that fills them), and not when memory is short: the child's reads touch the
+to spare (one core, or the others busy while the intent was loaded and planned: ``spare_cores``), and not when memory is short: the child's reads touch the
 state's reference counts, so it may copy all we hold.
 """
 
@@ -49,7 +49,38 @@ def worthwhile(links: int) -> bool:
         return False
     cores = len(os.sched_getaffinity(0))
     # a core to spare: on a machine already busy the child only takes turns with us, and its copying is extra
-    return cores > 1 and os.getloadavg()[0] < cores - 0.5 and _room_for_a_copy()
+    return cores > 1 and spare_cores(_SINCE_IMPORT, cpu_times()) >= 0.5 and _room_for_a_copy()
+
+
+def cpu_times() -> tuple[int, int] | None:
+    """The machine's (busy, all) CPU time in clock ticks, summed over its CPUs (``/proc/stat``)."""
+    try:
+        with Path("/proc/stat").open(encoding="ascii") as f:
+            ticks = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = sum(ticks[3:5])  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def spare_cores(before: tuple[int, int] | None, now: tuple[int, int] | None) -> float:
+    """How many of our CPUs sat idle between two ``cpu_times`` (we ran through it on one: in the command line, the
+    load and the plan before the checks). Measured over that window, not the minute's load average, which still
+    counts a build that has just ended. A window too short to say (or unknown) counts no core spare; one longer
+    than a minute (a long-lived process) falls back to the load average."""
+    cpus = os.cpu_count() or 1
+    ours = len(os.sched_getaffinity(0))
+    if before is None or now is None or now[1] - before[1] < _MIN_WINDOW_TICKS * cpus:
+        return 0.0
+    if now[1] - before[1] > _MAX_WINDOW_TICKS * cpus:
+        return max(0.0, ours - os.getloadavg()[0])
+    busy, total = now[0] - before[0], now[1] - before[1]
+    return min(float(ours), cpus * (1 - busy / total))
+
+
+_MIN_WINDOW_TICKS = 20  # 0.2 s at the usual 100 Hz: a shorter window says little (and such a run is not large)
+_MAX_WINDOW_TICKS = 6000  # 60 s
+_SINCE_IMPORT = cpu_times()  # imported before the intent is loaded: the window is the load and the plan
 
 
 def _room_for_a_copy() -> bool:

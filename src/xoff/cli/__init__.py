@@ -181,12 +181,10 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
     Checks that find problems: exit 1 (warnings alone do not fail).
     """
     from xoff import api
-    from xoff.cli.fast_exit import keep
     from xoff.report.plan_text import check_results, intent_summary
 
     try:
         report = api.check(path)
-        keep(report)  # not freed object by object when the command ends (cli.fast_exit)
     except InputError as exc:
         _fail_input(exc, fmt)
     intent, state, results, failed = report.loaded.intent, report.loaded.state, report.results, report.failed
@@ -525,12 +523,8 @@ def main() -> None:
     from xoff.gcpause import for_batch_run
 
     for_batch_run()  # once, at the program's edge: the library never touches the collector (bench/results/gc_edge.md)
-    from xoff.cli.fast_exit import leave
-
     try:
         app()
-    except SystemExit as done:  # the command returned: its status, without freeing what it built (fast_exit)
-        leave(done.code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(ExitCode.INTERRUPTED)

@@ -108,7 +108,6 @@ def validate_command(
         print(problem, file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT)
     from xoff import api
-    from xoff.cli.fast_exit import keep
     from xoff.progress.display import progress_display
 
     options = api.ValidateOptions(
@@ -130,7 +129,6 @@ def validate_command(
     try:
         with progress_display(quiet) as progress:
             outcome = api.validate(intent, options, progress)
-            keep(outcome)  # not freed object by object when the command ends (cli.fast_exit)
     except InputError as exc:
         exit_bad_input(exc)
     result = outcome.validation

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.labs import labs_under_run
 from tests.support.paths import ROOT
 from xoff.lab import daemons
 from xoff.lab.emulators import frr_vty
@@ -33,12 +33,8 @@ def _unclocked(text: str | None) -> str | None:
 @pytest.fixture
 def labs_root() -> Iterator[Path]:
     """A labs directory of this test's own (under /run: FRR, running as user frr, must reach it)."""
-    root = Path(f"/run/xoff/test-{os.getpid()}-vty")
-    root.mkdir(parents=True, exist_ok=True, mode=0o755)
-    try:
+    with labs_under_run("-vty") as root:
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_show_commands_on_the_vty_socket_are_what_vtysh_prints(labs_root: Path) -> None:

@@ -5,7 +5,6 @@ and the server runs in a host's namespace (so a lab's namespaces hold all of its
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.labs import labs_under_run
 from tests.support.paths import ROOT
 from xoff.lab import daemons, netns, processes
 from xoff.lab.lab import resolve, up
@@ -28,12 +28,8 @@ SRC = str(ROOT / "src")  # what the wrappers put on PYTHONPATH
 @pytest.fixture
 def labs_root() -> Iterator[Path]:
     """A labs directory of this test's own (under /run: FRR, running as user frr, must reach it)."""
-    root = Path(f"/run/xoff/test-{os.getpid()}-shims")
-    root.mkdir(parents=True, exist_ok=True, mode=0o755)
-    try:
+    with labs_under_run("-shims") as root:
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_hosts_tool_calls_go_through_the_labs_shim_server(labs_root: Path) -> None:

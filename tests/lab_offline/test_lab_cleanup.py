@@ -4,13 +4,13 @@ removed completely (processes found through the lab's namespaces, never by name)
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 import pytest
 
+from tests.support.labs import labs_under_run
 from tests.support.paths import ROOT
 from xoff.desired import build_fabric_state
 from xoff.desired.models import FabricState
@@ -65,12 +65,8 @@ def test_missing_tools_name_their_debian_packages(monkeypatch: pytest.MonkeyPatc
 @pytest.fixture
 def labs_root() -> Iterator[Path]:
     """A labs directory of this test's own (under /run: FRR, running as user frr, must reach it)."""
-    root = Path(f"/run/xoff/test-{os.getpid()}")
-    root.mkdir(parents=True, exist_ok=True, mode=0o755)
-    try:
+    with labs_under_run("") as root:
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.lab

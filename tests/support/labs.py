@@ -41,6 +41,17 @@ def labs_root(prefix: str, parent: str | None = None) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
+def labs_under_run(tag: str) -> Iterator[Path]:
+    """A labs directory of the test's own under /run (FRR, running as user frr, must reach it), removed after."""
+    root = Path(f"/run/xoff/test-{os.getpid()}{tag}")
+    root.mkdir(parents=True, exist_ok=True, mode=0o755)
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def torn_down(name: str) -> Iterator[None]:
     """On leaving the block: lab ``name`` down (whatever of it came up), every namespace of it gone."""
     try:

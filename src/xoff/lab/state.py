@@ -9,12 +9,12 @@ that the kernel has since given to another program is never signalled.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from xoff import atomic
 
 STATE_FILE = "lab.json"
 FABRIC_FILE = "fabric.json"  # the FabricState the lab was built from (remapped, if --remap)
@@ -105,18 +105,8 @@ class LabState(_Model):
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write ``text`` to ``path`` so that readers (and a crash of this process) see the old or the new
-    file, never a part. No fsync: the lab's files live in /run, which a reboot empties anyway."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """``text`` to ``path`` whole or not at all (``xoff.atomic``): the lab's files live in /run."""
+    atomic.write_atomic(path, text, mode)
 
 
 def save(state: LabState) -> None:

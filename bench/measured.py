@@ -1,7 +1,8 @@
 """Benchmark freshness: every recorded result names the commit and date it was measured at (bench/README.md).
 
 The line, right under a result file's title: ``- measured at: <40-hex commit> <YYYY-MM-DD HH:MM UTC>``, optionally
-followed by a note. ``record()`` is the one way a bench's ``--record`` writes its file: it adds that line and, for a
+followed by a note. ``record()`` is the one way a bench's ``--record`` writes its file: it adds that line, keeps the
+file's earlier recordings below the new one (under ``EARLIER``, the last one first, each with its own line), and, for a
 file in ``bench/results/``, refuses while a path the result measures (the README's freshness table) has uncommitted
 changes (or was committed while the bench ran), so the named commit is the code that ran. ``tests/test_bench_results.py`` holds every file to the rule.
 """
@@ -34,6 +35,7 @@ def watched() -> dict[str, list[str]]:
 START = _git("rev-parse", "HEAD")  # the commit when the bench started (it imports this module first thing)
 STARTED = datetime.now(UTC)
 MACHINE = f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.1f} at the start"
+EARLIER = "## Earlier recordings (kept as they were)"
 OTHERS_DIRTY = bool(_git("status", "--porcelain", "--", "src", "bench", ":!bench/results"))  # at the start, too
 
 
@@ -42,8 +44,22 @@ def stamp(note: str = "") -> str:
     return f"- measured at: {START} {STARTED:%Y-%m-%d %H:%M} UTC ({MACHINE}){note}"
 
 
-def record(path: Path, text: str) -> None:
-    """Write a bench's report to ``path`` with the ``measured at`` line under its title."""
+def with_earlier(old: str, text: str) -> str:
+    """``text``, then under ``EARLIER`` the last recording in ``old`` (untitled) and what ``old`` kept there already.
+
+    A result's history is the evidence of what changed the figures; a new recording never replaces it.
+    """
+    if not old.strip():
+        return text
+    top, _, kept = old.partition(EARLIER)
+    last = top.partition("\n")[2].strip("\n")  # without its title: the new recording has the same one
+    parts = [text.rstrip("\n"), "", EARLIER, "", last] + (["", kept.strip("\n")] if kept.strip() else [])
+    return "\n".join(parts) + "\n"
+
+
+def record(path: Path, text: str, *, keep_earlier: bool = True) -> None:
+    """Write a bench's report to ``path`` with the ``measured at`` line under its title; earlier recordings stay
+    below it unless the bench composes its file itself (``keep_earlier=False``)."""
     path = path.resolve()
     note = ""
     if path.parent == RESULTS:
@@ -54,6 +70,8 @@ def record(path: Path, text: str) -> None:
             raise SystemExit(f"commit first: {path.name} measures files with uncommitted changes:\n{dirty}")
         if OTHERS_DIRTY:
             note = " (other files had uncommitted changes, none that this result measures)"
+    if keep_earlier and path.exists():
+        text = with_earlier(path.read_text(encoding="utf-8"), text)
     title, _, rest = text.partition("\n")
     body = rest.lstrip("\n")
     gap = "" if body.startswith("- ") else "\n"  # first item of the header list, or a line of its own

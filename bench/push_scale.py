@@ -52,8 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import measured  # first of the bench's own modules: it notes the commit the run starts at
 from fabric_text import qos_policies  # the benchmarks' shared intent text, beside them
 
-KEPT_FROM = "\n## "  # a recording replaces the file up to its first section heading (the hand-written notes)
-
 ROOT = Path(__file__).resolve().parents[1]
 SWITCHES = 64
 
@@ -347,9 +345,7 @@ Target (issue 19): Nornir total <= 1.3 x the slowest single device: **{"met" if 
     print(text)
     if args.record:
         path = ROOT / "bench" / "results" / "push_scale.md"
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        kept = old[old.index(KEPT_FROM) :] if KEPT_FROM in old else ""  # the sections written by hand stay
-        measured.record(path, text + ("\n" + kept if kept else ""))  # names the commit it measured
+        measured.record(path, text)  # names the commit it measured; earlier recordings and hand notes kept below
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ from xoff.validate.run import load_snapshot, validate
 
 TARGET_S = {10_000: 2.0, 100_000: 20.0}  # GPUs (at most) -> seconds, plan + offline checks (issue 19)
 LIVE_HEADING = "## Live: collect + validate of a"
+EARLIER_LIVE = "## Earlier live recordings (kept as they were)"
 
 
 def live(args: argparse.Namespace) -> None:
@@ -60,9 +61,21 @@ def live(args: argparse.Namespace) -> None:
     text = "\n".join(markdown(res, args.devices, args.runs))
     print(text)
     if args.record:
-        old = args.record.read_text(encoding="utf-8") if args.record.exists() else ""
-        head = old.split(LIVE_HEADING)[0].rstrip("\n")
-        args.record.write_text((head + "\n\n" if head else "") + text, encoding="utf-8")
+        _record_live(args.record, text)
+
+
+def _record_live(path: Path, text: str) -> None:
+    """The new live section, named by its commit, replaces the last one, which goes first under ``EARLIER_LIVE``;
+    the offline part above and everything kept below stay as they were."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    head, found, last = old.partition(LIVE_HEADING)
+    title, _, body = text.partition("\n")
+    section = f"{title} (measured at {measured.START} {measured.STARTED:%Y-%m-%d %H:%M} UTC)\n{body}".rstrip("\n")
+    parts = [head.rstrip("\n"), section] if head.strip() else [section]
+    if found:
+        previous, _, kept = (found + last).partition(EARLIER_LIVE)
+        parts += [EARLIER_LIVE, previous.strip("\n")] + ([kept.strip("\n")] if kept.strip() else [])
+    path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
 
 
 def _timed(fn: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
@@ -109,7 +122,7 @@ def _record(path: Path, text: str) -> None:
         if earlier in kept and previous:
             kept = kept.replace(earlier, f"{earlier}\n{previous}\n", 1)
         text = text.split(LIVE_HEADING, maxsplit=1)[0] + LIVE_HEADING + kept
-    measured.record(path, text)  # names the commit it measured (bench/README.md, Freshness)
+    measured.record(path, text, keep_earlier=False)  # composed above; names the commit it measured
 
 
 def main() -> None:

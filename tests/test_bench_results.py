@@ -57,3 +57,40 @@ def test_record_stamps_the_line_under_the_title(tmp_path: Path) -> None:
     assert lines[0] == "# title" and lines[1] == "" and lines[3] == "- date: x"
     m = MEASURED.LINE.match(lines[2])
     assert m and m["sha"] == _git("rev-parse", "HEAD").stdout.strip()
+
+
+def test_a_new_recording_keeps_the_earlier_ones_below_it_last_first(tmp_path: Path) -> None:
+    out = tmp_path / "r.md"
+    MEASURED.record(out, "# title\n\n- first: 1\n")
+    MEASURED.record(out, "# title\n\n- second: 2\n")
+    MEASURED.record(out, "# title\n\n- third: 3\n")
+    text = out.read_text(encoding="utf-8")
+    top, heading, kept = text.partition(MEASURED.EARLIER + "\n")
+    assert heading and text.count(MEASURED.EARLIER) == 1 and text.count("# title") == 1
+    assert "- third: 3" in top and "second" not in top
+    assert kept.index("- second: 2") < kept.index("- first: 1")  # the last one first
+    assert len(MEASURED.LINE.findall(text)) == 3  # each recording keeps the line naming its commit
+
+
+def test_hand_notes_below_the_earlier_recordings_stay_where_they_are() -> None:
+    old = f"# t\n\n- run: old\n\n{MEASURED.EARLIER}\n\n- run: older\n\n## Notes (by hand)\n\nkeep me\n"
+    new = MEASURED.with_earlier(old, "# t\n\n- run: new\n")
+    assert new.index("- run: new") < new.index(MEASURED.EARLIER) < new.index("- run: old") < new.index("- run: older")
+    assert new.endswith("## Notes (by hand)\n\nkeep me\n")
+    assert MEASURED.with_earlier("", "# t\n") == "# t\n"
+
+
+def test_validate_scales_live_recording_keeps_the_offline_part_and_the_last_live_one(tmp_path: Path) -> None:
+    bench = load_module("bench_validate_scale", ROOT / "bench" / "validate_scale.py")
+    out = tmp_path / "v.md"
+    heading = f"{bench.LIVE_HEADING} 64-device lab"
+    out.write_text(
+        f"# offline\n\n- offline: kept\n\n{heading}\n\n- live: old\n\n{bench.EARLIER_LIVE}\n\n- live: older\n"
+    )
+    bench._record_live(out, f"{heading}\n\n- live: new\n")
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# offline\n\n- offline: kept\n\n")
+    assert f"{heading} (measured at {MEASURED.START}" in text  # the live section names its own commit
+    order = ["- live: new", bench.EARLIER_LIVE, "- live: old", "- live: older"]
+    assert [text.index(x) for x in order] == sorted(text.index(x) for x in order)
+    assert text.count(bench.EARLIER_LIVE) == 1

@@ -21,6 +21,22 @@ DEFAULT_ASN_PLANS = {
 _PEER = Planned(Peer, "device", "port")
 
 T = TypeVar("T")
+_OCTETS = tuple(str(n) for n in range(256))
+
+
+class _Quads:
+    """The dotted quads of /31s (even, even + 1), each /24's first three octets formatted once: a 100k-GPU plan's
+    600,000 addresses lie in ~2,400 of them, and a string join costs half of ``dotted_quad``."""
+
+    def __init__(self) -> None:
+        self._24: dict[int, str] = {}
+
+    def pair(self, even: int) -> tuple[str, str]:
+        head = self._24.get(even >> 8)
+        if head is None:
+            head = self._24[even >> 8] = dotted_quad(even & ~0xFF)[:-1]  # "a.b.c."
+        low = even & 0xFF
+        return head + _OCTETS[low], head + _OCTETS[low + 1]
 
 
 @dataclass
@@ -52,20 +68,20 @@ class Facts:
 def build_facts(intent: Intent) -> Facts:
     facts = Facts(intent)
     links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = defaultdict(list)
-    for link in intent.links:
-        links_of[link.a[0]].append((link, link.a[1], link.b))
-        links_of[link.b[0]].append((link, link.b[1], link.a))
-    facts.links_of = dict(links_of)
-    addresses = facts.addresses
-    for link in intent.links:  # what Link.address_texts gives for each end, with two dotted quads per link, not six
-        if link.p2p is not None:
-            even, odd = dotted_quad(link.p2p), dotted_quad(link.p2p + 1)  # the a end has the even one
+    addresses, peers, peer = facts.addresses, facts.peers, _PEER.of
+    texts = _Quads()
+    for link in intent.links:  # one pass over 304,800 links at 100,000 GPUs
+        a, b = link.a, link.b
+        links_of[a[0]].append((link, a[1], b))
+        links_of[b[0]].append((link, b[1], a))
+        peers[a] = peer({"device": a[0], "port": a[1]})
+        peers[b] = peer({"device": b[0], "port": b[1]})
+        if link.p2p is not None:  # what Link.address_texts gives for each end; the a end has the even address
+            even, odd = texts.pair(link.p2p)
             network = even + "/31"
-            addresses[link.a] = (network, odd, network)
-            addresses[link.b] = (odd + "/31", even, network)
-    facts.peers = {
-        end: _PEER.of({"device": end[0], "port": end[1]}) for link in intent.links for end in (link.a, link.b)
-    }
+            addresses[a] = (network, odd, network)
+            addresses[b] = (odd + "/31", even, network)
+    facts.links_of = dict(links_of)
     doc = intent.document
     for name in ("compute", "storage"):
         net = getattr(doc.networks, name)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
-
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
@@ -37,7 +35,9 @@ class Wiring:
         self.ib_switches = ib_switches
         self.hosts = hosts
         self.used: dict[tuple[str, str], Path_] = {}
-        self.links: list[Link] = []
+        # each checked cable as Link's fields but its /31, until finish() makes its Link (once: addressed or not)
+        self._cables: list[tuple[tuple[str, str], tuple[str, str], int, int, str, str, str]] = []
+        self.links: list[Link] = []  # finish()
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
         self._cursor: dict[tuple[str, str, int | None], int] = {}
@@ -149,7 +149,7 @@ class Wiring:
             length = self._lengths.get((role, network))
             if length is None:
                 length = self._lengths[role, network] = self._default_length(role, network)
-        self.links.append(Link(a, b, speed, length, role, network, origin))
+        self._cables.append((a, b, speed, length, role, network, origin))
 
     def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
         ends = [self._end(*a), self._end(*b)]
@@ -327,33 +327,73 @@ class Wiring:
                     self._record((leaf, port), (host, nic.netdev), nic.speed, gen.length, path, origin)
 
     # -- addressing -------------------------------------------------------------------------------
-    def address(self) -> None:
-        """A /31 per routed Ethernet link from its network's p2p pool; the upper end takes the even one."""
-        pools: dict[str, tuple[IPv4Network, int, int]] = {}  # network -> (prefix, its first address, its size)
-        cursors: dict[str, int] = {}
-        for i, link in enumerate(self.links):
-            if link.a[0] in self.ib_switches:
+    def finish(self, address: bool) -> None:
+        """The cables as ``links``; with ``address``, a /31 per routed Ethernet link from its network's p2p pool
+        (the upper end takes the even one), up to the first pool that runs out (reported)."""
+        pools: dict[str, list[int]] = {}  # network -> [its first address, its size, the next free offset]
+        links = self.links = []
+        ib = self.ib_switches if address else None
+        for cable in self._cables:
+            if ib is None or cable[0][0] in ib:
+                links.append(_link(*cable, None))
                 continue
-            pool = pools.get(link.network)
-            if pool is None:
-                net = getattr(self.ctx.doc.networks, link.network)
-                if not isinstance(net, RoceNetwork):
-                    continue  # a network that is not defined: said by the network checks, nothing to address from
-                prefix = net.p2p_prefix
-                pool = pools[link.network] = (prefix, int(prefix.network_address), prefix.num_addresses)
-            prefix, first, size = pool
-            cursor = cursors.get(link.network, 0)
+            network = cable[5]
+            pool = pools.get(network) or self._pool(network, pools)
+            if not pool:  # a network that is not defined: said by the network checks, nothing to address from
+                links.append(_link(*cable, None))
+                continue
+            first, size, cursor = pool
             if cursor + 2 > size:
-                need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)
-                self.ctx.report(
-                    ("networks", link.network, "p2p_prefix"),
-                    f"{prefix} holds {size // 2} /31s but {need} links need one"
-                    f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
-                )
-                return
-            base = first + cursor
-            cursors[link.network] = cursor + 2
-            self.links[i] = Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, base)
+                self._exhausted(network, size)
+                ib = None  # the rest is left unaddressed
+                links.append(_link(*cable, None))
+                continue
+            pool[2] = cursor + 2
+            links.append(_link(*cable, first + cursor))
+
+    def _pool(self, network: str, pools: dict[str, list[int]]) -> list[int]:
+        net = getattr(self.ctx.doc.networks, network)
+        if not isinstance(net, RoceNetwork):
+            pools[network] = []
+        else:
+            pools[network] = [int(net.p2p_prefix.network_address), net.p2p_prefix.num_addresses, 0]
+        return pools[network]
+
+    def _exhausted(self, network: str, size: int) -> None:
+        prefix = getattr(self.ctx.doc.networks, network).p2p_prefix
+        need = sum(1 for c in self._cables if c[5] == network and c[0][0] not in self.ib_switches)
+        self.ctx.report(
+            ("networks", network, "p2p_prefix"),
+            f"{prefix} holds {size // 2} /31s but {need} links need one"
+            f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
+        )
+
+
+# Link(...) through its slots' own setters: a frozen dataclass's __init__ goes through object.__setattr__ once per
+# field, twice the time (304,800 links at 100,000 GPUs)
+_A, _B, _SPEED, _LENGTH, _ROLE, _NETWORK, _ORIGIN, _P2P = (getattr(Link, f).__set__ for f in Link.__slots__)
+
+
+def _link(
+    a: tuple[str, str],
+    b: tuple[str, str],
+    speed: int,
+    length: int,
+    role: str,
+    network: str,
+    origin: str,
+    p2p: int | None,
+) -> Link:
+    link = object.__new__(Link)
+    _A(link, a)
+    _B(link, b)
+    _SPEED(link, speed)
+    _LENGTH(link, length)
+    _ROLE(link, role)
+    _NETWORK(link, network)
+    _ORIGIN(link, origin)
+    _P2P(link, p2p)
+    return link
 
 
 def _port_summary(names: list[str]) -> str:

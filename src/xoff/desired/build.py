@@ -133,13 +133,13 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
     buffers = watchdog = None
     if policy is not None and qos is not None:
         lossless_ports = tuple(
-            (i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities
+            [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
         )
         if lossless_ports:
             # switches alike (ASIC, SKU, NOS, MTU, policy, lossless ports) have equal buffers: plan them once
             alike = ("buffers", sw.asic, sw.sku, sw.platform, sw.mtu, sw.network, lossless_ports)
             buffers = facts.shared(alike, lambda: build_buffers(sw, policy, qos.policy, list(lossless_ports)))
-        ports = tuple(i.name for i in interfaces.values() if i.pfc_watchdog)
+        ports = tuple([i.name for i in interfaces.values() if i.pfc_watchdog])
         watchdog = facts.shared(("pfc_watchdog", sw.network, *ports), lambda: build_watchdog(policy, list(ports)))
     return planned(
         Device,

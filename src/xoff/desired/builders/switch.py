@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, Planned, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
@@ -29,17 +27,18 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
     out: dict[str, Interface] = {}
     addresses, peers, with_length = facts.addresses, facts.peers, bool(lossless) or not info.cable_length_needs_pfc
+    # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one model per (name, speed, MTU)
+    unused: dict[tuple[str, int, int | None], Interface] = facts.shared("unused ports", dict)
+    cabled_port, name = _CABLED.of, sw.name
     for port in sw.ports.values():
         hit = cabled.get(port.name)
-        if hit is None:  # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one each
-            mtu = port.mtu or sw.mtu
-            out[port.name] = facts.shared(
-                ("unused port", port.name, port.speed, mtu), partial(_unused, port.name, port.speed, mtu)
-            )
+        if hit is None:
+            key = (port.name, port.speed, port.mtu or sw.mtu)
+            out[port.name] = unused.get(key) or unused.setdefault(key, _unused(*key))
             continue
         link, peer = hit
-        texts = addresses.get((sw.name, port.name))
-        out[port.name] = _CABLED.of(
+        texts = addresses.get((name, port.name))
+        out[port.name] = cabled_port(
             {
                 "name": port.name,
                 "kind": "ethernet",
@@ -76,16 +75,14 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
-    for _, port, peer in facts.links_of.get(sw.name, []):
-        texts = facts.addresses.get((sw.name, port))
+    addresses, asn, neighbor, name = facts.addresses, facts.asn, _NEIGHBOR.of, sw.name
+    for _, port, peer in facts.links_of.get(name, []):
+        texts = addresses.get((name, port))
         if texts is None:
             continue
-        if peer[0] in facts.asn:
-            neighbors.append(
-                _NEIGHBOR.of(
-                    {"address": texts[1], "remote_asn": facts.asn[peer[0]], "peer": peer[0], "interface": port}
-                )
-            )
+        remote = asn.get(peer[0])
+        if remote is not None:
+            neighbors.append(neighbor({"address": texts[1], "remote_asn": remote, "peer": peer[0], "interface": port}))
         else:  # a host: advertise its /31 so every rail reaches every other
             originated.append(texts[2])
     return planned(

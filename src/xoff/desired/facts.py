@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from xoff.desired.models import Link as StateLink
 from xoff.desired.models import Peer, Planned
 from xoff.errors import InputError, Problem
 from xoff.intent.networks import RoceNetwork
@@ -19,6 +20,7 @@ DEFAULT_ASN_PLANS = {
     "storage": {"super_spine": 65500, "spine": 65600, "leaf": 4201000001},
 }
 _PEER = Planned(Peer, "device", "port")
+_CABLE = Planned(StateLink, "a", "b", "speed_mbps", "cable_m", "role", "network")
 
 T = TypeVar("T")
 _OCTETS = tuple(str(n) for n in range(256))
@@ -47,6 +49,7 @@ class Facts:
     policies: dict[str, QosPolicy] = field(default_factory=dict)  # network name -> its policy
     # each cable end as a Peer, one object for the link and the interface across from it
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    cables: list[StateLink] = field(default_factory=list)  # FabricState.links, built in the same pass as the peers
     # each addressed cable end: (its a.b.c.d/31, the other end's a.b.c.d, the link's /31), Link.address_texts once
     addresses: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
     # values devices that are alike share (a 100k fabric's hosts have one NCCL env, one DSCP map): see ``shared``
@@ -68,14 +71,25 @@ class Facts:
 def build_facts(intent: Intent) -> Facts:
     facts = Facts(intent)
     links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = defaultdict(list)
-    addresses, peers, peer = facts.addresses, facts.peers, _PEER.of
+    addresses, peers, peer, cables, cable = facts.addresses, facts.peers, _PEER.of, facts.cables, _CABLE.of
     texts = _Quads()
     for link in intent.links:  # one pass over 304,800 links at 100,000 GPUs
         a, b = link.a, link.b
         links_of[a[0]].append((link, a[1], b))
         links_of[b[0]].append((link, b[1], a))
-        peers[a] = peer({"device": a[0], "port": a[1]})
-        peers[b] = peer({"device": b[0], "port": b[1]})
+        ends = peers[a], peers[b] = peer({"device": a[0], "port": a[1]}), peer({"device": b[0], "port": b[1]})
+        cables.append(
+            cable(
+                {
+                    "a": ends[0],
+                    "b": ends[1],
+                    "speed_mbps": link.speed,
+                    "cable_m": link.length,
+                    "role": link.role,
+                    "network": link.network,
+                }
+            )
+        )
         if link.p2p is not None:  # what Link.address_texts gives for each end; the a end has the even address
             even, odd = texts.pair(link.p2p)
             network = even + "/31"

@@ -140,8 +140,11 @@ class Wiring:
         """Record a cable whose ends exist, were free, and have one ``speed``, if both are on one network."""
         tier_a, network = self._tiers.get(a[0]) or self._tier_of(a[0])
         tier_b, network_b = self._tiers.get(b[0]) or self._tier_of(b[0])
-        # two switches' networks are their own; a host's is its NIC's (tier 0), so only then ask _networks_agree
-        if (network != network_b or not tier_a or not tier_b) and not self._networks_agree(a, b, path):
+        # two switches' networks are their own; a host's is its NIC's (tier 0)
+        on_a = network if tier_a else self.hosts[a[0]].nics[a[1]].network
+        on_b = network_b if tier_b else self.hosts[b[0]].nics[b[1]].network
+        if on_a != on_b:
+            self._networks_differ(a, b, path)
             return
         # the upper tier is always the a end, so addressing and reports read top-down
         if tier_a < tier_b:
@@ -153,16 +156,13 @@ class Wiring:
                 length = self._lengths[role, network] = self._default_length(role, network)
         self._cables.append((a, b, speed, length, role, network, origin))
 
-    def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
-        if self._network_of(*a) == self._network_of(*b):
-            return True
+    def _networks_differ(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> None:
         (n1, k1), (n2, k2) = self._end(*a), self._end(*b)
         w1, w2 = self._network_of(*a), self._network_of(*b)
         self.ctx.report(
             path,
             f"{k1} {n1} is on the {w1} network but {k2} {n2} is on the {w2} network (allowed: both ends on one network)",
         )
-        return False
 
     def _network_of(self, dev: str, port: str) -> str:
         host = self.hosts.get(dev)

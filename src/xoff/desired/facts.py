@@ -41,17 +41,19 @@ class _Quads:
         return head + _OCTETS[low], head + _OCTETS[low + 1]
 
 
+# One cable end of a device: the link, this end's port, the other end, that end as the Peer the plan holds (one object
+# for the link and the interface across from it), and the end's addresses as the plan writes them (its a.b.c.d/31, the
+# other end's a.b.c.d, the link's /31: Link.address_texts, once) or None when the link is not addressed.
+CableEnd = tuple[Link, str, tuple[str, str], Peer, tuple[str, str, str] | None]
+
+
 @dataclass
 class Facts:
     intent: Intent
-    links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = field(default_factory=dict)
+    links_of: dict[str, list[CableEnd]] = field(default_factory=dict)  # each device's cable ends, in link order
     asn: dict[str, int] = field(default_factory=dict)
     policies: dict[str, QosPolicy] = field(default_factory=dict)  # network name -> its policy
-    # each cable end as a Peer, one object for the link and the interface across from it
-    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
-    cables: list[StateLink] = field(default_factory=list)  # FabricState.links, built in the same pass as the peers
-    # each addressed cable end: (its a.b.c.d/31, the other end's a.b.c.d, the link's /31), Link.address_texts once
-    addresses: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
+    cables: list[StateLink] = field(default_factory=list)  # FabricState.links, built in the same pass as the ends
     # values devices that are alike share (a 100k fabric's hosts have one NCCL env, one DSCP map): see ``shared``
     _shared: dict[Hashable, Any] = field(default_factory=dict)
 
@@ -70,19 +72,24 @@ class Facts:
 
 def build_facts(intent: Intent) -> Facts:
     facts = Facts(intent)
-    links_of: dict[str, list[tuple[Link, str, tuple[str, str]]]] = defaultdict(list)
-    addresses, peers, peer, cables, cable = facts.addresses, facts.peers, _PEER.of, facts.cables, _CABLE.of
+    links_of: dict[str, list[CableEnd]] = defaultdict(list)
+    peer, cables, cable = _PEER.of, facts.cables, _CABLE.of
     texts = _Quads()
     for link in intent.links:  # one pass over 304,800 links at 100,000 GPUs
         a, b = link.a, link.b
-        links_of[a[0]].append((link, a[1], b))
-        links_of[b[0]].append((link, b[1], a))
-        ends = peers[a], peers[b] = peer({"device": a[0], "port": a[1]}), peer({"device": b[0], "port": b[1]})
+        at_a = at_b = None
+        if link.p2p is not None:  # the a end has the even address
+            even, odd = texts.pair(link.p2p)
+            network = even + "/31"
+            at_a, at_b = (network, odd, network), (odd + "/31", even, network)
+        peer_a, peer_b = peer({"device": a[0], "port": a[1]}), peer({"device": b[0], "port": b[1]})
+        links_of[a[0]].append((link, a[1], b, peer_b, at_a))
+        links_of[b[0]].append((link, b[1], a, peer_a, at_b))
         cables.append(
             cable(
                 {
-                    "a": ends[0],
-                    "b": ends[1],
+                    "a": peer_a,
+                    "b": peer_b,
                     "speed_mbps": link.speed,
                     "cable_m": link.length,
                     "role": link.role,
@@ -90,11 +97,6 @@ def build_facts(intent: Intent) -> Facts:
                 }
             )
         )
-        if link.p2p is not None:  # what Link.address_texts gives for each end; the a end has the even address
-            even, odd = texts.pair(link.p2p)
-            network = even + "/31"
-            addresses[a] = (network, odd, network)
-            addresses[b] = (odd + "/31", even, network)
     facts.links_of = dict(links_of)
     doc = intent.document
     for name in ("compute", "storage"):

@@ -151,8 +151,7 @@ def _pfc_flags(policy: QosPolicy) -> list[int]:
 
 def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interface]]:
     doc = facts.intent.document
-    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(host.name, [])}
-    addresses, peers = facts.addresses, facts.peers
+    cabled = {port: (link, peer, texts) for link, port, _, peer, texts in facts.links_of.get(host.name, [])}
     kinds: dict[tuple[str, int | None, bool, bool], _NicKind] = facts.shared("nic kinds", dict)
     roce_ar = bool(host.profile.roce_adaptive_routing)
     nics: dict[str, HostNic] = {}
@@ -162,8 +161,7 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
     for k, (name, nic) in enumerate(host.nics.items()):
         alike = (nic.network, nic.mtu, nic.rdma is None, roce_ar)
         kind = kinds.get(alike) or kinds.setdefault(alike, _nic_kind(facts, host, nic))
-        link, peer = cabled.get(nic.netdev, (None, None))
-        texts = addresses.get((host.name, nic.netdev)) if link is not None else None
+        link, peer, texts = cabled.get(nic.netdev, (None, None, None))
         address, gateway = (None, None) if texts is None else texts[:2]
         nics[name] = kind.shape.of(
             {
@@ -187,7 +185,7 @@ def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interf
                 "mtu": kind.mtu,
                 "admin_up": True,
                 "addresses": [address] if address else [],
-                "peer": peers[peer] if peer else None,
+                "peer": peer,
                 "cable_m": link.length if link else None,
                 "link_role": link.role if link else None,
                 "network": nic.network,

@@ -23,21 +23,20 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     info = get_platform(sw.platform)
     lossless = policy.lossless_priorities if policy is not None else []
     watchdog = policy is not None and watchdog_on(policy) and bool(lossless)
-    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
+    cabled = {port: (link, peer, texts) for link, port, _, peer, texts in facts.links_of.get(sw.name, [])}
     pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
     out: dict[str, Interface] = {}
-    addresses, peers, with_length = facts.addresses, facts.peers, bool(lossless) or not info.cable_length_needs_pfc
+    with_length = bool(lossless) or not info.cable_length_needs_pfc
     # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one model per (name, speed, MTU)
     unused: dict[tuple[str, int, int | None], Interface] = facts.shared("unused ports", dict)
-    cabled_port, name = _CABLED.of, sw.name
+    cabled_port = _CABLED.of
     for port in sw.ports.values():
         hit = cabled.get(port.name)
         if hit is None:
             key = (port.name, port.speed, port.mtu or sw.mtu)
             out[port.name] = unused.get(key) or unused.setdefault(key, _unused(*key))
             continue
-        link, peer = hit
-        texts = addresses.get((name, port.name))
+        link, peer, texts = hit
         out[port.name] = cabled_port(
             {
                 "name": port.name,
@@ -46,7 +45,7 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
                 "mtu": port.mtu or sw.mtu,
                 "admin_up": not port.shutdown,
                 "addresses": [texts[0]] if texts is not None else [],
-                "peer": peers[peer],
+                "peer": peer,
                 "cable_m": link.length if with_length else None,
                 "link_role": link.role,
                 "network": link.network,
@@ -75,9 +74,8 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
-    addresses, asn, neighbor, name = facts.addresses, facts.asn, _NEIGHBOR.of, sw.name
-    for _, port, peer in facts.links_of.get(name, []):
-        texts = addresses.get((name, port))
+    asn, neighbor = facts.asn, _NEIGHBOR.of
+    for _, port, peer, _, texts in facts.links_of.get(sw.name, []):
         if texts is None:
             continue
         remote = asn.get(peer[0])
@@ -99,7 +97,7 @@ def build_static_routes(facts: Facts, sw: Switch) -> list[StaticRoute]:
     """One entry per next hop of every static route (the load-time check proved each ``via`` resolves)."""
     if not sw.static_routes:
         return []
-    ports = cabled_ports(sw.name, (link for link, _, _ in facts.links_of.get(sw.name, [])))
+    ports = cabled_ports(sw.name, (end[0] for end in facts.links_of.get(sw.name, [])))
     out: list[StaticRoute] = []
     for route in sw.static_routes:
         found = next_hops(sw.name, route.via, ports)

@@ -6,7 +6,7 @@ from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, Planned, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
-from xoff.intent.resolved import Switch
+from xoff.intent.resolved import Port, Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.platforms.registry import get_platform
 
@@ -23,23 +23,17 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     info = get_platform(sw.platform)
     lossless = policy.lossless_priorities if policy is not None else []
     watchdog = policy is not None and watchdog_on(policy) and bool(lossless)
-    cabled = {port: (link, peer, texts) for link, port, _, peer, texts in facts.links_of.get(sw.name, [])}
     pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
-    out: dict[str, Interface] = {}
     with_length = bool(lossless) or not info.cable_length_needs_pfc
-    # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one model per (name, speed, MTU)
-    unused: dict[tuple[str, int, int | None], Interface] = facts.shared("unused ports", dict)
-    cabled_port = _CABLED.of
-    for port in sw.ports.values():
-        hit = cabled.get(port.name)
-        if hit is None:
-            key = (port.name, port.speed, port.mtu or sw.mtu)
-            out[port.name] = unused.get(key) or unused.setdefault(key, _unused(*key))
+    out = dict(_all_unused(facts, sw))  # then each cabled port in its place
+    ports, cabled_port = sw.ports, _CABLED.of
+    for link, name, _, peer, texts in facts.links_of.get(sw.name, []):
+        port = ports.get(name)
+        if port is None:
             continue
-        link, peer, texts = hit
-        out[port.name] = cabled_port(
+        out[name] = cabled_port(
             {
-                "name": port.name,
+                "name": name,
                 "kind": "ethernet",
                 "speed_mbps": port.speed,
                 "mtu": port.mtu or sw.mtu,
@@ -63,6 +57,22 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
         Interface, name=info.mgmt_interface, kind="mgmt", addresses=[f"{sw.mgmt}/{mgmt_prefix.prefixlen}"]
     )
     return out
+
+
+def _all_unused(facts: Facts, sw: Switch) -> dict[str, Interface]:
+    """Every port of ``sw`` as unused, in port order. Switches given one ports list (the resolver shares its dict)
+    and one MTU share the map, and every switch of a kind shares its unused ports: 420,000 at 100k GPUs, one model per
+    (name, speed, MTU)."""
+    maps: dict[tuple[int, int], tuple[dict[str, Port], dict[str, Interface]]] = facts.shared("unused port maps", dict)
+    found = maps.get((id(sw.ports), sw.mtu))
+    if found is None:
+        unused: dict[tuple[str, int, int], Interface] = facts.shared("unused ports", dict)
+        each: dict[str, Interface] = {}
+        for port in sw.ports.values():
+            key = (port.name, port.speed, port.mtu or sw.mtu)
+            each[port.name] = unused.get(key) or unused.setdefault(key, _unused(*key))
+        found = maps[id(sw.ports), sw.mtu] = (sw.ports, each)  # holds the ports dict, so its id stays its own
+    return found[1]
 
 
 def _unused(name: str, speed: int, mtu: int | None) -> Interface:

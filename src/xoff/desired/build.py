@@ -12,15 +12,13 @@ from xoff.desired.builders.switch import build_bgp, build_static_routes, build_s
 from xoff.desired.builders.tenants import bind_vrfs, carries_evpn, tenant_ports
 from xoff.desired.facts import Facts, build_facts
 from xoff.desired.limits import host_problems, network_problems, policy_problems, port_problems
-from xoff.desired.models import CongestionPlan, Device, FabricState, Link, NetworkPlan, Placement, Planned, Qos, planned
+from xoff.desired.models import CongestionPlan, Device, FabricState, NetworkPlan, Placement, Qos, planned
 from xoff.errors import InputError, Problem
 from xoff.intent.congestion import departures
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.qos import QosPolicy
 from xoff.intent.resolved import Intent, Switch
 from xoff.platforms.registry import get_platform, names_hwsku
-
-_LINK = Planned(Link, "a", "b", "speed_mbps", "cable_m", "role", "network")
 
 
 def build_fabric_state(intent: Intent) -> FabricState:
@@ -80,23 +78,10 @@ def build_fabric_state(intent: Intent) -> FabricState:
             subnet_manager=build_subnet_manager(facts) if host.name == sm_host else None,
             placement=placements[host.name],
         )
-    peers = facts.peers
     return FabricState(
         fabric=intent.name,
         networks=_network_plans(facts, devices),
-        links=[
-            _LINK.of(
-                {
-                    "a": peers[lk.a],
-                    "b": peers[lk.b],
-                    "speed_mbps": lk.speed,
-                    "cable_m": lk.length,
-                    "role": lk.role,
-                    "network": lk.network,
-                }
-            )
-            for lk in intent.links
-        ],
+        links=facts.cables,
         devices=devices,
     )
 
@@ -133,13 +118,13 @@ def _switch(facts: Facts, sw: Switch, qos: Qos | None, placement: Placement) -> 
     buffers = watchdog = None
     if policy is not None and qos is not None:
         lossless_ports = tuple(
-            (i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities
+            [(i.name, i.speed_mbps or 0, i.cable_m or 0) for i in interfaces.values() if i.pfc_priorities]
         )
         if lossless_ports:
             # switches alike (ASIC, SKU, NOS, MTU, policy, lossless ports) have equal buffers: plan them once
             alike = ("buffers", sw.asic, sw.sku, sw.platform, sw.mtu, sw.network, lossless_ports)
             buffers = facts.shared(alike, lambda: build_buffers(sw, policy, qos.policy, list(lossless_ports)))
-        ports = tuple(i.name for i in interfaces.values() if i.pfc_watchdog)
+        ports = tuple([i.name for i in interfaces.values() if i.pfc_watchdog])
         watchdog = facts.shared(("pfc_watchdog", sw.network, *ports), lambda: build_watchdog(policy, list(ports)))
     return planned(
         Device,

@@ -156,10 +156,11 @@ def _wire(ctx: Context, dev: _Devices) -> Wiring:
     # a rejected or left-out cable would also show up as an uncabled NIC or a route with no next hop: say it once
     whole = len(ctx.problems) == before and not wiring.skipped and not ctx.damage.cabling
     wiring.whole = whole
-    if whole:
-        semantic.check_rails(ctx, dev.hosts, wiring.links, paths)
-    if whole and len(ctx.problems) == before and not ctx.damage.networks:  # addresses go on right cables only
-        wiring.address()
+    if whole:  # no cable was rejected, so every port the cabling took is a cable's end
+        semantic.check_rails(ctx, dev.hosts, wiring.used, paths)
+    addressed = whole and len(ctx.problems) == before and not ctx.damage.networks  # addresses on right cables only
+    wiring.finish(addressed)
+    if addressed:
         semantic.check_static_routes(ctx, switches, wiring.links)
     placed: dict[str, dict[str, int]] = {}
     _place(ctx, dev, "pod", wiring.pod_of, placed)

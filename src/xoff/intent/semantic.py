@@ -6,6 +6,7 @@ validators in ``xoff.validate``, which judge a well-formed fabric.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from ipaddress import IPv4Address, IPv4Network
 
 from xoff.buffers import get_asic
@@ -350,9 +351,11 @@ def check_asns(ctx: Context, switches: dict[str, Switch], paths: dict[str, Path_
                 )
 
 
-def check_rails(ctx: Context, hosts: dict[str, Host], links: list[Link], paths: dict[str, Path_]) -> None:
-    """Every compute or storage NIC is cabled (to its own network; the link check enforced that)."""
-    cabled = {end for link in links for end in (link.a, link.b)}
+def check_rails(
+    ctx: Context, hosts: dict[str, Host], cabled: Container[tuple[str, str]], paths: dict[str, Path_]
+) -> None:
+    """Every compute or storage NIC is cabled (to its own network; the link check enforced that): ``cabled`` holds
+    the (device, port) ends of the cables."""
     for host in hosts.values():
         for nic in host.nics.values():
             if (host.name, nic.netdev) not in cabled:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
+from collections.abc import Iterator
 
 from xoff.intent.cabling import Clos3, LeafSpine, RailOptimized
 from xoff.intent.context import Context
 from xoff.intent.networks import InfinibandNetwork, RoceNetwork
 from xoff.intent.patterns import PatternError, expand_names
 from xoff.intent.qos import CableLengths
-from xoff.intent.resolved import Host, IbSwitch, Link, Switch
+from xoff.intent.resolved import Host, IbSwitch, Link, Port, Switch
 from xoff.intent.yamlsource import Path_
 
 _TIER = {"host": 0, "leaf": 1, "spine": 2, "super-spine": 3}
@@ -37,12 +37,14 @@ class Wiring:
         self.ib_switches = ib_switches
         self.hosts = hosts
         self.used: dict[tuple[str, str], Path_] = {}
-        self.links: list[Link] = []
+        # each checked cable as Link's fields but its /31, until finish() makes its Link (once: addressed or not)
+        self._cables: list[tuple[tuple[str, str], tuple[str, str], int, int, str, str, str]] = []
+        self.links: list[Link] = []  # finish()
         self.pod_of: dict[str, int] = {}
         self.plane_of: dict[str, int] = {}  # clos3: spine i of every pod and its super-spines are plane i + 1
-        self._cursor: dict[tuple[str, str, int | None], int] = {}
-        # per (device, use, speed), once: its ports of that use and speed, in order (_free runs per generated cable)
-        self._fits: dict[tuple[str, str, int | None], list[str]] = {}
+        # per (device, use, speed), once: how many of its ports are of that use and speed, and an iterator over them
+        # in order, where _free (per generated cable) goes on from the last it gave
+        self._fits: dict[tuple[str, str, int | None], tuple[int, Iterator[Port]]] = {}
         self._lengths: dict[tuple[str, str], int] = {}  # (role, network) -> default cable length, once
         self._tiers: dict[str, tuple[int, str]] = {}  # per device, once: _tier_of
         self.skipped = False  # a cable to a device that did not resolve was left out: the cabling is incomplete
@@ -138,8 +140,11 @@ class Wiring:
         """Record a cable whose ends exist, were free, and have one ``speed``, if both are on one network."""
         tier_a, network = self._tiers.get(a[0]) or self._tier_of(a[0])
         tier_b, network_b = self._tiers.get(b[0]) or self._tier_of(b[0])
-        # two switches' networks are their own; a host's is its NIC's (tier 0), so only then ask _networks_agree
-        if (network != network_b or not tier_a or not tier_b) and not self._networks_agree(a, b, path):
+        # two switches' networks are their own; a host's is its NIC's (tier 0)
+        on_a = network if tier_a else self.hosts[a[0]].nics[a[1]].network
+        on_b = network_b if tier_b else self.hosts[b[0]].nics[b[1]].network
+        if on_a != on_b:
+            self._networks_differ(a, b, path)
             return
         # the upper tier is always the a end, so addressing and reports read top-down
         if tier_a < tier_b:
@@ -149,28 +154,27 @@ class Wiring:
             length = self._lengths.get((role, network))
             if length is None:
                 length = self._lengths[role, network] = self._default_length(role, network)
-        self.links.append(Link(a, b, speed, length, role, network, origin))
+        self._cables.append((a, b, speed, length, role, network, origin))
 
-    def _networks_agree(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> bool:
-        ends = [self._end(*a), self._end(*b)]
-        if ends[0][1] != ends[1][1]:
-            (n1, w1, k1), (n2, w2, k2) = ends
-            self.ctx.report(
-                path,
-                f"{k1} {n1} is on the {w1} network but {k2} {n2} is on the {w2} network"
-                " (allowed: both ends on one network)",
-            )
-            return False
-        return True
+    def _networks_differ(self, a: tuple[str, str], b: tuple[str, str], path: Path_) -> None:
+        (n1, k1), (n2, k2) = self._end(*a), self._end(*b)
+        w1, w2 = self._network_of(*a), self._network_of(*b)
+        self.ctx.report(
+            path,
+            f"{k1} {n1} is on the {w1} network but {k2} {n2} is on the {w2} network (allowed: both ends on one network)",
+        )
 
-    def _end(self, dev: str, port: str) -> tuple[str, str, str]:
-        """A cable end's name for reports, its network, and what it is."""
+    def _network_of(self, dev: str, port: str) -> str:
         host = self.hosts.get(dev)
         if host is not None:
-            return f"{dev}:{port}", host.nics[port].network, "NIC"
-        if dev in self.ib_switches:
-            return dev, "compute", "InfiniBand switch"
-        return dev, self.switches[dev].network, "switch"
+            return host.nics[port].network
+        return "compute" if dev in self.ib_switches else self.switches[dev].network
+
+    def _end(self, dev: str, port: str) -> tuple[str, str]:
+        """A cable end's name for reports, and what it is."""
+        if dev in self.hosts:
+            return f"{dev}:{port}", "NIC"
+        return dev, "InfiniBand switch" if dev in self.ib_switches else "switch"
 
     def _default_length(self, role: str, network: str) -> int:
         lengths = _DEFAULT_LENGTHS
@@ -223,40 +227,41 @@ class Wiring:
             return None
         return out
 
-    def _free(self, device: str, use: str, path: Path_, toward: str, speed: int | None = None) -> str | None:
+    def _free(
+        self, device: str, use: str, path: Path_, toward: str | tuple[str, str], speed: int | None = None
+    ) -> Port | None:
         """The next uncabled port of ``device`` for this use (and speed, when the other end has one)."""
         key = (device, use, speed)
-        fits = self._fits.get(key)
-        if fits is None:
-            dev = self.switches.get(device) or self.ib_switches.get(device)
-            assert dev is not None
-            fits = self._fits[key] = [
-                p.name for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)
-            ]
+        fits = self._fits.get(key) or self._fitting(key)
         used = self.used
-        for k in range(self._cursor.get(key, 0), len(fits)):
-            if (device, fits[k]) not in used:
-                self._cursor[key] = k + 1
-                return fits[k]
+        for port in fits[1]:  # skips, for good, the ports cabled since: a port once cabled stays cabled
+            if (device, port.name) not in used:
+                return port
         at = f" {_speed(speed)}" if speed is not None else ""
+        other = toward if isinstance(toward, str) else ":".join(toward)  # a NIC's name only when it is said
         self.ctx.report(
             path,
-            f"{device} has no free{at} {_USE_LABEL[use]} port for its link to {toward}"
-            f" ({len(fits)}{at} {use} or 'any' ports, all cabled)",
+            f"{device} has no free{at} {_USE_LABEL[use]} port for its link to {other}"
+            f" ({fits[0]}{at} {use} or 'any' ports, all cabled)",
         )
         return None
+
+    def _fitting(self, key: tuple[str, str, int | None]) -> tuple[int, Iterator[Port]]:
+        device, use, speed = key
+        dev = self.switches.get(device) or self.ib_switches.get(device)
+        assert dev is not None
+        ports = [p for p in dev.ports.values() if p.use in (use, "any") and (speed is None or p.speed == speed)]
+        fits = self._fits[key] = (len(ports), iter(ports))
+        return fits
 
     def _pair(self, low: str, high: str, length: int | None, path: Path_, origin: str) -> None:
         up = self._free(low, "uplink", path, high)
         if up is None:
             return
-        lower = self.switches.get(low) or self.ib_switches.get(low)
-        assert lower is not None
-        speed = lower.ports[up].speed
-        down = self._free(high, "downlink", path, low, speed)
+        down = self._free(high, "downlink", path, low, up.speed)
         if down is not None:  # two free ports of one speed: what add() would check holds already
-            self.used[high, down] = self.used[low, up] = path
-            self._record((high, down), (low, up), speed, length, path, origin)
+            self.used[high, down.name] = self.used[low, up.name] = path
+            self._record((high, down.name), (low, up.name), up.speed, length, path, origin)
 
     def _leaf_spine(self, gen: LeafSpine, path: Path_) -> None:
         leaves = self._select(gen.leaves, (*path, "leaves"), "switch")
@@ -318,42 +323,82 @@ class Wiring:
                     )
                     return
                 leaf = leaves[nic.rail]
-                port = self._free(leaf, "downlink", path, f"{host}:{nic.netdev}", nic.speed)
-                if port is None:
+                free = self._free(leaf, "downlink", path, (host, nic.netdev), nic.speed)
+                if free is None:
                     return
                 # a free port of the NIC's speed: only the NIC may have been cabled already
-                self.used[leaf, port] = path
+                self.used[leaf, free.name] = path
                 if self._take((host, nic.netdev), path):
-                    self._record((leaf, port), (host, nic.netdev), nic.speed, gen.length, path, origin)
+                    self._record((leaf, free.name), (host, nic.netdev), nic.speed, gen.length, path, origin)
 
     # -- addressing -------------------------------------------------------------------------------
-    def address(self) -> None:
-        """A /31 per routed Ethernet link from its network's p2p pool; the upper end takes the even one."""
-        pools: dict[str, tuple[IPv4Network, int, int]] = {}  # network -> (prefix, its first address, its size)
-        cursors: dict[str, int] = {}
-        for i, link in enumerate(self.links):
-            if link.a[0] in self.ib_switches:
+    def finish(self, address: bool) -> None:
+        """The cables as ``links``; with ``address``, a /31 per routed Ethernet link from its network's p2p pool
+        (the upper end takes the even one), up to the first pool that runs out (reported)."""
+        pools: dict[str, list[int]] = {}  # network -> [its first address, its size, the next free offset]
+        links = self.links = []
+        ib = self.ib_switches if address else None
+        for cable in self._cables:
+            if ib is None or cable[0][0] in ib:
+                links.append(_link(*cable, None))
                 continue
-            pool = pools.get(link.network)
-            if pool is None:
-                net = getattr(self.ctx.doc.networks, link.network)
-                if not isinstance(net, RoceNetwork):
-                    continue  # a network that is not defined: said by the network checks, nothing to address from
-                prefix = net.p2p_prefix
-                pool = pools[link.network] = (prefix, int(prefix.network_address), prefix.num_addresses)
-            prefix, first, size = pool
-            cursor = cursors.get(link.network, 0)
+            network = cable[5]
+            pool = pools.get(network) or self._pool(network, pools)
+            if not pool:  # a network that is not defined: said by the network checks, nothing to address from
+                links.append(_link(*cable, None))
+                continue
+            first, size, cursor = pool
             if cursor + 2 > size:
-                need = sum(1 for x in self.links if x.network == link.network and x.a[0] not in self.ib_switches)
-                self.ctx.report(
-                    ("networks", link.network, "p2p_prefix"),
-                    f"{prefix} holds {size // 2} /31s but {need} links need one"
-                    f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
-                )
-                return
-            base = first + cursor
-            cursors[link.network] = cursor + 2
-            self.links[i] = Link(link.a, link.b, link.speed, link.length, link.role, link.network, link.origin, base)
+                self._exhausted(network, size)
+                ib = None  # the rest is left unaddressed
+                links.append(_link(*cable, None))
+                continue
+            pool[2] = cursor + 2
+            links.append(_link(*cable, first + cursor))
+
+    def _pool(self, network: str, pools: dict[str, list[int]]) -> list[int]:
+        net = getattr(self.ctx.doc.networks, network)
+        if not isinstance(net, RoceNetwork):
+            pools[network] = []
+        else:
+            pools[network] = [int(net.p2p_prefix.network_address), net.p2p_prefix.num_addresses, 0]
+        return pools[network]
+
+    def _exhausted(self, network: str, size: int) -> None:
+        prefix = getattr(self.ctx.doc.networks, network).p2p_prefix
+        need = sum(1 for c in self._cables if c[5] == network and c[0][0] not in self.ib_switches)
+        self.ctx.report(
+            ("networks", network, "p2p_prefix"),
+            f"{prefix} holds {size // 2} /31s but {need} links need one"
+            f" (allowed: a prefix of /{32 - (2 * need - 1).bit_length()} or shorter)",
+        )
+
+
+# Link(...) through its slots' own setters: a frozen dataclass's __init__ goes through object.__setattr__ once per
+# field, twice the time (304,800 links at 100,000 GPUs)
+_A, _B, _SPEED, _LENGTH, _ROLE, _NETWORK, _ORIGIN, _P2P = (getattr(Link, f).__set__ for f in Link.__slots__)
+
+
+def _link(
+    a: tuple[str, str],
+    b: tuple[str, str],
+    speed: int,
+    length: int,
+    role: str,
+    network: str,
+    origin: str,
+    p2p: int | None,
+) -> Link:
+    link = object.__new__(Link)
+    _A(link, a)
+    _B(link, b)
+    _SPEED(link, speed)
+    _LENGTH(link, length)
+    _ROLE(link, role)
+    _NETWORK(link, network)
+    _ORIGIN(link, origin)
+    _P2P(link, p2p)
+    return link
 
 
 def _port_summary(names: list[str]) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from ipaddress import IPv4Network
+from typing import Any
 
 from xoff.desired.builders.qos import cnp, dscp_to_priority, roce_tos
 from xoff.desired.facts import Facts
@@ -39,6 +41,8 @@ _NIC_PORT = Planned(
     *("name", "kind", "speed_mbps", "mtu", "addresses", "peer", "cable_m", "link_role", "network", "pfc_priorities"),
 )
 _ROUTE = Planned(Route, "destination", "via", "device", "table")
+_NIC = Planned(HostNic, *(f for f in HostNic.model_fields if f != "roce_accl"))  # an InfiniBand HCA's: none set
+_NIC_WITH_ACCL = Planned(HostNic, *HostNic.model_fields)
 _RULE = Planned(Rule, "source", "table", "priority")
 
 
@@ -68,23 +72,37 @@ def roce_accl(policy: QosPolicy, host: Host, nic: Nic) -> RoceAccl | None:
     return None if policy.congestion_control.knobs.pfc else LOSSY_ROCE
 
 
-def _nic_state(facts: Facts, host: Host, nic: Nic, texts: tuple[str, str, str] | None) -> HostNic:
-    """``texts``: the addresses of the NIC's cable end (``Facts.addresses``), None when it has none."""
-    common = {
-        "netdev": nic.netdev,
-        "rdma": nic.rdma,
-        "network": nic.network,
-        "rail": nic.rail,
-        "gpu": nic.gpu,
-        "speed_mbps": nic.speed,
-        "address": None if texts is None else texts[0],
-        "gateway": None if texts is None else texts[1],
-    }
-    alike = ("nic settings", nic.network, nic.mtu, nic.rdma is None, bool(host.profile.roce_adaptive_routing))
-    return planned(HostNic, **common, **facts.shared(alike, partial(_nic_settings, facts, host, nic)))
+@dataclass(frozen=True, slots=True)
+class _NicKind:
+    """What NICs alike (network, MTU, RDMA or not, adaptive routing) share: worked out once for 100,000 NICs."""
+
+    shape: Planned[HostNic]  # with or without roce_accl given, as the settings have it
+    mtu: int
+    settings: dict[str, Any]  # HostNic's fields after its gateway
+    interface_kind: str
+    pfc_priorities: list[int]  # its interface's
+    rail_destinations: tuple[str, str] | None  # what its rail's table routes via its leaf (RoCE)
 
 
-def _nic_settings(facts: Facts, host: Host, nic: Nic) -> dict[str, object]:
+def _nic_kind(facts: Facts, host: Host, nic: Nic) -> _NicKind:
+    settings = _nic_settings(facts, host, nic)
+    mtu = settings.pop("mtu")
+    assert isinstance(mtu, int)
+    pfc_on = tuple(p for p in range(8) if settings["pfc"][p])
+    net = getattr(facts.intent.document.networks, nic.network)
+    return _NicKind(
+        _NIC_WITH_ACCL if "roce_accl" in settings else _NIC,
+        mtu,
+        settings if "roce_accl" in settings else {**settings, "roce_accl": None},
+        "infiniband" if settings["roce_mode"] is None else "ethernet",
+        facts.shared(("pfc_priorities", *pfc_on), partial(list, pfc_on)),
+        facts.shared(("rail routes", nic.network), partial(_rail_destinations, net))
+        if isinstance(net, RoceNetwork)
+        else None,
+    )
+
+
+def _nic_settings(facts: Facts, host: Host, nic: Nic) -> dict[str, Any]:
     """A NIC's settings past its own names and addresses: the same for every NIC of a network with the same MTU, RDMA
     or not, and adaptive routing or not (``roce_accl``), so worked out once for 100,000 NICs."""
     doc = facts.intent.document
@@ -133,43 +151,56 @@ def _pfc_flags(policy: QosPolicy) -> list[int]:
 
 def build_host(facts: Facts, host: Host) -> tuple[HostSettings, dict[str, Interface]]:
     doc = facts.intent.document
-    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(host.name, [])}
-    addresses = facts.addresses
-    nics = {
-        name: _nic_state(facts, host, nic, addresses.get((host.name, nic.netdev)) if nic.netdev in cabled else None)
-        for name, nic in host.nics.items()
-    }
+    cabled = {port: (link, peer, texts) for link, port, _, peer, texts in facts.links_of.get(host.name, [])}
+    kinds: dict[tuple[str, int | None, bool, bool], _NicKind] = facts.shared("nic kinds", dict)
+    roce_ar = bool(host.profile.roce_adaptive_routing)
+    nics: dict[str, HostNic] = {}
     routes: list[Route] = []
     rules: list[Rule] = []
     interfaces: dict[str, Interface] = {}
-    for k, nic in enumerate(nics.values()):
-        link, peer = cabled.get(nic.netdev, (None, None))
-        pfc_on = tuple(p for p in range(8) if nic.pfc[p])
+    for k, (name, nic) in enumerate(host.nics.items()):
+        alike = (nic.network, nic.mtu, nic.rdma is None, roce_ar)
+        kind = kinds.get(alike) or kinds.setdefault(alike, _nic_kind(facts, host, nic))
+        link, peer, texts = cabled.get(nic.netdev, (None, None, None))
+        address, gateway = (None, None) if texts is None else texts[:2]
+        nics[name] = kind.shape.of(
+            {
+                "netdev": nic.netdev,
+                "rdma": nic.rdma,
+                "network": nic.network,
+                "rail": nic.rail,
+                "gpu": nic.gpu,
+                "speed_mbps": nic.speed,
+                "mtu": kind.mtu,
+                "address": address,
+                "gateway": gateway,
+                **kind.settings,
+            }
+        )
         interfaces[nic.netdev] = _NIC_PORT.of(
             {
                 "name": nic.netdev,
-                "kind": "infiniband" if nic.roce_mode is None else "ethernet",
-                "speed_mbps": nic.speed_mbps,
-                "mtu": nic.mtu,
+                "kind": kind.interface_kind,
+                "speed_mbps": nic.speed,
+                "mtu": kind.mtu,
                 "admin_up": True,
-                "addresses": [nic.address] if nic.address else [],
-                "peer": facts.peers[peer] if peer else None,
+                "addresses": [address] if address else [],
+                "peer": peer,
                 "cable_m": link.length if link else None,
                 "link_role": link.role if link else None,
                 "network": nic.network,
-                "pfc_priorities": facts.shared(("pfc_priorities", *pfc_on), partial(list, pfc_on)),
+                "pfc_priorities": kind.pfc_priorities,
                 "pfc_watchdog": False,
                 "vrf": None,
             }
         )
-        if nic.address is None or nic.gateway is None:
+        if address is None or gateway is None:
             continue
         table = RAIL_TABLE_BASE + k
-        net = getattr(doc.networks, nic.network)
-        assert isinstance(net, RoceNetwork)
-        for dest in facts.shared(("rail routes", nic.network), partial(_rail_destinations, net)):
-            routes.append(_ROUTE.of({"destination": dest, "via": nic.gateway, "device": nic.netdev, "table": table}))
-        rules.append(_RULE.of({"source": nic.address.split("/")[0] + "/32", "table": table, "priority": 1000 + k}))
+        assert kind.rail_destinations is not None  # an addressed NIC is on a RoCE network
+        for dest in kind.rail_destinations:
+            routes.append(_ROUTE.of({"destination": dest, "via": gateway, "device": nic.netdev, "table": table}))
+        rules.append(_RULE.of({"source": address.split("/")[0] + "/32", "table": table, "priority": 1000 + k}))
     mgmt_prefix: IPv4Network = doc.networks.management.prefix
     interfaces[host.profile.mgmt_interface] = planned(
         Interface, name=host.profile.mgmt_interface, kind="mgmt", addresses=[f"{host.mgmt}/{mgmt_prefix.prefixlen}"]

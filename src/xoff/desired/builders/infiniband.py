@@ -13,7 +13,7 @@ HCA_GUID_BASE = 0x0002C90400000000  # host HCA port GUIDs, distinct from switch 
 
 
 def build_ib_interfaces(facts: Facts, sw: IbSwitch) -> dict[str, Interface]:
-    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
+    cabled = {port: (link, peer) for link, port, peer, _, _ in facts.links_of.get(sw.name, [])}
     out: dict[str, Interface] = {}
     for port in sw.ports.values():
         hit = cabled.get(port.name)

@@ -16,7 +16,7 @@ def build_load_balancing(facts: Facts, sw: Switch) -> LoadBalancing | None:
         return None
     ports: list[str] = []
     if lb.adaptive_routing:
-        ports = [port for link, port, _ in facts.links_of.get(sw.name, []) if link.role in _FABRIC_LINKS]
+        ports = [port for link, port, *_ in facts.links_of.get(sw.name, []) if link.role in _FABRIC_LINKS]
     return LoadBalancing(
         hash_fields=list(lb.hash_fields),
         seed=lb.seed,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from xoff.desired.facts import Facts
 from xoff.desired.models import Bgp, BgpNeighbor, Interface, PfcWatchdog, Planned, StaticRoute, planned
 from xoff.intent.networks import RoceNetwork
 from xoff.intent.qos import QosPolicy
-from xoff.intent.resolved import Switch
+from xoff.intent.resolved import Port, Switch
 from xoff.intent.static_routes import cabled_ports, next_hops
 from xoff.platforms.registry import get_platform
 
@@ -25,29 +23,23 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     info = get_platform(sw.platform)
     lossless = policy.lossless_priorities if policy is not None else []
     watchdog = policy is not None and watchdog_on(policy) and bool(lossless)
-    cabled = {port: (link, peer) for link, port, peer in facts.links_of.get(sw.name, [])}
     pfc = facts.shared(("pfc_priorities", *lossless), lambda: list(lossless))  # one list: the models are frozen
-    out: dict[str, Interface] = {}
-    addresses, peers, with_length = facts.addresses, facts.peers, bool(lossless) or not info.cable_length_needs_pfc
-    for port in sw.ports.values():
-        hit = cabled.get(port.name)
-        if hit is None:  # alike on every switch of a kind: 420,000 unused super-spine ports at 100k GPUs, one each
-            mtu = port.mtu or sw.mtu
-            out[port.name] = facts.shared(
-                ("unused port", port.name, port.speed, mtu), partial(_unused, port.name, port.speed, mtu)
-            )
+    with_length = bool(lossless) or not info.cable_length_needs_pfc
+    out = dict(_all_unused(facts, sw))  # then each cabled port in its place
+    ports, cabled_port = sw.ports, _CABLED.of
+    for link, name, _, peer, texts in facts.links_of.get(sw.name, []):
+        port = ports.get(name)
+        if port is None:
             continue
-        link, peer = hit
-        texts = addresses.get((sw.name, port.name))
-        out[port.name] = _CABLED.of(
+        out[name] = cabled_port(
             {
-                "name": port.name,
+                "name": name,
                 "kind": "ethernet",
                 "speed_mbps": port.speed,
                 "mtu": port.mtu or sw.mtu,
                 "admin_up": not port.shutdown,
                 "addresses": [texts[0]] if texts is not None else [],
-                "peer": peers[peer],
+                "peer": peer,
                 "cable_m": link.length if with_length else None,
                 "link_role": link.role,
                 "network": link.network,
@@ -67,6 +59,22 @@ def build_switch_interfaces(facts: Facts, sw: Switch, policy: QosPolicy | None) 
     return out
 
 
+def _all_unused(facts: Facts, sw: Switch) -> dict[str, Interface]:
+    """Every port of ``sw`` as unused, in port order. Switches given one ports list (the resolver shares its dict)
+    and one MTU share the map, and every switch of a kind shares its unused ports: 420,000 at 100k GPUs, one model per
+    (name, speed, MTU)."""
+    maps: dict[tuple[int, int], tuple[dict[str, Port], dict[str, Interface]]] = facts.shared("unused port maps", dict)
+    found = maps.get((id(sw.ports), sw.mtu))
+    if found is None:
+        unused: dict[tuple[str, int, int], Interface] = facts.shared("unused ports", dict)
+        each: dict[str, Interface] = {}
+        for port in sw.ports.values():
+            key = (port.name, port.speed, port.mtu or sw.mtu)
+            each[port.name] = unused.get(key) or unused.setdefault(key, _unused(*key))
+        found = maps[id(sw.ports), sw.mtu] = (sw.ports, each)  # holds the ports dict, so its id stays its own
+    return found[1]
+
+
 def _unused(name: str, speed: int, mtu: int | None) -> Interface:
     return planned(Interface, name=name, kind="ethernet", speed_mbps=speed, mtu=mtu, admin_up=False)
 
@@ -76,16 +84,13 @@ def build_bgp(facts: Facts, sw: Switch) -> Bgp:
     max_paths = net.underlay.max_paths if isinstance(net, RoceNetwork) else 64
     neighbors: list[BgpNeighbor] = []
     originated = [f"{sw.loopback}/32"]
-    for _, port, peer in facts.links_of.get(sw.name, []):
-        texts = facts.addresses.get((sw.name, port))
+    asn, neighbor = facts.asn, _NEIGHBOR.of
+    for _, port, peer, _, texts in facts.links_of.get(sw.name, []):
         if texts is None:
             continue
-        if peer[0] in facts.asn:
-            neighbors.append(
-                _NEIGHBOR.of(
-                    {"address": texts[1], "remote_asn": facts.asn[peer[0]], "peer": peer[0], "interface": port}
-                )
-            )
+        remote = asn.get(peer[0])
+        if remote is not None:
+            neighbors.append(neighbor({"address": texts[1], "remote_asn": remote, "peer": peer[0], "interface": port}))
         else:  # a host: advertise its /31 so every rail reaches every other
             originated.append(texts[2])
     return planned(
@@ -102,7 +107,7 @@ def build_static_routes(facts: Facts, sw: Switch) -> list[StaticRoute]:
     """One entry per next hop of every static route (the load-time check proved each ``via`` resolves)."""
     if not sw.static_routes:
         return []
-    ports = cabled_ports(sw.name, (link for link, _, _ in facts.links_of.get(sw.name, [])))
+    ports = cabled_ports(sw.name, (end[0] for end in facts.links_of.get(sw.name, [])))
     out: list[StaticRoute] = []
     for route in sw.static_routes:
         found = next_hops(sw.name, route.via, ports)

@@ -21,7 +21,7 @@ def tenant_ports(facts: Facts, sw: Switch) -> dict[str, Tenant]:
         "tenant of nic", lambda: {nic: t for t in facts.intent.tenants if t.vrf is not None for nic in t.nics}
     )
     out: dict[str, Tenant] = {}
-    for link, port, peer in facts.links_of.get(sw.name, []):
+    for link, port, peer, *_ in facts.links_of.get(sw.name, []):
         tenant = owner.get(peer) if link.network == COMPUTE else None
         if tenant is not None:
             out[port] = tenant

@@ -11,8 +11,9 @@ RUNTIME := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed-dev
 DEMO_OUT ?= out/demo
 # Debian packages later stages use (lab: iproute2, FRR, lldpd, OpenSSH, ibsim, OpenSM, yanglint; chromium for the
-# HTML report test; sshpass for Ansible password logins over OpenSSH; prometheus for promtool and the watch test).
-APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass prometheus
+# HTML report test; sshpass for Ansible password logins over OpenSSH; prometheus for promtool and the watch test;
+# musl-tools: the lab hosts' NIC-tool client is built static against musl, see xoff/lab/shims/client.py).
+APT_PACKAGES ?= libyang2-tools frr opensm ibsim-utils infiniband-diags shellcheck lldpd openssh-server chromium sshpass prometheus musl-tools
 
 # Grafana's TypeScript types and the compiler that checks the dashboard against them (tests/watch/test_dashboard.py),
 # from npm, pinned here, installed into the venv (never into the repository). No registry package ships Grafana's

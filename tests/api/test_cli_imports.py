@@ -109,3 +109,13 @@ def test_validate_offline_json_quiet_loads_no_template_engine_no_rich_and_no_oth
     assert "xoff.validate.run" in loaded and "xoff.report.machine" in loaded  # it did run and report
     assert _matching(loaded, ("jinja2", "rich", "xoff.report.html", "xoff.report.people", "xoff.report.svg")) == []
     assert _matching(loaded, HEAVY) == []
+
+
+def test_the_lab_collect_path_loads_no_invoke_and_no_template_engine() -> None:
+    """What ``xoff validate --lab`` imports before its first connection (issue 19): paramiko without invoke (and so
+    without unittest.mock and asyncio, ``connect._no_invoke``), the lab without its daemons' renderers (jinja2)."""
+    loaded = _modules_after("import xoff.collect.engine, xoff.lab.provider, xoff.connect.session")
+    assert "paramiko.config" in loaded and "netmiko" in loaded  # the device libraries did load
+    assert _matching(loaded, ("invoke", "unittest", "asyncio", "jinja2", "xoff.render", "xoff.lab.daemons")) == []
+    later = _modules_after("import xoff.connect.channel, invoke")
+    assert "invoke" in later  # only paramiko's own import went without it

@@ -15,10 +15,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import paramiko  # type: ignore[import-untyped]
-
 from xoff.connect import batch
 from xoff.connect.credentials import Credentials
+from xoff.connect.paramiko_lean import paramiko
 from xoff.connect.targets import Target
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import paramiko  # type: ignore[import-untyped]
 from netmiko import (
     BaseConnection,
     ConnectHandler,
@@ -32,6 +31,7 @@ from xoff.connect.channel import ExecSession, exec_on, known_hosts_for
 from xoff.connect.credentials import Credentials
 from xoff.connect.options import connect_handler_args
 from xoff.connect.pace import NETMIKO_CONFIG_READ_S, Pace, Timeouts
+from xoff.connect.paramiko_lean import paramiko
 from xoff.connect.targets import Target
 
 waiting_reads.install()  # netmiko's reads wait for the device's bytes instead of polling every 10-25 ms

@@ -19,7 +19,6 @@ from xoff.desired.models import FabricState
 from xoff.errors import InputError, Location, Problem
 from xoff.lab import credentials, names
 from xoff.lab.ibsim import IBSIM_FASTEST
-from xoff.lab.observe import TIMEOUT_S, run_in
 from xoff.lab.processes import alive
 from xoff.lab.state import FABRIC_FILE, LabState, load
 
@@ -73,6 +72,8 @@ def _running_argv(pid: int) -> list[str] | None:
 
 
 def _script_runner(state: LabState, host: str) -> ScriptRunner:
+    from xoff.lab.observe import run_in  # noqa: PLC0415 - the lab's daemons and renderers, only with InfiniBand
+
     def run_script(script: str, timeout: float) -> Ran:
         # on stdin: a batch of every port's query of a large fabric is over the 128 KiB one argument may have
         done: subprocess.CompletedProcess[str] = run_in(state, host, ["sh", "-s"], timeout=timeout, stdin=script)
@@ -83,6 +84,8 @@ def _script_runner(state: LabState, host: str) -> ScriptRunner:
 
 def subnet_manager(lab_dir: Path) -> SubnetManagerHost:
     """The lab's SM host: a runner in its namespace, OpenSM's log and command line, ibsim's speed cap."""
+    from xoff.lab.observe import TIMEOUT_S  # noqa: PLC0415 - see _script_runner
+
     state = load(lab_dir)
     if state is None:
         raise SourceError(f"no lab named {lab_dir.name!r} is up (looked in {lab_dir})")

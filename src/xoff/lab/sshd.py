@@ -408,6 +408,7 @@ async def serve(
                 sock=bound_socket(listener),
                 server_factory=partial(_Auth, username, password, listener.device),
                 server_host_keys=[str(listener.host_key)],
+                encryption_algs=daemons.LAB_CIPHERS.split(","),  # see there: the clients' choice, cheaper
                 process_factory=partial(_handle, listener, lookup, workers),
                 sftp_factory=partial(_sftp, listener.context.state_dir / FILES_DIR),
                 allow_scp=True,

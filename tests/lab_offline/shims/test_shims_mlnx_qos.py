@@ -160,3 +160,15 @@ def test_a_port_without_dcb(host: ShimHost) -> None:
     assert r.rc == 1 and r.stderr.splitlines()[-1] == 'TypeError: can only concatenate str (not "OSError") to str', r
     r = host.run("mlnx_qos", "-i", "nosuch0", "-P", "3")  # no such netdev at all: ENODEV
     assert r.rc == 1 and r.stderr.splitlines()[-1].startswith("OSError: Netlink error: No such device (19)"), r
+
+
+def test_a_read_leaves_the_state_file_alone_and_a_change_rewrites_it(host: ShimHost) -> None:
+    """A query opens the state for writing (the options may set something) and writes back only a change."""
+    state = host.root / "var/lib/xoff-shims/state.json"
+    before = (state.read_bytes(), state.stat().st_ino)
+    host.ok("mlnx_qos", "-i", "eth0")
+    host.ok("mlnx_qos", "-i", "eth0", "--trust", "pcp")  # the factory's trust: set to what it is
+    assert (state.read_bytes(), state.stat().st_ino) == before
+    host.ok("mlnx_qos", "-i", "eth0", "--trust", "dscp")
+    assert state.read_bytes() != before[0]
+    assert "Priority trust state: dscp" in host.ok("mlnx_qos", "-i", "eth0")

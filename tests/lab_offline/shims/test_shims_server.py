@@ -6,7 +6,9 @@ call the server does not take, the client runs the interpreter itself."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -21,6 +23,7 @@ from xoff.lab.shims import client, install
 from xoff.lab.shims.workers import PER_KEY
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
+PT_INTERP = 3  # an ELF program header naming the dynamic loader
 CALLS = [
     ("lsmod",),
     ("lsmod", "extra"),
@@ -55,12 +58,29 @@ def _wait_for(path: Path, proc: subprocess.Popen[bytes], limit_s: float = 60.0) 
         time.sleep(0.02)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    """A running shim server (ended by its PID) and a built client: (socket, client)."""
+def _dynamically_linked(program: Path) -> bool:
+    """Whether the ELF file names a program interpreter (``PT_INTERP``: the dynamic loader runs first)."""
+    data = program.read_bytes()
+    assert data[:5] == b"\x7fELF\x02", "a 64-bit ELF file"
+    phoff, phentsize, phnum = struct.unpack_from("<Q", data, 0x20)[0], *struct.unpack_from("<HH", data, 0x36)
+    return any(struct.unpack_from("<I", data, phoff + i * phentsize)[0] == PT_INTERP for i in range(phnum))
+
+
+@pytest.fixture(params=["musl", "libc"])
+def server(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, Path]]:
+    """A running shim server (ended by its PID) and a built client: (socket, client). Each test runs with the
+    client as the lab builds it where musl-gcc is installed (static) and where it is not (gcc, the system libc)."""
+    which = shutil.which
+    if request.param == "musl" and which("musl-gcc") is None:
+        pytest.skip("musl-gcc is not installed (Debian: musl-tools): the lab builds the client with gcc")
+    if request.param == "libc":
+        monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "musl-gcc" else which(name, *a, **k))
     built = client.build(tmp_path / "client")
     if built is None:
         pytest.skip("no C compiler: the lab's wrappers run the interpreter per call")
+    assert _dynamically_linked(built) == (request.param == "libc")
     sock = tmp_path / "shims.sock"
     env = {**os.environ, "PYTHONPATH": SRC}
     with (tmp_path / "server.log").open("wb") as log:

@@ -52,3 +52,30 @@ def test_show_commands_on_the_vty_socket_are_what_vtysh_prints(labs_root: Path) 
         assert frr_vty.ask(labs_root / "nowhere", "show ip route json") is None
     finally:
         down(name, labs_root)
+
+
+def test_configuration_lines_in_one_write_each_run_by_real_bgpd(labs_root: Path) -> None:
+    """The lines of a commit go to bgpd in one write: the daemon runs each in turn, a refused one is reported
+    with bgpd's words, and the lines after it still reach the configuration (as an EOS commit's would)."""
+    name = f"t{os.getpid()}-vtycfg"
+    up(MINIMAL, name, remap_addresses=True, root=labs_root)
+    try:
+        vty_dir = daemons.frr_dir(resolve(name, labs_root).dir, "leaf1")
+        before = frr_vty.show(vty_dir, "bgpd", "show running-config") or ""
+        asn = re.search(r"^router bgp (\d+)", before, re.MULTILINE)
+        assert asn is not None, before
+        lines = [
+            f"router bgp {asn.group(1)}",
+            "neighbor 198.18.99.1 remote-as 65099",
+            "neighbor 198.18.99.2 no-such-keyword",
+            "neighbor 198.18.99.3 remote-as 65099",
+            "exit",
+        ]
+        errors = frr_vty.configure(vty_dir, lines)
+        assert errors is not None and len(errors) == 1, errors
+        assert errors[0].startswith("% Error: bgpd: neighbor 198.18.99.2 no-such-keyword: %"), errors
+        after = frr_vty.show(vty_dir, "bgpd", "show running-config") or ""
+        assert " neighbor 198.18.99.1 remote-as 65099" in after
+        assert " neighbor 198.18.99.3 remote-as 65099" in after  # typed after the refused line
+    finally:
+        down(name, labs_root)

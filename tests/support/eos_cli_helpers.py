@@ -127,6 +127,10 @@ class RecordingContext(EmulatorContext):
         out = next((v for k, v in self.answers.items() if k in key), "")
         return subprocess.CompletedProcess(argv, 0, out, "")
 
+    def set_sysctl(self, key: str, value: str) -> None:
+        self.calls.append(["sysctl", "-q", "-w", f"{key}={value}"])  # recorded as the command it stands for
+        self.inputs.append(None)
+
     def clear(self) -> None:
         self.calls.clear()
         self.inputs.clear()

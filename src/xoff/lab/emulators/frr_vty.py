@@ -2,7 +2,8 @@
 
 Each command goes out NUL-terminated; the daemon answers with the command's output, three NULs and the
 command's status byte (FRR's ``CMD_SUCCESS`` 0, ``CMD_WARNING`` 1, errors above). A new connection starts
-in the view node, so ``enable`` comes first, then ``configure terminal`` for configuration lines.
+in the view node, so ``enable`` comes first, then ``configure terminal`` for configuration lines. The daemon
+runs every command of one read in turn, so the commands of one step go in one write (one round trip).
 
 vtysh itself costs ~30 ms of CPU per run (it builds every daemon's command tree at start); the lab's
 emulators run it at every commit, so the lines it would send are sent here directly, each to the daemon
@@ -21,7 +22,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 TIMEOUT_S = 10.0
-CMD_SUCCESS, CMD_WARNING = 0, 1
+CMD_SUCCESS = 0
 _STATICD = ("ip route ", "no ip route ", "ipv6 route ", "no ipv6 route ")  # staticd's config-node commands
 _BGPD = ("router bgp ", "no router bgp ")
 # show commands vtysh sends to one daemon only (FRR's vtysh command tables: BGP shows are bgpd's, the RIB's zebra's)
@@ -34,41 +35,52 @@ SINGLE_DAEMON = {
 
 
 class Vty:
-    """One connection to one daemon's vty socket, already ``enable``d."""
+    """One connection to one daemon's vty socket."""
 
     def __init__(self, sock: socket.socket, daemon: str) -> None:
         self.sock = sock
         self.daemon = daemon
 
-    def command(self, line: str) -> tuple[str, int]:
-        """Send one line; its output and FRR's status."""
-        self.sock.sendall(line.encode() + b"\0")
-        answer = b""
-        while len(answer) < 4 or answer[-4:-1] != b"\0\0\0":
+    def commands(self, lines: list[str]) -> list[tuple[str, int]]:
+        """Several lines in one write, each answer in turn: the daemon runs every NUL-terminated command of
+        what it reads, in order, and answers each (FRR's ``vtysh_read``). One round trip instead of one per
+        line: each wait for the daemon is a wait for the CPU and the GIL again in a busy lab server."""
+        self.sock.sendall(b"".join(line.encode() + b"\0" for line in lines))
+        answers: list[tuple[str, int]] = []
+        buf = b""
+        while len(answers) < len(lines):
             chunk = self.sock.recv(65536)
             if not chunk:
-                raise OSError(f"{self.daemon} closed its vty during {line!r}")
-            answer += chunk
-        return answer[:-4].decode("utf-8", errors="replace"), answer[-1]
+                raise OSError(f"{self.daemon} closed its vty during {lines[len(answers)]!r}")
+            buf += chunk
+            while (end := buf.find(b"\0\0\0")) >= 0 and len(buf) > end + 3:  # output, 3 NULs, the status
+                answers.append((buf[:end].decode("utf-8", errors="replace"), buf[end + 3]))
+                buf = buf[end + 4 :]
+        return answers
+
+    def enabled(self, lines: list[str]) -> list[tuple[str, int]]:
+        """``enable`` then ``lines``, in one write; OSError when ``enable`` is refused."""
+        answers = self.commands(["enable", *lines])
+        if answers[0][1] != CMD_SUCCESS:
+            raise OSError(f"{self.daemon} refused enable")
+        return answers[1:]
 
 
 @contextmanager
-def connected(vty_dir: Path, daemon: str) -> Iterator[Vty]:
-    """A daemon's vty in the enable node; OSError when there is no socket or ``enable`` is refused."""
+def opened(vty_dir: Path, daemon: str) -> Iterator[Vty]:
+    """A daemon's vty, connected, in the view node (``Vty.enabled`` goes on from there); OSError when there is
+    no socket."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(TIMEOUT_S)
         sock.connect(str(vty_dir / f"{daemon}.vty"))
-        vty = Vty(sock, daemon)
-        if vty.command("enable")[1] != CMD_SUCCESS:
-            raise OSError(f"{daemon} refused enable")
-        yield vty
+        yield Vty(sock, daemon)
 
 
 def show(vty_dir: Path, daemon: str, command: str) -> str | None:
     """One exec command's output from one daemon, or None when the socket fails or the command does."""
     try:
-        with connected(vty_dir, daemon) as vty:
-            text, status = vty.command(command)
+        with opened(vty_dir, daemon) as vty:
+            [(text, status)] = vty.enabled([command])
     except OSError:
         return None
     return text if status == CMD_SUCCESS else None
@@ -107,31 +119,35 @@ def route(lines: list[str]) -> list[tuple[str, str]] | None:
 
 
 def configure(vty_dir: Path, lines: list[str]) -> list[str] | None:
-    """Type configuration lines into the daemons as vtysh would (``configure terminal`` in each, then every
-    line to its daemon, stopping at the first error as ``vtysh -c`` does; a warning is reported and the
-    lines go on). The errors, each with the daemon's own words; None when a line cannot be routed here or
-    a daemon's socket fails before any line was typed: nothing was changed, and vtysh should do it."""
+    """Type configuration lines into the daemons as vtysh would: ``configure terminal`` in each daemon, then
+    every line to its daemon. The errors (warnings too), each with the daemon's own words, in the lines'
+    order; None when a line cannot be routed here or a daemon's socket fails (or refuses ``enable`` or
+    ``configure terminal``) before any line was typed: nothing was changed, and vtysh should do it.
+
+    Each daemon gets its lines in one write (``Vty.commands``), so every line is typed: unlike ``vtysh -c``,
+    which stops at the first error, a refused line does not keep the ones after it from the daemon (as an
+    EOS commit hands the whole configuration to its agents)."""
     routed = route(lines)
     if routed is None:
         return None
-    errors: list[str] = []
+    errors: list[tuple[int, str]] = []
     with ExitStack() as stack:
         vtys: dict[str, Vty] = {}
         try:
             for daemon in dict.fromkeys(d for d, _ in routed):
-                vtys[daemon] = vty = stack.enter_context(connected(vty_dir, daemon))
-                if vty.command("configure terminal")[1] != CMD_SUCCESS:
+                vtys[daemon] = vty = stack.enter_context(opened(vty_dir, daemon))
+                if vty.enabled(["configure terminal"])[0][1] != CMD_SUCCESS:
                     return None
         except OSError:
             return None
-        for daemon, line in routed:
+        for daemon, vty in vtys.items():
+            mine = [(i, line) for i, (d, line) in enumerate(routed) if d == daemon]
             try:
-                text, status = vtys[daemon].command(line)
+                answers = vty.commands([line for _, line in mine])
             except OSError as exc:
-                errors.append(f"% Error: {daemon}: {line}: {exc}")
-                break
-            if status != CMD_SUCCESS:
-                errors.append(f"% Error: {daemon}: {line}: {text.strip() or f'status {status}'}")
-                if status != CMD_WARNING:
-                    break
-    return errors
+                errors.append((mine[0][0], f"% Error: {daemon}: {exc}"))
+                continue
+            for (i, line), (text, status) in zip(mine, answers, strict=True):
+                if status != CMD_SUCCESS:
+                    errors.append((i, f"% Error: {daemon}: {line}: {text.strip() or f'status {status}'}"))
+    return [e for _, e in sorted(errors)]

@@ -1,7 +1,7 @@
 """The EOS emulator speaks to FRR on the daemons' vty sockets, as vtysh does (each command NUL-terminated,
 each answer ending in three NULs and the status byte): it asks bgpd for its running-config, and types a
-commit's configuration lines into bgpd and staticd, each line to the daemon vtysh routes it to; vtysh
-itself when a socket does not answer that way."""
+commit's configuration lines into bgpd and staticd, each line to the daemon vtysh routes it to (a daemon's
+lines in one write); vtysh itself when a socket does not answer that way."""
 
 from __future__ import annotations
 
@@ -94,18 +94,36 @@ def test_each_line_goes_to_its_daemon_in_configuration_mode(tmp_path: Path) -> N
     assert said_bgpd == ["enable", "configure terminal", *LINES[2:]]
 
 
-def test_a_warning_goes_on_an_error_stops(tmp_path: Path) -> None:
+def test_every_line_is_typed_and_each_warning_or_error_reported(tmp_path: Path) -> None:
     known = dict.fromkeys([b"enable", b"configure terminal", *(ln.encode() for ln in LINES[2:])], OK)
     known[b"no bgp ebgp-requires-policy"] = (b"% a warning\n", 1)
     known[b"network 198.18.255.2/32"] = (b"% Malformed\n", 13)  # CMD_WARNING_CONFIG_FAILED
-    said_bgpd, _, threads = _daemons(tmp_path, known)
+    said_bgpd, said_staticd, threads = _daemons(tmp_path, known)
     assert frr_vty.configure(tmp_path, LINES) == [
         "% Error: bgpd: no bgp ebgp-requires-policy: % a warning",
         "% Error: bgpd: network 198.18.255.2/32: % Malformed",
     ]
     for t in threads:
         t.join(10)
-    assert said_bgpd[-1] == "network 198.18.255.2/32", "nothing typed after the error, as vtysh -c stops"
+    # the daemon reads them in one write and runs each: the lines after a refused one still reach it
+    assert said_bgpd == ["enable", "configure terminal", *LINES[2:]]
+    assert said_staticd == ["enable", "configure terminal", *LINES[:2]]
+
+
+def test_answers_split_anywhere_are_read_in_order(tmp_path: Path) -> None:
+    """Each answer is its output, three NULs and the status; several answers may come in one read, or one in
+    several: each command gets its own."""
+    thread = _serve(
+        tmp_path / "bgpd.vty",
+        {b"enable": OK, b"show running-config": (CONFIG.encode(), 0), b"show version": (b"FRR 8.4\n", 0)},
+    )
+    with frr_vty.opened(tmp_path, "bgpd") as vty:
+        assert vty.enabled(["show running-config", "show bogus", "show version"]) == [
+            (CONFIG, 0),
+            ("% Unknown command\n", 1),
+            ("FRR 8.4\n", 0),
+        ]
+    thread.join(10)
 
 
 def test_no_socket_or_an_unknown_line_is_left_to_vtysh(tmp_path: Path) -> None:

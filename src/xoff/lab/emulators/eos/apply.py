@@ -1,7 +1,7 @@
 """Make the lab follow the running-config: interface addresses, MTU and admin state in the device's
-namespace (one ``ip -batch`` per change), IP forwarding for ``ip routing``, and BGP and static routes
-(``ip route``, into staticd) in the device's FRR (typed on the daemons' vty sockets as vtysh types them,
-``frr_vty``; vtysh itself when a socket fails): FRR stands in for EOS's routing agents, so the static route
+namespace (one ``ip -batch`` per change), IP forwarding for ``ip routing`` (the write ``sysctl`` would
+make, made here), and BGP and static routes (``ip route``, into staticd) in the device's FRR (typed on the
+daemons' vty sockets as vtysh types them, ``frr_vty``; vtysh itself when a socket fails): FRR stands in for EOS's routing agents, so the static route
 reaches the namespace's FIB as it would reach the switch's.
 
 Only differences are applied (old configuration -> new), so a commit, a ``configure replace``, a
@@ -215,6 +215,15 @@ def _ip_batch(ctx: EmulatorContext, commands: list[list[str]], errors: list[str]
         errors.append(f"% Error: ip -batch: {' '.join(message).strip()}")
 
 
+def _sysctl(ctx: EmulatorContext, argv: list[str], errors: list[str]) -> None:
+    """``sysctl -q -w KEY=VALUE`` as the one write it makes (``EmulatorContext.set_sysctl``), not a process."""
+    key, _, value = argv[-1].partition("=")
+    try:
+        ctx.set_sysctl(key, value)
+    except OSError as exc:
+        errors.append(f"% Error: {' '.join(argv)}: {exc.strerror or exc}")
+
+
 def sync(ctx: EmulatorContext, old: RunningConfig | None, new: RunningConfig) -> list[str]:
     """Apply the difference to the namespace and FRR; the errors, in EOS's ``% Error`` form."""
     errors: list[str] = []
@@ -225,7 +234,7 @@ def sync(ctx: EmulatorContext, old: RunningConfig | None, new: RunningConfig) ->
             _ip_batch(ctx, ip, errors)
         for argv in commands:
             if argv[0] != "ip":
-                _run(ctx, argv, errors)
+                _sysctl(ctx, argv, errors)
     if ctx.frr_vty_dir is not None:
         old_bgp = old.bgp if old is not None else None
         lines = static_routes.frr_lines(static_route_set(old), static_route_set(new))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xoff.lab.emulators.base import EmulatorContext, Reply
 from xoff.lab.emulators.eos.commands import CONFIG, Mode
@@ -20,6 +21,50 @@ from xoff.lab.emulators.eos.sessions import Device
 
 EXEC, ENABLE, CONF = "exec", "enable", "config"
 SESSION_PROMPT_CHARS = 6
+
+
+class Alarms:
+    """One thread per process that calls each armed session back at its deadline: the sessions' commit timers.
+
+    A ``threading.Timer`` per ``commit timer`` started a thread at every commit and waited for it to run,
+    which in an SSH server busy with its other sessions is a wait for the GIL (tens of ms in a 64-switch push)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[int, tuple[float, Callable[[], None]]] = {}  # id(owner) -> (monotonic time, callback)
+        self._thread: threading.Thread | None = None
+
+    def set(self, owner: object, delay_s: float, fire: Callable[[], None]) -> None:
+        """Call ``fire`` in ``delay_s`` seconds, instead of anything ``owner`` had armed."""
+        with self._cond:
+            self._due[id(owner)] = (time.monotonic() + delay_s, fire)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="xoff-eos-commit-timers", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def cancel(self, owner: object) -> None:
+        with self._cond:
+            self._due.pop(id(owner), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                ready = [key for key, (at, _) in self._due.items() if at <= now]
+                fire = [self._due.pop(key)[1] for key in ready]
+                if not fire:
+                    soonest = min((at for at, _ in self._due.values()), default=None)
+                    self._cond.wait(None if soonest is None else soonest - now)
+                    continue
+            for callback in fire:  # outside the lock: a callback arms the next deadline
+                try:
+                    callback()
+                except Exception:  # one session's failed rollback must not stop the others' timers
+                    traceback.print_exc()
+
+
+ALARMS = Alarms()
 
 
 @dataclass
@@ -34,7 +79,6 @@ class Cli:
     dirty: bool = False  # the candidate has lines sessions.json does not have yet (see flush)
     width: int = 80
     length: int = 24
-    _timer: threading.Timer | None = field(default=None, repr=False)
 
     def prompt(self) -> str:
         host = self.device.store.peek().hostname
@@ -76,16 +120,13 @@ class Cli:
                 fh.write("".join(f"{time.time():.3f} {e}\n" for e in errors))
 
     def arm_timer(self) -> None:
-        """A timer thread for the next commit-timer deadline (the persisted one is also checked on every command)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """A wake-up at the next commit-timer deadline (``ALARMS``; the persisted deadline is also checked on
+        every command)."""
         deadline = self.device.next_deadline()
         if deadline is None:
+            ALARMS.cancel(self)
             return
-        self._timer = threading.Timer(max(0.0, deadline - self.clock()) + 0.05, self._timer_fired)
-        self._timer.daemon = True
-        self._timer.start()
+        ALARMS.set(self, max(0.0, deadline - self.clock()) + 0.05, self._timer_fired)
 
     def _timer_fired(self) -> None:
         self.apply_errors(self.device.expire())

@@ -8,7 +8,8 @@ in interface order, so next-hop tuples list ports in that order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import count
 
 import numpy as np
 
@@ -87,12 +88,13 @@ def _empty_fabric(fabric: str, network: str, switch_devs: Sequence[Device], plan
 
 def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list[HostEndpoint]]:  # noqa: C901, PLR0912 -- the hot loop of the index at 100k GPUs: both ends' port facts inline, no call per end
     """The network's switch-switch links and host endpoints; records every end's lossless priorities.
-    One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline, and
-    each distinct PFC list made a frozenset once (most ports share a handful)."""
+    One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline. The plan
+    shares one PFC list among the ports that are alike (27,000 lists for a million ports at 100k GPUs), so each
+    list is read once, by identity, into its set (the default's own object when equal to it, so most ends cost one
+    lookup and an identity test); the lists belong to ``state``, alive for the whole pass, so no identity is reused."""
     index, devices, network = fab.index, state.devices, fab.network
     lossless_port, default = fab.lossless_port, fab.lossless_default
-    prio_sets: dict[tuple[int, ...], frozenset[int]] = {}  # an interface's PFC priorities -> their set
-    flag_sets: dict[tuple[int, ...], frozenset[int]] = {}  # a NIC's PFC flags -> the priorities they enable
+    by_list: dict[int, frozenset[int]] = {}  # id of an interface's PFC list or a NIC's PFC flags -> the priorities
     fabric_links: list[FabricLink] = []
     hosts: list[HostEndpoint] = []
     for link in state.links:
@@ -114,20 +116,19 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
             iface = dev.interfaces.get(port)
             if iface is not None and not iface.admin_up:
                 up = False
-            nic = dev.host.nics.get(port) if dev.host is not None else None
+            host = dev.host
+            nic = host.nics.get(port) if host is not None else None
             if nic is not None:
-                flags = tuple(nic.pfc)
-                found = flag_sets.get(flags)
+                found = by_list.get(id(nic.pfc))
                 if found is None:
-                    found = flag_sets[flags] = frozenset(p for p, on in enumerate(flags) if on)
+                    found = by_list[id(nic.pfc)] = _as_default(default, (p for p, on in enumerate(nic.pfc) if on))
             elif iface is not None:
-                prios = tuple(iface.pfc_priorities)
-                found = prio_sets.get(prios)
+                found = by_list.get(id(iface.pfc_priorities))
                 if found is None:
-                    found = prio_sets[prios] = frozenset(prios)
+                    found = by_list[id(iface.pfc_priorities)] = _as_default(default, iface.pfc_priorities)
             else:
                 continue
-            if found != default:  # every reader takes the default for a port it does not hold
+            if found is not default:  # every reader takes the default for a port it does not hold
                 lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
         lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
@@ -135,6 +136,12 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
         elif bdev.kind == "host" and up:
             hosts.append(_host_endpoint(fab, adev, a, bdev, b, lid))
     return fabric_links, hosts
+
+
+def _as_default(default: frozenset[int], priorities: Iterable[int]) -> frozenset[int]:
+    """The set of ``priorities``: ``default`` itself when equal to it (readers test it by identity)."""
+    found = frozenset(priorities)
+    return default if found == default else found
 
 
 def _host_endpoint(fab: Fabric, switch: Device, a: Peer, host: Device, b: Peer, lid: str) -> HostEndpoint:
@@ -184,34 +191,45 @@ def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> None:
 def _number_ports(fab: Fabric, switch_devs: Sequence[Device]) -> list[int]:
     """Global port ids, switch by switch in interface order (ports the device does not list last, by name).
     Returns the port id of every link end (link ``li``'s at ``2 li`` and ``2 li + 1``): a port on several links
-    answers for all of them with its last id, as a lookup by (switch, port) would."""
+    answers for all of them with its last id, as a lookup by (switch, port) would.
+
+    In bulk (409,600 link ends at 100,000 GPUs): each end is one integer, its switch and its port's place there, and
+    one stable sort of those numbers the ports (the ends of one port stay in link order, side by side)."""
+    ends = fab.link_ends
+    if not ends:
+        return []
     index = fab.index
-    mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its link ends, in order
-    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
-        mine[index[sa]].setdefault(sap, []).append(2 * li)
-        mine[index[sb]].setdefault(sbp, []).append(2 * li + 1)
-    end_gp = [0] * (2 * len(fab.link_ends))
-    owner_of, name_of, link_of = fab.port_owner, fab.port_name, fab.port_link
-    for v, dev in enumerate(switch_devs):
-        ports = mine[v]
-        if not ports:
-            continue
-        listed = [p for p in dev.interfaces if p in ports]
-        if len(listed) < len(ports):
-            known = set(listed)
-            listed += sorted(p for p in ports if p not in known)
-        ids = fab.ports_of[v]
-        for port in listed:
-            codes = ports[port]
-            for code in codes:
-                gp = len(owner_of)
-                owner_of.append(v)
-                name_of.append(port)
-                link_of.append(code >> 1)
-                ids.append(gp)
-            for code in codes:
-                end_gp[code] = gp
-    return end_gp
+    owner = np.array([index[end[k]] for end in ends for k in (0, 2)], dtype=np.int64)  # code 2 li + side
+    names = [end[k] for end in ends for k in (1, 3)]
+    place = _places(switch_devs, owner.tolist(), names)
+    ends_key = owner * (int(place.max()) + 1) + place  # per code: its port, as (switch, place) in one number
+    order = np.argsort(ends_key, kind="stable")  # position (the port id, but for repeats) -> code
+    key = ends_key[order]
+    first = np.empty(len(key), dtype=bool)
+    first[0], first[1:] = True, key[1:] != key[:-1]
+    last = np.append(np.flatnonzero(first)[1:] - 1, len(key) - 1)  # per port: the position of its last end
+    end_gp = np.empty(len(key), dtype=np.int64)
+    end_gp[order] = last[np.cumsum(first) - 1]
+    fab.port_owner, fab.port_link = owner[order].tolist(), (order >> 1).tolist()
+    fab.port_name = [names[code] for code in order.tolist()]
+    bounds = np.cumsum(np.bincount(owner, minlength=len(switch_devs))).tolist()
+    fab.ports_of = [list(range(lo, hi)) for lo, hi in zip([0, *bounds[:-1]], bounds, strict=True)]
+    return end_gp.tolist()
+
+
+def _places(switch_devs: Sequence[Device], owner: list[int], names: list[str]) -> np.ndarray:
+    """Each link end's place among its switch's ports: the interface order, then the ports not listed by name."""
+    order = [dict(zip(dev.interfaces, count())) for dev in switch_devs]  # port -> its place in the listing
+    place = np.array([order[v].get(port, -1) for v, port in zip(owner, names, strict=True)], dtype=np.int64)
+    missing: dict[int, list[int]] = {}  # switch -> its ends on ports it does not list
+    for code in np.flatnonzero(place < 0).tolist():
+        missing.setdefault(owner[code], []).append(code)
+    for v, codes in missing.items():
+        base = len(switch_devs[v].interfaces)
+        after = {port: base + i for i, port in enumerate(sorted({names[c] for c in codes}))}
+        for code in codes:
+            place[code] = after[names[code]]
+    return place
 
 
 def _port_ids(fab: Fabric) -> dict[End, int]:

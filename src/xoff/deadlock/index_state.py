@@ -15,7 +15,7 @@ import numpy as np
 
 from xoff.deadlock.fabric import Fabric, HostEndpoint
 from xoff.deadlock.statics import StaticRoute, add_device_static_routes, add_static_route
-from xoff.desired.models import Device, FabricState, NetworkPlan, Peer
+from xoff.desired.models import Device, FabricState, HostNic, Interface, NetworkPlan, Peer
 
 RANKS = {"leaf": 1, "spine": 2, "super-spine": 3}
 
@@ -109,13 +109,12 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
         adev, bdev = devices[a.device], devices.get(b.device)
         if bdev is None:
             continue
-        up = True
-        for dev, port in ((adev, a.port), (bdev, b.port)):
-            # the port's lossless priorities (a host NIC's PFC flags, else the interface's list; neither: none
-            # recorded) and whether it is admin up (a port the device does not list is)
-            iface = dev.interfaces.get(port)
-            if iface is not None and not iface.admin_up:
-                up = False
+        aif, bif = adev.interfaces.get(a.port), bdev.interfaces.get(b.port)
+        # admin up unless an end's interface says otherwise (a port the device does not list is up)
+        up = (aif is None or aif.admin_up) and (bif is None or bif.admin_up)
+        nic = None
+        for dev, port, iface in ((adev, a.port, aif), (bdev, b.port, bif)):
+            # the port's lossless priorities: a host NIC's PFC flags, else the interface's list; neither: none
             host = dev.host
             nic = host.nics.get(port) if host is not None else None
             if nic is not None:
@@ -133,8 +132,8 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
         lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
-        elif bdev.kind == "host" and up:
-            hosts.append(_host_endpoint(fab, adev, a, bdev, b, lid))
+        elif bdev.kind == "host" and up:  # `nic`: the host end's, the last looked up
+            hosts.append(_host_endpoint(fab, a, b, lid, aif, nic))
     return fabric_links, hosts
 
 
@@ -144,10 +143,11 @@ def _as_default(default: frozenset[int], priorities: Iterable[int]) -> frozenset
     return default if found == default else found
 
 
-def _host_endpoint(fab: Fabric, switch: Device, a: Peer, host: Device, b: Peer, lid: str) -> HostEndpoint:
+def _host_endpoint(
+    fab: Fabric, a: Peer, b: Peer, lid: str, iface: Interface | None, nic: HostNic | None
+) -> HostEndpoint:
+    """The host end ``b`` of a link from switch port ``a`` (``iface``: that port's interface; ``nic``: the host's)."""
     name = f"{b.device}:{b.port}"
-    nic = host.host.nics.get(b.port) if host.host is not None else None
-    iface = switch.interfaces.get(a.port)
     plen = int(iface.addresses[0].split("/")[1]) if iface is not None and iface.addresses else 32
     return HostEndpoint(
         name=name,

@@ -70,9 +70,8 @@ def _live_ports_to(fab: Fabric, dead: frozenset[int]) -> list[dict[int, list[int
     out: list[dict[int, list[int]]] = [{} for _ in fab.switches]
     for v, ports in enumerate(fab.ports_of):
         to = out[v]
-        for gp in sorted(ports):
-            if plink[gp] not in dead:
-                to.setdefault(owner[peer[gp]], []).append(gp)
+        for gp in sorted(ports) if not dead else sorted(gp for gp in ports if plink[gp] not in dead):
+            to.setdefault(owner[peer[gp]], []).append(gp)
     return out
 
 
@@ -85,7 +84,7 @@ def _groups(fab: Fabric, bgp: bool, live_to: list[dict[int, list[int]]]) -> list
         if v in to:  # a link to itself: alone
             group.append(v)
             continue
-        seen = tuple(sorted((n, len(ps)) for n, ps in to.items()))
+        seen = tuple(sorted(zip(to, map(len, to.values()), strict=True)))  # (neighbour, live links to it)
         asn = fab.asn[v]
         renamable: tuple[object, ...] = ("own",) if held[asn] == 1 or not bgp else ("shared", asn)
         group.append(first.setdefault((renamable, seen), v))

@@ -117,6 +117,29 @@ def test_atexit_handlers_run_and_temporary_directories_go(tmp_path: Path) -> Non
     assert not Path(done.stdout.strip()).exists()  # removed by its finalizer, which atexit runs
 
 
+def test_threadings_exit_hooks_run_before_the_atexit_handlers(tmp_path: Path) -> None:
+    """The interpreter's order: ``threading``'s exit hooks (where ``concurrent.futures`` registers its executors'
+    shutdown), then ``atexit``'s."""
+    log = tmp_path / "order"
+    done = _fake(
+        "import atexit, threading\n"
+        f"note = lambda what: open({str(log)!r}, 'a').write(what + '\\n')\n"
+        "atexit.register(note, 'atexit')\n"
+        "threading._register_atexit(note, 'threading')\n"
+        "sys.exit(0)"
+    )
+    assert done.returncode == 0, done.stderr
+    plain = tmp_path / "plain"
+    assert log.read_text().split() == ["threading", "atexit"]
+    python = _python(
+        "import atexit, threading\n"
+        f"note = lambda what: open({str(plain)!r}, 'a').write(what + '\\n')\n"
+        "atexit.register(note, 'atexit')\n"
+        "threading._register_atexit(note, 'threading')\n"
+    )
+    assert python.returncode == 0 and plain.read_text().split() == ["threading", "atexit"]  # Python's own order
+
+
 def test_what_the_command_kept_is_not_freed_but_without_the_edge_it_is() -> None:
     """The real ``xoff check``: its report is never freed through the edge (its finalizer would say so on stderr),
     and is freed when main() runs alone."""

@@ -3,8 +3,8 @@
 At 100,000 GPUs what ``xoff check`` built (the intent, the plan, the results: millions of small objects, 1.7 GiB)
 took ~0.6 s to free object by object as the command returned and the interpreter tore down, of a 10.5 s command.
 The process is ending and the kernel takes its memory back whole, so :func:`leave_after` runs ``main()``, takes the
-status from its ``SystemExit``, runs the ``atexit`` handlers (temporary directories, multiprocessing's children,
-logging), flushes both streams and ends the process with that status, without the teardown.
+status from its ``SystemExit``, runs the exit hooks (``threading``'s, then ``atexit``'s: temporary directories,
+multiprocessing's children, logging), flushes both streams and ends the process with that status, without the teardown.
 
 A command hands what it built to :func:`keep`, or it would be freed as the command's frames unwind, before the edge.
 ``keep`` holds anything only while ``leave_after`` runs (armed per context): ``main()`` called in process (tests,
@@ -51,7 +51,10 @@ def leave_after(command: Callable[[], object]) -> NoReturn:
         _KEPT.reset(armed)
         raise SystemExit(code)
     status = exit_status(code)
-    atexit._run_exitfuncs()  # what the interpreter runs at exit, before its teardown
+    # what the interpreter runs at exit before its teardown, in its order: threading's exit hooks (executors'),
+    # then the atexit handlers
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
     if not _flushed():
         status = FLUSH_FAILED
     os._exit(status)  # `kept` (this frame's) is never freed: the kernel takes the memory back

@@ -1,3 +1,3 @@
-from xoff.cli import main
+from xoff.cli import run
 
-main()
+run()

@@ -181,12 +181,14 @@ def check(path: IntentArg, fmt: FormatOpt = Format.text) -> None:
     Checks that find problems: exit 1 (warnings alone do not fail).
     """
     from xoff import api
+    from xoff.cli.edge import keep
     from xoff.report.plan_text import check_results, intent_summary
 
     try:
         report = api.check(path)
     except InputError as exc:
         _fail_input(exc, fmt)
+    keep(report)  # to the process's end when the console script runs us: not freed object by object (cli.edge)
     intent, state, results, failed = report.loaded.intent, report.loaded.state, report.results, report.failed
     if fmt is Format.json:
         print(
@@ -245,6 +247,7 @@ def plan(
     import tempfile
 
     from xoff import api
+    from xoff.cli.edge import keep
     from xoff.cli.scale import scaled_source
     from xoff.report.plan_text import device_detail, plan_summary
 
@@ -258,6 +261,7 @@ def plan(
         result = api.plan(loaded, api.PlanOptions(device=device))
     except InputError as exc:
         exit_bad_input(exc)  # a bad option value: its lines on stderr, whatever the format
+    keep(result)  # not freed object by object at the end (cli.edge)
     state = loaded.state
     if fmt is Format.json:
         payload = result.to_json()
@@ -288,6 +292,7 @@ def render(
     import tempfile
 
     from xoff import api
+    from xoff.cli.edge import keep
     from xoff.cli.scale import scaled_source
 
     try:
@@ -299,6 +304,7 @@ def render(
         result = api.render(loaded, api.RenderOptions(output=output, devices=tuple(device or ()), diff_against=diff))
     except InputError as exc:
         exit_bad_input(exc)  # a bad option value: its lines on stderr, whatever the format
+    keep(result)  # not freed object by object at the end (cli.edge)
     if result.diff is not None:  # like diff(1): 1 when something differs, 0 when nothing does (CI gates on it)
         print(result.diff, end="")
         if not result.diff:
@@ -517,6 +523,14 @@ def _root(
     ] = False,
 ) -> None:
     """xoff: declare a GPU cluster's networks once; render, push, collect and validate them."""
+
+
+def run() -> NoReturn:
+    """The console script and ``python -m xoff``: :func:`main`, then the process ends with its status without freeing
+    what the command built (``xoff.cli.edge``). In process, call :func:`main`: it ends in ``SystemExit``."""
+    from xoff.cli.edge import leave_after
+
+    leave_after(main)
 
 
 def main() -> None:

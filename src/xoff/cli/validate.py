@@ -108,6 +108,7 @@ def validate_command(
         print(problem, file=sys.stderr)
         raise typer.Exit(ExitCode.BAD_INPUT)
     from xoff import api
+    from xoff.cli.edge import keep
     from xoff.progress.display import progress_display
 
     options = api.ValidateOptions(
@@ -131,6 +132,7 @@ def validate_command(
             outcome = api.validate(intent, options, progress)
     except InputError as exc:
         exit_bad_input(exc)
+    keep(outcome)  # to the process's end when the console script runs us: not freed object by object (cli.edge)
     result = outcome.validation
 
     def people() -> RenderableType:

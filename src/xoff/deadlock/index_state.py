@@ -8,15 +8,18 @@ in interface order, so next-hop tuples list ports in that order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import count
 
 import numpy as np
+import numpy.typing as npt
 
 from xoff.deadlock.fabric import Fabric, HostEndpoint
 from xoff.deadlock.statics import StaticRoute, add_device_static_routes, add_static_route
-from xoff.desired.models import Device, FabricState, NetworkPlan, Peer
+from xoff.desired.models import Device, FabricState, HostNic, Interface, NetworkPlan, Peer
 
 RANKS = {"leaf": 1, "spine": 2, "super-spine": 3}
+Ints = npt.NDArray[np.int64]
 
 FabricLink = tuple[str, str, str, str, str, bool]  # link id, a, a port, b, b port, both ends admin up
 End = tuple[str, str]  # (switch, port)
@@ -87,12 +90,13 @@ def _empty_fabric(fabric: str, network: str, switch_devs: Sequence[Device], plan
 
 def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list[HostEndpoint]]:  # noqa: C901, PLR0912 -- the hot loop of the index at 100k GPUs: both ends' port facts inline, no call per end
     """The network's switch-switch links and host endpoints; records every end's lossless priorities.
-    One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline, and
-    each distinct PFC list made a frozenset once (most ports share a handful)."""
+    One pass over every link of the state (304,800 at 100,000 GPUs), in one frame: the port facts inline. The plan
+    shares one PFC list among the ports that are alike (27,000 lists for a million ports at 100k GPUs), so each
+    list is read once, by identity, into its set (the default's own object when equal to it, so most ends cost one
+    lookup and an identity test); the lists belong to ``state``, alive for the whole pass, so no identity is reused."""
     index, devices, network = fab.index, state.devices, fab.network
     lossless_port, default = fab.lossless_port, fab.lossless_default
-    prio_sets: dict[tuple[int, ...], frozenset[int]] = {}  # an interface's PFC priorities -> their set
-    flag_sets: dict[tuple[int, ...], frozenset[int]] = {}  # a NIC's PFC flags -> the priorities they enable
+    by_list: dict[int, frozenset[int]] = {}  # id of an interface's PFC list or a NIC's PFC flags -> the priorities
     fabric_links: list[FabricLink] = []
     hosts: list[HostEndpoint] = []
     for link in state.links:
@@ -107,40 +111,45 @@ def _scan_links(fab: Fabric, state: FabricState) -> tuple[list[FabricLink], list
         adev, bdev = devices[a.device], devices.get(b.device)
         if bdev is None:
             continue
-        up = True
-        for dev, port in ((adev, a.port), (bdev, b.port)):
-            # the port's lossless priorities (a host NIC's PFC flags, else the interface's list; neither: none
-            # recorded) and whether it is admin up (a port the device does not list is)
-            iface = dev.interfaces.get(port)
-            if iface is not None and not iface.admin_up:
-                up = False
-            nic = dev.host.nics.get(port) if dev.host is not None else None
+        aif, bif = adev.interfaces.get(a.port), bdev.interfaces.get(b.port)
+        # admin up unless an end's interface says otherwise (a port the device does not list is up)
+        up = (aif is None or aif.admin_up) and (bif is None or bif.admin_up)
+        nic = None
+        for dev, port, iface in ((adev, a.port, aif), (bdev, b.port, bif)):
+            # the port's lossless priorities: a host NIC's PFC flags, else the interface's list; neither: none
+            host = dev.host
+            nic = host.nics.get(port) if host is not None else None
             if nic is not None:
-                flags = tuple(nic.pfc)
-                found = flag_sets.get(flags)
+                found = by_list.get(id(nic.pfc))
                 if found is None:
-                    found = flag_sets[flags] = frozenset(p for p, on in enumerate(flags) if on)
+                    found = by_list[id(nic.pfc)] = _as_default(default, (p for p, on in enumerate(nic.pfc) if on))
             elif iface is not None:
-                prios = tuple(iface.pfc_priorities)
-                found = prio_sets.get(prios)
+                found = by_list.get(id(iface.pfc_priorities))
                 if found is None:
-                    found = prio_sets[prios] = frozenset(prios)
+                    found = by_list[id(iface.pfc_priorities)] = _as_default(default, iface.pfc_priorities)
             else:
                 continue
-            if found != default:  # every reader takes the default for a port it does not hold
+            if found is not default:  # every reader takes the default for a port it does not hold
                 lossless_port[(dev.name if dev.kind != "host" else f"{dev.name}:{port}", port)] = found
         lid = f"{la.device}:{la.port}--{lb.device}:{lb.port}"
         if b.device in index:
             fabric_links.append((lid, a.device, a.port, b.device, b.port, up))
-        elif bdev.kind == "host" and up:
-            hosts.append(_host_endpoint(fab, adev, a, bdev, b, lid))
+        elif bdev.kind == "host" and up:  # `nic`: the host end's, the last looked up
+            hosts.append(_host_endpoint(fab, a, b, lid, aif, nic))
     return fabric_links, hosts
 
 
-def _host_endpoint(fab: Fabric, switch: Device, a: Peer, host: Device, b: Peer, lid: str) -> HostEndpoint:
+def _as_default(default: frozenset[int], priorities: Iterable[int]) -> frozenset[int]:
+    """The set of ``priorities``: ``default`` itself when equal to it (readers test it by identity)."""
+    found = frozenset(priorities)
+    return default if found == default else found
+
+
+def _host_endpoint(
+    fab: Fabric, a: Peer, b: Peer, lid: str, iface: Interface | None, nic: HostNic | None
+) -> HostEndpoint:
+    """The host end ``b`` of a link from switch port ``a`` (``iface``: that port's interface; ``nic``: the host's)."""
     name = f"{b.device}:{b.port}"
-    nic = host.host.nics.get(b.port) if host.host is not None else None
-    iface = switch.interfaces.get(a.port)
     plen = int(iface.addresses[0].split("/")[1]) if iface is not None and iface.addresses else 32
     return HostEndpoint(
         name=name,
@@ -184,34 +193,54 @@ def _add_links(fab: Fabric, fabric_links: Sequence[FabricLink]) -> None:
 def _number_ports(fab: Fabric, switch_devs: Sequence[Device]) -> list[int]:
     """Global port ids, switch by switch in interface order (ports the device does not list last, by name).
     Returns the port id of every link end (link ``li``'s at ``2 li`` and ``2 li + 1``): a port on several links
-    answers for all of them with its last id, as a lookup by (switch, port) would."""
+    answers for all of them with its last id, as a lookup by (switch, port) would.
+
+    In bulk (409,600 link ends at 100,000 GPUs): each end is one integer, its switch and its port's place there, and
+    one stable sort of those numbers the ports (the ends of one port stay in link order, side by side)."""
+    ends = fab.link_ends
+    if not ends:
+        return []
     index = fab.index
-    mine: list[dict[str, list[int]]] = [{} for _ in switch_devs]  # per switch: port -> its link ends, in order
-    for li, (sa, sap, sb, sbp) in enumerate(fab.link_ends):
-        mine[index[sa]].setdefault(sap, []).append(2 * li)
-        mine[index[sb]].setdefault(sbp, []).append(2 * li + 1)
-    end_gp = [0] * (2 * len(fab.link_ends))
-    owner_of, name_of, link_of = fab.port_owner, fab.port_name, fab.port_link
-    for v, dev in enumerate(switch_devs):
-        ports = mine[v]
-        if not ports:
+    owner = np.array([index[end[k]] for end in ends for k in (0, 2)], dtype=np.int64)  # code 2 li + side
+    names = [end[k] for end in ends for k in (1, 3)]
+    place = _places(switch_devs, owner, names)
+    ends_key = owner * (int(place.max()) + 1) + place  # per code: its port, as (switch, place) in one number
+    order = np.argsort(ends_key, kind="stable")  # position (the port id, but for repeats) -> code
+    key = ends_key[order]
+    first = np.empty(len(key), dtype=bool)
+    first[0], first[1:] = True, key[1:] != key[:-1]
+    last = np.append(np.flatnonzero(first)[1:] - 1, len(key) - 1)  # per port: the position of its last end
+    end_gp = np.empty(len(key), dtype=np.int64)
+    end_gp[order] = last[np.cumsum(first) - 1]
+    # the lists share one int object per port id and per switch, as ids counted one by one did (``tolist`` makes
+    # an object per entry: ~40 MiB more at 100k)
+    gp_of, switch_of = list(range(len(key))), list(range(len(switch_devs)))
+    fab.port_owner = list(map(switch_of.__getitem__, owner[order].tolist()))
+    fab.port_link = (order >> 1).tolist()
+    fab.port_name = [names[code] for code in order.tolist()]
+    bounds = np.cumsum(np.bincount(owner, minlength=len(switch_devs))).tolist()
+    fab.ports_of = [gp_of[lo:hi] for lo, hi in zip([0, *bounds[:-1]], bounds, strict=True)]
+    return list(map(gp_of.__getitem__, end_gp.tolist()))
+
+
+def _places(switch_devs: Sequence[Device], owner: Ints, names: list[str]) -> Ints:
+    """Each link end's place among its switch's ports: the interface order, then the ports not listed by name.
+    Switch by switch, so that one switch's port -> place map is held at a time (all of them: ~50 MiB at 100k)."""
+    place = np.empty(len(names), dtype=np.int64)
+    codes = np.argsort(owner, kind="stable").tolist()  # the link ends switch by switch
+    lo = 0
+    for v, hi in enumerate(np.cumsum(np.bincount(owner, minlength=len(switch_devs))).tolist()):
+        mine, lo = codes[lo:hi], hi
+        if not mine:
             continue
-        listed = [p for p in dev.interfaces if p in ports]
-        if len(listed) < len(ports):
-            known = set(listed)
-            listed += sorted(p for p in ports if p not in known)
-        ids = fab.ports_of[v]
-        for port in listed:
-            codes = ports[port]
-            for code in codes:
-                gp = len(owner_of)
-                owner_of.append(v)
-                name_of.append(port)
-                link_of.append(code >> 1)
-                ids.append(gp)
-            for code in codes:
-                end_gp[code] = gp
-    return end_gp
+        listing = switch_devs[v].interfaces
+        at = dict(zip(listing, count()))
+        got = [at.get(names[code], -1) for code in mine]
+        if -1 in got:  # ports the switch does not list: after those it does, by name
+            after = {p: len(listing) + i for i, p in enumerate(sorted({names[c] for c in mine} - at.keys()))}
+            got = [after[names[code]] if g < 0 else g for code, g in zip(mine, got, strict=True)]
+        place[mine] = got
+    return place
 
 
 def _port_ids(fab: Fabric) -> dict[End, int]:

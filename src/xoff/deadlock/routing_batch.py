@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise, repeat
+from itertools import chain, pairwise, repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -46,20 +46,30 @@ class _Ports:
 
 
 def _live_ports(fab: Fabric, dead: frozenset[int] | set[int]) -> _Ports:
-    owner, peer, plink = fab.port_owner, fab.port_peer, fab.port_link
-    where = {gp: i for ports in fab.ports_of for i, gp in enumerate(ports)}
-    rows = [[gp for gp in sorted(ports) if plink[gp] not in dead] for ports in fab.ports_of]
-    deg = np.array([len(r) for r in rows], dtype=np.int64)
-    flat = [gp for r in rows for gp in r]
-    off = np.zeros(len(rows) + 1, dtype=np.int64)
+    """In bulk (409,600 ports at 100,000 GPUs): each switch's listed ports sorted by one stable sort of (switch,
+    port), the dead links' ports dropped, and each port's peer switch and place in the peer's list (as listed)."""
+    lens = np.fromiter(map(len, fab.ports_of), dtype=np.int64, count=len(fab.ports_of))
+    listed = np.fromiter(chain.from_iterable(fab.ports_of), dtype=np.int64, count=int(lens.sum()))
+    row = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+    where = np.zeros(len(fab.port_owner), dtype=np.int64)  # each port's place in its switch's list
+    where[listed] = np.arange(len(listed), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    order = np.lexsort((listed, row))
+    port, row = listed[order], row[order]
+    if dead:
+        gone = np.fromiter(dead, dtype=np.int64, count=len(dead))
+        live = ~np.isin(np.asarray(fab.port_link, dtype=np.int64)[port], gone)
+        port, row = port[live], row[live]
+    deg = np.bincount(row, minlength=len(lens)).astype(np.int64)
+    off = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(deg, out=off[1:])
+    across = np.asarray(fab.port_peer, dtype=np.int64)[port]
     return _Ports(
         off=off,
         deg=deg,
-        port=np.array(flat, dtype=np.int64),
-        peer=np.array([owner[peer[gp]] for gp in flat], dtype=np.int64),
-        pos=np.array([where[peer[gp]] for gp in flat], dtype=np.int64),
-        owner=np.repeat(np.arange(len(rows), dtype=np.int64), deg),
+        port=port,
+        peer=np.asarray(fab.port_owner, dtype=np.int64)[across],
+        pos=where[across],
+        owner=np.repeat(np.arange(len(lens), dtype=np.int64), deg),
     )
 
 

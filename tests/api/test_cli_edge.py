@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pstats
 import subprocess
 import sys
 import weakref
@@ -173,6 +174,16 @@ def test_with_a_live_thread_python_exits_as_usual(tmp_path: Path) -> None:
     assert done.returncode == 4, done.stderr
     assert marker.read_text() == "done"
     assert "freed" in done.stderr  # the edge stepped aside: Python's own exit, which frees
+
+
+def test_under_a_profiler_the_profile_is_written(tmp_path: Path) -> None:
+    """``python -m cProfile -o FILE -m xoff ...`` writes FILE after the program returns: the edge steps aside."""
+    out = tmp_path / "check.prof"
+    argv = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "xoff", "check", LAB_MINI]
+    done = subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "intent OK" in done.stdout
+    assert any("check" in name for _, _, name in pstats.Stats(str(out)).stats)  # type: ignore[attr-defined]
 
 
 def test_main_in_process_still_ends_in_systemexit_and_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

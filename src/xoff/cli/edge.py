@@ -8,8 +8,9 @@ multiprocessing's children, logging), flushes both streams and ends the process 
 
 A command hands what it built to :func:`keep`, or it would be freed as the command's frames unwind, before the edge.
 ``keep`` holds anything only while ``leave_after`` runs (armed per context): ``main()`` called in process (tests,
-a program embedding the CLI) keeps nothing and still ends in ``SystemExit``. With another thread alive the edge
-steps aside (Python's own exit joins that thread first): the status is the same, only slower.
+a program embedding the CLI) keeps nothing and still ends in ``SystemExit``. With another thread alive, or under a
+profiler or tracer (which writes its output after the program returns), the edge steps aside and Python exits as
+usual: the status is the same, only slower.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def leave_after(command: Callable[[], object]) -> NoReturn:
         code: object = None
     except SystemExit as done:
         code = done.code
-    if threading.active_count() > 1:  # a thread would be cut short: Python's own exit joins it first
+    # a thread would be cut short (Python's own exit joins it first); a profiler or tracer (``python -m cProfile
+    # -m xoff``, a debugger) writes its findings after the program returns: step aside for either
+    if threading.active_count() > 1 or sys.getprofile() is not None or sys.gettrace() is not None:
         _KEPT.reset(armed)
         raise SystemExit(code)
     status = exit_status(code)

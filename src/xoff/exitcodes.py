@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import IntEnum
 
 
@@ -21,3 +22,14 @@ class ExitCode(IntEnum):
     ROLLBACK_FAILED = 3
     NOT_COLLECTED = 4
     INTERRUPTED = 130
+
+
+def status_of_exit(code: object) -> int:
+    """The status the interpreter exits with for ``sys.exit(code)``: None 0, an int modulo 256, anything else
+    printed on stderr and 1 (for code that ends a process itself: the CLI's edge, the lab's shim workers)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1

@@ -17,7 +17,8 @@ import pytest
 
 from tests.support.paths import INVENTORY, ROOT
 from xoff.cli import main
-from xoff.cli.edge import FLUSH_FAILED, exit_status, keep
+from xoff.cli.edge import FLUSH_FAILED, keep
+from xoff.exitcodes import status_of_exit as exit_status
 
 # buffered streams, as a user's are (a flush left to the exit is the case under test)
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PYTHONPATH": str(ROOT / "src")}

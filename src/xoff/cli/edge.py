@@ -25,6 +25,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import NoReturn
 
+from xoff.exitcodes import status_of_exit
+
 # what the running command built, held to the process's end; None: no edge armed (nothing is kept)
 _KEPT: ContextVar[list[object] | None] = ContextVar("xoff_cli_kept", default=None)
 
@@ -53,7 +55,7 @@ def leave_after(command: Callable[[], object]) -> NoReturn:
     if threading.active_count() > 1 or sys.getprofile() is not None or sys.gettrace() is not None:
         _KEPT.reset(armed)
         raise SystemExit(code)
-    status = exit_status(code)
+    status = status_of_exit(code)
     # what the interpreter runs at exit before its teardown, in its order: threading's exit hooks (executors'),
     # then the atexit handlers
     threading._shutdown()  # type: ignore[attr-defined]
@@ -61,16 +63,6 @@ def leave_after(command: Callable[[], object]) -> NoReturn:
     if not _flushed():
         status = FLUSH_FAILED
     os._exit(status)  # `kept` (this frame's) is never freed: the kernel takes the memory back
-
-
-def exit_status(code: object) -> int:
-    """The status ``SystemExit(code)`` gives: None 0, an int modulo 256, anything else printed on stderr and 1."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
 
 
 def _flushed() -> bool:

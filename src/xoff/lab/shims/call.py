@@ -15,6 +15,8 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from xoff.exitcodes import status_of_exit
+
 CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 PACKAGE = "xoff.lab.shims"
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -70,17 +72,6 @@ def become_caller(stdio: tuple[int, int, int], cwd: int, call: Call) -> None:
     sys.stderr = _stream(2, True, call.encoding, "backslashreplace")
 
 
-def _exit_status(exc: SystemExit) -> int:
-    """What the interpreter exits with for ``sys.exit(code)``."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
-
-
 def run_tool(call: Call) -> tuple[int, bool]:
     """Run the tool's ``cli()``: its exit status as the interpreter's, and whether it ended by itself (an
     exception it did not handle is a traceback and status 1, as the interpreter gives)."""
@@ -89,7 +80,7 @@ def run_tool(call: Call) -> tuple[int, bool]:
         sys.modules[f"{PACKAGE}.{call.module}"].cli()
         status = 0
     except SystemExit as exc:
-        status = _exit_status(exc)
+        status = status_of_exit(exc.code)
     except BaseException:  # as the interpreter: the traceback on stderr, status 1
         traceback.print_exc()
         status, clean = 1, False

@@ -189,6 +189,9 @@ def test_under_a_profiler_the_profile_is_written(tmp_path: Path) -> None:
 
 def test_main_in_process_still_ends_in_systemexit_and_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["xoff", "--version"])
+    # main() turns the cyclic GC off for the rest of its process (xoff.gcpause, at the program's edge): this process
+    # is the test run's, and other tests in it need the collector on
+    monkeypatch.setattr(gc, "disable", lambda: None)
     with pytest.raises(SystemExit) as ended:
         main()
     assert ended.value.code in (0, None)

@@ -33,6 +33,10 @@ from xoff.platforms.eos.config_tree import config_diff, config_lines, unmanaged_
 RUNNING_CONFIG = "running-config"
 READ_TIMEOUT_S = 60.0
 PROMPT = r"#\s*$"  # any privileged prompt: spine2#, spine2(config-s-xoff-1)#
+# the end of ``show running-config`` (its last line is ``end``) or of a refusal (``% ...``), then the
+# prompt: read to it, netmiko does not look for the prompt first (``find_prompt``: ~0.3 s of sleeps
+# per command), and a prompt that changed with the commit (a new hostname) still ends the read
+SHOW_CONFIG_END = r"(?m:^(?:end|% [^\n]*))[ \t]*\r?\n[\w.-]+(?:\([^)\s]*\))?[#>][ \t]*\Z"
 FLASH_BACKUP = "/mnt/flash/xoff-{run}-backup.cfg"
 END_MARK = "! xoff end of {session}"  # a comment: EOS takes it in any mode, changes nothing, echoes it
 
@@ -60,7 +64,12 @@ class Strategy(ApplyStrategy):
         session.enable()
 
     def backup(self, session: Session) -> str:
-        return str(session.send_command("show running-config", read_timeout=READ_TIMEOUT_S))
+        out = str(
+            session.send_command("show running-config", expect_string=SHOW_CONFIG_END, read_timeout=READ_TIMEOUT_S)
+        )
+        if not re.search(r"(?m)^end[ \t]*\r?$", out) and _errors(out):  # refused: no configuration to keep
+            raise ApplyError(f"show running-config: {_errors(out)[0]}")
+        return out
 
     def diff(self, running: str, desired: dict[str, str]) -> ChangeSet:
         try:

@@ -110,3 +110,46 @@ def test_disconnect_lets_the_device_end_the_session_first(server: Server, caplog
     records = [r for r in caplog.records if r.name == "paramiko.transport"]
     assert not [r.getMessage() for r in records if r.levelno >= logging.ERROR]
     assert sum("EOF in transport thread" in r.getMessage() for r in records) == 8
+
+
+def _no_prompt_search(conn: BaseConnection, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_a: object, **_k: object) -> str:
+        raise AssertionError("find_prompt called: netmiko's ~0.3 s of sleeps per command")
+
+    monkeypatch.setattr(conn, "find_prompt", refuse)
+
+
+def test_push_backup_reads_to_the_end_of_the_config_without_looking_for_the_prompt(
+    conn: BaseConnection, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The push's backup reads ``show running-config`` to its ``end`` line and the prompt after it, so netmiko
+    does not look for the prompt first; the text is what netmiko's default read gives."""
+    from xoff.connect.session import NetmikoSession
+    from xoff.platforms.eos.apply import Strategy
+
+    conn.enable()
+    default = conn.send_command("show running-config")
+    _no_prompt_search(conn, monkeypatch)
+    backup = Strategy().backup(NetmikoSession(conn))
+    assert backup == default
+    assert backup.rstrip().endswith("\nend") and "router bgp 65100" in backup
+
+
+def test_push_backup_reads_past_a_new_hostname_and_fails_fast_when_refused(
+    conn: BaseConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit that renames the switch changes the prompt: the backup (the push's verify) still ends at it.
+    Unprivileged, EOS refuses the command: an ApplyError naming the refusal at once, not a read timeout."""
+    from xoff.connect.session import NetmikoSession
+    from xoff.contracts.apply import ApplyError
+    from xoff.platforms.eos.apply import Strategy
+
+    _no_prompt_search(conn, monkeypatch)
+    session = NetmikoSession(conn)
+    with pytest.raises(ApplyError, match=r"show running-config: % Invalid input \(privileged mode required\)"):
+        Strategy().backup(session)
+    conn.enable()
+    conn.send_command("configure", expect_string=r"\(config\)#")
+    conn.send_command("hostname spine2-renamed", expect_string=r"\(config\)#")
+    conn.send_command("end", expect_string=r"spine2-renamed#")
+    assert "\nhostname spine2-renamed\n" in Strategy().backup(session)

@@ -49,7 +49,8 @@ def connection_options(
         "conn_timeout": timeouts.connect_s,
         "auth_timeout": timeouts.connect_s,
         "banner_timeout": timeouts.connect_s,
-        "fast_cli": False,
+        # fast_cli: netmiko's default (True), its fixed delays at 0.1x: the login's prompt search sleeps ~0.15 s,
+        # not ~0.7 s; reads end on patterns and their timeouts follow the device's pace (connect.pace)
     }
     if known_hosts is not None:
         options["alt_host_keys"] = True

@@ -153,3 +153,41 @@ def test_push_backup_reads_past_a_new_hostname_and_fails_fast_when_refused(
     conn.send_command("hostname spine2-renamed", expect_string=r"\(config\)#")
     conn.send_command("end", expect_string=r"spine2-renamed#")
     assert "\nhostname spine2-renamed\n" in Strategy().backup(session)
+
+
+def test_a_login_with_xoffs_options_sleeps_netmikos_fast_cli_delays(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """xoff opens sessions with netmiko's default ``fast_cli`` (its delays at 0.1x): the prompt search at login
+    sleeps ~0.15 s in all instead of ~0.6 s (most of a CLI device's login). Counted as the sleeps netmiko asks
+    for, not as wall time."""
+    import time
+    import types
+
+    import asyncssh
+    import netmiko.base_connection as netmiko_base
+
+    from xoff.connect.credentials import Credentials
+    from xoff.connect.session import ConnectSpec, open_session
+    from xoff.connect.targets import Target
+
+    asked: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        time.sleep(seconds)
+
+    clock = types.SimpleNamespace(**{n: getattr(time, n) for n in dir(time) if not n.startswith("_")})
+    clock.sleep = sleep
+    monkeypatch.setattr(netmiko_base, "time", clock)
+    private = (tmp_path / "ssh_host_ed25519_key").read_text(encoding="utf-8")
+    kind, key = asyncssh.import_private_key(private).export_public_key("openssh").decode().split()[:2]
+    known = tmp_path / "known_hosts"
+    known.write_text(f"[{server.host}]:{server.port} {kind} {key}\n", encoding="utf-8")
+    target = Target("spine2", "eos", "switch", "spine", None, server.host, server.port)
+    session = open_session(ConnectSpec(target, Credentials(USERNAME, PASSWORD), known, 20.0, enable=True))
+    try:
+        assert "cEOSLab" in session.send_command("show version")
+    finally:
+        session.disconnect()
+    assert asked and sum(asked) < 0.35, asked

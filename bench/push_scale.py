@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             slowest_in_run,
             again,
             ansible,
-            cpu_table(cpu, background),
+            cpu_table(cpu, background) + "\n" + cpu_floor(cpu, args.switches, max(singles)),
             servers,
             load,
         )
@@ -278,6 +278,22 @@ def main(argv: list[str] | None = None) -> None:
         with contextlib.suppress(LabError):
             down(lab)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def cpu_floor(cpu: CpuSample, devices: int, slowest: float) -> str:
+    """The least wall time the run's work could take here: every CPU-s the machine spent in it, spread over all its
+    CPUs with none idle (controller and emulated switches share them: a lab's 64 switches are not 64 machines);
+    and the CPU-s per device at which that floor would be 1.3 x the slowest single device."""
+    cpus = os.cpu_count() or 1
+    floor = cpu.machine_busy / cpus
+    per_device = cpu.machine_busy / devices
+    allowed = 1.3 * slowest * cpus / devices
+    return (
+        f"CPU floor of the Nornir run on this machine: {cpu.machine_busy:.2f} CPU-s over {cpus} CPUs = **{floor:.2f} s**"
+        f" = {floor / slowest:.2f}x the slowest single device, with no CPU ever idle. Per device"
+        f" {1000 * per_device:.0f} ms of CPU (controller and emulated switch together); 1.3x here needs at most"
+        f" {1000 * allowed:.0f} ms per device and no idle CPU.\n"
+    )
 
 
 def cpu_table(cpu: CpuSample, background: CpuSample) -> str:

@@ -105,3 +105,17 @@ def test_the_exported_inventory_has_the_same_options_and_no_secret(lab_mini_stat
         assert extras == options.connection_options(t, tmp_path / "known_hosts", None)
         assert not {"username", "password", "secret", "key_file"} & set(extras)
     assert SECRET not in repr(docs)
+
+
+def test_netmikos_own_delays_are_its_fast_cli_default_and_follow_the_timeout_factor() -> None:
+    """At factor 1 netmiko's default (fast_cli, global_delay_factor 0.1) is left alone; a slow device's
+    --timeout-factor stretches netmiko's delays too, and at 10x reaches netmiko's slow setting (1, fast_cli off:
+    netmiko would turn 1 with fast_cli back into 0.1)."""
+    target = Target("leaf1", "sonic", "switch", "leaf", None, "198.18.0.2")
+    plain = options.connection_options(target, None, None)
+    assert "fast_cli" not in plain and "global_delay_factor" not in plain
+    slow = options.connection_options(target, None, None, factor=4.0)
+    assert slow["global_delay_factor"] == 0.4 and slow["fast_cli"] is True
+    assert options.netmiko_delays(10.0) == {"global_delay_factor": 1.0, "fast_cli": False}
+    pushed = build_nornir([target], CREDS, None, workers=1, timeout_s=None, timeout_factor=4.0)
+    assert pushed.inventory.hosts["leaf1"].connection_options[CONNECTION].extras["global_delay_factor"] == 0.4

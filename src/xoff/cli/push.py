@@ -66,7 +66,10 @@ def push_command(
     ] = None,
     timeout_factor: Annotated[
         float,
-        typer.Option("--timeout-factor", help="times every timeout that follows a device's pace (default 1)"),
+        typer.Option(
+            "--timeout-factor",
+            help="times every timeout that follows a device's pace, and netmiko's own delays (default 1)",
+        ),
     ] = 1.0,
     engine: Annotated[EngineName, typer.Option("--engine", help="nornir (default) or ansible")] = EngineName.nornir,
     backup_dir: Annotated[Path, typer.Option("--backup-dir", help="backups go to DIR/<run>/<device>")] = Path(

@@ -52,6 +52,8 @@ def connection_options(
         # fast_cli: netmiko's default (True), its fixed delays at 0.1x: the login's prompt search sleeps ~0.15 s,
         # not ~0.7 s; reads end on patterns and their timeouts follow the device's pace (connect.pace)
     }
+    if factor != 1.0:  # a slow device's knob stretches netmiko's own delays too (netmiko's advice for slow devices)
+        options.update(netmiko_delays(factor))
     if known_hosts is not None:
         options["alt_host_keys"] = True
         options["alt_key_file"] = str(known_hosts)
@@ -59,6 +61,14 @@ def connection_options(
         options["read_timeout_override"] = timeout_s  # every command: a device answering slower fails
     options.update(transport.netmiko_options)
     return options
+
+
+def netmiko_delays(factor: float) -> dict[str, Any]:
+    """netmiko's fixed delays (``clear_buffer``, the prompt search) at ``factor`` times its ``fast_cli`` default
+    (``global_delay_factor`` 0.1). netmiko turns a ``global_delay_factor`` of exactly 1 with ``fast_cli`` back into
+    0.1, so at 1 ``fast_cli`` goes off, which reads the same delays."""
+    delay = round(0.1 * factor, 4)
+    return {"global_delay_factor": delay, "fast_cli": delay != 1.0}
 
 
 def credential_options(creds: Credentials | None) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from netmiko import (
     ReadTimeout,
 )
 
-from xoff.connect import orderly_close, waiting_reads
+from xoff.connect import orderly_close, plain_text, waiting_reads
 from xoff.connect.channel import ExecSession, exec_on, known_hosts_for
 from xoff.connect.credentials import Credentials
 from xoff.connect.options import connect_handler_args
@@ -36,6 +36,7 @@ from xoff.connect.targets import Target
 
 waiting_reads.install()  # netmiko's reads wait for the device's bytes instead of polling every 10-25 ms
 orderly_close.install()  # the device ends the session before the socket closes: no Broken pipe at the end
+plain_text.install()  # text without ESC skips netmiko's ~35 regular expressions that strip ANSI codes
 
 
 class CommandSession(Protocol):

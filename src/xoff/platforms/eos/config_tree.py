@@ -14,6 +14,7 @@ gives them, in the running-config's order, so a push that replaces the configura
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 # lines EOS does not print inside a section, because they are the default there
@@ -120,17 +121,25 @@ def managed(tree: Node, families: frozenset[str]) -> Node:
     return Node({line: child for line, child in tree.children.items() if family(line) in families})
 
 
+@functools.lru_cache(maxsize=256)
+def _desired(desired_text: str) -> tuple[Node, frozenset[str]]:
+    """The rendered configuration as ``config_diff`` compares it (normalised) and the families it manages: a push
+    reads the same rendered file at its diff, its unmanaged lines and its verify. Shared: never modified."""
+    tree = parse(desired_text)
+    return normalise(tree), managed_families(tree)
+
+
 def config_diff(running_text: str, desired_text: str) -> list[str]:
     """What differs in what xoff manages; the running-config's other lines are not compared."""
-    desired = parse(desired_text)
-    running = managed(parse(running_text), managed_families(desired))
-    return diff(normalise(running), normalise(desired))
+    desired, families = _desired(desired_text)
+    running = managed(parse(running_text), families)
+    return diff(normalise(running), desired)
 
 
 def unmanaged_lines(running_text: str, desired_text: str) -> list[str]:
     """The running-config's top-level sections xoff does not manage, every line of them (indentation
     kept), in the running-config's order: what a replace must restate to keep them."""
-    families = managed_families(parse(desired_text))
+    families = _desired(desired_text)[1]
     out: list[str] = []
     keep = False
     for line in config_lines(running_text):

@@ -35,8 +35,8 @@ READ_TIMEOUT_S = 60.0
 PROMPT = r"#\s*$"  # any privileged prompt: spine2#, spine2(config-s-xoff-1)#
 # the end of ``show running-config`` (its last line is ``end``) or of a refusal (``% ...``), then the
 # prompt: read to it, netmiko does not look for the prompt first (``find_prompt``: ~0.3 s of sleeps
-# per command), and a prompt that changed with the commit (a new hostname) still ends the read
-SHOW_CONFIG_END = r"(?m:^(?:end|% [^\n]*))[ \t]*\r?\n[\w.-]+(?:\([^)\s]*\))?[#>][ \t]*\Z"
+# per command); any prompt line ends it (a site's own ``prompt`` format, a hostname the commit changed)
+SHOW_CONFIG_END = r"(?m:^(?:end|% [^\n]*))[ \t]*\r?\n[^\n]*[#>][ \t]*\Z"
 FLASH_BACKUP = "/mnt/flash/xoff-{run}-backup.cfg"
 END_MARK = "! xoff end of {session}"  # a comment: EOS takes it in any mode, changes nothing, echoes it
 

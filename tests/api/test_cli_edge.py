@@ -122,23 +122,21 @@ def test_atexit_handlers_run_and_temporary_directories_go(tmp_path: Path) -> Non
 def test_threadings_exit_hooks_run_before_the_atexit_handlers(tmp_path: Path) -> None:
     """The interpreter's order: ``threading``'s exit hooks (where ``concurrent.futures`` registers its executors'
     shutdown), then ``atexit``'s."""
+
+    def hooks(log: Path) -> str:  # each kind of exit hook notes its name in ``log``
+        return (
+            "import atexit, threading\n"
+            f"note = lambda what: open({str(log)!r}, 'a').write(what + '\\n')\n"
+            "atexit.register(note, 'atexit')\n"
+            "threading._register_atexit(note, 'threading')\n"
+        )
+
     log = tmp_path / "order"
-    done = _fake(
-        "import atexit, threading\n"
-        f"note = lambda what: open({str(log)!r}, 'a').write(what + '\\n')\n"
-        "atexit.register(note, 'atexit')\n"
-        "threading._register_atexit(note, 'threading')\n"
-        "sys.exit(0)"
-    )
+    done = _fake(hooks(log) + "sys.exit(0)")
     assert done.returncode == 0, done.stderr
     plain = tmp_path / "plain"
     assert log.read_text().split() == ["threading", "atexit"]
-    python = _python(
-        "import atexit, threading\n"
-        f"note = lambda what: open({str(plain)!r}, 'a').write(what + '\\n')\n"
-        "atexit.register(note, 'atexit')\n"
-        "threading._register_atexit(note, 'threading')\n"
-    )
+    python = _python(hooks(plain))
     assert python.returncode == 0 and plain.read_text().split() == ["threading", "atexit"]  # Python's own order
 
 
